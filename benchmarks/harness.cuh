@@ -1,0 +1,128 @@
+// Benchmark harness shared by every tilecraft benchmark.
+//
+// Method (DESIGN.md section 7): inputs live on the GPU and are never zeros; each sample is
+// timed with CUDA events around the measured region only; before every sample the L2 is
+// flushed by writing a buffer twice its size (outside the timed region); a few untimed warm-up
+// runs come first. Benchmarks are named family/implementation/size. A peer (memcpy, cub,
+// cublas) registered before the subject in the same binary leaves its mean time behind, and
+// the subject reports `ratio` = peer time / subject time (> 1: tilecraft is faster).
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <tilecraft/util/error.cuh>
+
+namespace tilecraft::bench {
+
+#define TILECRAFT_BENCH_CHECK(...) ::tilecraft::throw_if_error((__VA_ARGS__), #__VA_ARGS__, __FILE__, __LINE__)
+
+//! Device memory of `bytes` bytes for a benchmark's lifetime.
+class DeviceMemory {
+ public:
+  explicit DeviceMemory(std::size_t bytes) : bytes_(bytes) {
+    TILECRAFT_BENCH_CHECK(cudaMalloc(&ptr_, bytes == 0 ? 1 : bytes));
+  }
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  ~DeviceMemory() { cudaFree(ptr_); }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_;
+};
+
+//! n random values in [lo, hi) on the device (never zeros: lo > 0 or the caller's choice).
+template <class T>
+void fill_random(T* d, std::size_t n, double lo, double hi, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<T> h(n);
+  for (auto& x : h) x = static_cast<T>(dist(g));
+  TILECRAFT_BENCH_CHECK(cudaMemcpy(d, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+//! Evicts the L2 by writing twice its capacity.
+class L2Flusher {
+ public:
+  L2Flusher() {
+    int device = 0, l2 = 0;
+    TILECRAFT_BENCH_CHECK(cudaGetDevice(&device));
+    TILECRAFT_BENCH_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    bytes_ = 2 * static_cast<std::size_t>(l2 > 0 ? l2 : (64 << 20));
+    TILECRAFT_BENCH_CHECK(cudaMalloc(&buffer_, bytes_));
+  }
+  ~L2Flusher() { cudaFree(buffer_); }
+  void flush(cudaStream_t stream) { TILECRAFT_BENCH_CHECK(cudaMemsetAsync(buffer_, ++round_ & 0xff, bytes_, stream)); }
+
+ private:
+  void* buffer_ = nullptr;
+  std::size_t bytes_ = 0;
+  int round_ = 0;
+};
+
+//! Mean seconds per run of each peer, by "family/size".
+inline std::map<std::string, double>& peer_times() {
+  static std::map<std::string, double> t;
+  return t;
+}
+
+struct Measure {
+  double bytes = 0;  //!< bytes moved per run (for GB/s)
+  double flops = 0;  //!< floating-point operations per run (for TFLOP/s)
+};
+
+//! Times `run(stream)` once per benchmark iteration as described above and sets the counters.
+//! `peer_key` non-empty: this is a peer, remember its time; `ratio_to` non-empty: report the
+//! speed ratio against that remembered peer.
+template <class Run>
+void time_it(benchmark::State& state, Run&& run, Measure m, const std::string& peer_key = {},
+             const std::string& ratio_to = {}, bool flush_l2 = true) {
+  static L2Flusher flusher;  // one buffer for the whole binary
+  cudaStream_t stream;
+  cudaEvent_t start, stop;
+  TILECRAFT_BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  TILECRAFT_BENCH_CHECK(cudaEventCreate(&start));
+  TILECRAFT_BENCH_CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 3; ++i) run(stream);  // warm-up: module load, caches, clocks
+  TILECRAFT_BENCH_CHECK(cudaStreamSynchronize(stream));
+  double total = 0;
+  std::int64_t runs = 0;
+  for (auto _ : state) {
+    if (flush_l2) flusher.flush(stream);
+    TILECRAFT_BENCH_CHECK(cudaEventRecord(start, stream));
+    run(stream);
+    TILECRAFT_BENCH_CHECK(cudaEventRecord(stop, stream));
+    TILECRAFT_BENCH_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    TILECRAFT_BENCH_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    state.SetIterationTime(ms * 1e-3);
+    total += ms * 1e-3;
+    ++runs;
+  }
+  TILECRAFT_BENCH_CHECK(cudaGetLastError());
+  const double mean = runs > 0 ? total / static_cast<double>(runs) : 0;
+  if (m.bytes > 0) state.counters["GB/s"] = benchmark::Counter(m.bytes / mean * 1e-9);
+  if (m.flops > 0) state.counters["TFLOP/s"] = benchmark::Counter(m.flops / mean * 1e-12);
+  if (!peer_key.empty()) peer_times()[peer_key] = mean;
+  if (!ratio_to.empty()) {
+    const auto it = peer_times().find(ratio_to);
+    if (it != peer_times().end() && mean > 0) state.counters["ratio"] = benchmark::Counter(it->second / mean);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaStreamDestroy(stream);
+}
+
+}  // namespace tilecraft::bench

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Turn tilecraft_bench's Google Benchmark JSON into benchmarks/results/<gpu>/:
+summary.json (one entry per benchmark, size and comparison), summary.md, and PNG plots.
+
+Benchmarks are named family/implementation/size. Implementations named memcpy, cub or cublas
+are peers; course_* are textbook baselines; everything else is a subject (tilecraft's own).
+ratio = subject speed / peer speed (same work, so peer time / subject time): > 1 is faster.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+from collections import defaultdict
+
+PEERS = ("memcpy", "cub", "cublas")
+UNITS = ("TFLOP/s", "GB/s", "Greductions/s")
+
+
+def slug(text):
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+
+
+def load(paths):
+    context, rows = {}, []
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        context.update(data.get("context", {}))
+        for b in data.get("benchmarks", []):
+            if b.get("run_type", "iteration") != "iteration" or b.get("error_occurred"):
+                continue
+            parts = b["name"].split("/")
+            if len(parts) < 3:
+                continue
+            family, impl, size = parts[0], parts[1], parts[2]
+            unit = next((u for u in UNITS if u in b), None)
+            seconds = b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
+            rows.append(dict(family=family, impl=impl, size=int(size), unit=unit or "1/s",
+                             value=b[unit] if unit else 1.0 / seconds, seconds=seconds))
+    return context, rows
+
+
+def summarize(rows):
+    by_key = defaultdict(dict)
+    for r in rows:
+        by_key[(r["family"], r["size"])][r["impl"]] = r
+    entries = []
+    for (family, size), impls in sorted(by_key.items()):
+        comparators = [i for i in impls if i in PEERS] + sorted(i for i in impls if i.startswith("course_"))
+        subjects = [i for i in impls if i not in PEERS and not i.startswith("course_")]
+        for s in subjects:
+            for p in comparators:
+                entries.append({
+                    "benchmark": family, "size": size, "subject": s,
+                    "tilecraft": round(impls[s]["value"], 4), "peer": p,
+                    "peer_value": round(impls[p]["value"], 4), "unit": impls[s]["unit"],
+                    "ratio": round(impls[p]["seconds"] / impls[s]["seconds"], 4),
+                })
+    return by_key, entries
+
+
+def markdown(context, by_key, entries):
+    lines = [f"# tilecraft benchmarks on {context.get('gpu', 'unknown GPU')}", "",
+             f"SM clock {context.get('gpu_sm_clock_mhz', '?')} MHz, driver {context.get('cuda_driver', '?')}, "
+             f"runtime {context.get('cuda_runtime', '?')}, run {context.get('date', '?')}.", "",
+             "ratio = tilecraft speed / comparator speed, measured in the same binary on the same data.", "",
+             "| benchmark | size | subject | value | comparator | comparator value | unit | ratio |",
+             "|---|---:|---|---:|---|---:|---|---:|"]
+    for e in entries:
+        lines.append(f"| {e['benchmark']} | {e['size']} | {e['subject']} | {e['tilecraft']:.4g} | {e['peer']} | "
+                     f"{e['peer_value']:.4g} | {e['unit']} | {e['ratio']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def plots(out_dir, by_key, gpu):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report.py: matplotlib not available, no plots", file=sys.stderr)
+        return []
+    families = defaultdict(lambda: defaultdict(list))
+    units = {}
+    for (family, size), impls in sorted(by_key.items()):
+        for impl, r in impls.items():
+            families[family][impl].append((size, r["value"]))
+            units[family] = r["unit"]
+    made = []
+    for family, impls in families.items():
+        fig, ax = plt.subplots(figsize=(6.4, 4))
+        multi = any(len(v) > 1 for v in impls.values())
+        if multi:
+            for impl, pts in sorted(impls.items()):
+                xs, ys = zip(*sorted(pts))
+                ax.plot(xs, ys, marker="o", label=impl)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("size")
+        else:
+            names = sorted(impls)
+            ax.bar(names, [impls[n][0][1] for n in names])
+            ax.set_xlabel(f"size {next(iter(impls.values()))[0][0]}")
+        ax.set_ylabel(units[family])
+        ax.set_title(f"{family} on {gpu}")
+        if multi:
+            ax.legend()
+        fig.tight_layout()
+        path = os.path.join(out_dir, f"{family}.png")
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        made.append(path)
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("json", nargs="+", help="Google Benchmark JSON files")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results"),
+                    help="results root; a folder named after the GPU is made in it")
+    args = ap.parse_args()
+    context, rows = load(args.json)
+    if not rows:
+        sys.exit("report.py: no benchmark rows found")
+    gpu = context.get("gpu", "unknown")
+    out_dir = os.path.join(args.out, slug(gpu))
+    os.makedirs(out_dir, exist_ok=True)
+    by_key, entries = summarize(rows)
+    with open(os.path.join(out_dir, "summary.json"), "w") as f:
+        json.dump({"gpu": gpu, "context": context, "entries": entries}, f, indent=1)
+    with open(os.path.join(out_dir, "summary.md"), "w") as f:
+        f.write(markdown(context, by_key, entries))
+    made = plots(out_dir, by_key, gpu)
+    print(f"report.py: {len(entries)} comparisons, {len(made)} plots -> {out_dir}")
+    for e in entries:
+        if e["peer"] in PEERS or e["peer"] == "course_unpadded":
+            print(f"  {e['benchmark']:>18} {e['size']:>10} {e['subject']:>10} vs {e['peer']:<16} ratio {e['ratio']:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+# Helpers for tilecraft's own tests, examples and benchmarks (not installed).
+
+# Warnings (as errors with TILECRAFT_WERROR), line info for the sanitizers, device lambdas.
+add_library(tilecraft_dev_flags INTERFACE)
+target_link_libraries(tilecraft_dev_flags INTERFACE tilecraft::tilecraft)
+target_compile_options(tilecraft_dev_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>
+  $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda -lineinfo -Xcompiler=-Wall,-Wextra>
+  $<$<AND:$<BOOL:${TILECRAFT_WERROR}>,$<COMPILE_LANGUAGE:CXX>>:-Werror>
+  $<$<AND:$<BOOL:${TILECRAFT_WERROR}>,$<COMPILE_LANGUAGE:CUDA>>:--Werror=all-warnings -Xcompiler=-Werror>)
+if(TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
+  target_compile_definitions(tilecraft_dev_flags INTERFACE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
+endif()
+
+# doctest: Debian's doctest-dev ships a package config; otherwise look for the bare header.
+find_package(doctest CONFIG QUIET)
+if(NOT TARGET doctest::doctest)
+  find_path(TILECRAFT_DOCTEST_INCLUDE_DIR doctest/doctest.h)
+  if(NOT TILECRAFT_DOCTEST_INCLUDE_DIR)
+    message(FATAL_ERROR "doctest not found: apt-get install doctest-dev (see README)")
+  endif()
+  add_library(doctest::doctest INTERFACE IMPORTED)
+  target_include_directories(doctest::doctest INTERFACE "${TILECRAFT_DOCTEST_INCLUDE_DIR}")
+endif()
+
+# tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>])
+#   host:   runs everywhere (layouts, bank model, argument validation).
+#   device: needs a GPU; its main exits 77 without one, which ctest reports as skipped.
+function(tilecraft_add_test)
+  cmake_parse_arguments(ARG "" "NAME;KIND" "SOURCES;LIBRARIES" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  if(ARG_KIND STREQUAL "device")
+    target_sources(${ARG_NAME} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support/device_main.cpp")
+  else()
+    target_sources(${ARG_NAME} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support/host_main.cpp")
+  endif()
+  target_include_directories(${ARG_NAME} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support")
+  target_link_libraries(${ARG_NAME} PRIVATE tilecraft_dev_flags doctest::doctest ${ARG_LIBRARIES})
+  add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
+  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_KIND}" SKIP_RETURN_CODE 77)
+endfunction()
+
+# tilecraft_add_compile_fail_test(<file> <regex>): compiling <file> must fail with a
+# diagnostic matching <regex> (the rule's static_assert or concept message).
+function(tilecraft_add_compile_fail_test file regex)
+  get_filename_component(stem "${file}" NAME_WE)
+  add_test(NAME compile_fail.${stem}
+    COMMAND "${CMAKE_CUDA_COMPILER}" -std=c++20 -arch=sm_90 -I "${PROJECT_SOURCE_DIR}/include"
+            -c "${CMAKE_CURRENT_SOURCE_DIR}/${file}" -o "${CMAKE_CURRENT_BINARY_DIR}/${stem}.o")
+  set_tests_properties(compile_fail.${stem} PROPERTIES LABELS "host;compile" PASS_REGULAR_EXPRESSION "${regex}")
+endfunction()

@@ -1,0 +1,47 @@
+// Bank conflicts, predicted and measured. Three kernels read a 32 x 32 float tile down its
+// columns: unpadded, padded by one float, XOR-swizzled. The bank model predicts 32, 1 and 1
+// wavefronts per warp-wide read; under Nsight Compute the shared-load counters confirm it
+// (.ci/gpu-check runs this):
+//   ncu --clock-control none --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,
+//       l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum ./bank_conflicts
+// Each kernel issues exactly 32 warp-wide column reads per warp (8 warps, 1 block), so
+// wavefronts = 8 warps x 32 reads x (model's wavefronts per read).
+#include <cstdio>
+
+#include <tilecraft/memory/bank_model.cuh>
+#include <tilecraft/memory/shared_tile.cuh>
+
+#include "example_util.cuh"
+
+template <class Tile>
+__global__ void column_reads(float* out) {
+  __shared__ Tile tile;
+  for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x) tile(i / 32, i % 32) = static_cast<float>(i);
+  __syncthreads();
+  const int lane = threadIdx.x % 32;
+  float acc = 0.0f;
+#pragma unroll
+  for (int c = 0; c < 32; ++c) acc += tile(lane, c);  // lane l reads row l: a column per step
+  out[threadIdx.x] = acc;
+}
+
+template <class Tile>
+void run(const char* name, float* out) {
+  column_reads<Tile><<<1, 256>>>(out);
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
+  const int per_read = tilecraft::bank::column_wavefronts<Tile>();
+  std::printf("  %-10s model: %2d wavefronts per column read -> %5d shared-load wavefronts expected for the reads\n",
+              name, per_read, 8 * 32 * per_read);
+}
+
+int main() {
+  if (!example::have_gpu("bank_conflicts")) return 0;
+  float* out = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&out, 256 * sizeof(float)));
+  run<tilecraft::SharedTile<float, 32, 0>>("unpadded", out);
+  run<tilecraft::SharedTile<float, 32, 1>>("padded", out);
+  run<tilecraft::SharedMatrix<float, 32, 32, tilecraft::Swizzled<>>>("swizzled", out);
+  TILECRAFT_THROW_IF_ERROR(cudaFree(out));
+  return 0;
+}

@@ -1,0 +1,50 @@
+// Small helpers the examples share: event timing and a bandwidth line.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+
+#include <tilecraft/util/error.cuh>
+
+namespace example {
+
+//! Median-free but honest: one warm-up, then the mean of `reps` runs between two events.
+template <class F>
+double time_ms(F&& f, int reps = 20) {
+  cudaEvent_t a, b;
+  TILECRAFT_THROW_IF_ERROR(cudaEventCreate(&a));
+  TILECRAFT_THROW_IF_ERROR(cudaEventCreate(&b));
+  f();
+  TILECRAFT_THROW_IF_ERROR(cudaEventRecord(a));
+  for (int i = 0; i < reps; ++i) f();
+  TILECRAFT_THROW_IF_ERROR(cudaEventRecord(b));
+  TILECRAFT_THROW_IF_ERROR(cudaEventSynchronize(b));
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+  float ms = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaEventElapsedTime(&ms, a, b));
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return ms / reps;
+}
+
+//! One line per rung: time, bandwidth, and the verdict of its correctness check.
+inline void report(const char* step, double ms, double bytes, const char* verdict) {
+  std::printf("  %-34s %9.1f us %8.1f GB/s  %s\n", step, ms * 1e3, bytes / (ms * 1e-3) * 1e-9, verdict);
+}
+inline const char* verdict(bool correct) { return correct ? "ok" : "WRONG"; }
+
+//! True when a GPU is present; otherwise says so (the examples then exit 0).
+inline bool have_gpu(const char* name) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    std::printf("%s: no CUDA device, nothing to run\n", name);
+    return false;
+  }
+  cudaDeviceProp p{};
+  TILECRAFT_THROW_IF_ERROR(cudaGetDeviceProperties(&p, 0));
+  std::printf("%s on %s\n", name, p.name);
+  return true;
+}
+
+}  // namespace example

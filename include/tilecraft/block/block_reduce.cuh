@@ -1,0 +1,142 @@
+//! \file block/block_reduce.cuh
+//! Block-wide reduction with caller-owned shared temp storage (CUB's TempStorage contract).
+#pragma once
+
+#include <type_traits>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "../config.cuh"
+#include "../util/concepts.cuh"
+#include "../util/math.cuh"
+#include "../util/thread.cuh"
+#include "detail/block_reduce_shared_tree.cuh"
+#include "detail/block_reduce_warp_shuffle.cuh"
+
+namespace tilecraft {
+
+//! The algorithms behind block_reduce.
+enum class BlockReduceAlgorithm {
+  //! Each warp reduces with shuffles, one partial per warp goes through shared memory, and
+  //! warp 0 reduces the partials with shuffles. One barrier (two for the all-threads variant),
+  //! (BlockThreads / 32 + 1) words of shared memory per word of T. The default.
+  warp_shuffle,
+  //! The course's tree: every thread stores its value in shared memory, then log2(BlockThreads)
+  //! rounds halve the active threads (sequential addressing, conflict-free), each followed by
+  //! a barrier. BlockThreads values of shared memory and ~log2(BlockThreads) barriers: kept for
+  //! teaching and comparison, several times slower than warp_shuffle.
+  shared_tree,
+};
+
+//! The type block_reduce accumulates T in: float for the 16-bit floating types (__half,
+//! __nv_bfloat16), whose 8- or 11-bit mantissas would lose most of a block's sum; T otherwise.
+template <class T>
+using block_accumulator_t = std::conditional_t<std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, float, T>;
+
+//! Shared temp storage for block_reduce over T with BlockThreads threads. Trivial: declare it
+//! `__shared__`, union it with other storage, or carve it. One instance serves one
+//! block_reduce call at a time; before reusing it (or its union partners) the block must pass
+//! a `__syncthreads()` after the previous call returned.
+template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm = BlockReduceAlgorithm::warp_shuffle>
+struct BlockReduceStorage {
+  static_assert(ValidBlockThreads<BlockThreads>, "BlockReduceStorage: BlockThreads must be between 1 and 1024");
+  using value_type = T;
+  using accumulator_type = block_accumulator_t<T>;
+  static_assert(std::is_trivially_default_constructible_v<accumulator_type> &&
+                    std::is_trivially_copyable_v<accumulator_type>,
+                "BlockReduceStorage: T must be trivially default constructible and trivially copyable to live in "
+                "shared temp storage");
+  static constexpr int block_threads = BlockThreads;
+  static constexpr BlockReduceAlgorithm algorithm = Algorithm;
+  using impl = std::conditional_t<Algorithm == BlockReduceAlgorithm::warp_shuffle,
+                                  detail::BlockReduceWarpShuffle<accumulator_type, BlockThreads>,
+                                  detail::BlockReduceSharedTree<accumulator_type, BlockThreads>>;
+  typename impl::Storage storage;
+};
+
+namespace detail {
+template <class T, class Op>
+struct BlockReduceOpRule {
+  static_assert(ReductionOp<Op, block_accumulator_t<T>>,
+                "block_reduce: op(acc, acc) must be callable on the accumulator type (T, or float for 16-bit floats) "
+                "and return something convertible to it");
+  static constexpr bool checked = true;
+};
+}  // namespace detail
+
+#if defined(__CUDACC__)
+
+//! Reduces one value per thread over the block with `op` (associative, applied in thread-rank
+//! order; need not be commutative). The block has BlockThreads threads in any 1D/2D/3D shape;
+//! all of them must call this (it contains __syncthreads()).
+//!
+//! Result: valid in thread 0 (rank 0) only. Barriers: 1 (warp_shuffle) or ~log2(BlockThreads)
+//! (shared_tree). Shared memory: sizeof(temp). 16-bit floats accumulate in float.
+//! \code
+//! __shared__ tilecraft::BlockReduceStorage<float, 256> temp;
+//! float total = tilecraft::block_reduce(temp, x, tilecraft::Sum{});   // thread 0
+//! \endcode
+template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, class Op>
+TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, std::type_identity_t<T> input,
+                                Op op) {
+  using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
+  static_assert(detail::BlockReduceOpRule<T, Op>::checked);
+  TILECRAFT_ASSERT(block_threads() == BlockThreads);
+  return static_cast<T>(
+      Storage::impl::reduce(temp.storage, static_cast<block_accumulator_t<T>>(input), op, BlockThreads, thread_rank()));
+}
+
+//! As block_reduce, but only threads of rank < valid_items (1 ... BlockThreads) contribute;
+//! the others' inputs are ignored. For the last, partially filled tile of an array.
+template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, class Op>
+TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, std::type_identity_t<T> input,
+                                Op op, int valid_items) {
+  using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
+  static_assert(detail::BlockReduceOpRule<T, Op>::checked);
+  TILECRAFT_ASSERT(block_threads() == BlockThreads);
+  TILECRAFT_ASSERT(valid_items >= 1);
+  return static_cast<T>(Storage::impl::reduce(temp.storage, static_cast<block_accumulator_t<T>>(input), op,
+                                              valid_items < BlockThreads ? valid_items : BlockThreads, thread_rank()));
+}
+
+//! Reduces Items values per thread (each thread first folds its own items in order, then the
+//! block reduces). Result in thread 0.
+template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, int Items, class Op>
+requires(Items >= 1) TILECRAFT_DEVICE T
+    block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, const T (&items)[Items], Op op) {
+  using Acc = block_accumulator_t<T>;
+  using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
+  static_assert(detail::BlockReduceOpRule<T, Op>::checked);
+  Acc acc = static_cast<Acc>(items[0]);
+#pragma unroll
+  for (int i = 1; i < Items; ++i) acc = static_cast<Acc>(op(acc, static_cast<Acc>(items[i])));
+  return static_cast<T>(Storage::impl::reduce(temp.storage, acc, op, BlockThreads, thread_rank()));
+}
+
+//! Reduces one value per thread and returns the result to every thread of the block (one
+//! more barrier than block_reduce; bitwise the same value everywhere).
+template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, class Op>
+TILECRAFT_DEVICE T block_all_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, std::type_identity_t<T> input,
+                                    Op op) {
+  using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
+  static_assert(detail::BlockReduceOpRule<T, Op>::checked);
+  return static_cast<T>(Storage::impl::all_reduce(temp.storage, static_cast<block_accumulator_t<T>>(input), op,
+                                                  BlockThreads, thread_rank()));
+}
+
+//! block_all_reduce over the first `valid_items` threads.
+template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, class Op>
+TILECRAFT_DEVICE T block_all_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, std::type_identity_t<T> input,
+                                    Op op, int valid_items) {
+  using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
+  static_assert(detail::BlockReduceOpRule<T, Op>::checked);
+  TILECRAFT_ASSERT(valid_items >= 1);
+  return static_cast<T>(Storage::impl::all_reduce(temp.storage, static_cast<block_accumulator_t<T>>(input), op,
+                                                  valid_items < BlockThreads ? valid_items : BlockThreads,
+                                                  thread_rank()));
+}
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft

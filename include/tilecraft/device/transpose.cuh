@@ -1,0 +1,92 @@
+//! \file device/transpose.cuh
+//! Whole-matrix, out-of-place transpose built on SharedMatrix and copy_tile.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "../config.cuh"
+#include "../memory/layout.cuh"
+#include "../memory/shared_tile.cuh"
+#include "../memory/tile_copy.cuh"
+#include "../util/error.cuh"
+#include "../util/math.cuh"
+
+namespace tilecraft {
+
+namespace detail {
+
+//! Tile shape of the transpose: 64 x 64 for 4-byte and 32 x 32 for 8-byte elements (16 KiB +
+//! 8 KiB of padding), 256 threads, so each thread keeps 4 (float) or 2 (double) independent
+//! 16-byte loads in flight. Rows are padded by one element: with copy_tile's mapping (a warp
+//! moves four 128-byte lines) both the row-wise fill and the column-wise drain are then
+//! conflict-free, which the static_asserts below prove with the bank model.
+template <class T>
+struct TransposePolicy {
+  static constexpr int tile_rows = sizeof(T) == 4 ? 64 : 32;
+  static constexpr int tile_cols = sizeof(T) == 4 ? 64 : 32;
+  static constexpr int threads = 256;
+  using Tile = SharedMatrix<T, tile_rows, tile_cols, Padded<1>>;
+  static_assert(copy_tile_conflict_factor<Tile>() == 1, "transpose: the tile fill must be bank-conflict free");
+  static_assert(copy_tile_conflict_factor<TransposedView<const Tile>>() == 1,
+                "transpose: the transposed drain must be bank-conflict free");
+};
+
+template <class T, class Policy>
+__global__ void __launch_bounds__(Policy::threads)
+    transpose_kernel(MatrixRef<T> out, MatrixRef<const T> in, std::int64_t tile_cols_count, std::int64_t tiles) {
+  __shared__ typename Policy::Tile tile;
+  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const std::int64_t r0 = (t / tile_cols_count) * Policy::tile_rows;
+    const std::int64_t c0 = (t % tile_cols_count) * Policy::tile_cols;
+    copy_tile<Policy::threads>(tile, in, r0, c0);
+    __syncthreads();
+    copy_tile<Policy::threads>(out, c0, r0, transposed(tile));
+    __syncthreads();  // the next tile overwrites what this one's drain is reading
+  }
+}
+
+}  // namespace detail
+
+//! Out-of-place transpose: out(c, r) = in(r, c) for an M x N row-major matrix `in` (leading
+//! dimension ld_in >= N) into the N x M row-major matrix `out` (ld_out >= M). Any M and N
+//! (edge tiles are predicated), element types of 4 or 8 bytes, asynchronous on `stream`.
+//!
+//! Returns cudaErrorInvalidValue, launching nothing, when M or N is negative, a pointer is
+//! null while the matrix is not empty, a leading dimension is too small, the extents overflow
+//! 64-bit indexing, or `in` and `out` overlap (in-place transpose is not supported).
+//! M == 0 or N == 0 is a successful no-op. Otherwise returns the launch status.
+//! \code
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::transpose(d_out, M, d_in, N, M, N, stream));
+//! \endcode
+template <class T>
+[[nodiscard]] cudaError_t transpose(T* out, std::int64_t ld_out, const T* in, std::int64_t ld_in, std::int64_t rows,
+                                    std::int64_t cols, cudaStream_t stream = nullptr) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tilecraft::transpose: element type must be 4 or 8 bytes wide");
+  static_assert(std::is_trivially_copyable_v<T>, "tilecraft::transpose: element type must be trivially copyable");
+  using Policy = detail::TransposePolicy<T>;
+
+  if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  if (out == nullptr || in == nullptr) return cudaErrorInvalidValue;
+  if (ld_in < cols || ld_out < rows) return cudaErrorInvalidValue;
+  constexpr std::int64_t max_elems = INT64_MAX / static_cast<std::int64_t>(sizeof(T));
+  if (ld_in > max_elems / rows || ld_out > max_elems / cols) return cudaErrorInvalidValue;
+  // Overlap of the byte ranges each matrix spans.
+  const auto in_begin = reinterpret_cast<std::uintptr_t>(in);
+  const auto in_end = reinterpret_cast<std::uintptr_t>(in + (rows - 1) * ld_in + cols);
+  const auto out_begin = reinterpret_cast<std::uintptr_t>(out);
+  const auto out_end = reinterpret_cast<std::uintptr_t>(out + (cols - 1) * ld_out + rows);
+  if (in_begin < out_end && out_begin < in_end) return cudaErrorInvalidValue;
+
+  const std::int64_t tile_cols_count = ceil_div<std::int64_t>(cols, Policy::tile_cols);
+  const std::int64_t tiles = ceil_div<std::int64_t>(rows, Policy::tile_rows) * tile_cols_count;
+  const unsigned grid = static_cast<unsigned>(tiles < INT_MAX ? tiles : INT_MAX);
+  detail::transpose_kernel<T, Policy><<<grid, Policy::threads, 0, stream>>>(
+      MatrixRef<T>{out, cols, rows, ld_out}, MatrixRef<const T>{in, rows, cols, ld_in}, tile_cols_count, tiles);
+  return last_launch_error();
+}
+
+}  // namespace tilecraft

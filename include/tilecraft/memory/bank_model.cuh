@@ -1,0 +1,98 @@
+//! \file memory/bank_model.cuh
+//! A compile-time model of shared-memory bank conflicts.
+//!
+//! Given the byte address each lane of a warp touches in one shared-memory instruction, it
+//! answers how many wavefronts (shared-memory cycles) the instruction needs, following the
+//! documented rules for sm_75 ... sm_90:
+//!   - 32 banks of 4 bytes; word w lives in bank w % 32;
+//!   - in one wavefront a bank serves one word; lanes that touch the same word share it
+//!     (broadcast/multicast), so only *distinct* words in a bank cost extra wavefronts;
+//!   - accesses of 1, 2 or 4 bytes are served for the whole warp at once; 8-byte accesses in two
+//!     phases (lanes 0-15, 16-31) and 16-byte accesses in four (8 lanes each), whose wavefronts
+//!     add up. A conflict-free 8-byte warp access therefore costs 2 wavefronts, 16-byte 4.
+//! Everything is constexpr, so layouts can be checked with static_assert in host or device
+//! code, and is compiled by plain g++ too.
+#pragma once
+
+#include "../config.cuh"
+#include "../util/math.cuh"
+
+namespace tilecraft::bank {
+
+//! Wavefronts needed by one warp-wide shared-memory access in which lane i touches
+//! `access_bytes` (1, 2, 4, 8 or 16) bytes at byte address `addr(i)`; a negative address
+//! marks lane i inactive. Addresses are relative to a 128-byte-aligned base.
+//! Returns 0 when no lane is active.
+template <class AddrFn>
+constexpr int wavefronts(AddrFn addr, int access_bytes) {
+  const int phases = access_bytes <= 4 ? 1 : access_bytes / 4;  // 8 B: 2, 16 B: 4
+  const int lanes_per_phase = warp_threads / phases;
+  const int words_per_lane = access_bytes <= 4 ? 1 : access_bytes / 4;
+  int total = 0;
+  for (int phase = 0; phase < phases; ++phase) {
+    // distinct[b][k]: the k-th distinct word seen in bank b during this phase.
+    long long distinct[smem_banks][warp_threads] = {};
+    int count[smem_banks] = {};
+    int worst = 0;
+    for (int l = 0; l < lanes_per_phase; ++l) {
+      const long long a = addr(phase * lanes_per_phase + l);
+      if (a < 0) continue;
+      for (int w = 0; w < words_per_lane; ++w) {
+        const long long word = a / smem_bank_bytes + w;
+        const int b = static_cast<int>(word % smem_banks);
+        bool seen = false;
+        for (int k = 0; k < count[b]; ++k) seen = seen || distinct[b][k] == word;
+        if (!seen) distinct[b][count[b]++] = word;
+        if (count[b] > worst) worst = count[b];
+      }
+    }
+    total += worst;
+  }
+  return total;
+}
+
+//! The fewest wavefronts any addresses could need for a full warp of `access_bytes`-wide
+//! accesses: 1 up to 4 bytes, 2 for 8 bytes, 4 for 16 bytes. wavefronts() == ideal means
+//! conflict-free.
+constexpr int ideal_wavefronts(int access_bytes) { return access_bytes <= 4 ? 1 : access_bytes / 4; }
+
+//! Row and column of a tile element touched by one lane; row < 0 marks an inactive lane.
+struct Coord {
+  int row;
+  int col;
+};
+
+//! Wavefronts for a warp access to a tile (a SharedMatrix, or a view of one) in which lane i
+//! touches element `map(i)` (a Coord) with accesses `access_bytes` wide (default: one element;
+//! wider accesses read `access_bytes / sizeof(T)` contiguous elements of the row).
+template <class Tile, class Map>
+constexpr int tile_wavefronts(Map map, int access_bytes = static_cast<int>(sizeof(typename Tile::value_type))) {
+  return wavefronts(
+      [&](int lane) -> long long {
+        const Coord rc = map(lane);
+        if (rc.row < 0) return -1;
+        return static_cast<long long>(Tile::offset(rc.row, rc.col)) *
+               static_cast<long long>(sizeof(typename Tile::value_type));
+      },
+      access_bytes);
+}
+
+//! Lane i reads element (row, first_col + i * Stride): a warp walking along a row.
+template <class Tile, int Stride = 1>
+constexpr int row_wavefronts(int row = 0, int first_col = 0) {
+  return tile_wavefronts<Tile>([&](int lane) { return Coord{row, (first_col + lane * Stride) % Tile::cols}; });
+}
+
+//! Lane i reads element (i, col): a warp walking down a column (rows wrap for short tiles).
+template <class Tile>
+constexpr int column_wavefronts(int col = 0) {
+  return tile_wavefronts<Tile>([&](int lane) { return Coord{lane % Tile::rows, col}; });
+}
+
+//! Every lane reads the same element: a broadcast, always one wavefront.
+template <class Tile>
+constexpr int broadcast_wavefronts(int row = 0, int col = 0) {
+  return tile_wavefronts<Tile>([&](int) { return Coord{row, col}; });
+}
+
+}  // namespace tilecraft::bank

@@ -1,0 +1,73 @@
+//! \file memory/carve.cuh
+//! Typed carving of one dynamic shared-memory buffer into several tiles and temp storages,
+//! replacing hand-written pointer arithmetic such as `float* tile_b = shared + M * M;`.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include <cuda/std/tuple>
+
+#include "../config.cuh"
+#include "../util/math.cuh"
+
+namespace tilecraft {
+
+//! Places objects of types Ts... one after another in a shared-memory buffer, each aligned to
+//! max(alignof(T), 16) bytes (16 keeps every tile ready for 16-byte vector and cp.async
+//! accesses). `bytes` is the dynamic shared memory to launch with; `offsets[i]` where object i
+//! starts. All types must be trivial (tiles and temp storages are), since carving creates no
+//! objects and runs no constructors.
+//! \code
+//! using Smem = tilecraft::SharedCarve<TileA, TileB>;          // host: Smem::bytes
+//! extern __shared__ alignas(16) unsigned char smem[];
+//! auto [a, b] = Smem::carve(smem);                            // TileA&, TileB&
+//! \endcode
+template <class... Ts>
+struct SharedCarve {
+  static_assert(sizeof...(Ts) >= 1, "SharedCarve: name at least one type to place");
+  static_assert((std::is_trivially_default_constructible_v<Ts> && ...) && (std::is_trivially_destructible_v<Ts> && ...),
+                "SharedCarve: every type must be trivially default constructible and destructible "
+                "(tiles and temp storage are), because carving runs no constructors");
+
+  //! Alignment of every placed object (and required of the buffer).
+  template <class T>
+  static constexpr std::size_t align_of = alignof(T) > std::size_t{16} ? alignof(T) : std::size_t{16};
+
+ private:
+  struct Plan {
+    std::size_t offsets[sizeof...(Ts)];
+    std::size_t bytes;
+  };
+  TILECRAFT_HOST_DEVICE static constexpr Plan plan() {
+    Plan p{};
+    std::size_t at = 0;
+    std::size_t i = 0;
+    ((at = round_up(at, align_of<Ts>), p.offsets[i++] = at, at += sizeof(Ts)), ...);
+    p.bytes = at;
+    return p;
+  }
+
+ public:
+  //! Byte offset of each object from the buffer start.
+  TILECRAFT_HOST_DEVICE static constexpr std::size_t offset(std::size_t i) { return plan().offsets[i]; }
+  //! Total dynamic shared memory, in bytes, to pass as the launch's third argument.
+  static constexpr std::size_t bytes = plan().bytes;
+
+#if defined(__CUDACC__)
+  //! References to the objects placed in `base` (a 16-byte-aligned shared buffer of at least
+  //! `bytes` bytes). Each call returns the same addresses; it costs only pointer arithmetic.
+  TILECRAFT_DEVICE static cuda::std::tuple<Ts&...> carve(void* base) {
+    return carve_impl(static_cast<unsigned char*>(base), std::index_sequence_for<Ts...>{});
+  }
+
+ private:
+  template <std::size_t... I>
+  TILECRAFT_DEVICE static cuda::std::tuple<Ts&...> carve_impl(unsigned char* base, std::index_sequence<I...>) {
+    return {*reinterpret_cast<Ts*>(base + plan().offsets[I])...};
+  }
+#endif
+};
+
+}  // namespace tilecraft

@@ -1,0 +1,93 @@
+//! \file memory/layout.cuh
+//! Layout policies for shared-memory tiles: where element (r, c) of a Rows x Cols tile lives.
+//! A policy is a tag type; `Policy::bind<T, Rows, Cols>` is the layout for one tile shape, with
+//!   - `offset(r, c)`     element offset from the tile base (constexpr, host and device),
+//!   - `storage_elems`    elements of storage the tile occupies (padding included),
+//!   - `vector_bytes`     the widest naturally aligned run (<= 16 bytes) that is contiguous in
+//!                        every row, so copies may use vector loads/stores of that width.
+//! Host-usable: the bank-conflict model evaluates layouts in constexpr host code.
+#pragma once
+
+#include <cstddef>
+
+#include "../config.cuh"
+#include "../util/math.cuh"
+
+namespace tilecraft {
+
+namespace detail {
+// Largest power of two <= 16 that divides `bytes` (and so keeps every row start aligned).
+constexpr int largest_vector_dividing(std::size_t bytes) {
+  int v = max_vector_bytes;
+  while (v > 1 && bytes % static_cast<std::size_t>(v) != 0) v /= 2;
+  return v;
+}
+}  // namespace detail
+
+//! Row-major layout with `Pad` unused elements after every row: the course's
+//! `__shared__ float tile[32][33]`. A pad of one 4-byte word moves each row one bank further,
+//! so a warp reading a column of a 32-wide float tile hits 32 different banks.
+//! Rule: 0 <= Pad and Pad * sizeof(T) < 128 (a whole bank row of padding shifts nothing).
+template <int Pad = 0>
+struct Padded {
+  static_assert(Pad >= 0, "Padded<Pad>: Pad must be >= 0 (it is the number of elements added after each row)");
+  static constexpr int pad = Pad;
+
+  template <class T, int Rows, int Cols>
+  struct bind {
+    static_assert(static_cast<std::size_t>(Pad) * sizeof(T) < smem_wavefront_bytes,
+                  "Padded<Pad>: Pad * sizeof(T) must be < 128 bytes; padding a row by a whole bank row "
+                  "(32 banks x 4 bytes) moves no access to another bank and only wastes shared memory");
+    static constexpr int row_stride = Cols + Pad;
+    static constexpr int storage_elems = Rows * row_stride;
+    // A vector access must stay inside a row and start aligned in every row.
+    static constexpr int vector_bytes =
+        detail::largest_vector_dividing(static_cast<std::size_t>(row_stride) * sizeof(T)) <
+                detail::largest_vector_dividing(static_cast<std::size_t>(Cols) * sizeof(T))
+            ? detail::largest_vector_dividing(static_cast<std::size_t>(row_stride) * sizeof(T))
+            : detail::largest_vector_dividing(static_cast<std::size_t>(Cols) * sizeof(T));
+
+    TILECRAFT_HOST_DEVICE static constexpr int offset(int r, int c) { return r * row_stride + c; }
+  };
+};
+
+//! XOR-swizzled row-major layout: no wasted bytes. Each row is cut into chunks of `ChunkBytes`
+//! (0 means sizeof(T): element granularity) and chunk k of row r is stored at chunk position
+//! k ^ (r mod P), where P = min(128 / ChunkBytes, chunks per row). A column of a tile whose
+//! rows span a bank row or more then walks through P different banks.
+//! Element granularity makes column reads conflict-free; 16-byte chunks keep 16-byte vector
+//! accesses along rows intact (what a cp.async or ld.v4 fill needs).
+//! Rules: ChunkBytes is 0 or a power of two >= sizeof(T) and <= 128; each row holds a whole
+//! number of chunks, and the number of chunks per row is a multiple of P.
+template <int ChunkBytes = 0>
+struct Swizzled {
+  static_assert(ChunkBytes == 0 || (is_pow2(ChunkBytes) && ChunkBytes <= smem_wavefront_bytes),
+                "Swizzled<ChunkBytes>: ChunkBytes must be 0 (one element) or a power of two <= 128");
+
+  template <class T, int Rows, int Cols>
+  struct bind {
+    static constexpr int chunk_bytes = ChunkBytes == 0 ? static_cast<int>(sizeof(T)) : ChunkBytes;
+    static_assert(chunk_bytes % static_cast<int>(sizeof(T)) == 0,
+                  "Swizzled<ChunkBytes>: ChunkBytes must be a multiple of sizeof(T)");
+    static constexpr int chunk_elems = chunk_bytes / static_cast<int>(sizeof(T));
+    static_assert(Cols % chunk_elems == 0, "Swizzled<ChunkBytes>: Cols * sizeof(T) must be a multiple of ChunkBytes");
+    static constexpr int row_chunks = Cols / chunk_elems;
+    static constexpr int period =
+        row_chunks < smem_wavefront_bytes / chunk_bytes ? row_chunks : smem_wavefront_bytes / chunk_bytes;
+    static_assert(is_pow2(period) && row_chunks % period == 0,
+                  "Swizzled<ChunkBytes>: the chunks in a row must be a multiple of the XOR period "
+                  "min(128 / ChunkBytes, chunks per row), which must be a power of two "
+                  "(e.g. a float tile needs Cols a power of two below 32, or a multiple of 32)");
+    static constexpr int row_stride = Cols;
+    static constexpr int storage_elems = Rows * Cols;
+    static constexpr int vector_bytes = chunk_bytes < max_vector_bytes ? chunk_bytes : max_vector_bytes;
+
+    TILECRAFT_HOST_DEVICE static constexpr int offset(int r, int c) {
+      const int chunk = c / chunk_elems;
+      const int within = c - chunk * chunk_elems;
+      return r * row_stride + ((chunk ^ (r & (period - 1))) * chunk_elems) + within;
+    }
+  };
+};
+
+}  // namespace tilecraft

@@ -1,0 +1,108 @@
+//! \file memory/shared_tile.cuh
+//! Shared-memory tiles: `SharedMatrix<T, Rows, Cols, Layout>` and its square, padded case
+//! `SharedTile<T, N, Pad>` (the course's `__shared__ float tile[N][N + Pad]`).
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "../config.cuh"
+#include "../util/concepts.cuh"
+#include "layout.cuh"
+
+namespace tilecraft {
+
+//! A Rows x Cols matrix of T in shared memory, placed by a layout policy (`Padded<Pad>` or
+//! `Swizzled<ChunkBytes>`).
+//!
+//! The type is trivial (no constructor, no destructor), so it can be declared `__shared__`,
+//! put in a union with other temp storage, or carved from `extern __shared__` memory with
+//! `tilecraft::carve`. Its storage is 16-byte aligned so rows can be filled with 16-byte
+//! vector (or cp.async) accesses when the layout keeps them contiguous.
+//!
+//! Shared memory: `bytes` = sizeof(T) * storage_elems. No member executes a barrier: every
+//! write by one thread that another thread reads needs a `__syncthreads()` in between.
+//! \code
+//! __shared__ tilecraft::SharedMatrix<float, 64, 32, tilecraft::Padded<1>> a;
+//! a(threadIdx.y, threadIdx.x) = in[...];
+//! __syncthreads();
+//! out[...] = a(threadIdx.x, threadIdx.y);
+//! \endcode
+template <TileElement T, int Rows, int Cols, class Layout = Padded<0>>
+struct SharedMatrix {
+  static_assert(Rows >= 1 && Cols >= 1, "SharedMatrix: Rows and Cols must both be >= 1");
+  static_assert(std::is_trivially_default_constructible_v<T>,
+                "SharedMatrix: T must be trivially default constructible to live in __shared__ memory");
+
+  using value_type = T;
+  using layout_policy = Layout;
+  using layout = typename Layout::template bind<T, Rows, Cols>;
+
+  static constexpr int rows = Rows;
+  static constexpr int cols = Cols;
+  //! Elements of storage, padding included.
+  static constexpr int storage_elems = layout::storage_elems;
+  //! Shared-memory bytes one tile occupies.
+  static constexpr std::size_t bytes = sizeof(T) * static_cast<std::size_t>(storage_elems);
+  //! Widest contiguous, aligned access along a row (bytes); copies vectorize up to this.
+  static constexpr int vector_bytes = layout::vector_bytes;
+
+  static_assert(bytes <= static_cast<std::size_t>(max_smem_per_block),
+                "SharedMatrix: the tile needs more shared memory than one sm_90 block can have (227 KiB)");
+
+  //! Element offset of (r, c) from data(); constexpr, usable on the host (bank model, tests).
+  TILECRAFT_HOST_DEVICE static constexpr int offset(int r, int c) { return layout::offset(r, c); }
+
+  TILECRAFT_DEVICE T& operator()(int r, int c) { return storage[layout::offset(r, c)]; }
+  TILECRAFT_DEVICE const T& operator()(int r, int c) const { return storage[layout::offset(r, c)]; }
+  TILECRAFT_DEVICE T* data() { return storage; }
+  TILECRAFT_DEVICE const T* data() const { return storage; }
+
+  //! The raw storage. Public only so the type stays an aggregate; index it through operator().
+  alignas(max_vector_bytes) T storage[storage_elems];
+};
+
+//! The card's square tile: N x N elements of T, every row padded by `Pad` elements.
+//! `SharedTile<float, 32, 1>` is `__shared__ float tile[32][33]` with bounds-aware helpers.
+template <TileElement T, int N, int Pad = 0>
+using SharedTile = SharedMatrix<T, N, N, Padded<Pad>>;
+
+//! True for every SharedMatrix instantiation.
+template <class>
+inline constexpr bool is_shared_matrix_v = false;
+template <class T, int R, int C, class L>
+inline constexpr bool is_shared_matrix_v<SharedMatrix<T, R, C, L>> = true;
+
+//! A tile type: a SharedMatrix or a view of one.
+template <class Tile>
+concept SharedTileLike = requires {
+  typename Tile::value_type;
+  { Tile::rows } -> std::convertible_to<int>;
+  { Tile::cols } -> std::convertible_to<int>;
+};
+
+//! Read-only view of a tile with rows and columns exchanged: view(r, c) == tile(c, r).
+//! Storing a transposed view is how a transpose writes its output (see tilecraft::copy_tile).
+template <class Tile>
+requires is_shared_matrix_v<std::remove_const_t<Tile>>
+struct TransposedView {
+  using value_type = typename Tile::value_type;
+  using layout = typename Tile::layout;
+  static constexpr int rows = Tile::cols;
+  static constexpr int cols = Tile::rows;
+  //! Element offset of view element (r, c) in the underlying tile.
+  TILECRAFT_HOST_DEVICE static constexpr int offset(int r, int c) { return Tile::offset(c, r); }
+  //! Columns of the view are rows of the tile: never contiguous, so no vector access.
+  static constexpr int vector_bytes = 0;
+
+  const Tile& tile;
+  TILECRAFT_DEVICE const value_type& operator()(int r, int c) const { return tile(c, r); }
+};
+
+//! A transposed, read-only view of `tile`.
+template <class T, int R, int C, class L>
+TILECRAFT_DEVICE TransposedView<const SharedMatrix<T, R, C, L>> transposed(const SharedMatrix<T, R, C, L>& tile) {
+  return {tile};
+}
+
+}  // namespace tilecraft

@@ -1,0 +1,256 @@
+//! \file memory/tile_copy.cuh
+//! Cooperative, coalesced copies of a tile between global memory and a SharedMatrix.
+//!
+//! Mapping: the tile is cut into vectors of up to 16 bytes along its rows and consecutive
+//! threads take consecutive vectors of one 128-byte row segment, so every group of
+//! 128 / vector_bytes threads reads or writes one whole 128-byte line (a warp moves four full
+//! lines with 16-byte vectors). Vector accesses are used when the global origin and leading
+//! dimension are aligned; otherwise, and for vectors that straddle the matrix edge, the same
+//! threads move single elements with bounds checks. Elements outside the matrix are filled
+//! (loads) or skipped (stores), so partial tiles at the matrix edges need no special code.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include <vector_types.h>
+
+#include "../config.cuh"
+#include "../util/math.cuh"
+#include "../util/thread.cuh"
+#include "bank_model.cuh"
+#include "layout.cuh"
+#include "shared_tile.cuh"
+
+namespace tilecraft {
+
+//! A row-major matrix in global memory: `rows x cols` elements, row r starting at
+//! `data + r * ld` (ld >= cols, in elements). T may be const for read-only sources.
+template <class T>
+struct MatrixRef {
+  T* data;
+  std::int64_t rows;
+  std::int64_t cols;
+  std::int64_t ld;
+
+  TILECRAFT_HOST_DEVICE T& operator()(std::int64_t r, std::int64_t c) const { return data[r * ld + c]; }
+};
+
+namespace detail {
+
+template <int Bytes>
+struct VectorWord;
+template <>
+struct VectorWord<1> {
+  using type = unsigned char;
+};
+template <>
+struct VectorWord<2> {
+  using type = unsigned short;
+};
+template <>
+struct VectorWord<4> {
+  using type = unsigned int;
+};
+template <>
+struct VectorWord<8> {
+  using type = uint2;
+};
+template <>
+struct VectorWord<16> {
+  using type = uint4;
+};
+
+//! How copy_tile walks a Rows x Cols tile of ElemBytes-wide elements.
+template <int Rows, int Cols, int ElemBytes>
+struct CopyShape {
+  //! Global-memory vector width: the widest power of two <= 16 bytes that tiles a row.
+  static constexpr int vector_bytes = largest_vector_dividing(static_cast<std::size_t>(Cols) * ElemBytes) < ElemBytes
+                                          ? ElemBytes
+                                          : largest_vector_dividing(static_cast<std::size_t>(Cols) * ElemBytes);
+  static constexpr int vector_elems = vector_bytes / ElemBytes;
+  static constexpr int row_vectors = Cols / vector_elems;
+  // Vectors per 128-byte line; a row narrower than a line (or not a multiple of one) is a
+  // single segment.
+  static constexpr int line_vectors = smem_wavefront_bytes / vector_bytes;
+  static constexpr int segment_vectors = row_vectors % line_vectors == 0 ? line_vectors : row_vectors;
+  static constexpr int total_vectors = Rows * row_vectors;
+
+  //! Tile coordinate of the first element of vector `idx`.
+  TILECRAFT_HOST_DEVICE static constexpr bank::Coord coord(int idx) {
+    const int v = idx % segment_vectors;
+    const int t = idx / segment_vectors;
+    const int r = t % Rows;
+    const int segment = t / Rows;
+    return {r, (segment * segment_vectors + v) * vector_elems};
+  }
+};
+
+template <class Tile>
+using CopyShapeOf = CopyShape<Tile::rows, Tile::cols, static_cast<int>(sizeof(typename Tile::value_type))>;
+
+}  // namespace detail
+
+//! The worst shared-memory conflict factor (wavefronts over the conflict-free minimum) of any
+//! shared-memory instruction copy_tile issues for this tile or view, assuming whole warps.
+//! 1 means every access of the copy is conflict-free. constexpr: use it in static_assert.
+template <class Tile>
+constexpr int copy_tile_conflict_factor() {
+  using Shape = detail::CopyShapeOf<Tile>;
+  using T = typename Tile::value_type;
+  const bool vector_smem = Tile::vector_bytes >= Shape::vector_bytes;
+  const int access = vector_smem ? Shape::vector_bytes : static_cast<int>(sizeof(T));
+  const int steps = vector_smem ? 1 : Shape::vector_elems;
+  int worst = 1;
+  for (int base = 0; base < Shape::total_vectors; base += warp_threads) {
+    for (int j = 0; j < steps; ++j) {
+      const int w = bank::tile_wavefronts<Tile>(
+          [&](int lane) {
+            const int idx = base + lane;
+            if (idx >= Shape::total_vectors) return bank::Coord{-1, 0};
+            const bank::Coord rc = Shape::coord(idx);
+            return bank::Coord{rc.row, rc.col + j};
+          },
+          access);
+      const int factor = ceil_div(w, bank::ideal_wavefronts(access));
+      if (factor > worst) worst = factor;
+    }
+  }
+  return worst;
+}
+
+#if defined(__CUDACC__)
+
+namespace detail {
+
+template <class T>
+TILECRAFT_DEVICE bool is_aligned(const T* p, int bytes) {
+  return (reinterpret_cast<std::uintptr_t>(p) & static_cast<std::uintptr_t>(bytes - 1)) == 0;
+}
+
+// Clamp (extent - origin) to [0, tile_extent]: how much of a tile lies inside the matrix.
+TILECRAFT_DEVICE int valid_extent(std::int64_t extent, std::int64_t origin, int tile_extent) {
+  const std::int64_t left = extent - origin;
+  return left <= 0 ? 0 : (left >= tile_extent ? tile_extent : static_cast<int>(left));
+}
+
+}  // namespace detail
+
+//! Block-cooperative load: dst(r, c) = src(row0 + r, col0 + c) for every element of the tile
+//! inside src, and `fill` for elements outside it.
+//!
+//! Threads: threads with rank 0 ... Threads-1 of the block take part (thread_rank order);
+//! others return at once. Barriers: none; call `__syncthreads()` before any thread reads
+//! elements another thread wrote. Vectorized (up to 16 bytes) when `src.data`, `src.ld` and
+//! `col0` keep the tile's rows aligned; correct for any alignment.
+//! \code
+//! __shared__ tilecraft::SharedTile<float, 32, 1> tile;
+//! tilecraft::copy_tile<256>(tile, tilecraft::MatrixRef<const float>{in, rows, cols, ld}, r0, c0);
+//! __syncthreads();
+//! \endcode
+template <int Threads, class T, int Rows, int Cols, class Layout, class S>
+requires std::is_same_v<std::remove_const_t<S>, T> TILECRAFT_DEVICE void copy_tile(
+    SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S> src, std::int64_t row0, std::int64_t col0, T fill = T{}) {
+  static_assert(ValidBlockThreads<Threads>, "copy_tile: Threads must be between 1 and 1024 (the threads of one block)");
+  using Tile = SharedMatrix<T, Rows, Cols, Layout>;
+  using Shape = detail::CopyShapeOf<Tile>;
+  using Word = typename detail::VectorWord<Shape::vector_bytes>::type;
+  constexpr int vec = Shape::vector_elems;
+  constexpr bool vector_smem = Tile::vector_bytes >= Shape::vector_bytes;
+
+  const int rank = thread_rank();
+  if (rank >= Threads) return;
+  TILECRAFT_ASSERT(block_threads() >= Threads);
+  const int valid_rows = detail::valid_extent(src.rows, row0, Rows);
+  const int valid_cols = detail::valid_extent(src.cols, col0, Cols);
+  const T* origin = src.data + (valid_rows > 0 && valid_cols > 0 ? row0 * src.ld + col0 : 0);
+  const bool vector_global = detail::is_aligned(origin, Shape::vector_bytes) &&
+                             (src.ld * static_cast<std::int64_t>(sizeof(T))) % Shape::vector_bytes == 0;
+
+#pragma unroll
+  for (int i = 0; i < ceil_div(Shape::total_vectors, Threads); ++i) {
+    const int idx = i * Threads + rank;
+    if (Shape::total_vectors % Threads != 0 && idx >= Shape::total_vectors) break;
+    const bank::Coord rc = Shape::coord(idx);
+    T v[vec];
+    if (vector_global && rc.row < valid_rows && rc.col + vec <= valid_cols) {
+      const Word w = *reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col);
+      std::memcpy(v, &w, sizeof(w));
+    } else {
+#pragma unroll
+      for (int j = 0; j < vec; ++j) {
+        v[j] = (rc.row < valid_rows && rc.col + j < valid_cols) ? origin[rc.row * src.ld + rc.col + j] : fill;
+      }
+    }
+    if constexpr (vector_smem) {
+      Word w;
+      std::memcpy(&w, v, sizeof(w));
+      *reinterpret_cast<Word*>(&dst(rc.row, rc.col)) = w;
+    } else {
+#pragma unroll
+      for (int j = 0; j < vec; ++j) dst(rc.row, rc.col + j) = v[j];
+    }
+  }
+}
+
+//! Block-cooperative store: dst(row0 + r, col0 + c) = src(r, c) for every element of the tile
+//! (or transposed view) that lies inside dst; elements outside dst are not written.
+//!
+//! Threads and barriers as for the load: ranks 0 ... Threads-1 take part, no barrier inside;
+//! the threads that wrote `src` must have passed a `__syncthreads()` first.
+//! \code
+//! __syncthreads();
+//! tilecraft::copy_tile<256>(tilecraft::MatrixRef<float>{out, cols, rows, ld}, c0, r0,
+//!                           tilecraft::transposed(tile));
+//! \endcode
+template <int Threads, class T, class Tile>
+requires std::is_same_v < std::remove_const_t<T>,
+typename Tile::value_type >
+    TILECRAFT_DEVICE void copy_tile(MatrixRef<T> dst, std::int64_t row0, std::int64_t col0, const Tile& src) {
+  static_assert(ValidBlockThreads<Threads>, "copy_tile: Threads must be between 1 and 1024 (the threads of one block)");
+  using Shape = detail::CopyShapeOf<Tile>;
+  using Word = typename detail::VectorWord<Shape::vector_bytes>::type;
+  constexpr int vec = Shape::vector_elems;
+  constexpr bool vector_smem = Tile::vector_bytes >= Shape::vector_bytes;
+
+  const int rank = thread_rank();
+  if (rank >= Threads) return;
+  const int valid_rows = detail::valid_extent(dst.rows, row0, Tile::rows);
+  const int valid_cols = detail::valid_extent(dst.cols, col0, Tile::cols);
+  if (valid_rows == 0 || valid_cols == 0) return;
+  T* origin = dst.data + row0 * dst.ld + col0;
+  const bool vector_global = detail::is_aligned(origin, Shape::vector_bytes) &&
+                             (dst.ld * static_cast<std::int64_t>(sizeof(T))) % Shape::vector_bytes == 0;
+
+#pragma unroll
+  for (int i = 0; i < ceil_div(Shape::total_vectors, Threads); ++i) {
+    const int idx = i * Threads + rank;
+    if (Shape::total_vectors % Threads != 0 && idx >= Shape::total_vectors) break;
+    const bank::Coord rc = Shape::coord(idx);
+    if (rc.row >= valid_rows || rc.col >= valid_cols) continue;
+    T v[vec];
+    if constexpr (vector_smem) {
+      const Word w = *reinterpret_cast<const Word*>(&src(rc.row, rc.col));
+      std::memcpy(v, &w, sizeof(w));
+    } else {
+#pragma unroll
+      for (int j = 0; j < vec; ++j) v[j] = src(rc.row, rc.col + j);
+    }
+    T* out = origin + rc.row * dst.ld + rc.col;
+    if (vector_global && rc.col + vec <= valid_cols) {
+      Word w;
+      std::memcpy(&w, v, sizeof(w));
+      *reinterpret_cast<Word*>(out) = w;
+    } else {
+#pragma unroll
+      for (int j = 0; j < vec; ++j) {
+        if (rc.col + j < valid_cols) out[j] = v[j];
+      }
+    }
+  }
+}
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft

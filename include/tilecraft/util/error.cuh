@@ -1,0 +1,50 @@
+//! \file util/error.cuh
+//! Host-side error handling. Launchers return cudaError_t ([[nodiscard]]) and never exit();
+//! examples and tests that prefer exceptions wrap calls in TILECRAFT_THROW_IF_ERROR.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "../config.cuh"
+
+//! Evaluates the expression (a cudaError_t) once; if it is not cudaSuccess, returns it from the
+//! enclosing function. For launchers that compose several CUDA calls.
+#define TILECRAFT_RETURN_IF_ERROR(...)                   \
+  do {                                                   \
+    const cudaError_t tilecraft_status_ = (__VA_ARGS__); \
+    if (tilecraft_status_ != cudaSuccess) {              \
+      return tilecraft_status_;                          \
+    }                                                    \
+  } while (0)
+
+//! Evaluates the expression (a cudaError_t) once and throws tilecraft::CudaError, naming the call and
+//! its source location, if it failed. Meant for examples and tests, not for library code.
+#define TILECRAFT_THROW_IF_ERROR(...) ::tilecraft::throw_if_error((__VA_ARGS__), #__VA_ARGS__, __FILE__, __LINE__)
+
+namespace tilecraft {
+
+//! Exception carrying a CUDA status code; thrown only by TILECRAFT_THROW_IF_ERROR.
+class CudaError : public std::runtime_error {
+ public:
+  CudaError(cudaError_t code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  [[nodiscard]] cudaError_t code() const noexcept { return code_; }
+
+ private:
+  cudaError_t code_;
+};
+
+//! Throws CudaError if `status` is not cudaSuccess; the message names the failing expression.
+inline void throw_if_error(cudaError_t status, const char* expr, const char* file, int line) {
+  if (status == cudaSuccess) return;
+  throw CudaError(status, std::string(file) + ":" + std::to_string(line) + ": " + expr +
+                              " failed: " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
+}
+
+//! The status of the most recent kernel launch on this host thread (clears it, like
+//! cudaGetLastError). Launchers call it right after `<<<...>>>`.
+[[nodiscard]] inline cudaError_t last_launch_error() noexcept { return cudaGetLastError(); }
+
+}  // namespace tilecraft

@@ -1,0 +1,55 @@
+//! \file util/math.cuh
+//! Integer helpers used in index arithmetic and launch configuration. constexpr and usable on
+//! host and device.
+#pragma once
+
+#include <concepts>
+
+#include "../config.cuh"
+
+namespace tilecraft {
+
+//! ceil(a / b) for non-negative a and positive b: the number of size-b tiles that cover a.
+template <std::integral T>
+TILECRAFT_HOST_DEVICE constexpr T ceil_div(T a, T b) {
+  return (a + b - 1) / b;
+}
+
+//! The smallest multiple of b that is >= a (a >= 0, b > 0).
+template <std::integral T>
+TILECRAFT_HOST_DEVICE constexpr T round_up(T a, T b) {
+  return ceil_div(a, b) * b;
+}
+
+//! True for 1, 2, 4, 8, ...; false for zero and negative values.
+template <std::integral T>
+TILECRAFT_HOST_DEVICE constexpr bool is_pow2(T x) {
+  return x > 0 && (x & (x - 1)) == 0;
+}
+
+//! floor(log2(x)) for x > 0.
+template <std::integral T>
+TILECRAFT_HOST_DEVICE constexpr int log2_floor(T x) {
+  int r = 0;
+  while (x > 1) {
+    x >>= 1;
+    ++r;
+  }
+  return r;
+}
+
+//! The largest power of two <= x, for x > 0.
+template <std::integral T>
+TILECRAFT_HOST_DEVICE constexpr T pow2_floor(T x) {
+  return T{1} << log2_floor(x);
+}
+
+//! The smallest power of two >= x, for x > 0.
+template <std::integral T>
+TILECRAFT_HOST_DEVICE constexpr T pow2_ceil(T x) {
+  T p{1};
+  while (p < x) p <<= 1;
+  return p;
+}
+
+}  // namespace tilecraft

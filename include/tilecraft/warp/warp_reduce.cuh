@@ -1,0 +1,89 @@
+//! \file warp/warp_reduce.cuh
+//! Shuffle-based reductions across a warp, or across logical warps of 1, 2, 4, 8, 16 or 32
+//! lanes that split a warp evenly.
+#pragma once
+
+#include <type_traits>
+
+#include "../config.cuh"
+#include "../util/concepts.cuh"
+#include "../util/math.cuh"
+#include "../util/thread.cuh"
+#include "shuffle.cuh"
+
+namespace tilecraft {
+
+//! A logical warp size: a power of two from 1 to 32.
+template <int N>
+concept LogicalWarpSize = (N >= 1 && N <= warp_threads && (N & (N - 1)) == 0);
+
+namespace detail {
+// The rules, as static_asserts: nvcc reports an unsatisfied constraint only as "no instance of
+// function template matches", without naming the rule, so user-facing rules are stated here.
+template <int LogicalWarpThreads, class T, class Op>
+struct WarpReduceRules {
+  static_assert(
+      LogicalWarpSize<LogicalWarpThreads>,
+      "warp_reduce: LogicalWarpThreads must be a power of two from 1 to 32 (logical warps split a warp evenly)");
+  static_assert(Shuffleable<T>,
+                "warp_reduce: T must be trivially copyable and default constructible (it is shuffled "
+                "between lanes as 32-bit words)");
+  static_assert(ReductionOp<Op, T>, "warp_reduce: op(T, T) must be callable and return something convertible to T");
+  static constexpr bool checked = true;
+};
+}  // namespace detail
+
+#if defined(__CUDACC__)
+
+//! Reduces `value` over each group of LogicalWarpThreads consecutive lanes with `op`
+//! (associative; need not be commutative: lanes are combined in order).
+//!
+//! Result: valid in the first lane of each logical warp; other lanes hold partial values.
+//! All 32 lanes of the warp must call it together (converged). No shared memory, no barrier:
+//! log2(LogicalWarpThreads) shuffles of sizeof(T)/4 words each.
+//! \code
+//! float s = tilecraft::warp_reduce(x, tilecraft::Sum{});          // lane 0 holds the sum
+//! int   m = tilecraft::warp_reduce<8>(k, tilecraft::Max{});       // lanes 0, 8, 16, 24
+//! \endcode
+template <int LogicalWarpThreads = warp_threads, class T, class Op>
+TILECRAFT_DEVICE T warp_reduce(T value, Op op) {
+  static_assert(detail::WarpReduceRules<LogicalWarpThreads, T, Op>::checked);
+#pragma unroll
+  for (int offset = LogicalWarpThreads / 2; offset > 0; offset /= 2) {
+    value = static_cast<T>(op(value, shuffle_down(value, offset, LogicalWarpThreads)));
+  }
+  return value;
+}
+
+//! As warp_reduce, but only the first `valid_lanes` lanes (1 ... LogicalWarpThreads) of each
+//! logical warp contribute; the others' values are ignored. For partially filled warps.
+template <int LogicalWarpThreads = warp_threads, class T, class Op>
+TILECRAFT_DEVICE T warp_reduce(T value, Op op, int valid_lanes, unsigned member_mask = full_warp_mask) {
+  static_assert(detail::WarpReduceRules<LogicalWarpThreads, T, Op>::checked);
+  const int lane = thread_rank() & (LogicalWarpThreads - 1);
+#pragma unroll
+  for (int offset = LogicalWarpThreads / 2; offset > 0; offset /= 2) {
+    const T other = shuffle_down(value, offset, LogicalWarpThreads, member_mask);
+    if (lane + offset < valid_lanes) value = static_cast<T>(op(value, other));
+  }
+  return value;
+}
+
+//! Reduces `value` over each logical warp and returns the result in every lane of it
+//! (bitwise the same in all lanes: the reduction runs once and is broadcast).
+//! All 32 lanes must call it together; one more shuffle than warp_reduce.
+template <int LogicalWarpThreads = warp_threads, class T, class Op>
+TILECRAFT_DEVICE T warp_all_reduce(T value, Op op) {
+  return shuffle_index(warp_reduce<LogicalWarpThreads>(value, op), 0, LogicalWarpThreads);
+}
+
+//! As warp_all_reduce, with only the first `valid_lanes` lanes of each logical warp
+//! contributing.
+template <int LogicalWarpThreads = warp_threads, class T, class Op>
+TILECRAFT_DEVICE T warp_all_reduce(T value, Op op, int valid_lanes) {
+  return shuffle_index(warp_reduce<LogicalWarpThreads>(value, op, valid_lanes), 0, LogicalWarpThreads);
+}
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft

@@ -1,0 +1,192 @@
+// block_reduce / block_all_reduce against cub::BlockReduce and a host fold: both algorithms,
+// block sizes from a partial warp to 1024 (powers of two, multiples of 32, neither), 2D and 3D
+// blocks, valid_items, several items per thread, 16-bit floats, user types and an operator
+// that is associative but not commutative.
+#include <doctest/doctest.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <cub/block/block_reduce.cuh>
+
+#include <tilecraft/block/block_reduce.cuh>
+#include <tilecraft/util/functional.cuh>
+
+#include "ops.cuh"
+#include "test_util.cuh"
+
+using namespace tilecraft;
+using tilecraft::test::DeviceBuffer;
+
+constexpr int items_per_thread = 3;
+
+// Outputs per block: [0] reduce, [1] reduce over valid_items, [2] 3-items-per-thread reduce,
+// [3] cub::BlockReduce (when comparable); per thread: all_reduce and all_reduce over valid.
+template <int BlockThreads, BlockReduceAlgorithm Algo, bool WithCub, class T, class Op>
+__global__ void block_kernel(const T* in, const T* in3, T* per_block, T* all, T* all_valid, const int* valid, Op op) {
+  __shared__ BlockReduceStorage<T, BlockThreads, Algo> temp;
+  const int rank = thread_rank();
+  const int b = blockIdx.x;
+  const T v = in[b * BlockThreads + rank];
+  T items[items_per_thread];
+  for (int i = 0; i < items_per_thread; ++i) items[i] = in3[(b * BlockThreads + rank) * items_per_thread + i];
+
+  T r0 = block_reduce(temp, v, op);
+  __syncthreads();
+  T r1 = block_reduce(temp, v, op, valid[b]);
+  __syncthreads();
+  T r2 = block_reduce(temp, items, op);
+  __syncthreads();
+  all[b * BlockThreads + rank] = block_all_reduce(temp, v, op);
+  __syncthreads();
+  all_valid[b * BlockThreads + rank] = block_all_reduce(temp, v, op, valid[b]);
+  if constexpr (WithCub) {
+    using CubReduce = cub::BlockReduce<T, BlockThreads>;
+    __shared__ typename CubReduce::TempStorage cub_temp;
+    const T c = CubReduce(cub_temp).Reduce(v, op);
+    if (rank == 0) per_block[b * 4 + 3] = c;
+  }
+  if (rank == 0) {
+    per_block[b * 4 + 0] = r0;
+    per_block[b * 4 + 1] = r1;
+    per_block[b * 4 + 2] = r2;
+  }
+}
+
+template <class T>
+bool equal(const T& a, const T& b) {
+  if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) {
+    return static_cast<float>(a) == static_cast<float>(b);
+  } else {
+    return a == b;
+  }
+}
+
+// Host reference: fold in rank order in the accumulator type, then convert back to T.
+template <class T, class Op>
+T fold(const T* x, int n, Op op) {
+  using Acc = block_accumulator_t<T>;
+  Acc acc = static_cast<Acc>(x[0]);
+  for (int i = 1; i < n; ++i) acc = static_cast<Acc>(op(acc, static_cast<Acc>(x[i])));
+  return static_cast<T>(acc);
+}
+
+template <int BlockThreads, BlockReduceAlgorithm Algo, bool WithCub = false, class T, class Op>
+void check_block(const std::vector<T>& host, const std::vector<T>& host3, Op op, dim3 block, std::uint64_t salt) {
+  CAPTURE(BlockThreads);
+  CAPTURE(static_cast<int>(Algo));
+  const int blocks = static_cast<int>(host.size()) / BlockThreads;
+  auto g = tilecraft::test::rng(salt);
+  std::vector<int> valid(static_cast<std::size_t>(blocks));
+  for (auto& v : valid) v = 1 + static_cast<int>(g() % BlockThreads);
+  valid[0] = BlockThreads;
+  if (blocks > 1) valid[1] = 1;
+  DeviceBuffer<T> in(host), in3(host3), per_block(static_cast<std::size_t>(blocks) * 4), all(host.size()),
+      all_valid(host.size());
+  DeviceBuffer<int> d_valid(valid);
+  per_block.poison();
+  all.poison();
+  all_valid.poison();
+  block_kernel<BlockThreads, Algo, WithCub>
+      <<<blocks, block>>>(in.get(), in3.get(), per_block.get(), all.get(), all_valid.get(), d_valid.get(), op);
+  tilecraft::test::sync_and_check();
+  const auto h_block = per_block.download(), h_all = all.download(), h_all_valid = all_valid.download();
+  int bad = 0;
+  for (int b = 0; b < blocks; ++b) {
+    const T* x = host.data() + static_cast<std::size_t>(b) * BlockThreads;
+    const T ref = fold(x, BlockThreads, op);
+    const T ref_valid = fold(x, valid[static_cast<std::size_t>(b)], op);
+    const T ref3 = fold(host3.data() + static_cast<std::size_t>(b) * BlockThreads * items_per_thread,
+                        BlockThreads * items_per_thread, op);
+    bad += !equal(h_block[static_cast<std::size_t>(b) * 4 + 0], ref);
+    bad += !equal(h_block[static_cast<std::size_t>(b) * 4 + 1], ref_valid);
+    bad += !equal(h_block[static_cast<std::size_t>(b) * 4 + 2], ref3);
+    if constexpr (WithCub) bad += !equal(h_block[static_cast<std::size_t>(b) * 4 + 3], ref);
+    for (int t = 0; t < BlockThreads; ++t) {
+      bad += !equal(h_all[static_cast<std::size_t>(b) * BlockThreads + t], ref);
+      bad += !equal(h_all_valid[static_cast<std::size_t>(b) * BlockThreads + t], ref_valid);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+template <class T>
+std::vector<T> small_ints(std::size_t n, int lo, int hi, std::uint64_t salt) {
+  const auto ints = tilecraft::test::random_vector<int>(n, lo, hi, salt);
+  std::vector<T> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(static_cast<float>(ints[i]));
+  return out;
+}
+
+template <int BlockThreads, BlockReduceAlgorithm Algo>
+void check_block_size(dim3 block) {
+  const std::size_t n = static_cast<std::size_t>(BlockThreads) * 9;
+  const std::uint64_t s = BlockThreads * 100 + static_cast<int>(Algo);
+  // int and integer-valued float/double: exact in any order, compared with CUB too.
+  check_block<BlockThreads, Algo, true>(small_ints<int>(n, -1000, 1000, s), small_ints<int>(n * 3, -9, 9, s + 1), Sum{},
+                                        block, s + 2);
+  check_block<BlockThreads, Algo, true>(small_ints<float>(n, -1000, 1000, s + 3),
+                                        small_ints<float>(n * 3, -9, 9, s + 4), Sum{}, block, s + 5);
+  check_block<BlockThreads, Algo, true>(small_ints<double>(n, -99, 99, s + 6), small_ints<double>(n * 3, -9, 9, s + 7),
+                                        Max{}, block, s + 8);
+  check_block<BlockThreads, Algo>(small_ints<float>(n, -1000, 1000, s + 9), small_ints<float>(n * 3, -9, 9, s + 10),
+                                  Min{}, block, s + 11);
+  // 16-bit floats accumulate in float: an integer sum up to 2^24 is exact there.
+  check_block<BlockThreads, Algo>(small_ints<__half>(n, 0, 64, s + 12), small_ints<__half>(n * 3, 0, 8, s + 13), Sum{},
+                                  block, s + 14);
+  check_block<BlockThreads, Algo>(small_ints<__nv_bfloat16>(n, -64, 64, s + 15),
+                                  small_ints<__nv_bfloat16>(n * 3, 0, 8, s + 16), Sum{}, block, s + 17);
+  // Order-sensitive user type.
+  auto g = tilecraft::test::rng(s + 18);
+  std::vector<test::Affine> f(n), f3(n * 3);
+  for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+  for (auto& x : f3) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+  check_block<BlockThreads, Algo>(f, f3, test::Compose{}, block, s + 19);
+}
+
+TEST_CASE_TEMPLATE_DEFINE("block_reduce at every block size", Algo, block_sizes) {
+  constexpr BlockReduceAlgorithm A = Algo::value;
+  check_block_size<17, A>(dim3(17));
+  check_block_size<32, A>(dim3(32));
+  check_block_size<64, A>(dim3(64));
+  check_block_size<96, A>(dim3(96));
+  check_block_size<100, A>(dim3(100));
+  check_block_size<128, A>(dim3(16, 8));    // 2D
+  check_block_size<256, A>(dim3(8, 4, 8));  // 3D
+  check_block_size<512, A>(dim3(512));
+  check_block_size<1000, A>(dim3(1000));
+  check_block_size<1024, A>(dim3(1024));
+}
+TEST_CASE_TEMPLATE_INVOKE(block_sizes, std::integral_constant<BlockReduceAlgorithm, BlockReduceAlgorithm::warp_shuffle>,
+                          std::integral_constant<BlockReduceAlgorithm, BlockReduceAlgorithm::shared_tree>);
+
+// Real-valued floats: compare against a double reference with a bound derived from the
+// reduction depth, not bitwise.
+template <int BlockThreads>
+__global__ void float_kernel(const float* in, float* out) {
+  __shared__ BlockReduceStorage<float, BlockThreads> temp;
+  const float r = block_reduce(temp, in[blockIdx.x * BlockThreads + threadIdx.x], Sum{});
+  if (threadIdx.x == 0) out[blockIdx.x] = r;
+}
+
+TEST_CASE("block_reduce of real floats is within the rounding bound of a double sum") {
+  constexpr int bt = 256, blocks = 64;
+  const auto host = tilecraft::test::random_vector<float>(bt * blocks, -1.0, 1.0, 999);
+  DeviceBuffer<float> in(host), out(blocks);
+  out.poison();
+  float_kernel<bt><<<blocks, bt>>>(in.get(), out.get());
+  tilecraft::test::sync_and_check();
+  const auto got = out.download();
+  for (int b = 0; b < blocks; ++b) {
+    double ref = 0, abs_sum = 0;
+    for (int t = 0; t < bt; ++t) {
+      ref += host[static_cast<std::size_t>(b * bt + t)];
+      abs_sum += std::fabs(host[static_cast<std::size_t>(b * bt + t)]);
+    }
+    CHECK(std::fabs(got[static_cast<std::size_t>(b)] - ref) <= tilecraft::test::sum_tolerance(abs_sum, 8 + 1, 0x1p-24));
+  }
+}

@@ -1,0 +1,215 @@
+// tilecraft::reduce against cub::DeviceReduce (same operator, same init) and a double host
+// reference: sizes from 0 to past 2^31, every operator, integer, floating and user types,
+// misaligned inputs, the two-phase and the convenience forms, determinism, NaN and Inf.
+#include <doctest/doctest.h>
+
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include <cub/device/device_reduce.cuh>
+#include <thrust/device_ptr.h>
+#include <thrust/reduce.h>
+
+#include <tilecraft/device/reduce.cuh>
+#include <tilecraft/util/functional.cuh>
+
+#include "ops.cuh"
+#include "test_util.cuh"
+
+using namespace tilecraft;
+using tilecraft::test::DeviceBuffer;
+
+// Runs tilecraft::reduce through the two-phase API on a fresh, poisoned output.
+template <class In, class Out, class Op, class Init>
+Out run_reduce(const In* d_in, std::int64_t n, Op op, Init init) {
+  DeviceBuffer<Out> out(1);
+  out.poison();
+  std::size_t bytes = 0;
+  REQUIRE(reduce(nullptr, bytes, d_in, out.get(), n, op, init) == cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  temp.poison();  // the algorithm must not rely on zeroed temp storage
+  REQUIRE(reduce(temp.get(), bytes, d_in, out.get(), n, op, init) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  return out.download()[0];
+}
+
+template <class In, class Out, class Op, class Init>
+Out run_cub(const In* d_in, std::int64_t n, Op op, Init init) {
+  DeviceBuffer<Out> out(1);
+  std::size_t bytes = 0;
+  TILECRAFT_THROW_IF_ERROR(cub::DeviceReduce::Reduce(nullptr, bytes, d_in, out.get(), n, op, init));
+  DeviceBuffer<unsigned char> temp(bytes);
+  TILECRAFT_THROW_IF_ERROR(cub::DeviceReduce::Reduce(temp.get(), bytes, d_in, out.get(), n, op, init));
+  tilecraft::test::sync_and_check();
+  return out.download()[0];
+}
+
+const std::int64_t sizes[] = {0, 1, 2, 31, 33, 1000, 4097, 4099 + 16, 65536 + 3, (1 << 20) + 7, (1 << 22) + 1};
+
+TEST_CASE("integer sums, minima and maxima equal CUB's exactly at every size and alignment") {
+  for (std::int64_t n : sizes) {
+    for (int shift : {0, 1, 3}) {
+      CAPTURE(n);
+      CAPTURE(shift);
+      const auto host =
+          tilecraft::test::random_vector<int>(static_cast<std::size_t>(n + shift), -1000000, 1000000, n + shift);
+      DeviceBuffer<int> in(host);
+      const int* p = in.get() + shift;
+      CHECK(run_reduce<int, int>(p, n, Sum{}, 7) == run_cub<int, int>(p, n, Sum{}, 7));
+      CHECK(run_reduce<int, int>(p, n, Min{}, INT32_MAX) == run_cub<int, int>(p, n, Min{}, INT32_MAX));
+      CHECK(run_reduce<int, int>(p, n, Max{}, INT32_MIN) == run_cub<int, int>(p, n, Max{}, INT32_MIN));
+      // 64-bit accumulation of 32-bit inputs (the init's type decides, as in CUB).
+      CHECK(run_reduce<int, long long>(p, n, Sum{}, 0LL) == run_cub<int, long long>(p, n, Sum{}, 0LL));
+      long long ref = 0;
+      for (std::int64_t i = 0; i < n; ++i) ref += host[static_cast<std::size_t>(i + shift)];
+      CHECK(run_reduce<int, long long>(p, n, Sum{}, 0LL) == ref);
+    }
+  }
+}
+
+TEST_CASE("float sums: exact on integer values, within the rounding bound on real values") {
+  for (std::int64_t n : sizes) {
+    for (int shift : {0, 1, 2, 3}) {
+      CAPTURE(n);
+      CAPTURE(shift);
+      // Values 0..3: every partial sum is an integer below 2^24, so any order is exact and a
+      // missing or doubled element shows.
+      const auto ints = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n + shift), 0, 3, 7 * n + shift);
+      std::vector<float> exact(ints.begin(), ints.end());
+      DeviceBuffer<float> in(exact);
+      double ref = 0;
+      for (std::int64_t i = 0; i < n; ++i) ref += exact[static_cast<std::size_t>(i + shift)];
+      CHECK(run_reduce<float, float>(in.get() + shift, n, Sum{}, 0.5f) == static_cast<float>(ref + 0.5));
+
+      const auto real =
+          tilecraft::test::random_vector<float>(static_cast<std::size_t>(n + shift), -1.0, 1.0, 11 * n + shift);
+      in.upload(real);
+      double rref = 0, abs_sum = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        rref += real[static_cast<std::size_t>(i + shift)];
+        abs_sum += std::fabs(real[static_cast<std::size_t>(i + shift)]);
+      }
+      const float got = run_reduce<float, float>(in.get() + shift, n, Sum{}, 0.0f);
+      // Longest dependent chain: a thread's share of the array plus the tree levels.
+      const double depth = static_cast<double>(n) / 256.0 + 64;
+      CHECK(std::fabs(got - rref) <= tilecraft::test::sum_tolerance(abs_sum, depth, 0x1p-24));
+      float mn = std::numeric_limits<float>::infinity();
+      for (std::int64_t i = 0; i < n; ++i) mn = std::fmin(mn, real[static_cast<std::size_t>(i + shift)]);
+      CHECK(run_reduce<float, float>(in.get() + shift, n, Min{}, std::numeric_limits<float>::infinity()) == mn);
+    }
+  }
+}
+
+TEST_CASE("double, half and user-type reductions") {
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{999}, std::int64_t{(1 << 18) + 5}}) {
+    CAPTURE(n);
+    const auto d = tilecraft::test::random_vector<double>(static_cast<std::size_t>(n), -1.0, 1.0, 3 * n);
+    DeviceBuffer<double> din(d);
+    double ref = 0, abs_sum = 0;
+    for (double x : d) {
+      ref += x;
+      abs_sum += std::fabs(x);
+    }
+    CHECK(std::fabs(run_reduce<double, double>(din.get(), n, Sum{}, 0.0) - ref) <=
+          tilecraft::test::sum_tolerance(abs_sum, static_cast<double>(n) / 256 + 64, 0x1p-53));
+
+    // __half inputs accumulate in float: integer values stay exact far beyond half's range.
+    const auto small = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n), 0, 4, 5 * n);
+    std::vector<__half> h(small.size());
+    long long href = 0;
+    for (std::size_t i = 0; i < small.size(); ++i) {
+      h[i] = __half(static_cast<float>(small[i]));
+      href += small[i];
+    }
+    DeviceBuffer<__half> hin(h);
+    CHECK(run_reduce<__half, float>(hin.get(), n, Sum{}, __half(0.0f)) == static_cast<float>(href));
+
+    // An 8-byte struct with a commutative argmin operator.
+    auto g = tilecraft::test::rng(17 * n);
+    std::vector<test::ArgMin> a(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = {static_cast<float>(g() % 1000), static_cast<std::int32_t>(i)};
+    test::ArgMin aref{1e30f, -1};
+    for (const auto& x : a) aref = test::ArgMinOp{}(aref, x);
+    DeviceBuffer<test::ArgMin> ain(a);
+    CHECK(run_reduce<test::ArgMin, test::ArgMin>(ain.get(), n, test::ArgMinOp{}, test::ArgMin{1e30f, -1}) == aref);
+  }
+}
+
+TEST_CASE("int8 inputs past 2^31 elements, accumulated in 64 bits") {
+  if (const char* env = std::getenv("TILECRAFT_TEST_HUGE"); env != nullptr && std::strcmp(env, "0") == 0) {
+    MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^31 + 5 element case");
+    return;
+  }
+  const std::int64_t n = (std::int64_t{1} << 31) + 5;
+  DeviceBuffer<std::int8_t> in(static_cast<std::size_t>(n) + 1);
+  // A pattern with a known sum: fill with 3, then set a few bytes (head, 2^31 boundary, tail).
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 3, static_cast<std::size_t>(n) + 1));
+  const std::int8_t marks[] = {-100, 77, -5, 120};
+  const std::int64_t where[] = {1, 2, (std::int64_t{1} << 31) - 1, n};
+  for (int i = 0; i < 4; ++i)
+    TILECRAFT_THROW_IF_ERROR(cudaMemcpy(in.get() + where[i], &marks[i], 1, cudaMemcpyHostToDevice));
+  // Input starts at +1 (misaligned) and covers buffer[1 .. n]: all four marks, n - 4 threes.
+  const std::int64_t ref = 3 * (n - 4) + (-100 + 77 - 5 + 120);
+  CHECK(run_reduce<std::int8_t, long long>(in.get() + 1, n, Sum{}, 0LL) == ref);
+  CHECK(run_cub<std::int8_t, long long>(in.get() + 1, n, Sum{}, 0LL) == ref);
+}
+
+TEST_CASE("the result is bitwise identical run to run") {
+  const std::int64_t n = (1 << 24) + 13;
+  const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 4242);
+  DeviceBuffer<float> in(real);
+  for (std::int64_t m : {n, std::int64_t{5000}, std::int64_t{70000}}) {
+    const float first = run_reduce<float, float>(in.get() + 1, m, Sum{}, 0.0f);
+    for (int run = 0; run < 20; ++run) {
+      const float again = run_reduce<float, float>(in.get() + 1, m, Sum{}, 0.0f);
+      CHECK(std::memcmp(&first, &again, sizeof(float)) == 0);
+    }
+  }
+}
+
+TEST_CASE("NaN and Inf propagate through sums as in CUB") {
+  for (std::int64_t n : {std::int64_t{100}, std::int64_t{(1 << 20) + 3}}) {
+    std::vector<float> v(static_cast<std::size_t>(n), 1.0f);
+    DeviceBuffer<float> in(v);
+    auto set = [&](std::int64_t i, float x) {
+      TILECRAFT_THROW_IF_ERROR(cudaMemcpy(in.get() + i, &x, sizeof x, cudaMemcpyHostToDevice));
+    };
+    set(n / 2, std::numeric_limits<float>::infinity());
+    float a = run_reduce<float, float>(in.get(), n, Sum{}, 0.0f), b = run_cub<float, float>(in.get(), n, Sum{}, 0.0f);
+    CHECK(std::isinf(a));
+    CHECK(a > 0);
+    CHECK(a == b);
+    set(n - 1, -std::numeric_limits<float>::infinity());
+    a = run_reduce<float, float>(in.get(), n, Sum{}, 0.0f);
+    CHECK(std::isnan(a));
+    CHECK(std::isnan(run_cub<float, float>(in.get(), n, Sum{}, 0.0f)));
+    set(n - 1, std::numeric_limits<float>::quiet_NaN());
+    CHECK(std::isnan(run_reduce<float, float>(in.get(), n, Sum{}, 0.0f)));
+  }
+}
+
+TEST_CASE("the convenience form, streams, and agreement with thrust::reduce") {
+  const std::int64_t n = (1 << 21) + 77;
+  const auto ints = tilecraft::test::random_vector<long long>(static_cast<std::size_t>(n), -1000000, 1000000, 31337);
+  DeviceBuffer<long long> in(ints), out(1);
+  out.poison();
+  cudaStream_t stream;
+  TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
+  CHECK(reduce(in.get(), out.get(), n, Sum{}, 0LL, stream) == cudaSuccess);
+  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
+  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  const long long want = thrust::reduce(thrust::device_ptr<const long long>(in.get()),
+                                        thrust::device_ptr<const long long>(in.get() + n), 0LL);
+  CHECK(out.download()[0] == want);
+  // n == 0 writes the init.
+  out.poison();
+  CHECK(reduce(in.get(), out.get(), 0, Sum{}, 42LL) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  CHECK(out.download()[0] == 42);
+}

@@ -1,0 +1,40 @@
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+
+#include <tilecraft/util/math.cuh>
+
+using namespace tilecraft;
+
+TEST_CASE("ceil_div and round_up agree with their definitions on random operands") {
+  std::mt19937_64 g(std::random_device{}());
+  std::uniform_int_distribution<std::int64_t> a_dist(0, std::int64_t{1} << 40);
+  std::uniform_int_distribution<std::int64_t> b_dist(1, 1 << 20);
+  for (int i = 0; i < 10000; ++i) {
+    const std::int64_t a = a_dist(g);
+    const std::int64_t b = b_dist(g);
+    const std::int64_t q = ceil_div(a, b);
+    CHECK(q * b >= a);
+    CHECK((q - 1) * b < a + (a == 0 ? b : 0));
+    CHECK(round_up(a, b) == q * b);
+  }
+  CHECK(ceil_div(0, 7) == 0);
+  CHECK(ceil_div(1, 7) == 1);
+  CHECK(ceil_div(7, 7) == 1);
+  CHECK(ceil_div(8, 7) == 2);
+}
+
+TEST_CASE("power-of-two helpers") {
+  for (int x = 1; x < 5000; ++x) {
+    int p = 1;
+    while (p * 2 <= x) p *= 2;
+    CHECK(pow2_floor(x) == p);
+    CHECK(pow2_ceil(x) == (p == x ? p : 2 * p));
+    CHECK(is_pow2(x) == (p == x));
+    CHECK((1 << log2_floor(x)) == p);
+  }
+  CHECK_FALSE(is_pow2(0));
+  CHECK_FALSE(is_pow2(-4));
+  static_assert(ceil_div(10, 3) == 4 && pow2_ceil(33) == 64 && log2_floor(1024) == 10);
+}

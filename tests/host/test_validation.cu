@@ -1,0 +1,51 @@
+// Bad runtime arguments are rejected with cudaErrorInvalidValue before any launch. These run
+// without a GPU: every rejection happens before the first CUDA call.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include <tilecraft/device/reduce.cuh>
+#include <tilecraft/device/transpose.cuh>
+#include <tilecraft/util/functional.cuh>
+
+using namespace tilecraft;
+
+TEST_CASE("transpose rejects bad arguments before launching") {
+  // Fake, never dereferenced addresses: validation must not touch them.
+  auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
+  CHECK(transpose(out, 4, in, 4, -1, 4) == cudaErrorInvalidValue);
+  CHECK(transpose(out, 4, in, 4, 4, -1) == cudaErrorInvalidValue);
+  CHECK(transpose(static_cast<float*>(nullptr), 4, in, 4, 4, 4) == cudaErrorInvalidValue);
+  CHECK(transpose(out, 4, static_cast<const float*>(nullptr), 4, 4, 4) == cudaErrorInvalidValue);
+  CHECK(transpose(out, 4, in, 3, 4, 4) == cudaErrorInvalidValue);              // ld_in < cols
+  CHECK(transpose(out, 3, in, 4, 4, 4) == cudaErrorInvalidValue);              // ld_out < rows
+  CHECK(transpose(out, 4, in, INT64_MAX / 2, 4, 4) == cudaErrorInvalidValue);  // overflows
+  // In-place or overlapping.
+  CHECK(transpose(const_cast<float*>(in), 4, in, 4, 4, 4) == cudaErrorInvalidValue);
+  CHECK(transpose(const_cast<float*>(in) + 3, 4, in, 4, 4, 4) == cudaErrorInvalidValue);
+  // Empty matrices are a successful no-op, even with null pointers.
+  CHECK(transpose(static_cast<float*>(nullptr), 0, static_cast<const float*>(nullptr), 0, 0, 7) == cudaSuccess);
+  CHECK(transpose(static_cast<double*>(nullptr), 5, static_cast<const double*>(nullptr), 0, 5, 0) == cudaSuccess);
+}
+
+TEST_CASE("reduce rejects bad arguments before launching") {
+  auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
+  void* temp = reinterpret_cast<void*>(std::uintptr_t{1} << 32);
+  std::size_t bytes = 1 << 20;
+  CHECK(reduce(temp, bytes, in, out, -1, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  CHECK(reduce(nullptr, bytes, in, out, -5, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  CHECK(reduce(temp, bytes, in, static_cast<float*>(nullptr), 10, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  CHECK(reduce(temp, bytes, static_cast<const float*>(nullptr), out, 10, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  CHECK(reduce(in, static_cast<float*>(nullptr), 10, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  CHECK(reduce(in, out, -1, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  // Small inputs need no device query: the size query works without a GPU.
+  std::size_t query = 0;
+  CHECK(reduce(nullptr, query, in, out, 1000, Sum{}, 0.0f) == cudaSuccess);
+  CHECK(query >= 1);
+  // Too little or misaligned temp storage.
+  std::size_t small = query - 1;
+  CHECK(reduce(temp, small, in, out, 1000, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  CHECK(reduce(static_cast<char*>(temp) + 4, query, in, out, 1000, Sum{}, 0.0f) == cudaErrorInvalidValue);
+}

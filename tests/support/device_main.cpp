@@ -1,0 +1,46 @@
+// doctest main for device tests. Without a usable GPU it exits 77 (ctest: skipped) when asked
+// to run tests, but still answers listing and help requests, so test discovery works on CPU
+// machines. With a GPU it prints the device and the random seed, so failures can be replayed
+// with TILECRAFT_TEST_SEED=<seed>.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "test_util.cuh"
+
+namespace {
+bool only_lists(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    for (const char* flag : {"-ltc", "-lts", "-lr", "-h", "-?", "-v", "-c"}) {
+      if (std::strcmp(a, flag) == 0) return true;
+    }
+    for (const char* prefix : {"--list", "--dt-list", "--help", "--version", "--count", "--dt-count"}) {
+      if (std::strncmp(a, prefix, std::strlen(prefix)) == 0) return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (!only_lists(argc, argv)) {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+      std::printf("no CUDA device: device tests skipped\n");
+      return 77;
+    }
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+      std::printf("device: %s (sm_%d%d), seed: %llu\n", prop.name, prop.major, prop.minor,
+                  static_cast<unsigned long long>(tilecraft::test::seed()));
+    }
+  }
+  doctest::Context context;
+  context.applyCommandLine(argc, argv);
+  return context.run();
+}
