@@ -13,21 +13,23 @@
 
 #include "example_util.cuh"
 
+// `step` is 1 at run time; as a kernel argument it keeps the compiler from merging a lane's 32
+// reads of its row into 16-byte vector loads, so each read stays one warp-wide column access.
 template <class Tile>
-__global__ void column_reads(float* out) {
+__global__ void column_reads(float* out, int step) {
   __shared__ Tile tile;
   for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x) tile(i / 32, i % 32) = static_cast<float>(i);
   __syncthreads();
   const int lane = threadIdx.x % 32;
   float acc = 0.0f;
 #pragma unroll
-  for (int c = 0; c < 32; ++c) acc += tile(lane, c);  // lane l reads row l: a column per step
+  for (int c = 0; c < 32; ++c) acc += tile(lane, (c * step) & 31);  // lane l reads row l: a column per step
   out[threadIdx.x] = acc;
 }
 
 template <class Tile>
 void run(const char* name, float* out) {
-  column_reads<Tile><<<1, 256>>>(out);
+  column_reads<Tile><<<1, 256>>>(out, 1);
   TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
   TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
   const int per_read = tilecraft::bank::column_wavefronts<Tile>();

@@ -26,7 +26,7 @@ constexpr int items_per_thread = 3;
 
 // Outputs per block: [0] reduce, [1] reduce over valid_items, [2] 3-items-per-thread reduce,
 // [3] cub::BlockReduce (when comparable); per thread: all_reduce and all_reduce over valid.
-template <int BlockThreads, BlockReduceAlgorithm Algo, bool WithCub, class T, class Op>
+template <int BlockThreads, BlockReduceAlgorithm Algo, bool WithCub, int BX, int BY, int BZ, class T, class Op>
 __global__ void block_kernel(const T* in, const T* in3, T* per_block, T* all, T* all_valid, const int* valid, Op op) {
   __shared__ BlockReduceStorage<T, BlockThreads, Algo> temp;
   const int rank = thread_rank();
@@ -45,7 +45,7 @@ __global__ void block_kernel(const T* in, const T* in3, T* per_block, T* all, T*
   __syncthreads();
   all_valid[b * BlockThreads + rank] = block_all_reduce(temp, v, op, valid[b]);
   if constexpr (WithCub) {
-    using CubReduce = cub::BlockReduce<T, BlockThreads>;
+    using CubReduce = cub::BlockReduce<T, BX, cub::BLOCK_REDUCE_WARP_REDUCTIONS, BY, BZ>;
     __shared__ typename CubReduce::TempStorage cub_temp;
     const T c = CubReduce(cub_temp).Reduce(v, op);
     if (rank == 0) per_block[b * 4 + 3] = c;
@@ -75,8 +75,10 @@ T fold(const T* x, int n, Op op) {
   return static_cast<T>(acc);
 }
 
-template <int BlockThreads, BlockReduceAlgorithm Algo, bool WithCub = false, class T, class Op>
-void check_block(const std::vector<T>& host, const std::vector<T>& host3, Op op, dim3 block, std::uint64_t salt) {
+template <int BlockThreads, BlockReduceAlgorithm Algo, bool WithCub, int BX, int BY, int BZ, class T, class Op>
+void check_block(const std::vector<T>& host, const std::vector<T>& host3, Op op, std::uint64_t salt) {
+  static_assert(BX * BY * BZ == BlockThreads);
+  const dim3 block(BX, BY, BZ);
   CAPTURE(BlockThreads);
   CAPTURE(static_cast<int>(Algo));
   const int blocks = static_cast<int>(host.size()) / BlockThreads;
@@ -91,7 +93,7 @@ void check_block(const std::vector<T>& host, const std::vector<T>& host3, Op op,
   per_block.poison();
   all.poison();
   all_valid.poison();
-  block_kernel<BlockThreads, Algo, WithCub>
+  block_kernel<BlockThreads, Algo, WithCub, BX, BY, BZ>
       <<<blocks, block>>>(in.get(), in3.get(), per_block.get(), all.get(), all_valid.get(), d_valid.get(), op);
   tilecraft::test::sync_and_check();
   const auto h_block = per_block.download(), h_all = all.download(), h_all_valid = all_valid.download();
@@ -122,44 +124,54 @@ std::vector<T> small_ints(std::size_t n, int lo, int hi, std::uint64_t salt) {
   return out;
 }
 
-template <int BlockThreads, BlockReduceAlgorithm Algo>
-void check_block_size(dim3 block) {
+template <BlockReduceAlgorithm Algo, int BX, int BY = 1, int BZ = 1>
+void check_block_size() {
+  constexpr int BlockThreads = BX * BY * BZ;
   const std::size_t n = static_cast<std::size_t>(BlockThreads) * 9;
   const std::uint64_t s = BlockThreads * 100 + static_cast<int>(Algo);
   // int and integer-valued float/double: exact in any order, compared with CUB too.
-  check_block<BlockThreads, Algo, true>(small_ints<int>(n, -1000, 1000, s), small_ints<int>(n * 3, -9, 9, s + 1), Sum{},
-                                        block, s + 2);
-  check_block<BlockThreads, Algo, true>(small_ints<float>(n, -1000, 1000, s + 3),
-                                        small_ints<float>(n * 3, -9, 9, s + 4), Sum{}, block, s + 5);
-  check_block<BlockThreads, Algo, true>(small_ints<double>(n, -99, 99, s + 6), small_ints<double>(n * 3, -9, 9, s + 7),
-                                        Max{}, block, s + 8);
-  check_block<BlockThreads, Algo>(small_ints<float>(n, -1000, 1000, s + 9), small_ints<float>(n * 3, -9, 9, s + 10),
-                                  Min{}, block, s + 11);
+  check_block<BlockThreads, Algo, true, BX, BY, BZ>(small_ints<int>(n, -1000, 1000, s),
+                                                    small_ints<int>(n * 3, -9, 9, s + 1), Sum{}, s + 2);
+  check_block<BlockThreads, Algo, true, BX, BY, BZ>(small_ints<float>(n, -1000, 1000, s + 3),
+                                                    small_ints<float>(n * 3, -9, 9, s + 4), Sum{}, s + 5);
+  check_block<BlockThreads, Algo, true, BX, BY, BZ>(small_ints<double>(n, -99, 99, s + 6),
+                                                    small_ints<double>(n * 3, -9, 9, s + 7), Max{}, s + 8);
+  check_block<BlockThreads, Algo, false, BX, BY, BZ>(small_ints<float>(n, -1000, 1000, s + 9),
+                                                     small_ints<float>(n * 3, -9, 9, s + 10), Min{}, s + 11);
   // 16-bit floats accumulate in float: an integer sum up to 2^24 is exact there.
-  check_block<BlockThreads, Algo>(small_ints<__half>(n, 0, 64, s + 12), small_ints<__half>(n * 3, 0, 8, s + 13), Sum{},
-                                  block, s + 14);
-  check_block<BlockThreads, Algo>(small_ints<__nv_bfloat16>(n, -64, 64, s + 15),
-                                  small_ints<__nv_bfloat16>(n * 3, 0, 8, s + 16), Sum{}, block, s + 17);
-  // Order-sensitive user type.
-  auto g = tilecraft::test::rng(s + 18);
-  std::vector<test::Affine> f(n), f3(n * 3);
-  for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
-  for (auto& x : f3) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
-  check_block<BlockThreads, Algo>(f, f3, test::Compose{}, block, s + 19);
+  check_block<BlockThreads, Algo, false, BX, BY, BZ>(small_ints<__half>(n, 0, 64, s + 12),
+                                                     small_ints<__half>(n * 3, 0, 8, s + 13), Sum{}, s + 14);
+  check_block<BlockThreads, Algo, false, BX, BY, BZ>(small_ints<__nv_bfloat16>(n, -64, 64, s + 15),
+                                                     small_ints<__nv_bfloat16>(n * 3, 0, 8, s + 16), Sum{}, s + 17);
+  // An associative, non-commutative user type: warp_shuffle must combine in rank order.
+  // (shared_tree pairs t with t + stride and is documented to need a commutative operator.)
+  if constexpr (Algo == BlockReduceAlgorithm::warp_shuffle) {
+    auto g = tilecraft::test::rng(s + 18);
+    std::vector<test::Affine> f(n), f3(n * 3);
+    for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+    for (auto& x : f3) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+    check_block<BlockThreads, Algo, false, BX, BY, BZ>(f, f3, test::Compose{}, s + 19);
+  }
+  // A commutative 8-byte user type for both algorithms.
+  auto h = tilecraft::test::rng(s + 20);
+  std::vector<test::ArgMin> a(n), a3(n * 3);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = {static_cast<float>(h() % 100), static_cast<std::int32_t>(i)};
+  for (std::size_t i = 0; i < a3.size(); ++i) a3[i] = {static_cast<float>(h() % 100), static_cast<std::int32_t>(i)};
+  check_block<BlockThreads, Algo, false, BX, BY, BZ>(a, a3, test::ArgMinOp{}, s + 21);
 }
 
 TEST_CASE_TEMPLATE_DEFINE("block_reduce at every block size", Algo, block_sizes) {
   constexpr BlockReduceAlgorithm A = Algo::value;
-  check_block_size<17, A>(dim3(17));
-  check_block_size<32, A>(dim3(32));
-  check_block_size<64, A>(dim3(64));
-  check_block_size<96, A>(dim3(96));
-  check_block_size<100, A>(dim3(100));
-  check_block_size<128, A>(dim3(16, 8));    // 2D
-  check_block_size<256, A>(dim3(8, 4, 8));  // 3D
-  check_block_size<512, A>(dim3(512));
-  check_block_size<1000, A>(dim3(1000));
-  check_block_size<1024, A>(dim3(1024));
+  check_block_size<A, 17>();
+  check_block_size<A, 32>();
+  check_block_size<A, 64>();
+  check_block_size<A, 96>();
+  check_block_size<A, 100>();
+  check_block_size<A, 16, 8>();    // 2D
+  check_block_size<A, 8, 4, 8>();  // 3D
+  check_block_size<A, 512>();
+  check_block_size<A, 1000>();
+  check_block_size<A, 1024>();
 }
 TEST_CASE_TEMPLATE_INVOKE(block_sizes, std::integral_constant<BlockReduceAlgorithm, BlockReduceAlgorithm::warp_shuffle>,
                           std::integral_constant<BlockReduceAlgorithm, BlockReduceAlgorithm::shared_tree>);

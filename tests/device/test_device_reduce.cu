@@ -164,7 +164,8 @@ TEST_CASE("the result is bitwise identical run to run") {
   const std::int64_t n = (1 << 24) + 13;
   const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 4242);
   DeviceBuffer<float> in(real);
-  for (std::int64_t m : {n, std::int64_t{5000}, std::int64_t{70000}}) {
+  // Misaligned by one element: m <= n - 1 elements fit after in.get() + 1.
+  for (std::int64_t m : {n - 1, std::int64_t{5000}, std::int64_t{70000}}) {
     const float first = run_reduce<float, float>(in.get() + 1, m, Sum{}, 0.0f);
     for (int run = 0; run < 20; ++run) {
       const float again = run_reduce<float, float>(in.get() + 1, m, Sum{}, 0.0f);

@@ -25,7 +25,8 @@ enum class BlockReduceAlgorithm {
   //! The course's tree: every thread stores its value in shared memory, then log2(BlockThreads)
   //! rounds halve the active threads (sequential addressing, conflict-free), each followed by
   //! a barrier. BlockThreads values of shared memory and ~log2(BlockThreads) barriers: kept for
-  //! teaching and comparison, several times slower than warp_shuffle.
+  //! teaching and comparison, several times slower than warp_shuffle. Thread t combines t with
+  //! t + stride, so the operator must be commutative as well as associative.
   shared_tree,
 };
 
@@ -67,9 +68,10 @@ struct BlockReduceOpRule {
 
 #if defined(__CUDACC__)
 
-//! Reduces one value per thread over the block with `op` (associative, applied in thread-rank
-//! order; need not be commutative). The block has BlockThreads threads in any 1D/2D/3D shape;
-//! all of them must call this (it contains __syncthreads()).
+//! Reduces one value per thread over the block with `op` (associative; warp_shuffle applies it
+//! in thread-rank order, so it need not be commutative; shared_tree needs it commutative).
+//! The block has BlockThreads threads in any 1D/2D/3D shape; all of them must call this (it
+//! contains __syncthreads()).
 //!
 //! Result: valid in thread 0 (rank 0) only. Barriers: 1 (warp_shuffle) or ~log2(BlockThreads)
 //! (shared_tree). Shared memory: sizeof(temp). 16-bit floats accumulate in float.

@@ -48,8 +48,10 @@ struct WarpReduceRules {
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_reduce(T value, Op op) {
   static_assert(detail::WarpReduceRules<LogicalWarpThreads, T, Op>::checked);
+  // Offsets grow (1, 2, 4, ...): after step k, lane i (i a multiple of 2^(k+1)) holds the
+  // in-order fold of lanes [i, i + 2^(k+1)), so lane 0 ends with lane 0 op lane 1 op ... in order.
 #pragma unroll
-  for (int offset = LogicalWarpThreads / 2; offset > 0; offset /= 2) {
+  for (int offset = 1; offset < LogicalWarpThreads; offset *= 2) {
     value = static_cast<T>(op(value, shuffle_down(value, offset, LogicalWarpThreads)));
   }
   return value;
@@ -62,7 +64,7 @@ TILECRAFT_DEVICE T warp_reduce(T value, Op op, int valid_lanes, unsigned member_
   static_assert(detail::WarpReduceRules<LogicalWarpThreads, T, Op>::checked);
   const int lane = thread_rank() & (LogicalWarpThreads - 1);
 #pragma unroll
-  for (int offset = LogicalWarpThreads / 2; offset > 0; offset /= 2) {
+  for (int offset = 1; offset < LogicalWarpThreads; offset *= 2) {
     const T other = shuffle_down(value, offset, LogicalWarpThreads, member_mask);
     if (lane + offset < valid_lanes) value = static_cast<T>(op(value, other));
   }
