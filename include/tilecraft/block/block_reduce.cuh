@@ -18,9 +18,10 @@ namespace tilecraft {
 
 //! The algorithms behind block_reduce.
 enum class BlockReduceAlgorithm {
-  //! Each warp reduces with shuffles, one partial per warp goes through shared memory, and
-  //! warp 0 reduces the partials with shuffles. One barrier (two for the all-threads variant),
-  //! (BlockThreads / 32 + 1) words of shared memory per word of T. The default.
+  //! Each warp reduces with shuffles (one redux.sync for 32-bit integer sum/min/max on sm_80+),
+  //! one partial per warp goes through shared memory, and thread 0 folds the partials in warp
+  //! order. One barrier (two for the all-threads variant), BlockThreads / 32 + 1 values of
+  //! shared memory. Combines in thread-rank order. The default.
   warp_shuffle,
   //! The course's tree: every thread stores its value in shared memory, then log2(BlockThreads)
   //! rounds halve the active threads (sequential addressing, conflict-free), each followed by
@@ -86,7 +87,7 @@ TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& 
   static_assert(detail::BlockReduceOpRule<T, Op>::checked);
   TILECRAFT_ASSERT(block_threads() == BlockThreads);
   return static_cast<T>(
-      Storage::impl::reduce(temp.storage, static_cast<block_accumulator_t<T>>(input), op, BlockThreads, thread_rank()));
+      Storage::impl::reduce_full(temp.storage, static_cast<block_accumulator_t<T>>(input), op, thread_rank()));
 }
 
 //! As block_reduce, but only threads of rank < valid_items (1 ... BlockThreads) contribute;
@@ -113,7 +114,7 @@ requires(Items >= 1) TILECRAFT_DEVICE T
   Acc acc = static_cast<Acc>(items[0]);
 #pragma unroll
   for (int i = 1; i < Items; ++i) acc = static_cast<Acc>(op(acc, static_cast<Acc>(items[i])));
-  return static_cast<T>(Storage::impl::reduce(temp.storage, acc, op, BlockThreads, thread_rank()));
+  return static_cast<T>(Storage::impl::reduce_full(temp.storage, acc, op, thread_rank()));
 }
 
 //! Reduces one value per thread and returns the result to every thread of the block (one
@@ -123,8 +124,8 @@ TILECRAFT_DEVICE T block_all_reduce(BlockReduceStorage<T, BlockThreads, Algorith
                                     Op op) {
   using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
   static_assert(detail::BlockReduceOpRule<T, Op>::checked);
-  return static_cast<T>(Storage::impl::all_reduce(temp.storage, static_cast<block_accumulator_t<T>>(input), op,
-                                                  BlockThreads, thread_rank()));
+  return static_cast<T>(
+      Storage::impl::all_reduce_full(temp.storage, static_cast<block_accumulator_t<T>>(input), op, thread_rank()));
 }
 
 //! block_all_reduce over the first `valid_items` threads.

@@ -1,6 +1,6 @@
 //! \file device/reduce.cuh
-//! Whole-array reduction built from block_reduce: one kernel launch for any n, deterministic,
-//! with CUB's two-phase temp-storage signature.
+//! Whole-array reduction built from block_reduce: one kernel launch for any n (nothing else is
+//! enqueued), deterministic, with CUB's two-phase temp-storage signature.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+
+#include <cooperative_groups.h>
 
 #include "../block/block_reduce.cuh"
 #include "../config.cuh"
@@ -38,15 +40,22 @@ using reduce_accumulator_t = typename detail::ReduceAccumulator<Op, Init, In>::t
 
 namespace detail {
 
-//! Launch shape of tilecraft::reduce. A tile is what one block reads per step: every thread
+//! Launch shapes of tilecraft::reduce. A tile is what one block reads per step: every thread
 //! issues `vectors_per_thread` independent 16-byte loads before combining any of them.
-struct ReducePolicy {
+//! Small inputs go to one wide block (128 KiB in flight, no partials, no grid barrier);
+//! large ones to a cooperative grid of `blocks_per_sm` blocks per multiprocessor, all
+//! resident at once (__launch_bounds__ caps registers so that they fit on sm_75 ... sm_90).
+struct ReduceSingleBlockPolicy {
+  static constexpr int threads = 1024;
+  static constexpr int vectors_per_thread = 8;
+  //! Inputs up to this size take the one-block kernel: below it one multiprocessor streams
+  //! the input in less time than a grid takes to launch and meet at its barrier.
+  static constexpr std::int64_t max_bytes = 256 * 1024;
+};
+struct ReduceGridPolicy {
   static constexpr int threads = 256;
   static constexpr int vectors_per_thread = 4;
   static constexpr int blocks_per_sm = 4;
-  //! Inputs up to this many bytes are reduced by one block: no second block, no counter, no
-  //! temp storage. Above it the array is spread over the whole GPU.
-  static constexpr std::int64_t single_block_bytes = 64 * 1024;
 };
 
 //! Elements per 16-byte load, or 1 when In cannot be loaded as aligned 16-byte vectors.
@@ -62,15 +71,6 @@ struct ReduceLoad {
 template <class Policy, int Vec>
 inline constexpr std::int64_t reduce_tile_elems =
     static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread* Vec;
-
-//! Where the partials and the arrival counter live inside the caller's temp storage.
-template <class Acc>
-struct ReduceTemp {
-  static constexpr std::size_t counter_bytes = 256;  // keeps the partials 256-byte aligned
-  static std::size_t bytes(int grid) {
-    return grid <= 1 ? 16 : counter_bytes + sizeof(Acc) * static_cast<std::size_t>(grid);
-  }
-};
 
 #if defined(__CUDACC__)
 
@@ -95,131 +95,157 @@ TILECRAFT_DEVICE T load_from_l2(const T* p) {
   }
 }
 
-// Folds one thread's share of `in` into `acc`. The split depends only on n, the grid size and
-// the input's alignment, so the same call always combines the same values in the same order.
-//   body: 16-byte-aligned vectors; full tiles of threads * vectors_per_thread vectors are
-//         dealt to blocks round-robin (every thread of every block owns a vector of its first
-//         tile, so `acc` starts from real data and no identity element is needed);
-//   rest: the vectors after the last full tile, then the unaligned head and the tail, dealt to
-//         threads across the grid one element or vector each.
-template <class Policy, int Vec, class In, class Acc, class Op>
-TILECRAFT_DEVICE Acc thread_reduce_spread(const In* in, std::int64_t n, Op op) {
-  constexpr int vec = Vec;
-  using Word = typename ReduceLoad<In, Vec>::Word;
-  constexpr std::int64_t tile_vectors = static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread;
+// How the input splits: `head` elements before the first 16-byte boundary (the launcher
+// picks Vec > 1 only for naturally aligned elements, so this is a whole number of them), then
+// `body_vectors` aligned Vec-element vectors, then the tail. A tile is what one block reads per
+// step; `full_tiles` of them are dealt to blocks round-robin.
+template <class Policy, int Vec, class In>
+struct ReduceSplit {
+  static constexpr std::int64_t tile_vectors = static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread;
+  std::int64_t head;
+  std::int64_t body_vectors;
+  std::int64_t full_tiles;
 
-  // Elements before the first 16-byte boundary (the launcher picked Vec > 1 only when the
-  // elements are naturally aligned, so this is a whole number of them).
-  const auto addr = reinterpret_cast<std::uintptr_t>(in);
-  const std::int64_t head = Vec == 1 ? 0 : static_cast<std::int64_t>((16 - addr % 16) % 16 / sizeof(In));
-  const Word* body = reinterpret_cast<const Word*>(in + head);
-  const std::int64_t body_vectors = (n - head) / vec;
-  const std::int64_t full_tiles = body_vectors / tile_vectors;
+  TILECRAFT_DEVICE ReduceSplit(const In* in, std::int64_t n) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(in);
+    const std::int64_t misaligned = Vec == 1 ? 0 : static_cast<std::int64_t>((16 - addr % 16) % 16 / sizeof(In));
+    head = misaligned < n ? misaligned : n;
+    body_vectors = (n - head) / Vec;
+    full_tiles = body_vectors / tile_vectors;
+  }
+  //! Threads of a lone block (grid of 1) that receive at least one element: a prefix.
+  TILECRAFT_DEVICE int single_block_valid_threads(std::int64_t n) const {
+    if (full_tiles > 0) return Policy::threads;
+    const std::int64_t tail = n - head - body_vectors * Vec;
+    std::int64_t most = body_vectors < Policy::threads ? body_vectors : Policy::threads;
+    most = head > most ? head : most;
+    most = tail > most ? tail : most;
+    return static_cast<int>(most);
+  }
+};
+
+template <class Acc>
+struct Partial {
+  Acc value;
+  bool valid;
+};
+
+// Folds one thread's share of `in`. The split depends only on n, the grid size and the input's
+// alignment, so the same call always combines the same values in the same order.
+//   full tiles: every thread of a block owns vectors_per_thread vectors of each of its tiles and
+//               issues all their loads before combining any (so the value starts from real
+//               data and no identity element is needed);
+//   the rest:   the vectors after the last full tile, the unaligned head and the tail, dealt
+//               to threads across the grid one vector or element each.
+template <class Policy, int Vec, class In, class Acc, class Op>
+TILECRAFT_DEVICE Partial<Acc> thread_reduce_spread(const In* in, std::int64_t n, Op op) {
+  using Word = typename ReduceLoad<In, Vec>::Word;
+  using Split = ReduceSplit<Policy, Vec, In>;
+  constexpr std::int64_t tile_vectors = Split::tile_vectors;
+  const Split split(in, n);
+  const Word* body = reinterpret_cast<const Word*>(in + split.head);
   const int tid = threadIdx.x;
 
-  auto load = [&](std::int64_t v, In(&x)[vec]) {
+  auto load = [&](std::int64_t v, In(&x)[Vec]) {
     const Word w = body[v];
     std::memcpy(x, &w, sizeof(w));
   };
+  Partial<Acc> p{Acc{}, false};
+  auto fold = [&](const In& x) {
+    p.value = p.valid ? static_cast<Acc>(op(p.value, static_cast<Acc>(x))) : static_cast<Acc>(x);
+    p.valid = true;
+  };
 
-  Acc acc;
-  {
-    // First full tile: initializes acc.
+  if (static_cast<std::int64_t>(blockIdx.x) < split.full_tiles) {
     const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * tile_vectors + tid;
-    In x[Policy::vectors_per_thread][vec];
+    In x[Policy::vectors_per_thread][Vec];
 #pragma unroll
     for (int k = 0; k < Policy::vectors_per_thread; ++k) load(base + k * Policy::threads, x[k]);
-    acc = static_cast<Acc>(x[0][0]);
+    p.value = static_cast<Acc>(x[0][0]);
+    p.valid = true;
 #pragma unroll
-    for (int j = 1; j < vec; ++j) acc = static_cast<Acc>(op(acc, static_cast<Acc>(x[0][j])));
+    for (int j = 1; j < Vec; ++j) p.value = static_cast<Acc>(op(p.value, static_cast<Acc>(x[0][j])));
 #pragma unroll
     for (int k = 1; k < Policy::vectors_per_thread; ++k) {
 #pragma unroll
-      for (int j = 0; j < vec; ++j) acc = static_cast<Acc>(op(acc, static_cast<Acc>(x[k][j])));
+      for (int j = 0; j < Vec; ++j) p.value = static_cast<Acc>(op(p.value, static_cast<Acc>(x[k][j])));
     }
   }
-  for (std::int64_t t = blockIdx.x + gridDim.x; t < full_tiles; t += gridDim.x) {
+  for (std::int64_t t = blockIdx.x + gridDim.x; t < split.full_tiles; t += gridDim.x) {
     const std::int64_t base = t * tile_vectors + tid;
-    In x[Policy::vectors_per_thread][vec];
+    In x[Policy::vectors_per_thread][Vec];
 #pragma unroll
     for (int k = 0; k < Policy::vectors_per_thread; ++k) load(base + k * Policy::threads, x[k]);
 #pragma unroll
     for (int k = 0; k < Policy::vectors_per_thread; ++k) {
 #pragma unroll
-      for (int j = 0; j < vec; ++j) acc = static_cast<Acc>(op(acc, static_cast<Acc>(x[k][j])));
+      for (int j = 0; j < Vec; ++j) p.value = static_cast<Acc>(op(p.value, static_cast<Acc>(x[k][j])));
     }
   }
-  // Leftovers, spread over every thread of the grid.
+  // The rest, spread over every thread of the grid.
   const std::int64_t gtid = static_cast<std::int64_t>(blockIdx.x) * Policy::threads + tid;
   const std::int64_t gthreads = static_cast<std::int64_t>(gridDim.x) * Policy::threads;
-  for (std::int64_t v = full_tiles * tile_vectors + gtid; v < body_vectors; v += gthreads) {
-    In x[vec];
+  for (std::int64_t v = split.full_tiles * tile_vectors + gtid; v < split.body_vectors; v += gthreads) {
+    In x[Vec];
     load(v, x);
 #pragma unroll
-    for (int j = 0; j < vec; ++j) acc = static_cast<Acc>(op(acc, static_cast<Acc>(x[j])));
+    for (int j = 0; j < Vec; ++j) fold(x[j]);
   }
-  if (gtid < head) acc = static_cast<Acc>(op(acc, static_cast<Acc>(in[gtid])));
-  const std::int64_t tail_begin = head + body_vectors * vec;
-  for (std::int64_t i = tail_begin + gtid; i < n; i += gthreads)
-    acc = static_cast<Acc>(op(acc, static_cast<Acc>(in[i])));
-  return acc;
+  if (gtid < split.head) fold(in[gtid]);
+  const std::int64_t tail_begin = split.head + split.body_vectors * Vec;
+  for (std::int64_t i = tail_begin + gtid; i < n; i += gthreads) fold(in[i]);
+  return p;
 }
 
+// One block reduces everything and writes the result: small inputs, n == 0 included.
 template <class Policy, int Vec, class In, class Out, class Acc, class Op, class Init>
 __global__ void __launch_bounds__(Policy::threads)
-    reduce_kernel(const In* in, std::int64_t n, Out* out, Op op, Init init, Acc* partials, unsigned* arrivals) {
+    reduce_single_block_kernel(const In* in, std::int64_t n, Out* out, Op op, Init init) {
   __shared__ BlockReduceStorage<Acc, Policy::threads> temp;
-  __shared__ bool last_block;
-  const int tid = threadIdx.x;
-
-  Acc block_total{};
-  if (n >= reduce_tile_elems<Policy, Vec> + 16) {
-    // At least one full, aligned tile per block (the launcher sizes the grid so).
-    block_total = block_reduce(temp, thread_reduce_spread<Policy, Vec, In, Acc>(in, n, op), op);
-  } else if (n > 0) {
-    // Small input, one block: thread t folds elements t, t + threads, ...; threads t < n hold
-    // a value, a prefix of the block, which is what valid_items means.
-    Acc acc = static_cast<Acc>(in[tid < n ? tid : 0]);
-    for (std::int64_t i = tid + Policy::threads; i < n; i += Policy::threads)
-      acc = static_cast<Acc>(op(acc, static_cast<Acc>(in[i])));
-    const int valid = n < Policy::threads ? static_cast<int>(n) : Policy::threads;
-    block_total = block_reduce(temp, acc, op, valid);
-  }
-
-  if (gridDim.x == 1) {
-    if (tid == 0)
-      *out =
-          static_cast<Out>(n > 0 ? static_cast<Acc>(op(static_cast<Acc>(init), block_total)) : static_cast<Acc>(init));
+  if (n == 0) {
+    if (threadIdx.x == 0) *out = static_cast<Out>(static_cast<Acc>(init));
     return;
   }
+  const int valid = ReduceSplit<Policy, Vec, In>(in, n).single_block_valid_threads(n);
+  const Acc total = block_reduce(temp, thread_reduce_spread<Policy, Vec, In, Acc>(in, n, op).value, op, valid);
+  if (threadIdx.x == 0) *out = static_cast<Out>(op(static_cast<Acc>(init), total));
+}
 
-  // Publish this block's partial; the block that arrives last reduces all partials in block
-  // order, so the result does not depend on which block finished when.
-  if (tid == 0) {
-    partials[blockIdx.x] = block_total;
-    __threadfence();
-    last_block = atomicAdd(arrivals, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();  // also ends the first block_reduce's use of temp
-  if (!last_block) return;
-  __threadfence();
+// The whole GPU: each block folds its share and publishes a partial, the grid meets at a
+// grid-wide barrier (cooperative launch: every block is resident, the barrier's state is the
+// runtime's, so the caller's temp memory needs no initialization), and block 0 folds the
+// partials in block order, so the result does not depend on which block finished first.
+template <class Policy, int Vec, class In, class Out, class Acc, class Op, class Init>
+__global__ void __launch_bounds__(Policy::threads, Policy::blocks_per_sm)
+    reduce_grid_kernel(const In* in, std::int64_t n, Out* out, Op op, Init init, Acc* partials) {
+  __shared__ BlockReduceStorage<Acc, Policy::threads> temp;
+  // The launcher gives every block at least one full tile, so every thread holds a value.
+  const Acc block_total = block_reduce(temp, thread_reduce_spread<Policy, Vec, In, Acc>(in, n, op).value, op);
+  if (threadIdx.x == 0) partials[blockIdx.x] = block_total;
+  cooperative_groups::this_grid().sync();
+  if (blockIdx.x != 0) return;
   const int blocks = static_cast<int>(gridDim.x);
+  const int tid = threadIdx.x;
   Acc acc = load_from_l2(partials + (tid < blocks ? tid : 0));
-  for (int b = tid + Policy::threads; b < blocks; b += Policy::threads)
+  for (int b = tid + Policy::threads; b < blocks; b += Policy::threads) {
     acc = static_cast<Acc>(op(acc, load_from_l2(partials + b)));
+  }
   const Acc total = block_reduce(temp, acc, op, blocks < Policy::threads ? blocks : Policy::threads);
   if (tid == 0) *out = static_cast<Out>(op(static_cast<Acc>(init), total));
 }
 
 #endif  // __CUDACC__
 
-// Blocks the reduce of n items uses on the current device (1 for small inputs).
-template <class Policy, int Vec, class In>
-[[nodiscard]] cudaError_t reduce_grid(std::int64_t n, int& grid) {
+//! Blocks of the grid kernel for n items of In loaded Vec at a time on the current device;
+//! 1 means the single-block kernel.
+template <int Vec, class In>
+[[nodiscard]] cudaError_t reduce_grid_size(std::int64_t n, int& grid) {
+  using Policy = ReduceGridPolicy;
   constexpr std::int64_t tile_elems = reduce_tile_elems<Policy, Vec>;
   grid = 1;
-  if (n * static_cast<std::int64_t>(sizeof(In)) <= Policy::single_block_bytes || n < tile_elems + 16)
+  if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlockPolicy::max_bytes || n < 2 * tile_elems + 16) {
     return cudaSuccess;
+  }
   int device = 0;
   int sms = 0;
   TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
@@ -231,6 +257,24 @@ template <class Policy, int Vec, class In>
   return cudaSuccess;
 }
 
+#if defined(__CUDACC__)
+template <int Vec, class In, class Out, class Acc, class Op, class Init>
+[[nodiscard]] cudaError_t launch_reduce(int grid, const In* d_in, std::int64_t n, Out* d_out, Op op, Init init,
+                                        Acc* partials, cudaStream_t stream) {
+  if (grid <= 1) {
+    using Policy = ReduceSingleBlockPolicy;
+    reduce_single_block_kernel<Policy, Vec, In, Out, Acc, Op, Init>
+        <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
+    return last_launch_error();
+  }
+  using Policy = ReduceGridPolicy;
+  void* args[] = {&d_in, &n, &d_out, &op, &init, &partials};
+  return cudaLaunchCooperativeKernel(
+      reinterpret_cast<const void*>(&reduce_grid_kernel<Policy, Vec, In, Out, Acc, Op, Init>),
+      dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), args, 0, stream);
+}
+#endif
+
 }  // namespace detail
 
 //! Reduces `d_in[0 .. num_items)` with `op` and writes `op(init, in[0] op in[1] op ...)` to
@@ -238,20 +282,20 @@ template <class Policy, int Vec, class In>
 //! `DeviceReduce::Reduce` signature: call once with `d_temp_storage == nullptr` to learn
 //! `temp_storage_bytes`, allocate, call again.
 //!
-//! - One kernel launch for any num_items. Small inputs (<= 64 KiB) run as one block with no
-//!   temp storage traffic; larger ones run over the whole GPU and the last block to finish
-//!   combines the per-block partials, which needs one 4-byte cudaMemsetAsync of an arrival
-//!   counter in the temp storage (the caller's temp memory is not assumed initialized).
+//! - One kernel launch for any num_items and nothing else enqueued. Inputs up to 256 KiB run
+//!   as one 1024-thread block; larger ones as a cooperative grid (every block resident) whose
+//!   blocks publish partials into the temp storage, meet at a grid-wide barrier, and leave
+//!   block 0 to combine them. The temp storage needs no initialization.
 //! - Deterministic: the same input at the same address on the same GPU gives bitwise the same
 //!   result, whatever the block scheduling (partials are combined in block order).
-//! - Accumulates in Acc = reduce_accumulator_t<Op, Init, In> (what op(init, x) returns; 16-bit
-//!   floats accumulate in float); each input is converted to Acc before op combines it. Loads are 16 bytes wide when
-//!   `d_in` allows; any alignment works.
-//! - num_items up to 2^63 - 1.
+//! - `op` must be associative and commutative (elements are dealt to threads in strides, as in
+//!   CUB). Accumulates in Acc = reduce_accumulator_t<Op, Init, In> (what op(init, x) returns;
+//!   16-bit floats accumulate in float); each input is converted to Acc before op combines it.
+//! - Loads are 16 bytes wide when `d_in` allows; any alignment works. num_items up to 2^63 - 1.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items < 0, d_out is null,
 //! d_in is null while num_items > 0, or the given temp storage is too small or not 16-byte
-//! aligned. Otherwise the status of the memset and the launch.
+//! aligned. Otherwise the launch status.
 //! \code
 //! size_t bytes = 0;
 //! tilecraft::reduce(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f);
@@ -267,8 +311,6 @@ template <class In, class Out, class Op, class Init>
   using Acc = reduce_accumulator_t<Op, Init, In>;
   static_assert(std::is_void_v<Acc> || ReductionOp<Op, Acc>,
                 "tilecraft::reduce: op(acc, acc) must be callable on the accumulator type and convertible back to it");
-  using Policy = detail::ReducePolicy;
-  using Temp = detail::ReduceTemp<Acc>;
   constexpr int vec = detail::reduce_vector_elems<In>;
   if (num_items < 0) return cudaErrorInvalidValue;
   if (d_temp_storage != nullptr && (d_out == nullptr || (num_items > 0 && d_in == nullptr))) {
@@ -278,9 +320,10 @@ template <class In, class Out, class Op, class Init>
   // larger of the vectorized and the scalar grid.
   int grid_vector = 1;
   int grid_scalar = 1;
-  TILECRAFT_RETURN_IF_ERROR(detail::reduce_grid<Policy, vec, In>(num_items, grid_vector));
-  TILECRAFT_RETURN_IF_ERROR(detail::reduce_grid<Policy, 1, In>(num_items, grid_scalar));
-  const std::size_t needed = Temp::bytes(grid_vector > grid_scalar ? grid_vector : grid_scalar);
+  TILECRAFT_RETURN_IF_ERROR(detail::reduce_grid_size<vec, In>(num_items, grid_vector));
+  TILECRAFT_RETURN_IF_ERROR(detail::reduce_grid_size<1, In>(num_items, grid_scalar));
+  const int most = grid_vector > grid_scalar ? grid_vector : grid_scalar;
+  const std::size_t needed = most <= 1 ? 16 : sizeof(Acc) * static_cast<std::size_t>(most);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = needed;
     return cudaSuccess;
@@ -288,24 +331,20 @@ template <class In, class Out, class Op, class Init>
   if (temp_storage_bytes < needed || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0) {
     return cudaErrorInvalidValue;
   }
-  auto* arrivals = static_cast<unsigned*>(d_temp_storage);
-  auto* partials = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + Temp::counter_bytes);
+#if defined(__CUDACC__)
+  auto* partials = static_cast<Acc*>(d_temp_storage);
   // 16-byte loads need naturally aligned elements (a struct of sizeof 8 may be 4-aligned).
-  const bool vectorize = vec > 1 && reinterpret_cast<std::uintptr_t>(d_in) % sizeof(In) == 0;
-  const int grid = vectorize ? grid_vector : grid_scalar;
-  if (grid > 1) TILECRAFT_RETURN_IF_ERROR(cudaMemsetAsync(arrivals, 0, sizeof(unsigned), stream));
-  if (vectorize) {
-    detail::reduce_kernel<Policy, vec, In, Out, Acc, Op, Init>
-        <<<grid, Policy::threads, 0, stream>>>(d_in, num_items, d_out, op, init, partials, arrivals);
-  } else {
-    detail::reduce_kernel<Policy, 1, In, Out, Acc, Op, Init>
-        <<<grid, Policy::threads, 0, stream>>>(d_in, num_items, d_out, op, init, partials, arrivals);
+  if (vec > 1 && reinterpret_cast<std::uintptr_t>(d_in) % sizeof(In) == 0) {
+    return detail::launch_reduce<vec>(grid_vector, d_in, num_items, d_out, op, init, partials, stream);
   }
-  return last_launch_error();
+  return detail::launch_reduce<1>(grid_scalar, d_in, num_items, d_out, op, init, partials, stream);
+#else
+  return cudaErrorInvalidDeviceFunction;
+#endif
 }
 
 //! Convenience form: allocates the temp storage itself from the stream-ordered pool
-//! (cudaMallocAsync / cudaFreeAsync on `stream`) when the input needs any.
+//! (cudaMallocAsync / cudaFreeAsync on `stream`).
 template <class In, class Out, class Op, class Init>
 [[nodiscard]] cudaError_t reduce(const In* d_in, Out* d_out, std::int64_t num_items, Op op, Init init,
                                  cudaStream_t stream = nullptr) {

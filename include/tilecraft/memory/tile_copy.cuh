@@ -143,7 +143,9 @@ TILECRAFT_DEVICE int valid_extent(std::int64_t extent, std::int64_t origin, int 
 //! Threads: threads with rank 0 ... Threads-1 of the block take part (thread_rank order);
 //! others return at once. Barriers: none; call `__syncthreads()` before any thread reads
 //! elements another thread wrote. Vectorized (up to 16 bytes) when `src.data`, `src.ld` and
-//! `col0` keep the tile's rows aligned; correct for any alignment.
+//! `col0` keep the tile's rows aligned; correct for any alignment. Each thread issues all of
+//! its global loads before its first shared-memory store, so a thread keeps
+//! ceil(tile vectors / Threads) loads in flight.
 //! \code
 //! __shared__ tilecraft::SharedTile<float, 32, 1> tile;
 //! tilecraft::copy_tile<256>(tile, tilecraft::MatrixRef<const float>{in, rows, cols, ld}, r0, c0);
@@ -157,7 +159,8 @@ requires std::is_same_v<std::remove_const_t<S>, T> TILECRAFT_DEVICE void copy_ti
   using Shape = detail::CopyShapeOf<Tile>;
   using Word = typename detail::VectorWord<Shape::vector_bytes>::type;
   constexpr int vec = Shape::vector_elems;
-  constexpr bool vector_smem = Tile::vector_bytes >= Shape::vector_bytes;
+  constexpr int iters = ceil_div(Shape::total_vectors, Threads);
+  constexpr bool exact = Shape::total_vectors % Threads == 0;
 
   const int rank = thread_rank();
   if (rank >= Threads) return;
@@ -168,28 +171,49 @@ requires std::is_same_v<std::remove_const_t<S>, T> TILECRAFT_DEVICE void copy_ti
   const bool vector_global = detail::is_aligned(origin, Shape::vector_bytes) &&
                              (src.ld * static_cast<std::int64_t>(sizeof(T))) % Shape::vector_bytes == 0;
 
+  // Stage the whole share of the tile in registers first: no load waits behind a store.
+  Word staged[iters];
+  if (vector_global && valid_rows == Rows && valid_cols == Cols) {
 #pragma unroll
-  for (int i = 0; i < ceil_div(Shape::total_vectors, Threads); ++i) {
-    const int idx = i * Threads + rank;
-    if (Shape::total_vectors % Threads != 0 && idx >= Shape::total_vectors) break;
-    const bank::Coord rc = Shape::coord(idx);
-    T v[vec];
-    if (vector_global && rc.row < valid_rows && rc.col + vec <= valid_cols) {
-      const Word w = *reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col);
-      std::memcpy(v, &w, sizeof(w));
-    } else {
-#pragma unroll
-      for (int j = 0; j < vec; ++j) {
-        v[j] = (rc.row < valid_rows && rc.col + j < valid_cols) ? origin[rc.row * src.ld + rc.col + j] : fill;
+    for (int i = 0; i < iters; ++i) {
+      const int idx = i * Threads + rank;
+      if (exact || idx < Shape::total_vectors) {
+        const bank::Coord rc = Shape::coord(idx);
+        staged[i] = *reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col);
       }
     }
-    if constexpr (vector_smem) {
-      Word w;
-      std::memcpy(&w, v, sizeof(w));
-      *reinterpret_cast<Word*>(&dst(rc.row, rc.col)) = w;
-    } else {
+  } else {
 #pragma unroll
-      for (int j = 0; j < vec; ++j) dst(rc.row, rc.col + j) = v[j];
+    for (int i = 0; i < iters; ++i) {
+      const int idx = i * Threads + rank;
+      if (exact || idx < Shape::total_vectors) {
+        const bank::Coord rc = Shape::coord(idx);
+        if (vector_global && rc.row < valid_rows && rc.col + vec <= valid_cols) {
+          staged[i] = *reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col);
+        } else {
+          T v[vec];
+#pragma unroll
+          for (int j = 0; j < vec; ++j) {
+            v[j] = (rc.row < valid_rows && rc.col + j < valid_cols) ? origin[rc.row * src.ld + rc.col + j] : fill;
+          }
+          std::memcpy(&staged[i], v, sizeof(Word));
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < iters; ++i) {
+    const int idx = i * Threads + rank;
+    if (exact || idx < Shape::total_vectors) {
+      const bank::Coord rc = Shape::coord(idx);
+      if constexpr (Tile::vector_bytes >= Shape::vector_bytes) {
+        *reinterpret_cast<Word*>(&dst(rc.row, rc.col)) = staged[i];
+      } else {
+        T v[vec];
+        std::memcpy(v, &staged[i], sizeof(Word));
+#pragma unroll
+        for (int j = 0; j < vec; ++j) dst(rc.row, rc.col + j) = v[j];
+      }
     }
   }
 }
@@ -198,7 +222,8 @@ requires std::is_same_v<std::remove_const_t<S>, T> TILECRAFT_DEVICE void copy_ti
 //! (or transposed view) that lies inside dst; elements outside dst are not written.
 //!
 //! Threads and barriers as for the load: ranks 0 ... Threads-1 take part, no barrier inside;
-//! the threads that wrote `src` must have passed a `__syncthreads()` first.
+//! the threads that wrote `src` must have passed a `__syncthreads()` first. Each thread reads
+//! its whole share from shared memory before its first global store.
 //! \code
 //! __syncthreads();
 //! tilecraft::copy_tile<256>(tilecraft::MatrixRef<float>{out, cols, rows, ld}, c0, r0,
@@ -211,8 +236,10 @@ typename Tile::value_type >
   static_assert(ValidBlockThreads<Threads>, "copy_tile: Threads must be between 1 and 1024 (the threads of one block)");
   using Shape = detail::CopyShapeOf<Tile>;
   using Word = typename detail::VectorWord<Shape::vector_bytes>::type;
+  using E = typename Tile::value_type;
   constexpr int vec = Shape::vector_elems;
-  constexpr bool vector_smem = Tile::vector_bytes >= Shape::vector_bytes;
+  constexpr int iters = ceil_div(Shape::total_vectors, Threads);
+  constexpr bool exact = Shape::total_vectors % Threads == 0;
 
   const int rank = thread_rank();
   if (rank >= Threads) return;
@@ -223,29 +250,38 @@ typename Tile::value_type >
   const bool vector_global = detail::is_aligned(origin, Shape::vector_bytes) &&
                              (dst.ld * static_cast<std::int64_t>(sizeof(T))) % Shape::vector_bytes == 0;
 
+  Word staged[iters];
 #pragma unroll
-  for (int i = 0; i < ceil_div(Shape::total_vectors, Threads); ++i) {
+  for (int i = 0; i < iters; ++i) {
     const int idx = i * Threads + rank;
-    if (Shape::total_vectors % Threads != 0 && idx >= Shape::total_vectors) break;
-    const bank::Coord rc = Shape::coord(idx);
-    if (rc.row >= valid_rows || rc.col >= valid_cols) continue;
-    T v[vec];
-    if constexpr (vector_smem) {
-      const Word w = *reinterpret_cast<const Word*>(&src(rc.row, rc.col));
-      std::memcpy(v, &w, sizeof(w));
-    } else {
+    if (exact || idx < Shape::total_vectors) {
+      const bank::Coord rc = Shape::coord(idx);
+      if constexpr (Tile::vector_bytes >= Shape::vector_bytes) {
+        staged[i] = *reinterpret_cast<const Word*>(&src(rc.row, rc.col));
+      } else {
+        E v[vec];
 #pragma unroll
-      for (int j = 0; j < vec; ++j) v[j] = src(rc.row, rc.col + j);
+        for (int j = 0; j < vec; ++j) v[j] = src(rc.row, rc.col + j);
+        std::memcpy(&staged[i], v, sizeof(Word));
+      }
     }
-    T* out = origin + rc.row * dst.ld + rc.col;
-    if (vector_global && rc.col + vec <= valid_cols) {
-      Word w;
-      std::memcpy(&w, v, sizeof(w));
-      *reinterpret_cast<Word*>(out) = w;
-    } else {
+  }
+  const bool full = vector_global && valid_rows == Tile::rows && valid_cols == Tile::cols;
 #pragma unroll
-      for (int j = 0; j < vec; ++j) {
-        if (rc.col + j < valid_cols) out[j] = v[j];
+  for (int i = 0; i < iters; ++i) {
+    const int idx = i * Threads + rank;
+    if (exact || idx < Shape::total_vectors) {
+      const bank::Coord rc = Shape::coord(idx);
+      T* out = origin + rc.row * dst.ld + rc.col;
+      if (full || (vector_global && rc.row < valid_rows && rc.col + vec <= valid_cols)) {
+        *reinterpret_cast<Word*>(out) = staged[i];
+      } else if (rc.row < valid_rows) {
+        E v[vec];
+        std::memcpy(v, &staged[i], sizeof(Word));
+#pragma unroll
+        for (int j = 0; j < vec; ++j) {
+          if (rc.col + j < valid_cols) out[j] = v[j];
+        }
       }
     }
   }

@@ -5,7 +5,11 @@
 
 #include <type_traits>
 
+#include <cuda/std/limits>
+#include <nv/target>
+
 #include "../config.cuh"
+#include "../util/functional.cuh"
 #include "../util/concepts.cuh"
 #include "../util/math.cuh"
 #include "../util/thread.cuh"
@@ -31,14 +35,69 @@ struct WarpReduceRules {
   static_assert(ReductionOp<Op, T>, "warp_reduce: op(T, T) must be callable and return something convertible to T");
   static constexpr bool checked = true;
 };
+
+// sm_80+ reduces 32-bit integers across a warp in one redux.sync instruction.
+template <class T>
+inline constexpr bool has_redux_type = std::is_same_v<T, int> || std::is_same_v<T, unsigned>;
+template <class T, class Op>
+inline constexpr bool has_redux = has_redux_type<T> &&
+                                  (std::is_same_v<Op, Sum> || std::is_same_v<Op, Min> || std::is_same_v<Op, Max>);
+
+// What a lane outside valid_lanes contributes to redux: the operator's identity.
+template <class T, class Op>
+TILECRAFT_HOST_DEVICE constexpr T redux_identity() {
+  if constexpr (std::is_same_v<Op, Sum>) {
+    return T{0};
+  } else if constexpr (std::is_same_v<Op, Min>) {
+    return cuda::std::numeric_limits<T>::max();
+  } else {
+    return cuda::std::numeric_limits<T>::lowest();
+  }
+}
 }  // namespace detail
 
 #if defined(__CUDACC__)
+namespace detail {
+// Offsets grow (1, 2, 4, ...): after step k, lane i (i a multiple of 2^(k+1)) holds the
+// in-order fold of lanes [i, i + 2^(k+1)), so lane 0 ends with lane 0 op lane 1 op ... in order.
+template <int LogicalWarpThreads, class T, class Op>
+TILECRAFT_DEVICE T shuffle_reduce(T value, Op op) {
+#pragma unroll
+  for (int offset = 1; offset < LogicalWarpThreads; offset *= 2) {
+    value = static_cast<T>(op(value, shuffle_down(value, offset, LogicalWarpThreads)));
+  }
+  return value;
+}
+
+// As shuffle_reduce, combining only lanes below valid_lanes.
+template <int LogicalWarpThreads, class T, class Op>
+TILECRAFT_DEVICE T shuffle_reduce(T value, Op op, int valid_lanes, unsigned member_mask) {
+  const int lane = thread_rank() & (LogicalWarpThreads - 1);
+#pragma unroll
+  for (int offset = 1; offset < LogicalWarpThreads; offset *= 2) {
+    const T other = shuffle_down(value, offset, LogicalWarpThreads, member_mask);
+    if (lane + offset < valid_lanes) value = static_cast<T>(op(value, other));
+  }
+  return value;
+}
+
+template <class T, class Op>
+TILECRAFT_DEVICE T redux(unsigned mask, T v) {
+  if constexpr (std::is_same_v<Op, Sum>) {
+    return __reduce_add_sync(mask, v);
+  } else if constexpr (std::is_same_v<Op, Min>) {
+    return __reduce_min_sync(mask, v);
+  } else {
+    return __reduce_max_sync(mask, v);
+  }
+}
+}  // namespace detail
 
 //! Reduces `value` over each group of LogicalWarpThreads consecutive lanes with `op`
 //! (associative; need not be commutative: lanes are combined in order).
 //!
-//! Result: valid in the first lane of each logical warp; other lanes hold partial values.
+//! Result: valid in the first lane of each logical warp; other lanes hold partial values
+//! (32-bit integer Sum/Min/Max over a whole warp on sm_80+ use redux.sync: every lane).
 //! All 32 lanes of the warp must call it together (converged). No shared memory, no barrier:
 //! log2(LogicalWarpThreads) shuffles of sizeof(T)/4 words each.
 //! \code
@@ -48,13 +107,12 @@ struct WarpReduceRules {
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_reduce(T value, Op op) {
   static_assert(detail::WarpReduceRules<LogicalWarpThreads, T, Op>::checked);
-  // Offsets grow (1, 2, 4, ...): after step k, lane i (i a multiple of 2^(k+1)) holds the
-  // in-order fold of lanes [i, i + 2^(k+1)), so lane 0 ends with lane 0 op lane 1 op ... in order.
-#pragma unroll
-  for (int offset = 1; offset < LogicalWarpThreads; offset *= 2) {
-    value = static_cast<T>(op(value, shuffle_down(value, offset, LogicalWarpThreads)));
+  if constexpr (LogicalWarpThreads == warp_threads && detail::has_redux<T, Op>) {
+    NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80, (return detail::redux<T, Op>(full_warp_mask, value);),
+                      (return detail::shuffle_reduce<LogicalWarpThreads>(value, op);))
+  } else {
+    return detail::shuffle_reduce<LogicalWarpThreads>(value, op);
   }
-  return value;
 }
 
 //! As warp_reduce, but only the first `valid_lanes` lanes (1 ... LogicalWarpThreads) of each
@@ -62,13 +120,13 @@ TILECRAFT_DEVICE T warp_reduce(T value, Op op) {
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_reduce(T value, Op op, int valid_lanes, unsigned member_mask = full_warp_mask) {
   static_assert(detail::WarpReduceRules<LogicalWarpThreads, T, Op>::checked);
-  const int lane = thread_rank() & (LogicalWarpThreads - 1);
-#pragma unroll
-  for (int offset = 1; offset < LogicalWarpThreads; offset *= 2) {
-    const T other = shuffle_down(value, offset, LogicalWarpThreads, member_mask);
-    if (lane + offset < valid_lanes) value = static_cast<T>(op(value, other));
+  if constexpr (LogicalWarpThreads == warp_threads && detail::has_redux<T, Op>) {
+    const T contribution = (thread_rank() & (warp_threads - 1)) < valid_lanes ? value : detail::redux_identity<T, Op>();
+    NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80, (return detail::redux<T, Op>(member_mask, contribution);),
+                      (return detail::shuffle_reduce<LogicalWarpThreads>(value, op, valid_lanes, member_mask);))
+  } else {
+    return detail::shuffle_reduce<LogicalWarpThreads>(value, op, valid_lanes, member_mask);
   }
-  return value;
 }
 
 //! Reduces `value` over each logical warp and returns the result in every lane of it

@@ -41,11 +41,19 @@ struct BlockReduceSharedTree {
   TILECRAFT_DEVICE static Acc reduce(Storage& s, Acc v, Op op, int valid, int rank) {
     return tree(s, v, op, valid, rank);
   }
+  template <class Op>
+  TILECRAFT_DEVICE static Acc reduce_full(Storage& s, Acc v, Op op, int rank) {
+    return tree(s, v, op, BlockThreads, rank);
+  }
 
   // The last level's barrier already published data[0] to every thread.
   template <class Op>
   TILECRAFT_DEVICE static Acc all_reduce(Storage& s, Acc v, Op op, int valid, int rank) {
     return tree(s, v, op, valid, rank);
+  }
+  template <class Op>
+  TILECRAFT_DEVICE static Acc all_reduce_full(Storage& s, Acc v, Op op, int rank) {
+    return tree(s, v, op, BlockThreads, rank);
   }
 #endif
 };

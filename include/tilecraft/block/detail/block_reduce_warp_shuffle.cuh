@@ -1,5 +1,6 @@
 //! \file block/detail/block_reduce_warp_shuffle.cuh
-//! BlockReduceAlgorithm::warp_shuffle: shuffles inside each warp, one shared word per warp.
+//! BlockReduceAlgorithm::warp_shuffle: shuffles (or redux.sync) inside each warp, one shared
+//! slot per warp, and thread 0 folds the per-warp partials in warp order.
 #pragma once
 
 #include "../../config.cuh"
@@ -14,8 +15,7 @@ struct BlockReduceWarpShuffle {
   static constexpr int warps = ceil_div(BlockThreads, warp_threads);
   //! Lanes in a partially populated last warp (BlockThreads not a multiple of 32), else 0.
   static constexpr int tail_lanes = BlockThreads % warp_threads;
-  //! Logical warp width that covers the per-warp partials in the second stage.
-  static constexpr int partial_width = pow2_ceil(warps);
+  static constexpr unsigned tail_mask = tail_lanes == 0 ? full_warp_mask : (1u << tail_lanes) - 1u;
 
   struct Storage {
     Acc partials[warps];
@@ -23,50 +23,67 @@ struct BlockReduceWarpShuffle {
   };
 
 #if defined(__CUDACC__)
-  // Reduces within the calling warp; the result lands in lane 0.
+  // Every thread of the block contributes.
   template <class Op>
-  TILECRAFT_DEVICE static Acc warp_stage(Acc v, Op op, int valid, int warp) {
-    const bool partial_warp = tail_lanes != 0 && warp == warps - 1;
-    const unsigned mask = partial_warp ? (1u << tail_lanes) - 1u : full_warp_mask;
-    const int warp_valid = valid - warp * warp_threads;
-    if (!partial_warp && warp_valid >= warp_threads) return warp_reduce(v, op);
-    return warp_reduce(v, op, warp_valid, mask);
+  TILECRAFT_DEVICE static Acc reduce_full(Storage& s, Acc v, Op op, int rank) {
+    const int warp = rank / warp_threads;
+    if constexpr (tail_lanes == 0) {
+      v = warp_reduce(v, op);
+    } else if (warp == warps - 1) {
+      v = warp_reduce(v, op, tail_lanes, tail_mask);
+    } else {
+      v = warp_reduce(v, op);
+    }
+    return combine_partials(s, v, op, warps, rank);
   }
 
+  // Threads of rank < valid (1 ... BlockThreads) contribute.
   template <class Op>
   TILECRAFT_DEVICE static Acc reduce(Storage& s, Acc v, Op op, int valid, int rank) {
-    const int lane = rank & (warp_threads - 1);
     const int warp = rank / warp_threads;
-    v = warp_stage(v, op, valid, warp);
-    if constexpr (warps > 1) {
-      if (lane == 0 && warp * warp_threads < valid) s.partials[warp] = v;
+    v = warp_reduce(v, op, valid - warp * warp_threads, warp == warps - 1 ? tail_mask : full_warp_mask);
+    return combine_partials(s, v, op, ceil_div(valid, warp_threads), rank);
+  }
+
+  // Lane 0 of each of the first `n` warps holds its warp's partial; thread 0 folds them in warp
+  // order. A short serial loop beats a second shuffle tree: its shared loads are independent
+  // and issue back to back, and only the folds form a chain.
+  template <class Op>
+  TILECRAFT_DEVICE static Acc combine_partials(Storage& s, Acc v, Op op, int n, int rank) {
+    if constexpr (warps == 1) {
+      return v;
+    } else {
+      if ((rank & (warp_threads - 1)) == 0 && rank / warp_threads < n) s.partials[rank / warp_threads] = v;
       __syncthreads();
-      if (warp == 0) {
-        const int n = ceil_div(valid, warp_threads);
-        // Lanes past the last partial re-read partial 0 and are never combined into lane 0.
-        Acc p = s.partials[lane < n ? lane : 0];
-        if (n == warps && partial_width == warps) {
-          p = warp_reduce<partial_width>(p, op);
-        } else {
-          p = warp_reduce<partial_width>(p, op, n);
+      if (rank == 0) {
+#pragma unroll
+        for (int w = 1; w < warps; ++w) {
+          if (w < n) v = static_cast<Acc>(op(v, s.partials[w]));
         }
-        v = p;
       }
+      return v;
     }
-    return v;
   }
 
   template <class Op>
-  TILECRAFT_DEVICE static Acc all_reduce(Storage& s, Acc v, Op op, int valid, int rank) {
-    v = reduce(s, v, op, valid, rank);
+  TILECRAFT_DEVICE static Acc broadcast(Storage& s, Acc v, int rank) {
     if constexpr (warps == 1) {
-      const unsigned mask = tail_lanes != 0 ? (1u << tail_lanes) - 1u : full_warp_mask;
-      return shuffle_index(v, 0, warp_threads, mask);
+      return shuffle_index(v, 0, warp_threads, tail_mask);
     } else {
       if (rank == 0) s.result = v;
       __syncthreads();
       return s.result;
     }
+  }
+
+  template <class Op>
+  TILECRAFT_DEVICE static Acc all_reduce_full(Storage& s, Acc v, Op op, int rank) {
+    return broadcast<Op>(s, reduce_full(s, v, op, rank), rank);
+  }
+
+  template <class Op>
+  TILECRAFT_DEVICE static Acc all_reduce(Storage& s, Acc v, Op op, int valid, int rank) {
+    return broadcast<Op>(s, reduce(s, v, op, valid, rank), rank);
   }
 #endif
 };
