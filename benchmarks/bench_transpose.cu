@@ -11,7 +11,16 @@ using namespace tilecraft::bench;
 
 namespace {
 
-enum class TransposeImpl { memcpy, course_unpadded, course_padded, tilecraft };
+enum class TransposeImpl { memcpy, course_unpadded, course_padded, tilecraft, tilecraft_persistent, tilecraft_narrow };
+
+// Tuning variants measured beside the default (detail::TransposePolicy is the knob):
+//   persistent: one wave of blocks loops over the tiles, prefetching the next into registers;
+//   narrow:     32 x 32 tiles with 128 threads, one block per tile.
+template <class T>
+using PersistentPolicy =
+    tilecraft::detail::TransposePolicy<T, sizeof(T) == 4 ? 64 : 32, sizeof(T) == 4 ? 64 : 32, 256, true>;
+template <class T>
+using NarrowPolicy = tilecraft::detail::TransposePolicy<T, 32, 32, 128, false>;
 
 template <class T>
 void transpose_bench(benchmark::State& state, TransposeImpl impl, const char* family) {
@@ -49,6 +58,24 @@ void transpose_bench(benchmark::State& state, TransposeImpl impl, const char* fa
           },
           m, {}, key);
       break;
+    case TransposeImpl::tilecraft_persistent:
+      time_it(
+          state,
+          [&](cudaStream_t s) {
+            TILECRAFT_BENCH_CHECK(
+                tilecraft::detail::transpose_with<PersistentPolicy<T>>(out.as<T>(), n, in.as<T>(), n, n, n, s));
+          },
+          m, {}, key);
+      break;
+    case TransposeImpl::tilecraft_narrow:
+      time_it(
+          state,
+          [&](cudaStream_t s) {
+            TILECRAFT_BENCH_CHECK(
+                tilecraft::detail::transpose_with<NarrowPolicy<T>>(out.as<T>(), n, in.as<T>(), n, n, n, s));
+          },
+          m, {}, key);
+      break;
     case TransposeImpl::tilecraft:
       time_it(
           state,
@@ -78,7 +105,11 @@ TILECRAFT_TRANSPOSE_BENCH(transpose_f32, memcpy, 8192);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f32, course_unpadded, 8192);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f32, course_padded, 8192);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f32, tilecraft, 8192);
+TILECRAFT_TRANSPOSE_BENCH(transpose_f32, tilecraft_persistent, 8192);
+TILECRAFT_TRANSPOSE_BENCH(transpose_f32, tilecraft_narrow, 8192);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f64, memcpy, 4096);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f64, course_unpadded, 4096);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f64, course_padded, 4096);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f64, tilecraft, 4096);
+TILECRAFT_TRANSPOSE_BENCH(transpose_f64, tilecraft_persistent, 4096);
+TILECRAFT_TRANSPOSE_BENCH(transpose_f64, tilecraft_narrow, 4096);

@@ -13,7 +13,18 @@
 
 using tilecraft::test::DeviceBuffer;
 
-template <class T>
+// Launches the default tilecraft::transpose, or the kernel with another policy.
+template <class T, class Policy>
+cudaError_t run_transpose(T* out, std::int64_t ld_out, const T* in, std::int64_t ld_in, std::int64_t rows,
+                          std::int64_t cols, cudaStream_t stream) {
+  if constexpr (std::is_void_v<Policy>) {
+    return tilecraft::transpose(out, ld_out, in, ld_in, rows, cols, stream);
+  } else {
+    return tilecraft::detail::transpose_with<Policy>(out, ld_out, in, ld_in, rows, cols, stream);
+  }
+}
+
+template <class T, class Policy = void>
 void check_transpose(std::int64_t rows, std::int64_t cols, std::int64_t pad_in, std::int64_t pad_out,
                      std::int64_t offset, std::uint64_t salt) {
   CAPTURE(rows);
@@ -28,7 +39,8 @@ void check_transpose(std::int64_t rows, std::int64_t cols, std::int64_t pad_in, 
   out.poison();
   cudaStream_t stream;
   TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
-  CHECK(tilecraft::transpose(out.get() + offset, ld_out, in.get() + offset, ld_in, rows, cols, stream) == cudaSuccess);
+  CHECK(run_transpose<T, Policy>(out.get() + offset, ld_out, in.get() + offset, ld_in, rows, cols, stream) ==
+        cudaSuccess);
   TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
   TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
   tilecraft::test::sync_and_check();
@@ -55,6 +67,19 @@ TEST_CASE_TEMPLATE("transpose matches the host reference on odd shapes", T, floa
     check_transpose<T>(s[0], s[1], 0, 0, 0, ++salt);
     check_transpose<T>(s[0], s[1], 5, 3, 0, ++salt);  // padded leading dimensions
     check_transpose<T>(s[0], s[1], 0, 0, 1, ++salt);  // misaligned: no 16-byte vectors
+  }
+}
+
+TEST_CASE_TEMPLATE("persistent and narrow kernel policies (many tiles per block, prefetch)", T, float, double) {
+  // One block per multiprocessor: every block loops over many tiles, prefetching the next.
+  using Persistent = tilecraft::detail::TransposePolicy<T, 32, 32, 128, true, 1>;
+  using Narrow = tilecraft::detail::TransposePolicy<T, 32, 32, 128, false>;
+  const std::int64_t shapes[][2] = {{1, 1}, {31, 33}, {1000, 999}, {4097, 63}, {2048, 2048}};
+  std::uint64_t salt = 900;
+  for (const auto& s : shapes) {
+    check_transpose<T, Persistent>(s[0], s[1], 0, 0, 0, ++salt);
+    check_transpose<T, Persistent>(s[0], s[1], 3, 1, 1, ++salt);
+    check_transpose<T, Narrow>(s[0], s[1], 0, 0, 0, ++salt);
   }
 }
 

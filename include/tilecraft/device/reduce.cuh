@@ -45,12 +45,20 @@ namespace detail {
 //! Small inputs go to one wide block (128 KiB in flight, no partials, no grid barrier);
 //! large ones to a cooperative grid of `blocks_per_sm` blocks per multiprocessor, all
 //! resident at once (__launch_bounds__ caps registers so that they fit on sm_75 ... sm_90).
+template <int Threads, int VectorsPerThread>
 struct ReduceSingleBlockPolicy {
-  static constexpr int threads = 1024;
-  static constexpr int vectors_per_thread = 8;
-  //! Inputs up to this size take the one-block kernel: below it one multiprocessor streams
-  //! the input in less time than a grid takes to launch and meet at its barrier.
+  static constexpr int threads = Threads;
+  static constexpr int vectors_per_thread = VectorsPerThread;
+};
+//! Inputs up to 256 KiB take one block: below that one multiprocessor streams the input in
+//! less time than a grid takes to launch and meet at its barrier. Up to 16 KiB a 256-thread
+//! block (one 16-byte load per thread covers it, and its reduction tree is short); above, a
+//! 1024-thread block with 8 loads per thread (128 KiB in flight).
+struct ReduceSingleBlock {
   static constexpr std::int64_t max_bytes = 256 * 1024;
+  static constexpr std::int64_t narrow_max_bytes = 16 * 1024;
+  using Narrow = ReduceSingleBlockPolicy<256, 4>;
+  using Wide = ReduceSingleBlockPolicy<1024, 8>;
 };
 struct ReduceGridPolicy {
   static constexpr int threads = 256;
@@ -243,7 +251,7 @@ template <int Vec, class In>
   using Policy = ReduceGridPolicy;
   constexpr std::int64_t tile_elems = reduce_tile_elems<Policy, Vec>;
   grid = 1;
-  if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlockPolicy::max_bytes || n < 2 * tile_elems + 16) {
+  if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlock::max_bytes || n < 2 * tile_elems + 16) {
     return cudaSuccess;
   }
   int device = 0;
@@ -262,9 +270,15 @@ template <int Vec, class In, class Out, class Acc, class Op, class Init>
 [[nodiscard]] cudaError_t launch_reduce(int grid, const In* d_in, std::int64_t n, Out* d_out, Op op, Init init,
                                         Acc* partials, cudaStream_t stream) {
   if (grid <= 1) {
-    using Policy = ReduceSingleBlockPolicy;
-    reduce_single_block_kernel<Policy, Vec, In, Out, Acc, Op, Init>
-        <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
+    if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlock::narrow_max_bytes) {
+      using Policy = ReduceSingleBlock::Narrow;
+      reduce_single_block_kernel<Policy, Vec, In, Out, Acc, Op, Init>
+          <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
+    } else {
+      using Policy = ReduceSingleBlock::Wide;
+      reduce_single_block_kernel<Policy, Vec, In, Out, Acc, Op, Init>
+          <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
+    }
     return last_launch_error();
   }
   using Policy = ReduceGridPolicy;
@@ -283,9 +297,9 @@ template <int Vec, class In, class Out, class Acc, class Op, class Init>
 //! `temp_storage_bytes`, allocate, call again.
 //!
 //! - One kernel launch for any num_items and nothing else enqueued. Inputs up to 256 KiB run
-//!   as one 1024-thread block; larger ones as a cooperative grid (every block resident) whose
-//!   blocks publish partials into the temp storage, meet at a grid-wide barrier, and leave
-//!   block 0 to combine them. The temp storage needs no initialization.
+//!   as one block (256 threads up to 16 KiB, 1024 above); larger ones as a cooperative grid (every block resident)
+//!   whose blocks publish partials into the temp storage, meet at a grid-wide barrier, and leave block 0 to combine
+//!   them. The temp storage needs no initialization.
 //! - Deterministic: the same input at the same address on the same GPU gives bitwise the same
 //!   result, whatever the block scheduling (partials are combined in block order).
 //! - `op` must be associative and commutative (elements are dealt to threads in strides, as in

@@ -18,34 +18,84 @@ namespace tilecraft {
 
 namespace detail {
 
-//! Tile shape of the transpose: 64 x 64 for 4-byte and 32 x 32 for 8-byte elements (16 KiB +
-//! 8 KiB of padding), 256 threads, so each thread keeps 4 (float) or 2 (double) independent
-//! 16-byte loads in flight. Rows are padded by one element: with copy_tile's mapping (a warp
-//! moves four 128-byte lines) both the row-wise fill and the column-wise drain are then
-//! conflict-free, which the static_asserts below prove with the bank model.
-template <class T>
+//! Shape of a transpose kernel: TileRows x TileCols tiles padded by one element (with
+//! copy_tile's mapping, a warp moves four 128-byte lines, and both the row-wise fill and the
+//! column-wise drain are then conflict-free: the static_asserts prove it with the bank model),
+//! Threads per block. Persistent: a grid of BlocksPerSm blocks per multiprocessor loops over
+//! the tiles and loads the next tile into registers while draining the current one; otherwise
+//! one block per tile.
+template <class T, int TileRows, int TileCols, int Threads, bool Persistent, int BlocksPerSm = 8>
 struct TransposePolicy {
-  static constexpr int tile_rows = sizeof(T) == 4 ? 64 : 32;
-  static constexpr int tile_cols = sizeof(T) == 4 ? 64 : 32;
-  static constexpr int threads = 256;
+  static constexpr int tile_rows = TileRows;
+  static constexpr int tile_cols = TileCols;
+  static constexpr int threads = Threads;
+  static constexpr bool persistent = Persistent;
+  static constexpr int blocks_per_sm = BlocksPerSm;
   using Tile = SharedMatrix<T, tile_rows, tile_cols, Padded<1>>;
   static_assert(copy_tile_conflict_factor<Tile>() == 1, "transpose: the tile fill must be bank-conflict free");
   static_assert(copy_tile_conflict_factor<TransposedView<const Tile>>() == 1,
                 "transpose: the transposed drain must be bank-conflict free");
 };
 
+//! The default: 64 x 64 tiles for 4-byte and 32 x 32 for 8-byte elements, 256 threads, so each
+//! thread keeps 4 (float) or 2 (double) independent 16-byte loads in flight.
+template <class T>
+using DefaultTransposePolicy = TransposePolicy<T, sizeof(T) == 4 ? 64 : 32, sizeof(T) == 4 ? 64 : 32, 256, false>;
+
 template <class T, class Policy>
 __global__ void __launch_bounds__(Policy::threads)
     transpose_kernel(MatrixRef<T> out, MatrixRef<const T> in, std::int64_t tile_cols_count, std::int64_t tiles) {
   __shared__ typename Policy::Tile tile;
-  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const std::int64_t r0 = (t / tile_cols_count) * Policy::tile_rows;
-    const std::int64_t c0 = (t % tile_cols_count) * Policy::tile_cols;
-    copy_tile<Policy::threads>(tile, in, r0, c0);
+  // Tile t's top-left corner in `in`: row-major order over the tiles.
+  struct Origin {
+    std::int64_t row, col;
+  };
+  auto origin = [&](std::int64_t t) {
+    return Origin{(t / tile_cols_count) * Policy::tile_rows, (t % tile_cols_count) * Policy::tile_cols};
+  };
+  TileFragment<Policy::threads, typename Policy::Tile> frag;
+  std::int64_t t = blockIdx.x;
+  if (t < tiles) load_fragment(frag, in, origin(t).row, origin(t).col);
+  for (; t < tiles; t += gridDim.x) {
+    const auto [r0, c0] = origin(t);
+    store_fragment(tile, frag);
     __syncthreads();
+    // The next tile's loads fly while this tile drains.
+    if (t + gridDim.x < tiles) load_fragment(frag, in, origin(t + gridDim.x).row, origin(t + gridDim.x).col);
     copy_tile<Policy::threads>(out, c0, r0, transposed(tile));
     __syncthreads();  // the next tile overwrites what this one's drain is reading
   }
+}
+
+template <class Policy, class T>
+[[nodiscard]] cudaError_t transpose_with(T* out, std::int64_t ld_out, const T* in, std::int64_t ld_in,
+                                         std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  if (out == nullptr || in == nullptr) return cudaErrorInvalidValue;
+  if (ld_in < cols || ld_out < rows) return cudaErrorInvalidValue;
+  constexpr std::int64_t max_elems = INT64_MAX / static_cast<std::int64_t>(sizeof(T));
+  if (ld_in > max_elems / rows || ld_out > max_elems / cols) return cudaErrorInvalidValue;
+  // Overlap of the byte ranges each matrix spans.
+  const auto in_begin = reinterpret_cast<std::uintptr_t>(in);
+  const auto in_end = reinterpret_cast<std::uintptr_t>(in + (rows - 1) * ld_in + cols);
+  const auto out_begin = reinterpret_cast<std::uintptr_t>(out);
+  const auto out_end = reinterpret_cast<std::uintptr_t>(out + (cols - 1) * ld_out + rows);
+  if (in_begin < out_end && out_begin < in_end) return cudaErrorInvalidValue;
+
+  const std::int64_t tile_cols_count = ceil_div<std::int64_t>(cols, Policy::tile_cols);
+  const std::int64_t tiles = ceil_div<std::int64_t>(rows, Policy::tile_rows) * tile_cols_count;
+  std::int64_t grid = tiles < INT_MAX ? tiles : INT_MAX;
+  if constexpr (Policy::persistent) {
+    int device = 0, sms = 0;
+    TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
+    TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const std::int64_t resident = static_cast<std::int64_t>(sms) * Policy::blocks_per_sm;
+    grid = grid < resident ? grid : resident;
+  }
+  transpose_kernel<T, Policy><<<static_cast<unsigned>(grid), Policy::threads, 0, stream>>>(
+      MatrixRef<T>{out, cols, rows, ld_out}, MatrixRef<const T>{in, rows, cols, ld_in}, tile_cols_count, tiles);
+  return last_launch_error();
 }
 
 }  // namespace detail
@@ -66,27 +116,7 @@ template <class T>
                                     std::int64_t cols, cudaStream_t stream = nullptr) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tilecraft::transpose: element type must be 4 or 8 bytes wide");
   static_assert(std::is_trivially_copyable_v<T>, "tilecraft::transpose: element type must be trivially copyable");
-  using Policy = detail::TransposePolicy<T>;
-
-  if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
-  if (rows == 0 || cols == 0) return cudaSuccess;
-  if (out == nullptr || in == nullptr) return cudaErrorInvalidValue;
-  if (ld_in < cols || ld_out < rows) return cudaErrorInvalidValue;
-  constexpr std::int64_t max_elems = INT64_MAX / static_cast<std::int64_t>(sizeof(T));
-  if (ld_in > max_elems / rows || ld_out > max_elems / cols) return cudaErrorInvalidValue;
-  // Overlap of the byte ranges each matrix spans.
-  const auto in_begin = reinterpret_cast<std::uintptr_t>(in);
-  const auto in_end = reinterpret_cast<std::uintptr_t>(in + (rows - 1) * ld_in + cols);
-  const auto out_begin = reinterpret_cast<std::uintptr_t>(out);
-  const auto out_end = reinterpret_cast<std::uintptr_t>(out + (cols - 1) * ld_out + rows);
-  if (in_begin < out_end && out_begin < in_end) return cudaErrorInvalidValue;
-
-  const std::int64_t tile_cols_count = ceil_div<std::int64_t>(cols, Policy::tile_cols);
-  const std::int64_t tiles = ceil_div<std::int64_t>(rows, Policy::tile_rows) * tile_cols_count;
-  const unsigned grid = static_cast<unsigned>(tiles < INT_MAX ? tiles : INT_MAX);
-  detail::transpose_kernel<T, Policy><<<grid, Policy::threads, 0, stream>>>(
-      MatrixRef<T>{out, cols, rows, ld_out}, MatrixRef<const T>{in, rows, cols, ld_in}, tile_cols_count, tiles);
-  return last_launch_error();
+  return detail::transpose_with<detail::DefaultTransposePolicy<T>>(out, ld_out, in, ld_in, rows, cols, stream);
 }
 
 }  // namespace tilecraft

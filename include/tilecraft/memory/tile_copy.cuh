@@ -120,6 +120,22 @@ constexpr int copy_tile_conflict_factor() {
   return worst;
 }
 
+//! One thread's share of a tile in registers, between a global load and a shared store.
+//! Splitting copy_tile in two lets a kernel issue the loads of its next tile before it works
+//! on the current one (software pipelining through registers, the pre-cp.async way to keep
+//! memory busy). Trivial; holds ceil(tile vectors / Threads) vectors of up to 16 bytes.
+template <int Threads, class Tile>
+struct TileFragment {
+  static_assert(ValidBlockThreads<Threads>,
+                "TileFragment: Threads must be between 1 and 1024 (the threads of one block)");
+  using Shape = detail::CopyShapeOf<Tile>;
+  using Word = typename detail::VectorWord<Shape::vector_bytes>::type;
+  static constexpr int vectors = ceil_div(Shape::total_vectors, Threads);
+  //! True when every thread has the same number of vectors (no bounds test on the index).
+  static constexpr bool exact = Shape::total_vectors % Threads == 0;
+  Word staged[vectors];
+};
+
 #if defined(__CUDACC__)
 
 namespace detail {
@@ -137,6 +153,85 @@ TILECRAFT_DEVICE int valid_extent(std::int64_t extent, std::int64_t origin, int 
 
 }  // namespace detail
 
+//! Global -> registers half of copy_tile: loads this thread's share of the tile at (row0, col0)
+//! of src into `frag` (elements outside src read as `fill`). Ranks >= Threads do nothing.
+//! No barrier; all loads are issued before any is used.
+template <int Threads, class Tile, class S>
+requires std::is_same_v < std::remove_const_t<S>,
+typename Tile::value_type > TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile>& frag, MatrixRef<S> src,
+                                                                std::int64_t row0, std::int64_t col0,
+                                                                typename Tile::value_type fill = {}) {
+  using Frag = TileFragment<Threads, Tile>;
+  using Shape = typename Frag::Shape;
+  using Word = typename Frag::Word;
+  using T = typename Tile::value_type;
+  constexpr int vec = Shape::vector_elems;
+  const int rank = thread_rank();
+  if (rank >= Threads) return;
+  TILECRAFT_ASSERT(block_threads() >= Threads);
+  const int valid_rows = detail::valid_extent(src.rows, row0, Tile::rows);
+  const int valid_cols = detail::valid_extent(src.cols, col0, Tile::cols);
+  const T* origin = src.data + (valid_rows > 0 && valid_cols > 0 ? row0 * src.ld + col0 : 0);
+  const bool vector_global = detail::is_aligned(origin, Shape::vector_bytes) &&
+                             (src.ld * static_cast<std::int64_t>(sizeof(T))) % Shape::vector_bytes == 0;
+  if (vector_global && valid_rows == Tile::rows && valid_cols == Tile::cols) {
+#pragma unroll
+    for (int i = 0; i < Frag::vectors; ++i) {
+      const int idx = i * Threads + rank;
+      if (Frag::exact || idx < Shape::total_vectors) {
+        const bank::Coord rc = Shape::coord(idx);
+        frag.staged[i] = *reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col);
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < Frag::vectors; ++i) {
+    const int idx = i * Threads + rank;
+    if (Frag::exact || idx < Shape::total_vectors) {
+      const bank::Coord rc = Shape::coord(idx);
+      if (vector_global && rc.row < valid_rows && rc.col + vec <= valid_cols) {
+        frag.staged[i] = *reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col);
+      } else {
+        T v[vec];
+#pragma unroll
+        for (int j = 0; j < vec; ++j) {
+          v[j] = (rc.row < valid_rows && rc.col + j < valid_cols) ? origin[rc.row * src.ld + rc.col + j] : fill;
+        }
+        std::memcpy(&frag.staged[i], v, sizeof(Word));
+      }
+    }
+  }
+}
+
+//! Registers -> shared half of copy_tile: stores `frag` into its place in `dst`.
+//! Ranks >= Threads do nothing. No barrier: `__syncthreads()` before other threads read dst.
+template <int Threads, class Tile>
+TILECRAFT_DEVICE void store_fragment(Tile& dst, const TileFragment<Threads, Tile>& frag) {
+  using Frag = TileFragment<Threads, Tile>;
+  using Shape = typename Frag::Shape;
+  using Word = typename Frag::Word;
+  using T = typename Tile::value_type;
+  constexpr int vec = Shape::vector_elems;
+  const int rank = thread_rank();
+  if (rank >= Threads) return;
+#pragma unroll
+  for (int i = 0; i < Frag::vectors; ++i) {
+    const int idx = i * Threads + rank;
+    if (Frag::exact || idx < Shape::total_vectors) {
+      const bank::Coord rc = Shape::coord(idx);
+      if constexpr (Tile::vector_bytes >= Shape::vector_bytes) {
+        *reinterpret_cast<Word*>(&dst(rc.row, rc.col)) = frag.staged[i];
+      } else {
+        T v[vec];
+        std::memcpy(v, &frag.staged[i], sizeof(Word));
+#pragma unroll
+        for (int j = 0; j < vec; ++j) dst(rc.row, rc.col + j) = v[j];
+      }
+    }
+  }
+}
+
 //! Block-cooperative load: dst(r, c) = src(row0 + r, col0 + c) for every element of the tile
 //! inside src, and `fill` for elements outside it.
 //!
@@ -144,8 +239,7 @@ TILECRAFT_DEVICE int valid_extent(std::int64_t extent, std::int64_t origin, int 
 //! others return at once. Barriers: none; call `__syncthreads()` before any thread reads
 //! elements another thread wrote. Vectorized (up to 16 bytes) when `src.data`, `src.ld` and
 //! `col0` keep the tile's rows aligned; correct for any alignment. Each thread issues all of
-//! its global loads before its first shared-memory store, so a thread keeps
-//! ceil(tile vectors / Threads) loads in flight.
+//! its global loads before its first shared-memory store (load_fragment + store_fragment).
 //! \code
 //! __shared__ tilecraft::SharedTile<float, 32, 1> tile;
 //! tilecraft::copy_tile<256>(tile, tilecraft::MatrixRef<const float>{in, rows, cols, ld}, r0, c0);
@@ -155,67 +249,9 @@ template <int Threads, class T, int Rows, int Cols, class Layout, class S>
 requires std::is_same_v<std::remove_const_t<S>, T> TILECRAFT_DEVICE void copy_tile(
     SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S> src, std::int64_t row0, std::int64_t col0, T fill = T{}) {
   static_assert(ValidBlockThreads<Threads>, "copy_tile: Threads must be between 1 and 1024 (the threads of one block)");
-  using Tile = SharedMatrix<T, Rows, Cols, Layout>;
-  using Shape = detail::CopyShapeOf<Tile>;
-  using Word = typename detail::VectorWord<Shape::vector_bytes>::type;
-  constexpr int vec = Shape::vector_elems;
-  constexpr int iters = ceil_div(Shape::total_vectors, Threads);
-  constexpr bool exact = Shape::total_vectors % Threads == 0;
-
-  const int rank = thread_rank();
-  if (rank >= Threads) return;
-  TILECRAFT_ASSERT(block_threads() >= Threads);
-  const int valid_rows = detail::valid_extent(src.rows, row0, Rows);
-  const int valid_cols = detail::valid_extent(src.cols, col0, Cols);
-  const T* origin = src.data + (valid_rows > 0 && valid_cols > 0 ? row0 * src.ld + col0 : 0);
-  const bool vector_global = detail::is_aligned(origin, Shape::vector_bytes) &&
-                             (src.ld * static_cast<std::int64_t>(sizeof(T))) % Shape::vector_bytes == 0;
-
-  // Stage the whole share of the tile in registers first: no load waits behind a store.
-  Word staged[iters];
-  if (vector_global && valid_rows == Rows && valid_cols == Cols) {
-#pragma unroll
-    for (int i = 0; i < iters; ++i) {
-      const int idx = i * Threads + rank;
-      if (exact || idx < Shape::total_vectors) {
-        const bank::Coord rc = Shape::coord(idx);
-        staged[i] = *reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col);
-      }
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < iters; ++i) {
-      const int idx = i * Threads + rank;
-      if (exact || idx < Shape::total_vectors) {
-        const bank::Coord rc = Shape::coord(idx);
-        if (vector_global && rc.row < valid_rows && rc.col + vec <= valid_cols) {
-          staged[i] = *reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col);
-        } else {
-          T v[vec];
-#pragma unroll
-          for (int j = 0; j < vec; ++j) {
-            v[j] = (rc.row < valid_rows && rc.col + j < valid_cols) ? origin[rc.row * src.ld + rc.col + j] : fill;
-          }
-          std::memcpy(&staged[i], v, sizeof(Word));
-        }
-      }
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < iters; ++i) {
-    const int idx = i * Threads + rank;
-    if (exact || idx < Shape::total_vectors) {
-      const bank::Coord rc = Shape::coord(idx);
-      if constexpr (Tile::vector_bytes >= Shape::vector_bytes) {
-        *reinterpret_cast<Word*>(&dst(rc.row, rc.col)) = staged[i];
-      } else {
-        T v[vec];
-        std::memcpy(v, &staged[i], sizeof(Word));
-#pragma unroll
-        for (int j = 0; j < vec; ++j) dst(rc.row, rc.col + j) = v[j];
-      }
-    }
-  }
+  TileFragment<Threads, SharedMatrix<T, Rows, Cols, Layout>> frag;
+  load_fragment(frag, src, row0, col0, fill);
+  store_fragment(dst, frag);
 }
 
 //! Block-cooperative store: dst(row0 + r, col0 + c) = src(r, c) for every element of the tile
