@@ -17,7 +17,24 @@ using namespace tilecraft::bench;
 
 namespace {
 
-enum class ReduceImpl { cub, course_tree, tilecraft };
+enum class ReduceImpl { cub, course_tree, tilecraft, tc_vpt8, tc_8blocks };
+
+// Grid-policy variants beside the default (detail::ReduceGridPolicyOf is the knob).
+template <class Policy>
+void reduce_variant(benchmark::State& state, const DeviceMemory& in, const DeviceMemory& out, std::int64_t n,
+                    const Measure& m, const std::string& key) {
+  std::size_t bytes = 0;
+  TILECRAFT_BENCH_CHECK(tilecraft::detail::reduce_with<Policy>(nullptr, bytes, in.as<float>(), out.as<float>(), n,
+                                                               tilecraft::Sum{}, 0.0f, nullptr));
+  DeviceMemory temp(bytes);
+  time_it(
+      state,
+      [&](cudaStream_t s) {
+        TILECRAFT_BENCH_CHECK(tilecraft::detail::reduce_with<Policy>(temp.as<void>(), bytes, in.as<float>(),
+                                                                     out.as<float>(), n, tilecraft::Sum{}, 0.0f, s));
+      },
+      m, {}, key);
+}
 
 void reduce_f32(benchmark::State& state, ReduceImpl impl) {
   const std::int64_t n = state.range(0);
@@ -50,6 +67,12 @@ void reduce_f32(benchmark::State& state, ReduceImpl impl) {
           m, {}, key);
       break;
     }
+    case ReduceImpl::tc_vpt8:
+      reduce_variant<tilecraft::detail::ReduceGridPolicyOf<256, 8, 4>>(state, in, out, n, m, key);
+      break;
+    case ReduceImpl::tc_8blocks:
+      reduce_variant<tilecraft::detail::ReduceGridPolicyOf<256, 4, 8>>(state, in, out, n, m, key);
+      break;
     case ReduceImpl::tilecraft: {
       std::size_t bytes = 0;
       TILECRAFT_BENCH_CHECK(
@@ -143,6 +166,8 @@ void block_reduce_i32(benchmark::State& state, bool tc) {
 TILECRAFT_REDUCE_BENCH(cub);
 TILECRAFT_REDUCE_BENCH(course_tree);
 TILECRAFT_REDUCE_BENCH(tilecraft);
+TILECRAFT_REDUCE_BENCH(tc_vpt8);
+TILECRAFT_REDUCE_BENCH(tc_8blocks);
 
 // Template benchmarks are registered by hand: peers (cub) first, so the ratio can be taken.
 namespace {

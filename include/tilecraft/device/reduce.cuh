@@ -60,11 +60,13 @@ struct ReduceSingleBlock {
   using Narrow = ReduceSingleBlockPolicy<256, 4>;
   using Wide = ReduceSingleBlockPolicy<1024, 8>;
 };
-struct ReduceGridPolicy {
-  static constexpr int threads = 256;
-  static constexpr int vectors_per_thread = 4;
-  static constexpr int blocks_per_sm = 4;
+template <int Threads, int VectorsPerThread, int BlocksPerSm>
+struct ReduceGridPolicyOf {
+  static constexpr int threads = Threads;
+  static constexpr int vectors_per_thread = VectorsPerThread;
+  static constexpr int blocks_per_sm = BlocksPerSm;
 };
+using ReduceGridPolicy = ReduceGridPolicyOf<256, 4, 4>;
 
 //! Elements per 16-byte load, or 1 when In cannot be loaded as aligned 16-byte vectors.
 template <class In>
@@ -246,9 +248,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::blocks_per_sm)
 
 //! Blocks of the grid kernel for n items of In loaded Vec at a time on the current device;
 //! 1 means the single-block kernel.
-template <int Vec, class In>
+template <class Policy, int Vec, class In>
 [[nodiscard]] cudaError_t reduce_grid_size(std::int64_t n, int& grid) {
-  using Policy = ReduceGridPolicy;
   constexpr std::int64_t tile_elems = reduce_tile_elems<Policy, Vec>;
   grid = 1;
   if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlock::max_bytes || n < 2 * tile_elems + 16) {
@@ -266,7 +267,7 @@ template <int Vec, class In>
 }
 
 #if defined(__CUDACC__)
-template <int Vec, class In, class Out, class Acc, class Op, class Init>
+template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, class Init>
 [[nodiscard]] cudaError_t launch_reduce(int grid, const In* d_in, std::int64_t n, Out* d_out, Op op, Init init,
                                         Acc* partials, cudaStream_t stream) {
   if (grid <= 1) {
@@ -281,7 +282,7 @@ template <int Vec, class In, class Out, class Acc, class Op, class Init>
     }
     return last_launch_error();
   }
-  using Policy = ReduceGridPolicy;
+  using Policy = GridPolicy;
   void* args[] = {&d_in, &n, &d_out, &op, &init, &partials};
   return cudaLaunchCooperativeKernel(
       reinterpret_cast<const void*>(&reduce_grid_kernel<Policy, Vec, In, Out, Acc, Op, Init>),
@@ -289,6 +290,50 @@ template <int Vec, class In, class Out, class Acc, class Op, class Init>
 }
 #endif
 
+}  // namespace detail
+
+namespace detail {
+// tilecraft::reduce with a chosen grid policy (the benchmarks measure alternatives).
+template <class GridPolicy, class In, class Out, class Op, class Init>
+[[nodiscard]] cudaError_t reduce_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
+                                      std::int64_t num_items, Op op, Init init, cudaStream_t stream) {
+  static_assert(std::is_trivially_copyable_v<In>, "tilecraft::reduce: the input type must be trivially copyable");
+  static_assert(std::invocable<Op&, const Init&, const In&>,
+                "tilecraft::reduce: op(init, *d_in) must be callable (it decides the accumulator type, as in CUB)");
+  using Acc = reduce_accumulator_t<Op, Init, In>;
+  static_assert(std::is_void_v<Acc> || ReductionOp<Op, Acc>,
+                "tilecraft::reduce: op(acc, acc) must be callable on the accumulator type and convertible back to it");
+  constexpr int vec = detail::reduce_vector_elems<In>;
+  if (num_items < 0) return cudaErrorInvalidValue;
+  if (d_temp_storage != nullptr && (d_out == nullptr || (num_items > 0 && d_in == nullptr))) {
+    return cudaErrorInvalidValue;
+  }
+  // The temp size must not depend on d_in (it is null in the size query): size it for the
+  // larger of the vectorized and the scalar grid.
+  int grid_vector = 1;
+  int grid_scalar = 1;
+  TILECRAFT_RETURN_IF_ERROR(detail::reduce_grid_size<GridPolicy, vec, In>(num_items, grid_vector));
+  TILECRAFT_RETURN_IF_ERROR(detail::reduce_grid_size<GridPolicy, 1, In>(num_items, grid_scalar));
+  const int most = grid_vector > grid_scalar ? grid_vector : grid_scalar;
+  const std::size_t needed = most <= 1 ? 16 : sizeof(Acc) * static_cast<std::size_t>(most);
+  if (d_temp_storage == nullptr) {
+    temp_storage_bytes = needed;
+    return cudaSuccess;
+  }
+  if (temp_storage_bytes < needed || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0) {
+    return cudaErrorInvalidValue;
+  }
+#if defined(__CUDACC__)
+  auto* partials = static_cast<Acc*>(d_temp_storage);
+  // 16-byte loads need naturally aligned elements (a struct of sizeof 8 may be 4-aligned).
+  if (vec > 1 && reinterpret_cast<std::uintptr_t>(d_in) % sizeof(In) == 0) {
+    return detail::launch_reduce<GridPolicy, vec>(grid_vector, d_in, num_items, d_out, op, init, partials, stream);
+  }
+  return detail::launch_reduce<GridPolicy, 1>(grid_scalar, d_in, num_items, d_out, op, init, partials, stream);
+#else
+  return cudaErrorInvalidDeviceFunction;
+#endif
+}
 }  // namespace detail
 
 //! Reduces `d_in[0 .. num_items)` with `op` and writes `op(init, in[0] op in[1] op ...)` to
@@ -319,42 +364,8 @@ template <int Vec, class In, class Out, class Acc, class Op, class Init>
 template <class In, class Out, class Op, class Init>
 [[nodiscard]] cudaError_t reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                  std::int64_t num_items, Op op, Init init, cudaStream_t stream = nullptr) {
-  static_assert(std::is_trivially_copyable_v<In>, "tilecraft::reduce: the input type must be trivially copyable");
-  static_assert(std::invocable<Op&, const Init&, const In&>,
-                "tilecraft::reduce: op(init, *d_in) must be callable (it decides the accumulator type, as in CUB)");
-  using Acc = reduce_accumulator_t<Op, Init, In>;
-  static_assert(std::is_void_v<Acc> || ReductionOp<Op, Acc>,
-                "tilecraft::reduce: op(acc, acc) must be callable on the accumulator type and convertible back to it");
-  constexpr int vec = detail::reduce_vector_elems<In>;
-  if (num_items < 0) return cudaErrorInvalidValue;
-  if (d_temp_storage != nullptr && (d_out == nullptr || (num_items > 0 && d_in == nullptr))) {
-    return cudaErrorInvalidValue;
-  }
-  // The temp size must not depend on d_in (it is null in the size query): size it for the
-  // larger of the vectorized and the scalar grid.
-  int grid_vector = 1;
-  int grid_scalar = 1;
-  TILECRAFT_RETURN_IF_ERROR(detail::reduce_grid_size<vec, In>(num_items, grid_vector));
-  TILECRAFT_RETURN_IF_ERROR(detail::reduce_grid_size<1, In>(num_items, grid_scalar));
-  const int most = grid_vector > grid_scalar ? grid_vector : grid_scalar;
-  const std::size_t needed = most <= 1 ? 16 : sizeof(Acc) * static_cast<std::size_t>(most);
-  if (d_temp_storage == nullptr) {
-    temp_storage_bytes = needed;
-    return cudaSuccess;
-  }
-  if (temp_storage_bytes < needed || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0) {
-    return cudaErrorInvalidValue;
-  }
-#if defined(__CUDACC__)
-  auto* partials = static_cast<Acc*>(d_temp_storage);
-  // 16-byte loads need naturally aligned elements (a struct of sizeof 8 may be 4-aligned).
-  if (vec > 1 && reinterpret_cast<std::uintptr_t>(d_in) % sizeof(In) == 0) {
-    return detail::launch_reduce<vec>(grid_vector, d_in, num_items, d_out, op, init, partials, stream);
-  }
-  return detail::launch_reduce<1>(grid_scalar, d_in, num_items, d_out, op, init, partials, stream);
-#else
-  return cudaErrorInvalidDeviceFunction;
-#endif
+  return detail::reduce_with<detail::ReduceGridPolicy>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op,
+                                                       init, stream);
 }
 
 //! Convenience form: allocates the temp storage itself from the stream-ordered pool
