@@ -17,7 +17,7 @@ using namespace tilecraft::bench;
 
 namespace {
 
-enum class ReduceImpl { cub, course_tree, tilecraft, tc_vpt8, tc_8blocks };
+enum class ReduceImpl { cub, course_tree, tilecraft, tc_vpt4 };
 
 // Grid-policy variants beside the default (detail::ReduceGridPolicyOf is the knob).
 template <class Policy>
@@ -67,11 +67,8 @@ void reduce_f32(benchmark::State& state, ReduceImpl impl) {
           m, {}, key);
       break;
     }
-    case ReduceImpl::tc_vpt8:
-      reduce_variant<tilecraft::detail::ReduceGridPolicyOf<256, 8, 4>>(state, in, out, n, m, key);
-      break;
-    case ReduceImpl::tc_8blocks:
-      reduce_variant<tilecraft::detail::ReduceGridPolicyOf<256, 4, 8>>(state, in, out, n, m, key);
+    case ReduceImpl::tc_vpt4:  // half the loads in flight per thread
+      reduce_variant<tilecraft::detail::ReduceGridPolicyOf<256, 4, 4>>(state, in, out, n, m, key);
       break;
     case ReduceImpl::tilecraft: {
       std::size_t bytes = 0;
@@ -166,8 +163,7 @@ void block_reduce_i32(benchmark::State& state, bool tc) {
 TILECRAFT_REDUCE_BENCH(cub);
 TILECRAFT_REDUCE_BENCH(course_tree);
 TILECRAFT_REDUCE_BENCH(tilecraft);
-TILECRAFT_REDUCE_BENCH(tc_vpt8);
-TILECRAFT_REDUCE_BENCH(tc_8blocks);
+TILECRAFT_REDUCE_BENCH(tc_vpt4);
 
 // Template benchmarks are registered by hand: peers (cub) first, so the ratio can be taken.
 namespace {

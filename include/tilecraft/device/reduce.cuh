@@ -66,7 +66,7 @@ struct ReduceGridPolicyOf {
   static constexpr int vectors_per_thread = VectorsPerThread;
   static constexpr int blocks_per_sm = BlocksPerSm;
 };
-using ReduceGridPolicy = ReduceGridPolicyOf<256, 4, 4>;
+using ReduceGridPolicy = ReduceGridPolicyOf<256, 8, 4>;  // 128 KiB of loads in flight per SM
 
 //! Elements per 16-byte load, or 1 when In cannot be loaded as aligned 16-byte vectors.
 template <class In>
