@@ -62,7 +62,7 @@ def summarize(rows):
 
 def markdown(context, by_key, entries):
     lines = [f"# tilecraft benchmarks on {context.get('gpu', 'unknown GPU')}", "",
-             f"SM clock {context.get('gpu_sm_clock_mhz', '?')} MHz, driver {context.get('cuda_driver', '?')}, "
+             f"SM clock {context.get('gpu_sm_clock_mhz', '?')} MHz, CUDA driver API {context.get('cuda_driver', '?')}, "
              f"runtime {context.get('cuda_runtime', '?')}, run {context.get('date', '?')}.", "",
              "ratio = tilecraft speed / comparator speed, measured in the same binary on the same data.", "",
              "| benchmark | size | subject | value | comparator | comparator value | unit | ratio |",
