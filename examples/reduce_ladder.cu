@@ -4,7 +4,7 @@
 //   3. first add during load      half the blocks, no idle first step
 //   4. warp-unrolled              the last 32 -> 1 steps as shuffles, no barriers
 //   5. tilecraft::block_reduce    the same pass with the library's block primitive
-//   6. tilecraft::reduce          one launch: vector loads, grid-wide, last block finishes
+//   6. tilecraft::reduce          one launch: 16-byte loads over a cooperative grid, block 0 finishes
 // Usage: reduce_ladder [n]   (default 2^26 floats)
 #include <cmath>
 #include <cstdio>
