@@ -84,13 +84,16 @@ TILECRAFT_TRANSPOSE_BENCH(transpose_f64, course_padded, 4096);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f64, tilecraft, 4096);
 
 // Tile-shape variants beside the default (detail::TransposePolicy is the knob), registered
-// after the peers of their family so they report a ratio too. Named tc_<rows>x<cols>_<threads>.
+// after the peers of their family so they report a ratio too. Named tc_<rows>x<cols>_<threads>, with
+// _persistent for one wave of 16 blocks per SM that prefetches its next tile into registers.
 namespace {
-template <class T, int R, int C, int Threads>
+template <class T, int R, int C, int Threads, int PersistentBlocksPerSm = 0>
 void register_variant(const char* family, int n) {
-  using Policy = tilecraft::detail::TransposePolicy<T, R, C, Threads, false>;
+  constexpr bool persistent = PersistentBlocksPerSm > 0;
+  using Policy =
+      tilecraft::detail::TransposePolicy<T, R, C, Threads, persistent, persistent ? PersistentBlocksPerSm : 8>;
   const std::string name = std::string(family) + "/tc_" + std::to_string(R) + "x" + std::to_string(C) + "_" +
-                           std::to_string(Threads) + "/" + std::to_string(n);
+                           std::to_string(Threads) + (persistent ? "_persistent" : "") + "/" + std::to_string(n);
   benchmark::RegisterBenchmark(
       name.c_str(),
       [family](benchmark::State& state) {
@@ -114,8 +117,10 @@ void register_variant(const char* family, int n) {
 const bool variants_registered = [] {
   register_variant<float, 32, 32, 128>("transpose_f32", 8192);
   register_variant<float, 64, 64, 256>("transpose_f32", 8192);
+  register_variant<float, 64, 32, 128, 16>("transpose_f32", 8192);
   register_variant<double, 64, 32, 128>("transpose_f64", 4096);
   register_variant<double, 32, 32, 256>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 128, 16>("transpose_f64", 4096);
   return true;
 }();
 }  // namespace

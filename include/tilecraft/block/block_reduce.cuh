@@ -106,8 +106,7 @@ TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& 
 //! Reduces Items values per thread (each thread first folds its own items in order, then the
 //! block reduces). Result in thread 0.
 template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, int Items, class Op>
-requires(Items >= 1) TILECRAFT_DEVICE T
-    block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, const T (&items)[Items], Op op) {
+TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, const T (&items)[Items], Op op) {
   using Acc = block_accumulator_t<T>;
   using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
   static_assert(detail::BlockReduceOpRule<T, Op>::checked);

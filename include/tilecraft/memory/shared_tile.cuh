@@ -73,14 +73,6 @@ inline constexpr bool is_shared_matrix_v = false;
 template <class T, int R, int C, class L>
 inline constexpr bool is_shared_matrix_v<SharedMatrix<T, R, C, L>> = true;
 
-//! A tile type: a SharedMatrix or a view of one.
-template <class Tile>
-concept SharedTileLike = requires {
-  typename Tile::value_type;
-  { Tile::rows } -> std::convertible_to<int>;
-  { Tile::cols } -> std::convertible_to<int>;
-};
-
 //! Read-only view of a tile with rows and columns exchanged: view(r, c) == tile(c, r).
 //! Storing a transposed view is how a transpose writes its output (see tilecraft::copy_tile).
 template <class Tile>

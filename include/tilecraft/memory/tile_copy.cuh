@@ -157,10 +157,10 @@ TILECRAFT_DEVICE int valid_extent(std::int64_t extent, std::int64_t origin, int 
 //! of src into `frag` (elements outside src read as `fill`). Ranks >= Threads do nothing.
 //! No barrier; all loads are issued before any is used.
 template <int Threads, class Tile, class S>
-requires std::is_same_v < std::remove_const_t<S>,
-typename Tile::value_type > TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile>& frag, MatrixRef<S> src,
-                                                                std::int64_t row0, std::int64_t col0,
-                                                                typename Tile::value_type fill = {}) {
+TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile>& frag, MatrixRef<S> src, std::int64_t row0,
+                                    std::int64_t col0, typename Tile::value_type fill = {}) {
+  static_assert(std::is_same_v<std::remove_const_t<S>, typename Tile::value_type>,
+                "load_fragment: the source matrix must hold the tile's element type");
   using Frag = TileFragment<Threads, Tile>;
   using Shape = typename Frag::Shape;
   using Word = typename Frag::Word;
@@ -246,8 +246,10 @@ TILECRAFT_DEVICE void store_fragment(Tile& dst, const TileFragment<Threads, Tile
 //! __syncthreads();
 //! \endcode
 template <int Threads, class T, int Rows, int Cols, class Layout, class S>
-requires std::is_same_v<std::remove_const_t<S>, T> TILECRAFT_DEVICE void copy_tile(
-    SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S> src, std::int64_t row0, std::int64_t col0, T fill = T{}) {
+TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S> src, std::int64_t row0,
+                                std::int64_t col0, T fill = T{}) {
+  static_assert(std::is_same_v<std::remove_const_t<S>, T>,
+                "copy_tile: the source matrix must hold the tile's element type");
   static_assert(ValidBlockThreads<Threads>, "copy_tile: Threads must be between 1 and 1024 (the threads of one block)");
   TileFragment<Threads, SharedMatrix<T, Rows, Cols, Layout>> frag;
   load_fragment(frag, src, row0, col0, fill);
@@ -266,9 +268,9 @@ requires std::is_same_v<std::remove_const_t<S>, T> TILECRAFT_DEVICE void copy_ti
 //!                           tilecraft::transposed(tile));
 //! \endcode
 template <int Threads, class T, class Tile>
-requires std::is_same_v < std::remove_const_t<T>,
-typename Tile::value_type >
-    TILECRAFT_DEVICE void copy_tile(MatrixRef<T> dst, std::int64_t row0, std::int64_t col0, const Tile& src) {
+TILECRAFT_DEVICE void copy_tile(MatrixRef<T> dst, std::int64_t row0, std::int64_t col0, const Tile& src) {
+  static_assert(std::is_same_v<std::remove_const_t<T>, typename Tile::value_type>,
+                "copy_tile: the destination matrix must hold the tile's element type");
   static_assert(ValidBlockThreads<Threads>, "copy_tile: Threads must be between 1 and 1024 (the threads of one block)");
   using Shape = detail::CopyShapeOf<Tile>;
   using Word = typename detail::VectorWord<Shape::vector_bytes>::type;
