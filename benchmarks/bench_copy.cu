@@ -3,6 +3,8 @@
 // the memory-bound primitives are judged by.
 #include <cstdint>
 
+#include <tilecraft/arch/global_access.cuh>
+
 #include "harness.cuh"
 
 using namespace tilecraft::bench;
@@ -15,7 +17,34 @@ __global__ void copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ s
     dst[i] = src[i];
 }
 
-enum class CopyImpl { memcpy, kernel };
+// Four independent 16-byte loads per thread before any store (more bytes in flight per
+// thread), optionally with streaming cache hints: what a kernel needs to come close to memcpy.
+template <bool Streaming>
+__global__ void copy_kernel_x4(uint4* __restrict__ dst, const uint4* __restrict__ src, std::int64_t n) {
+  const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x * 4 + threadIdx.x;
+  for (std::int64_t base = first; base < n; base += 4 * threads) {
+    uint4 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const std::int64_t i = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (i < n) v[k] = Streaming ? tilecraft::arch::ld_global_stream(src + i) : src[i];
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const std::int64_t i = base + k * static_cast<std::int64_t>(blockDim.x);
+      if (i < n) {
+        if (Streaming) {
+          tilecraft::arch::st_global_stream(dst + i, v[k]);
+        } else {
+          dst[i] = v[k];
+        }
+      }
+    }
+  }
+}
+
+enum class CopyImpl { memcpy, kernel, kernel_x4, kernel_x4_stream };
 
 void copy(benchmark::State& state, CopyImpl impl) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
@@ -35,8 +64,20 @@ void copy(benchmark::State& state, CopyImpl impl) {
   } else {
     const std::int64_t n = static_cast<std::int64_t>(bytes / sizeof(uint4));
     time_it(
-        state, [&](cudaStream_t s) { copy_kernel<<<sms * 8, 256, 0, s>>>(dst.as<uint4>(), src.as<uint4>(), n); }, m, {},
-        key);
+        state,
+        [&](cudaStream_t s) {
+          switch (impl) {
+            case CopyImpl::kernel_x4:
+              copy_kernel_x4<false><<<sms * 8, 256, 0, s>>>(dst.as<uint4>(), src.as<uint4>(), n);
+              break;
+            case CopyImpl::kernel_x4_stream:
+              copy_kernel_x4<true><<<sms * 8, 256, 0, s>>>(dst.as<uint4>(), src.as<uint4>(), n);
+              break;
+            default:
+              copy_kernel<<<sms * 8, 256, 0, s>>>(dst.as<uint4>(), src.as<uint4>(), n);
+          }
+        },
+        m, {}, key);
   }
 }
 
@@ -49,6 +90,18 @@ BENCHMARK_CAPTURE(copy, memcpy, CopyImpl::memcpy)
     ->MinTime(0.05)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(copy, kernel, CopyImpl::kernel)
+    ->RangeMultiplier(16)
+    ->Range(1 << 20, 1 << 30)
+    ->UseManualTime()
+    ->MinTime(0.05)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(copy, kernel_x4, CopyImpl::kernel_x4)
+    ->RangeMultiplier(16)
+    ->Range(1 << 20, 1 << 30)
+    ->UseManualTime()
+    ->MinTime(0.05)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(copy, kernel_x4_stream, CopyImpl::kernel_x4_stream)
     ->RangeMultiplier(16)
     ->Range(1 << 20, 1 << 30)
     ->UseManualTime()

@@ -17,7 +17,7 @@ using namespace tilecraft::bench;
 
 namespace {
 
-enum class ReduceImpl { cub, course_tree, tilecraft, tc_vpt4 };
+enum class ReduceImpl { cub, course_tree, tilecraft, tc_vpt4, tc_stream };
 
 // Grid-policy variants beside the default (detail::ReduceGridPolicyOf is the knob).
 template <class Policy>
@@ -69,6 +69,10 @@ void reduce_f32(benchmark::State& state, ReduceImpl impl) {
     }
     case ReduceImpl::tc_vpt4:  // half the loads in flight per thread
       reduce_variant<tilecraft::detail::ReduceGridPolicyOf<256, 4, 4>>(state, in, out, n, m, key);
+      break;
+    case ReduceImpl::tc_stream:  // streaming (read-only, no L1, 256-byte L2 fetch) loads
+      reduce_variant<tilecraft::detail::ReduceGridPolicyOf<256, 8, 4, tilecraft::CacheHint::streaming>>(state, in, out,
+                                                                                                        n, m, key);
       break;
     case ReduceImpl::tilecraft: {
       std::size_t bytes = 0;
@@ -127,19 +131,20 @@ void block_reduce_bench(benchmark::State& state, bool tilecraft_impl, const char
       out(static_cast<std::size_t>(blocks) * sizeof(T));
   fill_random(in.as<T>(), static_cast<std::size_t>(blocks) * Threads, 1.0, 100.0, 4);
   const std::string key = std::string(family) + "/" + std::to_string(Threads);
+  double seconds = 0;
   if (!tilecraft_impl) {
-    time_it(
+    seconds = time_it(
         state,
         [&](cudaStream_t s) { block_reduce_cub<T, Threads><<<blocks, Threads, 0, s>>>(in.as<T>(), out.as<T>()); },
         Measure{}, key, {}, false);
   } else {
-    time_it(
+    seconds = time_it(
         state,
         [&](cudaStream_t s) { block_reduce_tilecraft<T, Threads><<<blocks, Threads, 0, s>>>(in.as<T>(), out.as<T>()); },
         Measure{}, {}, key, false);
   }
-  state.counters["Greductions/s"] =
-      benchmark::Counter(static_cast<double>(blocks) * rounds * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  if (seconds > 0)
+    state.counters["Greductions/s"] = benchmark::Counter(static_cast<double>(blocks) * rounds * 1e-9 / seconds);
 }
 
 template <int Threads>
@@ -164,6 +169,7 @@ TILECRAFT_REDUCE_BENCH(cub);
 TILECRAFT_REDUCE_BENCH(course_tree);
 TILECRAFT_REDUCE_BENCH(tilecraft);
 TILECRAFT_REDUCE_BENCH(tc_vpt4);
+TILECRAFT_REDUCE_BENCH(tc_stream);
 
 // Template benchmarks are registered by hand: peers (cub) first, so the ratio can be taken.
 namespace {

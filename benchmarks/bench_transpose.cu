@@ -83,17 +83,22 @@ TILECRAFT_TRANSPOSE_BENCH(transpose_f64, course_unpadded, 4096);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f64, course_padded, 4096);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f64, tilecraft, 4096);
 
-// Tile-shape variants beside the default (detail::TransposePolicy is the knob), registered
-// after the peers of their family so they report a ratio too. Named tc_<rows>x<cols>_<threads>, with
-// _persistent for one wave of 16 blocks per SM that prefetches its next tile into registers.
+// Tile-shape and cache-hint variants beside the default (detail::TransposePolicy is the knob),
+// registered after the peers of their family so they report a ratio too. Named
+// tc_<rows>x<cols>_<threads>, with _persistent for one wave of 16 blocks per SM that prefetches
+// its next tile into registers, _stream for CacheHint::streaming loads and stores, and _band<G>
+// for tiles walked in bands of G tile rows.
 namespace {
-template <class T, int R, int C, int Threads, int PersistentBlocksPerSm = 0>
+template <class T, int R, int C, int Threads, int PersistentBlocksPerSm = 0,
+          tilecraft::CacheHint Hint = tilecraft::CacheHint::normal, int Group = 0>
 void register_variant(const char* family, int n) {
   constexpr bool persistent = PersistentBlocksPerSm > 0;
-  using Policy =
-      tilecraft::detail::TransposePolicy<T, R, C, Threads, persistent, persistent ? PersistentBlocksPerSm : 8>;
+  using Policy = tilecraft::detail::TransposePolicy<T, R, C, Threads, persistent,
+                                                    persistent ? PersistentBlocksPerSm : 8, Hint, Group>;
   const std::string name = std::string(family) + "/tc_" + std::to_string(R) + "x" + std::to_string(C) + "_" +
-                           std::to_string(Threads) + (persistent ? "_persistent" : "") + "/" + std::to_string(n);
+                           std::to_string(Threads) + (persistent ? "_persistent" : "") +
+                           (Hint == tilecraft::CacheHint::streaming ? "_stream" : "") +
+                           (Group > 0 ? "_band" + std::to_string(Group) : "") + "/" + std::to_string(n);
   benchmark::RegisterBenchmark(
       name.c_str(),
       [family](benchmark::State& state) {
@@ -114,13 +119,26 @@ void register_variant(const char* family, int n) {
       ->MinTime(0.1)
       ->Unit(benchmark::kMicrosecond);
 }
+constexpr auto stream = tilecraft::CacheHint::streaming;
 const bool variants_registered = [] {
+  register_variant<float, 64, 32, 128, 0, stream>("transpose_f32", 8192);
   register_variant<float, 32, 32, 128>("transpose_f32", 8192);
-  register_variant<float, 64, 64, 256>("transpose_f32", 8192);
-  register_variant<float, 64, 32, 128, 16>("transpose_f32", 8192);
+  register_variant<float, 32, 32, 128, 0, stream>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 128>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 128, 0, stream>("transpose_f32", 8192);
+  register_variant<float, 32, 64, 128, 0, stream>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 256, 0, stream>("transpose_f32", 8192);
+  register_variant<float, 64, 32, 128, 16, stream>("transpose_f32", 8192);
+  register_variant<float, 64, 32, 128, 0, stream, 8>("transpose_f32", 8192);
+  register_variant<float, 64, 32, 128, 0, stream, 32>("transpose_f32", 8192);
+  register_variant<float, 64, 32, 128, 0, tilecraft::CacheHint::normal, 16>("transpose_f32", 8192);
+  register_variant<double, 32, 32, 128, 0, stream>("transpose_f64", 4096);
   register_variant<double, 64, 32, 128>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 256>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 128, 16>("transpose_f64", 4096);
+  register_variant<double, 64, 32, 128, 0, stream>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 64, 0, stream>("transpose_f64", 4096);
+  register_variant<double, 32, 16, 64, 0, stream>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 128, 0, stream, 16>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 128, 0, tilecraft::CacheHint::normal, 16>("transpose_f64", 4096);
   return true;
 }();
 }  // namespace

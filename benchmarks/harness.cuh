@@ -3,14 +3,17 @@
 // Method (DESIGN.md section 7): inputs live on the GPU and are never zeros; each sample is
 // timed with CUDA events around the measured region only; before every sample the L2 is
 // flushed by writing a buffer twice its size (outside the timed region); a few untimed warm-up
-// runs come first. Benchmarks are named family/implementation/size. A peer (memcpy, cub,
-// cublas) registered before the subject in the same binary leaves its mean time behind, and
-// the subject reports `ratio` = peer time / subject time (> 1: tilecraft is faster).
+// runs come first. Every rate and ratio is taken from the median sample (`median_us`), which a
+// stray slow launch does not move; Google Benchmark's own real_time stays the mean.
+// Benchmarks are named family/implementation/size. A peer (memcpy, cub, cublas) registered
+// before the subject in the same binary leaves its median time behind, and the subject
+// reports `ratio` = peer time / subject time (> 1: tilecraft is faster).
 #pragma once
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -72,7 +75,7 @@ class L2Flusher {
   int round_ = 0;
 };
 
-//! Mean seconds per run of each peer, by "family/size".
+//! Median seconds per run of each peer, by "family/size".
 inline std::map<std::string, double>& peer_times() {
   static std::map<std::string, double> t;
   return t;
@@ -83,12 +86,13 @@ struct Measure {
   double flops = 0;  //!< floating-point operations per run (for TFLOP/s)
 };
 
-//! Times `run(stream)` once per benchmark iteration as described above and sets the counters.
+//! Times `run(stream)` once per benchmark iteration as described above, sets the counters and
+//! returns the median seconds per run.
 //! `peer_key` non-empty: this is a peer, remember its time; `ratio_to` non-empty: report the
 //! speed ratio against that remembered peer.
 template <class Run>
-void time_it(benchmark::State& state, Run&& run, Measure m, const std::string& peer_key = {},
-             const std::string& ratio_to = {}, bool flush_l2 = true) {
+double time_it(benchmark::State& state, Run&& run, Measure m, const std::string& peer_key = {},
+               const std::string& ratio_to = {}, bool flush_l2 = true) {
   static L2Flusher flusher;  // one buffer for the whole binary
   cudaStream_t stream;
   cudaEvent_t start, stop;
@@ -97,8 +101,7 @@ void time_it(benchmark::State& state, Run&& run, Measure m, const std::string& p
   TILECRAFT_BENCH_CHECK(cudaEventCreate(&stop));
   for (int i = 0; i < 3; ++i) run(stream);  // warm-up: module load, caches, clocks
   TILECRAFT_BENCH_CHECK(cudaStreamSynchronize(stream));
-  double total = 0;
-  std::int64_t runs = 0;
+  std::vector<double> samples;
   for (auto _ : state) {
     if (flush_l2) flusher.flush(stream);
     TILECRAFT_BENCH_CHECK(cudaEventRecord(start, stream));
@@ -108,21 +111,29 @@ void time_it(benchmark::State& state, Run&& run, Measure m, const std::string& p
     float ms = 0;
     TILECRAFT_BENCH_CHECK(cudaEventElapsedTime(&ms, start, stop));
     state.SetIterationTime(ms * 1e-3);
-    total += ms * 1e-3;
-    ++runs;
+    samples.push_back(ms * 1e-3);
   }
   TILECRAFT_BENCH_CHECK(cudaGetLastError());
-  const double mean = runs > 0 ? total / static_cast<double>(runs) : 0;
-  if (m.bytes > 0) state.counters["GB/s"] = benchmark::Counter(m.bytes / mean * 1e-9);
-  if (m.flops > 0) state.counters["TFLOP/s"] = benchmark::Counter(m.flops / mean * 1e-12);
-  if (!peer_key.empty()) peer_times()[peer_key] = mean;
+  double median = 0;
+  if (!samples.empty()) {
+    std::sort(samples.begin(), samples.end());
+    const std::size_t mid = samples.size() / 2;
+    median = samples.size() % 2 == 1 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
+  }
+  if (median > 0) {
+    state.counters["median_us"] = benchmark::Counter(median * 1e6);
+    if (m.bytes > 0) state.counters["GB/s"] = benchmark::Counter(m.bytes / median * 1e-9);
+    if (m.flops > 0) state.counters["TFLOP/s"] = benchmark::Counter(m.flops / median * 1e-12);
+  }
+  if (!peer_key.empty()) peer_times()[peer_key] = median;
   if (!ratio_to.empty()) {
     const auto it = peer_times().find(ratio_to);
-    if (it != peer_times().end() && mean > 0) state.counters["ratio"] = benchmark::Counter(it->second / mean);
+    if (it != peer_times().end() && median > 0) state.counters["ratio"] = benchmark::Counter(it->second / median);
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   cudaStreamDestroy(stream);
+  return median;
 }
 
 }  // namespace tilecraft::bench

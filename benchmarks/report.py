@@ -35,7 +35,12 @@ def load(paths):
                 continue
             family, impl, size = parts[0], parts[1], parts[2]
             unit = next((u for u in UNITS if u in b), None)
-            seconds = b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
+            # The harness reports the median sample (robust to a stray slow launch); older
+            # results only have Google Benchmark's mean.
+            if "median_us" in b:
+                seconds = b["median_us"] * 1e-6
+            else:
+                seconds = b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
             rows.append(dict(family=family, impl=impl, size=int(size), unit=unit or "1/s",
                              value=b[unit] if unit else 1.0 / seconds, seconds=seconds))
     return context, rows

@@ -25,16 +25,17 @@
 using namespace tilecraft;
 using tilecraft::test::DeviceBuffer;
 
-// Runs tilecraft::reduce through the two-phase API on a fresh, poisoned output.
-template <class In, class Out, class Op, class Init>
+// Runs tilecraft::reduce (or reduce_with another grid policy) through the two-phase API on a
+// fresh, poisoned output.
+template <class In, class Out, class Op, class Init, class Policy = detail::ReduceGridPolicy>
 Out run_reduce(const In* d_in, std::int64_t n, Op op, Init init) {
   DeviceBuffer<Out> out(1);
   out.poison();
   std::size_t bytes = 0;
-  REQUIRE(reduce(nullptr, bytes, d_in, out.get(), n, op, init) == cudaSuccess);
+  REQUIRE(detail::reduce_with<Policy>(nullptr, bytes, d_in, out.get(), n, op, init, nullptr) == cudaSuccess);
   DeviceBuffer<unsigned char> temp(bytes);
   temp.poison();  // the algorithm must not rely on zeroed temp storage
-  REQUIRE(reduce(temp.get(), bytes, d_in, out.get(), n, op, init) == cudaSuccess);
+  REQUIRE(detail::reduce_with<Policy>(temp.get(), bytes, d_in, out.get(), n, op, init, nullptr) == cudaSuccess);
   tilecraft::test::sync_and_check();
   return out.download()[0];
 }
@@ -69,6 +70,26 @@ TEST_CASE("integer sums, minima and maxima equal CUB's exactly at every size and
       long long ref = 0;
       for (std::int64_t i = 0; i < n; ++i) ref += host[static_cast<std::size_t>(i + shift)];
       CHECK(run_reduce<int, long long>(p, n, Sum{}, 0LL) == ref);
+    }
+  }
+}
+
+TEST_CASE("every grid policy (loads in flight, cache hints) equals CUB exactly at every size and alignment") {
+  using Streaming = detail::ReduceGridPolicyOf<256, 8, 4, CacheHint::streaming>;
+  using Normal = detail::ReduceGridPolicyOf<256, 8, 4, CacheHint::normal>;
+  using Narrow = detail::ReduceGridPolicyOf<128, 4, 8, CacheHint::streaming>;
+  for (std::int64_t n : sizes) {
+    for (int shift : {0, 1, 2}) {
+      CAPTURE(n);
+      CAPTURE(shift);
+      const auto host =
+          tilecraft::test::random_vector<int>(static_cast<std::size_t>(n + shift), -1000000, 1000000, 3 * n + shift);
+      DeviceBuffer<int> in(host);
+      const int* p = in.get() + shift;
+      const long long want = run_cub<int, long long>(p, n, Sum{}, 0LL);
+      CHECK(run_reduce<int, long long, Sum, long long, Streaming>(p, n, Sum{}, 0LL) == want);
+      CHECK(run_reduce<int, long long, Sum, long long, Normal>(p, n, Sum{}, 0LL) == want);
+      CHECK(run_reduce<int, long long, Sum, long long, Narrow>(p, n, Sum{}, 0LL) == want);
     }
   }
 }

@@ -70,16 +70,26 @@ TEST_CASE_TEMPLATE("transpose matches the host reference on odd shapes", T, floa
   }
 }
 
-TEST_CASE_TEMPLATE("persistent and narrow kernel policies (many tiles per block, prefetch)", T, float, double) {
+TEST_CASE_TEMPLATE("persistent, narrow and streaming kernel policies (many tiles per block, prefetch, cache hints)", T,
+                   float, double) {
   // One block per multiprocessor: every block loops over many tiles, prefetching the next.
   using Persistent = tilecraft::detail::TransposePolicy<T, 32, 32, 128, true, 1>;
   using Narrow = tilecraft::detail::TransposePolicy<T, 32, 32, 128, false>;
-  const std::int64_t shapes[][2] = {{1, 1}, {31, 33}, {1000, 999}, {4097, 63}, {2048, 2048}};
+  using Streaming = tilecraft::detail::TransposePolicy<T, 32, 32, 128, false, 8, tilecraft::CacheHint::streaming>;
+  using WideStreaming = tilecraft::detail::TransposePolicy<T, 64, 64, 256, true, 2, tilecraft::CacheHint::streaming>;
+  // Tiles walked in bands of 3 tile rows (the last band is partial for most shapes).
+  using Banded = tilecraft::detail::TransposePolicy<T, 32, 32, 128, false, 8, tilecraft::CacheHint::normal, 3>;
+  const std::int64_t shapes[][2] = {{1, 1}, {31, 33}, {1000, 999}, {4097, 63}, {63, 4097}, {2048, 2048}, {200, 130}};
   std::uint64_t salt = 900;
   for (const auto& s : shapes) {
     check_transpose<T, Persistent>(s[0], s[1], 0, 0, 0, ++salt);
     check_transpose<T, Persistent>(s[0], s[1], 3, 1, 1, ++salt);
     check_transpose<T, Narrow>(s[0], s[1], 0, 0, 0, ++salt);
+    check_transpose<T, Streaming>(s[0], s[1], 0, 0, 0, ++salt);
+    check_transpose<T, Streaming>(s[0], s[1], 2, 1, 1, ++salt);
+    check_transpose<T, WideStreaming>(s[0], s[1], 0, 0, 0, ++salt);
+    check_transpose<T, Banded>(s[0], s[1], 0, 0, 0, ++salt);
+    check_transpose<T, Banded>(s[0], s[1], 1, 2, 1, ++salt);
   }
 }
 

@@ -60,11 +60,13 @@ struct ReduceSingleBlock {
   using Narrow = ReduceSingleBlockPolicy<256, 4>;
   using Wide = ReduceSingleBlockPolicy<1024, 8>;
 };
-template <int Threads, int VectorsPerThread, int BlocksPerSm>
+//! `Hint` applies to the input's vector loads in both the grid and the single-block kernels.
+template <int Threads, int VectorsPerThread, int BlocksPerSm, CacheHint Hint = CacheHint::normal>
 struct ReduceGridPolicyOf {
   static constexpr int threads = Threads;
   static constexpr int vectors_per_thread = VectorsPerThread;
   static constexpr int blocks_per_sm = BlocksPerSm;
+  static constexpr CacheHint hint = Hint;
 };
 using ReduceGridPolicy = ReduceGridPolicyOf<256, 8, 4>;  // 128 KiB of loads in flight per SM
 
@@ -147,7 +149,7 @@ struct Partial {
 //               data and no identity element is needed);
 //   the rest:   the vectors after the last full tile, the unaligned head and the tail, dealt
 //               to threads across the grid one vector or element each.
-template <class Policy, int Vec, class In, class Acc, class Op>
+template <class Policy, int Vec, CacheHint Hint, class In, class Acc, class Op>
 TILECRAFT_DEVICE Partial<Acc> thread_reduce_spread(const In* in, std::int64_t n, Op op) {
   using Word = typename ReduceLoad<In, Vec>::Word;
   using Split = ReduceSplit<Policy, Vec, In>;
@@ -157,7 +159,7 @@ TILECRAFT_DEVICE Partial<Acc> thread_reduce_spread(const In* in, std::int64_t n,
   const int tid = threadIdx.x;
 
   auto load = [&](std::int64_t v, In(&x)[Vec]) {
-    const Word w = body[v];
+    const Word w = load_global_word<Hint>(body + v);
     std::memcpy(x, &w, sizeof(w));
   };
   Partial<Acc> p{Acc{}, false};
@@ -208,7 +210,7 @@ TILECRAFT_DEVICE Partial<Acc> thread_reduce_spread(const In* in, std::int64_t n,
 }
 
 // One block reduces everything and writes the result: small inputs, n == 0 included.
-template <class Policy, int Vec, class In, class Out, class Acc, class Op, class Init>
+template <class Policy, int Vec, CacheHint Hint, class In, class Out, class Acc, class Op, class Init>
 __global__ void __launch_bounds__(Policy::threads)
     reduce_single_block_kernel(const In* in, std::int64_t n, Out* out, Op op, Init init) {
   __shared__ BlockReduceStorage<Acc, Policy::threads> temp;
@@ -217,7 +219,7 @@ __global__ void __launch_bounds__(Policy::threads)
     return;
   }
   const int valid = ReduceSplit<Policy, Vec, In>(in, n).single_block_valid_threads(n);
-  const Acc total = block_reduce(temp, thread_reduce_spread<Policy, Vec, In, Acc>(in, n, op).value, op, valid);
+  const Acc total = block_reduce(temp, thread_reduce_spread<Policy, Vec, Hint, In, Acc>(in, n, op).value, op, valid);
   if (threadIdx.x == 0) *out = static_cast<Out>(op(static_cast<Acc>(init), total));
 }
 
@@ -230,7 +232,8 @@ __global__ void __launch_bounds__(Policy::threads, Policy::blocks_per_sm)
     reduce_grid_kernel(const In* in, std::int64_t n, Out* out, Op op, Init init, Acc* partials) {
   __shared__ BlockReduceStorage<Acc, Policy::threads> temp;
   // The launcher gives every block at least one full tile, so every thread holds a value.
-  const Acc block_total = block_reduce(temp, thread_reduce_spread<Policy, Vec, In, Acc>(in, n, op).value, op);
+  const Acc block_total =
+      block_reduce(temp, thread_reduce_spread<Policy, Vec, Policy::hint, In, Acc>(in, n, op).value, op);
   if (threadIdx.x == 0) partials[blockIdx.x] = block_total;
   cooperative_groups::this_grid().sync();
   if (blockIdx.x != 0) return;
@@ -273,11 +276,11 @@ template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, c
   if (grid <= 1) {
     if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlock::narrow_max_bytes) {
       using Policy = ReduceSingleBlock::Narrow;
-      reduce_single_block_kernel<Policy, Vec, In, Out, Acc, Op, Init>
+      reduce_single_block_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
           <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
     } else {
       using Policy = ReduceSingleBlock::Wide;
-      reduce_single_block_kernel<Policy, Vec, In, Out, Acc, Op, Init>
+      reduce_single_block_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
           <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
     }
     return last_launch_error();

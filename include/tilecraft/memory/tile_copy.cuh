@@ -16,6 +16,7 @@
 
 #include <vector_types.h>
 
+#include "../arch/global_access.cuh"
 #include "../config.cuh"
 #include "../util/math.cuh"
 #include "../util/thread.cuh"
@@ -35,6 +36,16 @@ struct MatrixRef {
   std::int64_t ld;
 
   TILECRAFT_HOST_DEVICE T& operator()(std::int64_t r, std::int64_t c) const { return data[r * ld + c]; }
+};
+
+//! How a tile copy's vector accesses to global memory use the caches.
+enum class CacheHint {
+  //! Plain loads and stores: lines are allocated in L1 (loads) and L2 as usual.
+  normal,
+  //! Data touched once (transpose, copy): loads take the read-only path without allocating in
+  //! L1 and let L2 fetch 256-byte blocks (sm_80+); stores are evict-first. The source must not
+  //! be written by any thread while the kernel runs (see arch/global_access.cuh).
+  streaming,
 };
 
 namespace detail {
@@ -140,6 +151,24 @@ struct TileFragment {
 
 namespace detail {
 
+// One vector of a tile copy from or to global memory, with the requested cache behaviour.
+template <CacheHint Hint, class Word>
+TILECRAFT_DEVICE Word load_global_word(const Word* p) {
+  if constexpr (Hint == CacheHint::streaming && requires { arch::ld_global_stream(p); }) {
+    return arch::ld_global_stream(p);
+  } else {
+    return *p;
+  }
+}
+template <CacheHint Hint, class Word>
+TILECRAFT_DEVICE void store_global_word(Word* p, const Word& v) {
+  if constexpr (Hint == CacheHint::streaming && requires { arch::st_global_stream(p, v); }) {
+    arch::st_global_stream(p, v);
+  } else {
+    *p = v;
+  }
+}
+
 template <class T>
 TILECRAFT_DEVICE bool is_aligned(const T* p, int bytes) {
   return (reinterpret_cast<std::uintptr_t>(p) & static_cast<std::uintptr_t>(bytes - 1)) == 0;
@@ -155,8 +184,8 @@ TILECRAFT_DEVICE int valid_extent(std::int64_t extent, std::int64_t origin, int 
 
 //! Global -> registers half of copy_tile: loads this thread's share of the tile at (row0, col0)
 //! of src into `frag` (elements outside src read as `fill`). Ranks >= Threads do nothing.
-//! No barrier; all loads are issued before any is used.
-template <int Threads, class Tile, class S>
+//! No barrier; all loads are issued before any is used. `Hint` applies to the vector loads.
+template <int Threads, CacheHint Hint = CacheHint::normal, class Tile, class S>
 TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile>& frag, MatrixRef<S> src, std::int64_t row0,
                                     std::int64_t col0, typename Tile::value_type fill = {}) {
   static_assert(std::is_same_v<std::remove_const_t<S>, typename Tile::value_type>,
@@ -180,7 +209,8 @@ TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile>& frag, MatrixRef
       const int idx = i * Threads + rank;
       if (Frag::exact || idx < Shape::total_vectors) {
         const bank::Coord rc = Shape::coord(idx);
-        frag.staged[i] = *reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col);
+        frag.staged[i] =
+            detail::load_global_word<Hint>(reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col));
       }
     }
     return;
@@ -191,7 +221,8 @@ TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile>& frag, MatrixRef
     if (Frag::exact || idx < Shape::total_vectors) {
       const bank::Coord rc = Shape::coord(idx);
       if (vector_global && rc.row < valid_rows && rc.col + vec <= valid_cols) {
-        frag.staged[i] = *reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col);
+        frag.staged[i] =
+            detail::load_global_word<Hint>(reinterpret_cast<const Word*>(origin + rc.row * src.ld + rc.col));
       } else {
         T v[vec];
 #pragma unroll
@@ -240,19 +271,21 @@ TILECRAFT_DEVICE void store_fragment(Tile& dst, const TileFragment<Threads, Tile
 //! elements another thread wrote. Vectorized (up to 16 bytes) when `src.data`, `src.ld` and
 //! `col0` keep the tile's rows aligned; correct for any alignment. Each thread issues all of
 //! its global loads before its first shared-memory store (load_fragment + store_fragment).
+//! `Hint` (default CacheHint::normal): CacheHint::streaming for data read once whose source
+//! nothing writes during the kernel.
 //! \code
 //! __shared__ tilecraft::SharedTile<float, 32, 1> tile;
 //! tilecraft::copy_tile<256>(tile, tilecraft::MatrixRef<const float>{in, rows, cols, ld}, r0, c0);
 //! __syncthreads();
 //! \endcode
-template <int Threads, class T, int Rows, int Cols, class Layout, class S>
+template <int Threads, CacheHint Hint = CacheHint::normal, class T, int Rows, int Cols, class Layout, class S>
 TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S> src, std::int64_t row0,
                                 std::int64_t col0, T fill = T{}) {
   static_assert(std::is_same_v<std::remove_const_t<S>, T>,
                 "copy_tile: the source matrix must hold the tile's element type");
   static_assert(ValidBlockThreads<Threads>, "copy_tile: Threads must be between 1 and 1024 (the threads of one block)");
   TileFragment<Threads, SharedMatrix<T, Rows, Cols, Layout>> frag;
-  load_fragment(frag, src, row0, col0, fill);
+  load_fragment<Threads, Hint>(frag, src, row0, col0, fill);
   store_fragment(dst, frag);
 }
 
@@ -261,13 +294,14 @@ TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, Matrix
 //!
 //! Threads and barriers as for the load: ranks 0 ... Threads-1 take part, no barrier inside;
 //! the threads that wrote `src` must have passed a `__syncthreads()` first. Each thread reads
-//! its whole share from shared memory before its first global store.
+//! its whole share from shared memory before its first global store. `Hint`:
+//! CacheHint::streaming makes the vector stores evict-first (output nobody reads soon).
 //! \code
 //! __syncthreads();
 //! tilecraft::copy_tile<256>(tilecraft::MatrixRef<float>{out, cols, rows, ld}, c0, r0,
 //!                           tilecraft::transposed(tile));
 //! \endcode
-template <int Threads, class T, class Tile>
+template <int Threads, CacheHint Hint = CacheHint::normal, class T, class Tile>
 TILECRAFT_DEVICE void copy_tile(MatrixRef<T> dst, std::int64_t row0, std::int64_t col0, const Tile& src) {
   static_assert(std::is_same_v<std::remove_const_t<T>, typename Tile::value_type>,
                 "copy_tile: the destination matrix must hold the tile's element type");
@@ -312,7 +346,7 @@ TILECRAFT_DEVICE void copy_tile(MatrixRef<T> dst, std::int64_t row0, std::int64_
       const bank::Coord rc = Shape::coord(idx);
       T* out = origin + rc.row * dst.ld + rc.col;
       if (full || (vector_global && rc.row < valid_rows && rc.col + vec <= valid_cols)) {
-        *reinterpret_cast<Word*>(out) = staged[i];
+        detail::store_global_word<Hint>(reinterpret_cast<Word*>(out), staged[i]);
       } else if (rc.row < valid_rows) {
         E v[vec];
         std::memcpy(v, &staged[i], sizeof(Word));
