@@ -120,25 +120,29 @@ void register_variant(const char* family, int n) {
       ->Unit(benchmark::kMicrosecond);
 }
 constexpr auto stream = tilecraft::CacheHint::streaming;
+constexpr auto noalloc = tilecraft::CacheHint::no_allocate_loads;
+constexpr auto evict = tilecraft::CacheHint::evict_first_stores;
+constexpr auto plain = tilecraft::CacheHint::normal;
 const bool variants_registered = [] {
-  register_variant<float, 64, 32, 128, 0, stream>("transpose_f32", 8192);
-  register_variant<float, 32, 32, 128>("transpose_f32", 8192);
-  register_variant<float, 32, 32, 128, 0, stream>("transpose_f32", 8192);
   register_variant<float, 64, 64, 128>("transpose_f32", 8192);
   register_variant<float, 64, 64, 128, 0, stream>("transpose_f32", 8192);
-  register_variant<float, 32, 64, 128, 0, stream>("transpose_f32", 8192);
-  register_variant<float, 64, 64, 256, 0, stream>("transpose_f32", 8192);
-  register_variant<float, 64, 32, 128, 16, stream>("transpose_f32", 8192);
-  register_variant<float, 64, 32, 128, 0, stream, 8>("transpose_f32", 8192);
-  register_variant<float, 64, 32, 128, 0, stream, 32>("transpose_f32", 8192);
-  register_variant<float, 64, 32, 128, 0, tilecraft::CacheHint::normal, 16>("transpose_f32", 8192);
-  register_variant<double, 32, 32, 128, 0, stream>("transpose_f64", 4096);
+  register_variant<float, 64, 64, 128, 0, noalloc>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 128, 0, evict>("transpose_f32", 8192);
+  register_variant<float, 128, 32, 128>("transpose_f32", 8192);
+  register_variant<float, 128, 64, 256>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 64>("transpose_f32", 8192);
+  register_variant<float, 128, 64, 128>("transpose_f32", 8192);
+  register_variant<float, 64, 128, 256>("transpose_f32", 8192);
+  register_variant<float, 32, 32, 128>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 128, 0, plain, 4>("transpose_f32", 8192);
+  register_variant<double, 32, 32, 128, 0, noalloc>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 128, 0, evict>("transpose_f64", 4096);
+  register_variant<double, 32, 64, 128>("transpose_f64", 4096);
+  register_variant<double, 64, 64, 256>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 64>("transpose_f64", 4096);
+  register_variant<double, 64, 32, 64>("transpose_f64", 4096);
   register_variant<double, 64, 32, 128>("transpose_f64", 4096);
-  register_variant<double, 64, 32, 128, 0, stream>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 64, 0, stream>("transpose_f64", 4096);
-  register_variant<double, 32, 16, 64, 0, stream>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 128, 0, stream, 16>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 128, 0, tilecraft::CacheHint::normal, 16>("transpose_f64", 4096);
+  register_variant<double, 32, 64, 256>("transpose_f64", 4096);
   return true;
 }();
 }  // namespace

@@ -51,7 +51,10 @@ Out run_cub(const In* d_in, std::int64_t n, Op op, Init init) {
   return out.download()[0];
 }
 
-const std::int64_t sizes[] = {0, 1, 2, 31, 33, 1000, 4097, 4099 + 16, 65536 + 3, (1 << 20) + 7, (1 << 22) + 1};
+// Edges of the launch paths: the lean one-tile kernel up to 16 KiB (4096 ints), one block up
+// to 256 KiB, the cooperative grid above.
+const std::int64_t sizes[] = {0,    1,    2,    31,        33,      1000,          4093,         4095,
+                              4096, 4097, 4115, 65536 + 3, 1 << 16, (1 << 20) + 7, (1 << 22) + 1};
 
 TEST_CASE("integer sums, minima and maxima equal CUB's exactly at every size and alignment") {
   for (std::int64_t n : sizes) {
@@ -92,6 +95,38 @@ TEST_CASE("every grid policy (loads in flight, cache hints) equals CUB exactly a
       CHECK(run_reduce<int, long long, Sum, long long, Narrow>(p, n, Sum{}, 0LL) == want);
     }
   }
+}
+
+// The lean one-tile kernel peels a head up to the first 16-byte boundary and a tail after the
+// last whole vector: every element width, every element offset, sizes up to its 16 KiB limit.
+template <class In>
+void check_small_sums(std::uint64_t salt) {
+  constexpr std::int64_t limit = 16384 / static_cast<std::int64_t>(sizeof(In));
+  constexpr int shifts = 16 / static_cast<int>(sizeof(In));
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{3}, std::int64_t{17}, std::int64_t{255}, std::int64_t{1001},
+                         limit - 17, limit - 1, limit}) {
+    for (int shift = 0; shift < shifts; ++shift) {
+      CAPTURE(sizeof(In));
+      CAPTURE(n);
+      CAPTURE(shift);
+      const auto ints = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n + shift), -100, 100, salt + n);
+      const std::vector<In> host(ints.begin(), ints.end());
+      DeviceBuffer<In> in(host);
+      long long ref = 0;
+      for (std::int64_t i = 0; i < n; ++i) ref += static_cast<long long>(host[static_cast<std::size_t>(i + shift)]);
+      // Integer values: every order of summation is exact, so a lost or doubled element shows.
+      CHECK(run_reduce<In, long long>(in.get() + shift, n, Sum{}, 0LL) == ref);
+      CHECK(run_reduce<In, In>(in.get() + shift, n, Max{}, std::numeric_limits<In>::lowest()) ==
+            run_cub<In, In>(in.get() + shift, n, Max{}, std::numeric_limits<In>::lowest()));
+    }
+  }
+}
+
+TEST_CASE("small inputs of every element width at every alignment (the one-tile kernel)") {
+  check_small_sums<std::int8_t>(501);
+  check_small_sums<short>(502);
+  check_small_sums<int>(503);
+  check_small_sums<double>(504);
 }
 
 TEST_CASE("float sums: exact on integer values, within the rounding bound on real values") {

@@ -52,8 +52,9 @@ struct ReduceSingleBlockPolicy {
 };
 //! Inputs up to 256 KiB take one block: below that one multiprocessor streams the input in
 //! less time than a grid takes to launch and meet at its barrier. Up to 16 KiB a 256-thread
-//! block (one 16-byte load per thread covers it, and its reduction tree is short); above, a
-//! 1024-thread block with 8 loads per thread (128 KiB in flight).
+//! block (four 16-byte loads per thread cover it, and its reduction tree is short; the lean
+//! reduce_one_tile_kernel when vector loads are possible); above, a 1024-thread block with 8
+//! loads per thread (128 KiB in flight).
 struct ReduceSingleBlock {
   static constexpr std::int64_t max_bytes = 256 * 1024;
   static constexpr std::int64_t narrow_max_bytes = 16 * 1024;
@@ -223,6 +224,58 @@ __global__ void __launch_bounds__(Policy::threads)
   if (threadIdx.x == 0) *out = static_cast<Out>(op(static_cast<Acc>(init), total));
 }
 
+// Inputs of at most one narrow tile (16 KiB) loaded as 16-byte vectors: the lean path. A
+// launch this small is latency-bound (one DRAM round trip), so every load is issued within a
+// few 32-bit instructions of the kernel's start; the general kernel's 64-bit split arithmetic
+// costs about 0.1 us before its first load. Requires `in` aligned to sizeof(In) and
+// n * sizeof(In) <= Threads * VectorsPerThread * 16.
+template <class Policy, int Vec, CacheHint Hint, class In, class Out, class Acc, class Op, class Init>
+__global__ void __launch_bounds__(Policy::threads)
+    reduce_one_tile_kernel(const In* in, int n, Out* out, Op op, Init init) {
+  static_assert(Vec > 1, "reduce_one_tile_kernel: only for inputs loaded as vectors");
+  using Word = typename ReduceLoad<In, Vec>::Word;
+  constexpr int threads = Policy::threads;
+  __shared__ BlockReduceStorage<Acc, threads> temp;
+  const int tid = threadIdx.x;
+  // head elements up to the first 16-byte boundary, then whole vectors, then the tail.
+  const int to_boundary = static_cast<int>((16 - reinterpret_cast<std::uintptr_t>(in) % 16) % 16 / sizeof(In));
+  const int head = to_boundary < n ? to_boundary : n;
+  const int vectors = (n - head) / Vec;
+  const int tail_begin = head + vectors * Vec;
+  const Word* body = reinterpret_cast<const Word*>(in + head);
+  Word w[Policy::vectors_per_thread];
+#pragma unroll
+  for (int k = 0; k < Policy::vectors_per_thread; ++k) {
+    if (tid + k * threads < vectors) w[k] = load_global_word<Hint>(body + tid + k * threads);
+  }
+  if (n == 0) {
+    if (tid == 0) *out = static_cast<Out>(static_cast<Acc>(init));
+    return;
+  }
+  Partial<Acc> p{Acc{}, false};
+  auto fold = [&](const In& x) {
+    p.value = p.valid ? static_cast<Acc>(op(p.value, static_cast<Acc>(x))) : static_cast<Acc>(x);
+    p.valid = true;
+  };
+#pragma unroll
+  for (int k = 0; k < Policy::vectors_per_thread; ++k) {
+    if (tid + k * threads < vectors) {
+      In x[Vec];
+      std::memcpy(x, &w[k], sizeof(Word));
+#pragma unroll
+      for (int j = 0; j < Vec; ++j) fold(x[j]);
+    }
+  }
+  if (tid < head) fold(in[tid]);
+  if (tid < n - tail_begin) fold(in[tail_begin + tid]);
+  // Threads holding a value form a prefix: those with a vector, a head or a tail element.
+  int valid = vectors < threads ? vectors : threads;
+  valid = head > valid ? head : valid;
+  valid = n - tail_begin > valid ? n - tail_begin : valid;
+  const Acc total = block_reduce(temp, p.value, op, valid);
+  if (tid == 0) *out = static_cast<Out>(op(static_cast<Acc>(init), total));
+}
+
 // The whole GPU: each block folds its share and publishes a partial, the grid meets at a
 // grid-wide barrier (cooperative launch: every block is resident, the barrier's state is the
 // runtime's, so the caller's temp memory needs no initialization), and block 0 folds the
@@ -276,6 +329,14 @@ template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, c
   if (grid <= 1) {
     if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlock::narrow_max_bytes) {
       using Policy = ReduceSingleBlock::Narrow;
+      static_assert(static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread * 16 >=
+                        ReduceSingleBlock::narrow_max_bytes,
+                    "the narrow single-block policy must cover narrow_max_bytes in one tile");
+      if constexpr (Vec > 1) {
+        reduce_one_tile_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
+            <<<1, Policy::threads, 0, stream>>>(d_in, static_cast<int>(n), d_out, op, init);
+        return last_launch_error();
+      }
       reduce_single_block_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
           <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
     } else {

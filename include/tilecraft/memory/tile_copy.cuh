@@ -46,6 +46,10 @@ enum class CacheHint {
   //! L1 and let L2 fetch 256-byte blocks (sm_80+); stores are evict-first. The source must not
   //! be written by any thread while the kernel runs (see arch/global_access.cuh).
   streaming,
+  //! Loads only: read-only path without an L1 line (no L2 prefetch hint); plain stores.
+  no_allocate_loads,
+  //! Stores only: evict-first; plain loads.
+  evict_first_stores,
 };
 
 namespace detail {
@@ -156,13 +160,16 @@ template <CacheHint Hint, class Word>
 TILECRAFT_DEVICE Word load_global_word(const Word* p) {
   if constexpr (Hint == CacheHint::streaming && requires { arch::ld_global_stream(p); }) {
     return arch::ld_global_stream(p);
+  } else if constexpr (Hint == CacheHint::no_allocate_loads && requires { arch::ld_global_no_allocate(p); }) {
+    return arch::ld_global_no_allocate(p);
   } else {
     return *p;
   }
 }
 template <CacheHint Hint, class Word>
 TILECRAFT_DEVICE void store_global_word(Word* p, const Word& v) {
-  if constexpr (Hint == CacheHint::streaming && requires { arch::st_global_stream(p, v); }) {
+  if constexpr ((Hint == CacheHint::streaming || Hint == CacheHint::evict_first_stores) &&
+                requires { arch::st_global_stream(p, v); }) {
     arch::st_global_stream(p, v);
   } else {
     *p = v;
