@@ -3,7 +3,9 @@
 // the memory-bound primitives are judged by.
 #include <cstdint>
 
+#include <tilecraft/arch/cp_async_bulk.cuh>
 #include <tilecraft/arch/global_access.cuh>
+#include <tilecraft/arch/mbarrier.cuh>
 
 #include "harness.cuh"
 
@@ -44,7 +46,62 @@ __global__ void copy_kernel_x4(uint4* __restrict__ dst, const uint4* __restrict_
   }
 }
 
-enum class CopyImpl { memcpy, kernel, kernel_x4, kernel_x4_stream };
+// Hopper bulk copies (sm_90): one thread per block streams chunks global -> shared -> global
+// through the copy engine, Stages chunks in flight, no registers in the data path. Chunk i of
+// the block refills the stage of chunk i - 1 once that chunk's store has read it.
+template <int Stages, int ChunkBytes>
+__global__ void __launch_bounds__(32)
+    bulk_copy_kernel(unsigned char* dst, const unsigned char* src, std::int64_t chunks) {
+  extern __shared__ __align__(128) unsigned char buf[];
+  __shared__ std::uint64_t bar[Stages];
+  namespace arch = tilecraft::arch;
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < Stages; ++s) arch::mbarrier_init(&bar[s], 1);
+  const std::int64_t step = gridDim.x;
+  auto load = [&](std::int64_t i) {  // the block's i-th chunk into stage i % Stages
+    const std::int64_t chunk = blockIdx.x + i * step;
+    if (chunk >= chunks) return;
+    const int s = static_cast<int>(i % Stages);
+    arch::mbarrier_arrive_expect_tx(&bar[s], ChunkBytes);
+    arch::bulk_copy_g2s(buf + s * ChunkBytes, src + chunk * ChunkBytes, ChunkBytes, &bar[s]);
+  };
+  for (int i = 0; i < Stages; ++i) load(i);
+  for (std::int64_t i = 0; blockIdx.x + i * step < chunks; ++i) {
+    const int s = static_cast<int>(i % Stages);
+    arch::mbarrier_wait_parity(&bar[s], static_cast<std::uint32_t>((i / Stages) & 1));
+    arch::bulk_copy_s2g(dst + (blockIdx.x + i * step) * ChunkBytes, buf + s * ChunkBytes, ChunkBytes);
+    arch::bulk_commit_group();
+    if (i >= 1) {
+      arch::bulk_wait_group_read<1>();  // chunk i - 1's store has read its stage
+      load(i - 1 + Stages);
+    }
+  }
+  arch::bulk_wait_group<0>();
+}
+
+enum class CopyImpl { memcpy, kernel, kernel_x4, kernel_x4_stream, bulk_4x16k, bulk_8x4k };
+
+template <int Stages, int ChunkBytes>
+void run_bulk_copy(benchmark::State& state, unsigned char* dst, const unsigned char* src, std::size_t bytes,
+                   int blocks_per_sm, const Measure& m, const std::string& key) {
+  int device = 0, major = 0, sms = 0;
+  TILECRAFT_BENCH_CHECK(cudaGetDevice(&device));
+  TILECRAFT_BENCH_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  TILECRAFT_BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (major < 9 || bytes % ChunkBytes != 0) {
+    state.SkipWithError("bulk copies need sm_90 and a whole number of chunks");
+    return;
+  }
+  constexpr int smem = Stages * ChunkBytes;
+  TILECRAFT_BENCH_CHECK(
+      cudaFuncSetAttribute(bulk_copy_kernel<Stages, ChunkBytes>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const auto chunks = static_cast<std::int64_t>(bytes / ChunkBytes);
+  const std::int64_t want = static_cast<std::int64_t>(sms) * blocks_per_sm;
+  const int grid = static_cast<int>(chunks < want ? chunks : want);
+  time_it(
+      state, [&](cudaStream_t s) { bulk_copy_kernel<Stages, ChunkBytes><<<grid, 32, smem, s>>>(dst, src, chunks); }, m,
+      {}, key);
+}
 
 void copy(benchmark::State& state, CopyImpl impl) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
@@ -54,6 +111,14 @@ void copy(benchmark::State& state, CopyImpl impl) {
   TILECRAFT_BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const std::string key = "copy/" + std::to_string(bytes);
   const Measure m{2.0 * static_cast<double>(bytes), 0};  // read + write
+  if (impl == CopyImpl::bulk_4x16k) {
+    run_bulk_copy<4, 16384>(state, dst.as<unsigned char>(), src.as<unsigned char>(), bytes, 3, m, key);
+    return;
+  }
+  if (impl == CopyImpl::bulk_8x4k) {
+    run_bulk_copy<8, 4096>(state, dst.as<unsigned char>(), src.as<unsigned char>(), bytes, 6, m, key);
+    return;
+  }
   if (impl == CopyImpl::memcpy) {
     time_it(
         state,
@@ -102,6 +167,18 @@ BENCHMARK_CAPTURE(copy, kernel_x4, CopyImpl::kernel_x4)
     ->MinTime(0.05)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(copy, kernel_x4_stream, CopyImpl::kernel_x4_stream)
+    ->RangeMultiplier(16)
+    ->Range(1 << 20, 1 << 30)
+    ->UseManualTime()
+    ->MinTime(0.05)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(copy, bulk_4x16k, CopyImpl::bulk_4x16k)
+    ->RangeMultiplier(16)
+    ->Range(1 << 20, 1 << 30)
+    ->UseManualTime()
+    ->MinTime(0.05)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(copy, bulk_8x4k, CopyImpl::bulk_8x4k)
     ->RangeMultiplier(16)
     ->Range(1 << 20, 1 << 30)
     ->UseManualTime()

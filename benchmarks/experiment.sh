@@ -20,7 +20,8 @@ bench=build/gpu/benchmarks/tilecraft_bench
   >"$out/experiment-bench.txt" 2>&1 || { tail -30 "$out/experiment-bench.txt"; exit 1; }
 python3 benchmarks/report.py "$out/experiment.json" --out "$out/experiment-results" | tail -n +2
 # Each space-separated NCU_FILTER is profiled on its own, so kernels of different sizes that
-# share a name are reported apart.
+# share a name are reported apart. Benchmark names end in /min_time:.../manual_time: anchor a
+# filter with `/` after the size, not with `$`.
 for f in $ncu_filter; do
   ncu --clock-control none --metrics gpu__time_duration.sum -k "regex:$ncu_kernels" --launch-count 100 --csv \
     "$bench" --benchmark_filter="$f" >"$out/experiment-ncu.csv" 2>/dev/null
