@@ -21,16 +21,21 @@ static_assert(tilecraft::bank::column_wavefronts<Swizzled>() == 1, "swizzled: co
 
 // Each block transposes one 32 x 32 tile of a matrix through two carved tiles: the padded one
 // for the transpose, the swizzled one holding a copy of the input (to show several tiles).
+// The copy goes through a TileCopy policy: TileMapping::rows moves one whole 128-byte tile row
+// per warp instruction (4 bytes a lane) instead of the default 16-byte vectors over 128-byte
+// lines; the bank model proves both mappings conflict-free for this tile.
+using RowCopy = tilecraft::TileCopy<tilecraft::CacheHint::normal, tilecraft::TileMapping::rows>;
+static_assert(tilecraft::copy_tile_conflict_factor<Swizzled, tilecraft::TileMapping::rows>() == 1);
 __global__ void two_tiles(const float* in, float* out, float* copy, int rows, int cols) {
   extern __shared__ __align__(16) unsigned char smem[];
   auto [t, s] = tilecraft::SharedCarve<Padded, Swizzled>::carve(smem);
   const tilecraft::MatrixRef<const float> src{in, rows, cols, cols};
   const std::int64_t r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;
   tilecraft::copy_tile<256>(t, src, r0, c0);
-  tilecraft::copy_tile<256>(s, src, r0, c0);
+  tilecraft::copy_tile<256, RowCopy>(s, src, r0, c0);
   __syncthreads();
   tilecraft::copy_tile<256>(tilecraft::MatrixRef<float>{out, cols, rows, rows}, c0, r0, tilecraft::transposed(t));
-  tilecraft::copy_tile<256>(tilecraft::MatrixRef<float>{copy, rows, cols, cols}, r0, c0, s);
+  tilecraft::copy_tile<256, RowCopy>(tilecraft::MatrixRef<float>{copy, rows, cols, cols}, r0, c0, s);
 }
 
 int main() {

@@ -3,7 +3,7 @@
 //   2. shared tile         both global accesses coalesced; the tile is read down a column:
 //                          32-way bank conflicts
 //   3. padded shared tile  tile[32][33]: conflict-free
-//   4. tilecraft           SharedMatrix + copy_tile: 16-byte vectors, 64x32 tiles, any shape
+//   4. tilecraft           SharedMatrix + copy_tile: 16-byte vectors, 64x64 tiles, any shape
 // Usage: transpose_ladder [M N]   (default 8192 x 8192 floats)
 #include <cstdio>
 #include <cstdlib>

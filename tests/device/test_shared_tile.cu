@@ -21,18 +21,18 @@ struct alignas(16) Quad {
   std::int32_t v[4];
 };
 
-template <class Tile, int Threads, CacheHint Hint>
+template <class Tile, int Threads, class Copy>
 __global__ void round_trip_kernel(MatrixRef<const typename Tile::value_type> in,
                                   MatrixRef<typename Tile::value_type> out, MatrixRef<typename Tile::value_type> out_t,
                                   typename Tile::value_type* dump, std::int64_t r0, std::int64_t c0,
                                   typename Tile::value_type fill) {
   __shared__ Tile tile;
-  copy_tile<Threads, Hint>(tile, in, r0, c0, fill);
+  copy_tile<Threads, Copy>(tile, in, r0, c0, fill);
   __syncthreads();
   for (int i = thread_rank(); i < Tile::rows * Tile::cols; i += block_threads())
     dump[i] = tile(i / Tile::cols, i % Tile::cols);
-  copy_tile<Threads, Hint>(out, r0, c0, tile);
-  copy_tile<Threads, Hint>(out_t, c0, r0, transposed(tile));
+  copy_tile<Threads, Copy>(out, r0, c0, tile);
+  copy_tile<Threads, Copy>(out_t, c0, r0, transposed(tile));
 }
 
 template <class T>
@@ -50,7 +50,7 @@ bool same_bits(const T& a, const T& b) {
 }
 
 // One matrix, one tile origin: checks dump (with fill), straight store and transposed store.
-template <class Tile, int Threads, CacheHint Hint = CacheHint::normal>
+template <class Tile, int Threads, class Copy = TileCopy<>>
 void check_round_trip(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t offset, std::int64_t r0,
                       std::int64_t c0, std::uint64_t salt) {
   using T = typename Tile::value_type;
@@ -75,7 +75,7 @@ void check_round_trip(std::int64_t rows, std::int64_t cols, std::int64_t ld, std
   dump.poison();
 
   // Launch one warp more than the copy uses: ranks >= Threads must stay out of the copy.
-  round_trip_kernel<Tile, Threads, Hint><<<1, Threads + 32>>>(
+  round_trip_kernel<Tile, Threads, Copy><<<1, Threads + 32>>>(
       MatrixRef<const T>{in.get() + offset, rows, cols, ld}, MatrixRef<T>{out.get() + offset, rows, cols, ld},
       MatrixRef<T>{out_t.get() + offset, cols, rows, ld_t}, dump.get(), r0, c0, fill);
   tilecraft::test::sync_and_check();
@@ -116,17 +116,17 @@ void check_round_trip(std::int64_t rows, std::int64_t cols, std::int64_t ld, std
   CHECK(bad == 0);
 }
 
-template <class Tile, int Threads, CacheHint Hint = CacheHint::normal>
+template <class Tile, int Threads, class Copy = TileCopy<>>
 void check_tile_everywhere(std::uint64_t salt) {
   // Interior and aligned; partial at the bottom-right; odd leading dimension (no vectors);
   // origin shifted by one element (misaligned); a tile wholly outside (all fill, no writes).
   constexpr std::int64_t R = Tile::rows, C = Tile::cols;
-  check_round_trip<Tile, Threads, Hint>(3 * R, 3 * C, 3 * C + 16, 0, R, C, salt + 1);
-  check_round_trip<Tile, Threads, Hint>(R + R / 2 + 1, C + C / 3 + 1, C + C / 3 + 1, 0, R, C, salt + 2);
-  check_round_trip<Tile, Threads, Hint>(2 * R + 1, 2 * C + 1, 2 * C + 3, 0, 0, 1, salt + 3);
-  check_round_trip<Tile, Threads, Hint>(2 * R, 2 * C, 2 * C, 1, R - 1, C - 1, salt + 4);
-  check_round_trip<Tile, Threads, Hint>(5, 7, 9, 0, 0, 0, salt + 5);
-  check_round_trip<Tile, Threads, Hint>(R, C, C, 0, R, 0, salt + 6);
+  check_round_trip<Tile, Threads, Copy>(3 * R, 3 * C, 3 * C + 16, 0, R, C, salt + 1);
+  check_round_trip<Tile, Threads, Copy>(R + R / 2 + 1, C + C / 3 + 1, C + C / 3 + 1, 0, R, C, salt + 2);
+  check_round_trip<Tile, Threads, Copy>(2 * R + 1, 2 * C + 1, 2 * C + 3, 0, 0, 1, salt + 3);
+  check_round_trip<Tile, Threads, Copy>(2 * R, 2 * C, 2 * C, 1, R - 1, C - 1, salt + 4);
+  check_round_trip<Tile, Threads, Copy>(5, 7, 9, 0, 0, 0, salt + 5);
+  check_round_trip<Tile, Threads, Copy>(R, C, C, 0, R, 0, salt + 6);
 }
 
 TEST_CASE_TEMPLATE("copy_tile round trips for every layout and element width", Tile, SharedTile<float, 32, 0>,
@@ -138,7 +138,16 @@ TEST_CASE_TEMPLATE("copy_tile round trips for every layout and element width", T
   check_tile_everywhere<Tile, 128>(11);
   check_tile_everywhere<Tile, 96>(23);
   // Streaming cache hints change the instructions (ld.global.nc, st.global.cs), not the result.
-  check_tile_everywhere<Tile, 128, CacheHint::streaming>(37);
+  check_tile_everywhere<Tile, 128, TileCopy<CacheHint::streaming>>(37);
+}
+
+// TileMapping::rows needs rows (and, for the transposed store, columns) of 32 ... 512 bytes.
+TEST_CASE_TEMPLATE("copy_tile with one warp instruction per row", Tile, SharedTile<float, 32, 1>,
+                   SharedTile<double, 32, 1>, SharedMatrix<float, 64, 64, Padded<1>>, SharedMatrix<short, 64, 64>,
+                   SharedMatrix<double, 64, 32, Swizzled<>>, SharedMatrix<Quad, 32, 32, Padded<1>>) {
+  using Rows = TileCopy<CacheHint::normal, TileMapping::rows>;
+  check_tile_everywhere<Tile, 128, Rows>(41);
+  check_tile_everywhere<Tile, 96, Rows>(43);
 }
 
 struct Pair {

@@ -122,6 +122,24 @@ TEST_CASE("copy_tile's own shared-memory accesses") {
   static_assert(copy_tile_conflict_factor<TransposedView<const SharedMatrix<float, 32, 32, Swizzled<>>>>() == 1);
 }
 
+TEST_CASE("copy_tile's accesses with one warp instruction per row (TileMapping::rows)") {
+  constexpr auto rows = TileMapping::rows;
+  // The 8-byte transpose default: 256-byte rows, 8 bytes a lane, both directions conflict-free.
+  static_assert(copy_tile_conflict_factor<SharedTile<double, 32, 1>, rows>() == 1);
+  static_assert(copy_tile_conflict_factor<TransposedView<const SharedTile<double, 32, 1>>, rows>() == 1);
+  static_assert(copy_tile_conflict_factor<SharedTile<float, 32, 1>, rows>() == 1);
+  static_assert(copy_tile_conflict_factor<TransposedView<const SharedTile<float, 32, 1>>, rows>() == 1);
+  // A 64-float padded row, 8 bytes a lane stored as two words: lanes l and l + 16 meet in one
+  // bank (2 * 16 words apart), so each store takes two wavefronts; the drain likewise.
+  CHECK(copy_tile_conflict_factor<SharedTile<float, 64, 1>, rows>() == 2);
+  CHECK(copy_tile_conflict_factor<TransposedView<const SharedTile<float, 64, 1>>, rows>() == 2);
+  // Unpadded, the row fill is plain 8-byte vectors: conflict-free.
+  static_assert(copy_tile_conflict_factor<SharedTile<float, 64, 0>, rows>() == 1);
+  using Shape = detail::CopyShapeOf<SharedTile<double, 32, 1>, rows>;
+  static_assert(Shape::vector_bytes == 8 && Shape::segment_vectors == 32);
+  static_assert(Shape::coord(33).row == 1 && Shape::coord(33).col == 1);
+}
+
 TEST_CASE("tile sizes and offsets") {
   using T1 = SharedTile<float, 32, 1>;
   static_assert(T1::bytes == 32 * 33 * 4);

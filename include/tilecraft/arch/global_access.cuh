@@ -63,25 +63,6 @@ TILECRAFT_DEVICE unsigned ld_global_stream(const unsigned* p) {
   return v;
 }
 
-//! 16-byte read-only load that allocates no L1 line (no L2 prefetch-size hint).
-TILECRAFT_DEVICE uint4 ld_global_no_allocate(const uint4* p) {
-  uint4 v;
-  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(p));
-  return v;
-}
-TILECRAFT_DEVICE uint2 ld_global_no_allocate(const uint2* p) {
-  uint2 v;
-  asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
-  return v;
-}
-TILECRAFT_DEVICE unsigned ld_global_no_allocate(const unsigned* p) {
-  unsigned v;
-  asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(v) : "l"(p));
-  return v;
-}
-
 //! 16-byte evict-first store; `p` 16-byte aligned.
 TILECRAFT_DEVICE void st_global_stream(uint4* p, const uint4& v) {
   asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)

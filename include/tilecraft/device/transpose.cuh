@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 
 #include "../config.cuh"
 #include "../memory/layout.cuh"
@@ -18,73 +19,62 @@ namespace tilecraft {
 
 namespace detail {
 
-//! Shape of a transpose kernel: TileRows x TileCols tiles padded by one element (with
-//! copy_tile's mapping, a warp moves four 128-byte lines, and both the row-wise fill and the
-//! column-wise drain are then conflict-free: the static_asserts prove it with the bank model),
-//! Threads per block. Persistent: a grid of BlocksPerSm blocks per multiprocessor loops over
-//! the tiles and loads the next tile into registers while draining the current one; otherwise
-//! one block per tile. Hint: the cache behaviour of the global loads and stores.
-//! RasterGroup: 0 walks the tiles row by row; G > 0 walks bands of G tile rows column by column,
-//! so the tiles in flight at once cover a squarer region: longer contiguous runs on the write
-//! side (the output rows) at the price of shorter ones on the read side.
-template <class T, int TileRows, int TileCols, int Threads, bool Persistent, int BlocksPerSm = 8,
-          CacheHint Hint = CacheHint::normal, int RasterGroup = 0>
+//! Shape of a transpose kernel: TileRows x TileCols tiles padded by one element (the
+//! static_asserts prove with the bank model that both the row-wise fill and the column-wise
+//! drain are then conflict-free for the chosen mapping), Threads per block, and the TileCopy
+//! policy of both copies. Persistent: a grid of BlocksPerSm blocks per multiprocessor loops
+//! over the tiles and loads the next tile into registers while draining the current one;
+//! otherwise one block per tile.
+template <class T, int TileRows, int TileCols, int Threads, bool Persistent = false, int BlocksPerSm = 8,
+          class Copy = TileCopy<>>
 struct TransposePolicy {
-  static_assert(RasterGroup >= 0, "TransposePolicy: RasterGroup must be >= 0 (0: row-major tile order)");
   static constexpr int tile_rows = TileRows;
   static constexpr int tile_cols = TileCols;
   static constexpr int threads = Threads;
   static constexpr bool persistent = Persistent;
   static constexpr int blocks_per_sm = BlocksPerSm;
-  static constexpr CacheHint hint = Hint;
-  static constexpr int raster_group = RasterGroup;
+  using copy_policy = Copy;
   using Tile = SharedMatrix<T, tile_rows, tile_cols, Padded<1>>;
-  static_assert(copy_tile_conflict_factor<Tile>() == 1, "transpose: the tile fill must be bank-conflict free");
-  static_assert(copy_tile_conflict_factor<TransposedView<const Tile>>() == 1,
+  static_assert(copy_tile_conflict_factor<Tile, Copy::mapping>() == 1,
+                "transpose: the tile fill must be bank-conflict free");
+  static_assert(copy_tile_conflict_factor<TransposedView<const Tile>, Copy::mapping>() == 1,
                 "transpose: the transposed drain must be bank-conflict free");
 };
 
-//! The default, chosen by measurement on an H200 (benchmarks/results): 64 x 32 tiles for 4-byte
-//! and 32 x 32 for 8-byte elements, 128 threads, one block per tile, so each thread keeps 4
-//! independent 16-byte loads in flight and many small blocks hide each other's barriers.
-//! (Persistent grids with register prefetch and 64 x 64 tiles measured slower.)
+//! The defaults, chosen by measurement on an H200 (benchmarks/TUNING.md), one block per tile:
+//!   4-byte elements: 64 x 64 tiles, 128 threads, TileMapping::lines: eight independent 16-byte
+//!     loads per thread and 256-byte row runs on both sides (0.92 of cudaMemcpy, where a plain
+//!     SM copy kernel reaches 0.93);
+//!   8-byte elements: 32 x 32 tiles, 128 threads, TileMapping::rows: every warp instruction
+//!     moves one whole 256-byte row (0.96 of cudaMemcpy; 0.94 with the lines mapping).
 template <class T>
-using DefaultTransposePolicy = TransposePolicy<T, sizeof(T) == 4 ? 64 : 32, 32, 128, false>;
+using DefaultTransposePolicy =
+    std::conditional_t<sizeof(T) == 4, TransposePolicy<T, 64, 64, 128>,
+                       TransposePolicy<T, 32, 32, 128, false, 8, TileCopy<CacheHint::normal, TileMapping::rows>>>;
 
 template <class T, class Policy>
 __global__ void __launch_bounds__(Policy::threads)
     transpose_kernel(MatrixRef<T> out, MatrixRef<const T> in, std::int64_t tile_cols_count, std::int64_t tiles) {
+  using Copy = typename Policy::copy_policy;
   __shared__ typename Policy::Tile tile;
-  // Tile t's top-left corner in `in`.
+  // Tile t's top-left corner in `in`: row-major order over the tiles (blocks that run at the
+  // same time read whole rows of `in`; walking bands of tiles column-wise measured slower).
   struct Origin {
     std::int64_t row, col;
   };
-  const std::int64_t tile_rows_count = tiles / tile_cols_count;
   auto origin = [&](std::int64_t t) {
-    if constexpr (Policy::raster_group == 0) {  // row-major over the tiles
-      return Origin{(t / tile_cols_count) * Policy::tile_rows, (t % tile_cols_count) * Policy::tile_cols};
-    } else {  // bands of raster_group tile rows, column-major inside a band
-      const std::int64_t band_tiles = Policy::raster_group * tile_cols_count;
-      const std::int64_t band = t / band_tiles;
-      const std::int64_t first_row = band * Policy::raster_group;
-      const std::int64_t left = tile_rows_count - first_row;
-      const std::int64_t band_rows = left < Policy::raster_group ? left : Policy::raster_group;
-      const std::int64_t within = t - band * band_tiles;
-      return Origin{(first_row + within % band_rows) * Policy::tile_rows, (within / band_rows) * Policy::tile_cols};
-    }
+    return Origin{(t / tile_cols_count) * Policy::tile_rows, (t % tile_cols_count) * Policy::tile_cols};
   };
-  TileFragment<Policy::threads, typename Policy::Tile> frag;
+  TileFragment<Policy::threads, typename Policy::Tile, Copy> frag;
   std::int64_t t = blockIdx.x;
-  if (t < tiles) load_fragment<Policy::threads, Policy::hint>(frag, in, origin(t).row, origin(t).col);
+  if (t < tiles) load_fragment(frag, in, origin(t).row, origin(t).col);
   for (; t < tiles; t += gridDim.x) {
     const auto [r0, c0] = origin(t);
     store_fragment(tile, frag);
     __syncthreads();
     // The next tile's loads fly while this tile drains.
-    if (t + gridDim.x < tiles) {
-      load_fragment<Policy::threads, Policy::hint>(frag, in, origin(t + gridDim.x).row, origin(t + gridDim.x).col);
-    }
-    copy_tile<Policy::threads, Policy::hint>(out, c0, r0, transposed(tile));
+    if (t + gridDim.x < tiles) load_fragment(frag, in, origin(t + gridDim.x).row, origin(t + gridDim.x).col);
+    copy_tile<Policy::threads, Copy>(out, c0, r0, transposed(tile));
     __syncthreads();  // the next tile overwrites what this one's drain is reading
   }
 }

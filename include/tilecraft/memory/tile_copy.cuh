@@ -1,13 +1,16 @@
 //! \file memory/tile_copy.cuh
 //! Cooperative, coalesced copies of a tile between global memory and a SharedMatrix.
 //!
-//! Mapping: the tile is cut into vectors of up to 16 bytes along its rows and consecutive
-//! threads take consecutive vectors of one 128-byte row segment, so every group of
-//! 128 / vector_bytes threads reads or writes one whole 128-byte line (a warp moves four full
-//! lines with 16-byte vectors). Vector accesses are used when the global origin and leading
-//! dimension are aligned; otherwise, and for vectors that straddle the matrix edge, the same
-//! threads move single elements with bounds checks. Elements outside the matrix are filled
-//! (loads) or skipped (stores), so partial tiles at the matrix edges need no special code.
+//! Mapping (TileCopy's TileMapping): the tile is cut into vectors along its rows.
+//!   - lines (default): vectors of up to 16 bytes; consecutive threads take consecutive
+//!     vectors of one 128-byte row segment, so a warp moves four whole 128-byte lines with
+//!     16-byte vectors.
+//!   - rows: one warp instruction moves one whole row, each lane row_bytes / 32 of it (rows of
+//!     32 to 512 bytes). Measured faster for 8-byte transposes (benchmarks/TUNING.md).
+//! Vector accesses are used when the global origin and leading dimension are aligned;
+//! otherwise, and for vectors that straddle the matrix edge, the same threads move single
+//! elements with bounds checks. Elements outside the matrix are filled (loads) or skipped
+//! (stores), so partial tiles at the matrix edges need no special code.
 #pragma once
 
 #include <cstdint>
@@ -42,15 +45,32 @@ struct MatrixRef {
 enum class CacheHint {
   //! Plain loads and stores: lines are allocated in L1 (loads) and L2 as usual.
   normal,
-  //! Data touched once (transpose, copy): loads take the read-only path without allocating in
-  //! L1 and let L2 fetch 256-byte blocks (sm_80+); stores are evict-first. The source must not
-  //! be written by any thread while the kernel runs (see arch/global_access.cuh).
+  //! Data touched once: loads take the read-only path without allocating in L1 and let L2
+  //! fetch 256-byte blocks (sm_80+); stores are evict-first. The source must not be written by
+  //! any thread while the kernel runs (see arch/global_access.cuh). Measured slower than normal
+  //! for whole-GPU streams on an H200 (benchmarks/TUNING.md): opt in only after measuring.
   streaming,
-  //! Loads only: read-only path without an L1 line (no L2 prefetch hint); plain stores.
-  no_allocate_loads,
-  //! Stores only: evict-first; plain loads.
-  evict_first_stores,
 };
+
+//! How a tile copy cuts a tile into per-thread vectors (see the file comment).
+enum class TileMapping {
+  //! Widest vectors (<= 16 bytes) that tile a row; a warp covers 128-byte line segments.
+  lines,
+  //! One warp instruction per row: each lane moves row_bytes / 32 (rows of 32 ... 512 bytes).
+  rows,
+};
+
+//! A tile copy's policy: cache behaviour and thread mapping. `TileCopy<>` is the default.
+template <CacheHint Hint = CacheHint::normal, TileMapping Mapping = TileMapping::lines>
+struct TileCopy {
+  static constexpr CacheHint hint = Hint;
+  static constexpr TileMapping mapping = Mapping;
+};
+
+template <class>
+inline constexpr bool is_tile_copy_v = false;
+template <CacheHint H, TileMapping M>
+inline constexpr bool is_tile_copy_v<TileCopy<H, M>> = true;
 
 namespace detail {
 
@@ -78,18 +98,28 @@ struct VectorWord<16> {
 };
 
 //! How copy_tile walks a Rows x Cols tile of ElemBytes-wide elements.
-template <int Rows, int Cols, int ElemBytes>
+template <int Rows, int Cols, int ElemBytes, TileMapping Mapping = TileMapping::lines>
 struct CopyShape {
-  //! Global-memory vector width: the widest power of two <= 16 bytes that tiles a row.
-  static constexpr int vector_bytes = largest_vector_dividing(static_cast<std::size_t>(Cols) * ElemBytes) < ElemBytes
+  static constexpr std::size_t row_bytes = static_cast<std::size_t>(Cols) * ElemBytes;
+  static_assert(Mapping != TileMapping::rows ||
+                    (row_bytes % warp_threads == 0 && row_bytes / warp_threads >= static_cast<std::size_t>(ElemBytes) &&
+                     row_bytes / warp_threads <= max_vector_bytes && is_pow2(row_bytes / warp_threads)),
+                "TileMapping::rows: a row must be 32 lanes x (a power of two from sizeof(T) to 16) bytes, "
+                "i.e. 32 ... 512 bytes, so one warp instruction moves it whole");
+  //! Global-memory vector width. lines: the widest power of two <= 16 bytes that tiles a row;
+  //! rows: a row's 32nd part.
+  static constexpr int vector_bytes = Mapping == TileMapping::rows ? static_cast<int>(row_bytes / warp_threads)
+                                      : largest_vector_dividing(row_bytes) < ElemBytes
                                           ? ElemBytes
-                                          : largest_vector_dividing(static_cast<std::size_t>(Cols) * ElemBytes);
+                                          : largest_vector_dividing(row_bytes);
   static constexpr int vector_elems = vector_bytes / ElemBytes;
   static constexpr int row_vectors = Cols / vector_elems;
   // Vectors per 128-byte line; a row narrower than a line (or not a multiple of one) is a
-  // single segment.
+  // single segment. rows: the whole row is one segment.
   static constexpr int line_vectors = smem_wavefront_bytes / vector_bytes;
-  static constexpr int segment_vectors = row_vectors % line_vectors == 0 ? line_vectors : row_vectors;
+  static constexpr int segment_vectors = Mapping == TileMapping::rows      ? row_vectors
+                                         : row_vectors % line_vectors == 0 ? line_vectors
+                                                                           : row_vectors;
   static constexpr int total_vectors = Rows * row_vectors;
 
   //! Tile coordinate of the first element of vector `idx`.
@@ -102,17 +132,18 @@ struct CopyShape {
   }
 };
 
-template <class Tile>
-using CopyShapeOf = CopyShape<Tile::rows, Tile::cols, static_cast<int>(sizeof(typename Tile::value_type))>;
+template <class Tile, TileMapping Mapping = TileMapping::lines>
+using CopyShapeOf = CopyShape<Tile::rows, Tile::cols, static_cast<int>(sizeof(typename Tile::value_type)), Mapping>;
 
 }  // namespace detail
 
 //! The worst shared-memory conflict factor (wavefronts over the conflict-free minimum) of any
-//! shared-memory instruction copy_tile issues for this tile or view, assuming whole warps.
-//! 1 means every access of the copy is conflict-free. constexpr: use it in static_assert.
-template <class Tile>
+//! shared-memory instruction copy_tile issues for this tile or view with this mapping,
+//! assuming whole warps. 1 means every access of the copy is conflict-free. constexpr: use it
+//! in static_assert.
+template <class Tile, TileMapping Mapping = TileMapping::lines>
 constexpr int copy_tile_conflict_factor() {
-  using Shape = detail::CopyShapeOf<Tile>;
+  using Shape = detail::CopyShapeOf<Tile, Mapping>;
   using T = typename Tile::value_type;
   const bool vector_smem = Tile::vector_bytes >= Shape::vector_bytes;
   const int access = vector_smem ? Shape::vector_bytes : static_cast<int>(sizeof(T));
@@ -139,11 +170,13 @@ constexpr int copy_tile_conflict_factor() {
 //! Splitting copy_tile in two lets a kernel issue the loads of its next tile before it works
 //! on the current one (software pipelining through registers, the pre-cp.async way to keep
 //! memory busy). Trivial; holds ceil(tile vectors / Threads) vectors of up to 16 bytes.
-template <int Threads, class Tile>
+template <int Threads, class Tile, class Copy = TileCopy<>>
 struct TileFragment {
   static_assert(ValidBlockThreads<Threads>,
                 "TileFragment: Threads must be between 1 and 1024 (the threads of one block)");
-  using Shape = detail::CopyShapeOf<Tile>;
+  static_assert(is_tile_copy_v<Copy>, "TileFragment: Copy must be a tilecraft::TileCopy<Hint, Mapping>");
+  using copy_policy = Copy;
+  using Shape = detail::CopyShapeOf<Tile, Copy::mapping>;
   using Word = typename detail::VectorWord<Shape::vector_bytes>::type;
   static constexpr int vectors = ceil_div(Shape::total_vectors, Threads);
   //! True when every thread has the same number of vectors (no bounds test on the index).
@@ -160,16 +193,13 @@ template <CacheHint Hint, class Word>
 TILECRAFT_DEVICE Word load_global_word(const Word* p) {
   if constexpr (Hint == CacheHint::streaming && requires { arch::ld_global_stream(p); }) {
     return arch::ld_global_stream(p);
-  } else if constexpr (Hint == CacheHint::no_allocate_loads && requires { arch::ld_global_no_allocate(p); }) {
-    return arch::ld_global_no_allocate(p);
   } else {
     return *p;
   }
 }
 template <CacheHint Hint, class Word>
 TILECRAFT_DEVICE void store_global_word(Word* p, const Word& v) {
-  if constexpr ((Hint == CacheHint::streaming || Hint == CacheHint::evict_first_stores) &&
-                requires { arch::st_global_stream(p, v); }) {
+  if constexpr (Hint == CacheHint::streaming && requires { arch::st_global_stream(p, v); }) {
     arch::st_global_stream(p, v);
   } else {
     *p = v;
@@ -191,13 +221,15 @@ TILECRAFT_DEVICE int valid_extent(std::int64_t extent, std::int64_t origin, int 
 
 //! Global -> registers half of copy_tile: loads this thread's share of the tile at (row0, col0)
 //! of src into `frag` (elements outside src read as `fill`). Ranks >= Threads do nothing.
-//! No barrier; all loads are issued before any is used. `Hint` applies to the vector loads.
-template <int Threads, CacheHint Hint = CacheHint::normal, class Tile, class S>
-TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile>& frag, MatrixRef<S> src, std::int64_t row0,
+//! No barrier; all loads are issued before any is used. The fragment's TileCopy policy sets
+//! the mapping and the cache hint of the vector loads.
+template <int Threads, class Tile, class Copy, class S>
+TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile, Copy>& frag, MatrixRef<S> src, std::int64_t row0,
                                     std::int64_t col0, typename Tile::value_type fill = {}) {
   static_assert(std::is_same_v<std::remove_const_t<S>, typename Tile::value_type>,
                 "load_fragment: the source matrix must hold the tile's element type");
-  using Frag = TileFragment<Threads, Tile>;
+  constexpr CacheHint Hint = Copy::hint;
+  using Frag = TileFragment<Threads, Tile, Copy>;
   using Shape = typename Frag::Shape;
   using Word = typename Frag::Word;
   using T = typename Tile::value_type;
@@ -244,9 +276,9 @@ TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile>& frag, MatrixRef
 
 //! Registers -> shared half of copy_tile: stores `frag` into its place in `dst`.
 //! Ranks >= Threads do nothing. No barrier: `__syncthreads()` before other threads read dst.
-template <int Threads, class Tile>
-TILECRAFT_DEVICE void store_fragment(Tile& dst, const TileFragment<Threads, Tile>& frag) {
-  using Frag = TileFragment<Threads, Tile>;
+template <int Threads, class Tile, class Copy>
+TILECRAFT_DEVICE void store_fragment(Tile& dst, const TileFragment<Threads, Tile, Copy>& frag) {
+  using Frag = TileFragment<Threads, Tile, Copy>;
   using Shape = typename Frag::Shape;
   using Word = typename Frag::Word;
   using T = typename Tile::value_type;
@@ -278,21 +310,22 @@ TILECRAFT_DEVICE void store_fragment(Tile& dst, const TileFragment<Threads, Tile
 //! elements another thread wrote. Vectorized (up to 16 bytes) when `src.data`, `src.ld` and
 //! `col0` keep the tile's rows aligned; correct for any alignment. Each thread issues all of
 //! its global loads before its first shared-memory store (load_fragment + store_fragment).
-//! `Hint` (default CacheHint::normal): CacheHint::streaming for data read once whose source
-//! nothing writes during the kernel.
+//! `Copy` (default TileCopy<>): the thread mapping and cache hint, e.g.
+//! `copy_tile<128, TileCopy<CacheHint::normal, TileMapping::rows>>(...)`.
 //! \code
 //! __shared__ tilecraft::SharedTile<float, 32, 1> tile;
 //! tilecraft::copy_tile<256>(tile, tilecraft::MatrixRef<const float>{in, rows, cols, ld}, r0, c0);
 //! __syncthreads();
 //! \endcode
-template <int Threads, CacheHint Hint = CacheHint::normal, class T, int Rows, int Cols, class Layout, class S>
+template <int Threads, class Copy = TileCopy<>, class T, int Rows, int Cols, class Layout, class S>
 TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S> src, std::int64_t row0,
                                 std::int64_t col0, T fill = T{}) {
   static_assert(std::is_same_v<std::remove_const_t<S>, T>,
                 "copy_tile: the source matrix must hold the tile's element type");
   static_assert(ValidBlockThreads<Threads>, "copy_tile: Threads must be between 1 and 1024 (the threads of one block)");
-  TileFragment<Threads, SharedMatrix<T, Rows, Cols, Layout>> frag;
-  load_fragment<Threads, Hint>(frag, src, row0, col0, fill);
+  static_assert(is_tile_copy_v<Copy>, "copy_tile: Copy must be a tilecraft::TileCopy<Hint, Mapping>");
+  TileFragment<Threads, SharedMatrix<T, Rows, Cols, Layout>, Copy> frag;
+  load_fragment(frag, src, row0, col0, fill);
   store_fragment(dst, frag);
 }
 
@@ -301,19 +334,21 @@ TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, Matrix
 //!
 //! Threads and barriers as for the load: ranks 0 ... Threads-1 take part, no barrier inside;
 //! the threads that wrote `src` must have passed a `__syncthreads()` first. Each thread reads
-//! its whole share from shared memory before its first global store. `Hint`:
-//! CacheHint::streaming makes the vector stores evict-first (output nobody reads soon).
+//! its whole share from shared memory before its first global store. `Copy`: the thread
+//! mapping and cache hint, as for the load.
 //! \code
 //! __syncthreads();
 //! tilecraft::copy_tile<256>(tilecraft::MatrixRef<float>{out, cols, rows, ld}, c0, r0,
 //!                           tilecraft::transposed(tile));
 //! \endcode
-template <int Threads, CacheHint Hint = CacheHint::normal, class T, class Tile>
+template <int Threads, class Copy = TileCopy<>, class T, class Tile>
 TILECRAFT_DEVICE void copy_tile(MatrixRef<T> dst, std::int64_t row0, std::int64_t col0, const Tile& src) {
   static_assert(std::is_same_v<std::remove_const_t<T>, typename Tile::value_type>,
                 "copy_tile: the destination matrix must hold the tile's element type");
   static_assert(ValidBlockThreads<Threads>, "copy_tile: Threads must be between 1 and 1024 (the threads of one block)");
-  using Shape = detail::CopyShapeOf<Tile>;
+  static_assert(is_tile_copy_v<Copy>, "copy_tile: Copy must be a tilecraft::TileCopy<Hint, Mapping>");
+  constexpr CacheHint Hint = Copy::hint;
+  using Shape = detail::CopyShapeOf<Tile, Copy::mapping>;
   using Word = typename detail::VectorWord<Shape::vector_bytes>::type;
   using E = typename Tile::value_type;
   constexpr int vec = Shape::vector_elems;
