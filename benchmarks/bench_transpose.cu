@@ -86,20 +86,22 @@ TILECRAFT_TRANSPOSE_BENCH(transpose_f64, tilecraft, 4096);
 // Tile-shape, mapping and cache-hint variants beside the defaults (detail::TransposePolicy is
 // the knob), registered after the peers of their family so they report a ratio too. Named
 // tc_<rows>x<cols>_<threads>, with _persistent for one wave of blocks that prefetch their next
-// tile into registers, _rows for TileMapping::rows and _stream for CacheHint::streaming.
+// tile into registers, _rows for TileMapping::rows, _stream for CacheHint::streaming and _min<B>
+// for __launch_bounds__ asking B blocks per multiprocessor (a register cap).
 // benchmarks/TUNING.md records what each measured.
 namespace {
 template <class T, int R, int C, int Threads, tilecraft::TileMapping Mapping = tilecraft::TileMapping::lines,
-          tilecraft::CacheHint Hint = tilecraft::CacheHint::normal, int PersistentBlocksPerSm = 0>
+          tilecraft::CacheHint Hint = tilecraft::CacheHint::normal, int PersistentBlocksPerSm = 0, int MinBlocks = 1>
 void register_variant(const char* family, int n) {
   constexpr bool persistent = PersistentBlocksPerSm > 0;
   using Policy =
       tilecraft::detail::TransposePolicy<T, R, C, Threads, persistent, persistent ? PersistentBlocksPerSm : 8,
-                                         tilecraft::TileCopy<Hint, Mapping>>;
+                                         tilecraft::TileCopy<Hint, Mapping>, MinBlocks>;
   const std::string name = std::string(family) + "/tc_" + std::to_string(R) + "x" + std::to_string(C) + "_" +
                            std::to_string(Threads) + (persistent ? "_persistent" : "") +
                            (Mapping == tilecraft::TileMapping::rows ? "_rows" : "") +
-                           (Hint == tilecraft::CacheHint::streaming ? "_stream" : "") + "/" + std::to_string(n);
+                           (Hint == tilecraft::CacheHint::streaming ? "_stream" : "") +
+                           (MinBlocks > 1 ? "_min" + std::to_string(MinBlocks) : "") + "/" + std::to_string(n);
   benchmark::RegisterBenchmark(
       name.c_str(),
       [family](benchmark::State& state) {
@@ -124,14 +126,23 @@ constexpr auto rows = tilecraft::TileMapping::rows;
 constexpr auto lines = tilecraft::TileMapping::lines;
 constexpr auto stream = tilecraft::CacheHint::streaming;
 const bool variants_registered = [] {
+  constexpr auto normal = tilecraft::CacheHint::normal;
   register_variant<float, 64, 32, 128>("transpose_f32", 8192);  // the previous default
   register_variant<float, 32, 32, 128>("transpose_f32", 8192);
-  register_variant<float, 32, 32, 128, rows>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 128, lines, normal, 0, 8>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 128, lines, normal, 0, 12>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 128, lines, normal, 0, 16>("transpose_f32", 8192);
+  register_variant<float, 64, 32, 128, lines, normal, 0, 12>("transpose_f32", 8192);
+  register_variant<float, 64, 32, 128, lines, normal, 0, 16>("transpose_f32", 8192);
+  register_variant<float, 32, 32, 128, rows, normal, 0, 16>("transpose_f32", 8192);
   register_variant<float, 64, 64, 128, lines, stream>("transpose_f32", 8192);
-  register_variant<float, 64, 32, 128, lines, tilecraft::CacheHint::normal, 16>("transpose_f32", 8192);
   register_variant<double, 32, 32, 128>("transpose_f64", 4096);  // the previous default
-  register_variant<double, 32, 32, 256, rows>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 64, rows>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 128, rows, normal, 0, 8>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 128, rows, normal, 0, 12>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 128, rows, normal, 0, 16>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 256, rows, normal, 0, 8>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 128, lines, normal, 0, 12>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 128, lines, normal, 0, 16>("transpose_f64", 4096);
   register_variant<double, 32, 32, 128, rows, stream>("transpose_f64", 4096);
   return true;
 }();

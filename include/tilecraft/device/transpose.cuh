@@ -24,10 +24,13 @@ namespace detail {
 //! drain are then conflict-free for the chosen mapping), Threads per block, and the TileCopy
 //! policy of both copies. Persistent: a grid of BlocksPerSm blocks per multiprocessor loops
 //! over the tiles and loads the next tile into registers while draining the current one;
-//! otherwise one block per tile.
+//! otherwise one block per tile. MinBlocksPerSm goes to __launch_bounds__: it caps registers
+//! so that many blocks (and their loads) fit on a multiprocessor at once.
 template <class T, int TileRows, int TileCols, int Threads, bool Persistent = false, int BlocksPerSm = 8,
-          class Copy = TileCopy<>>
+          class Copy = TileCopy<>, int MinBlocksPerSm = 1>
 struct TransposePolicy {
+  static_assert(MinBlocksPerSm >= 1, "TransposePolicy: MinBlocksPerSm must be >= 1");
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr int tile_rows = TileRows;
   static constexpr int tile_cols = TileCols;
   static constexpr int threads = Threads;
@@ -53,7 +56,7 @@ using DefaultTransposePolicy =
                        TransposePolicy<T, 32, 32, 128, false, 8, TileCopy<CacheHint::normal, TileMapping::rows>>>;
 
 template <class T, class Policy>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
     transpose_kernel(MatrixRef<T> out, MatrixRef<const T> in, std::int64_t tile_cols_count, std::int64_t tiles) {
   using Copy = typename Policy::copy_policy;
   __shared__ typename Policy::Tile tile;
