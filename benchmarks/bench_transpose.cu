@@ -130,19 +130,14 @@ const bool variants_registered = [] {
   register_variant<float, 64, 32, 128>("transpose_f32", 8192);  // the previous default
   register_variant<float, 32, 32, 128>("transpose_f32", 8192);
   register_variant<float, 64, 64, 128, lines, normal, 0, 8>("transpose_f32", 8192);
-  register_variant<float, 64, 64, 128, lines, normal, 0, 12>("transpose_f32", 8192);
-  register_variant<float, 64, 64, 128, lines, normal, 0, 16>("transpose_f32", 8192);
-  register_variant<float, 64, 32, 128, lines, normal, 0, 12>("transpose_f32", 8192);
-  register_variant<float, 64, 32, 128, lines, normal, 0, 16>("transpose_f32", 8192);
-  register_variant<float, 32, 32, 128, rows, normal, 0, 16>("transpose_f32", 8192);
+  register_variant<float, 64, 32, 128, lines, normal, 0, 8>("transpose_f32", 8192);
+  register_variant<float, 32, 32, 128, rows, normal, 0, 8>("transpose_f32", 8192);
   register_variant<float, 64, 64, 128, lines, stream>("transpose_f32", 8192);
   register_variant<double, 32, 32, 128>("transpose_f64", 4096);  // the previous default
   register_variant<double, 32, 32, 128, rows, normal, 0, 8>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 128, rows, normal, 0, 12>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 128, rows, normal, 0, 16>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 256, rows, normal, 0, 8>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 128, lines, normal, 0, 12>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 128, lines, normal, 0, 16>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 256, rows, normal, 0, 4>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 64, rows>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 128, lines, normal, 0, 8>("transpose_f64", 4096);
   register_variant<double, 32, 32, 128, rows, stream>("transpose_f64", 4096);
   return true;
 }();

@@ -29,7 +29,9 @@ namespace detail {
 template <class T, int TileRows, int TileCols, int Threads, bool Persistent = false, int BlocksPerSm = 8,
           class Copy = TileCopy<>, int MinBlocksPerSm = 1>
 struct TransposePolicy {
-  static_assert(MinBlocksPerSm >= 1, "TransposePolicy: MinBlocksPerSm must be >= 1");
+  static_assert(MinBlocksPerSm >= 1 && Threads * MinBlocksPerSm <= 1024,
+                "TransposePolicy: MinBlocksPerSm must be >= 1 and Threads * MinBlocksPerSm <= 1024 "
+                "(the threads an sm_75 multiprocessor holds; every binary carries sm_75 code)");
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr int tile_rows = TileRows;
   static constexpr int tile_cols = TileCols;
