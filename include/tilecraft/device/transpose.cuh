@@ -46,16 +46,15 @@ struct TransposePolicy {
                 "transpose: the transposed drain must be bank-conflict free");
 };
 
-//! The defaults, chosen by measurement on an H200 (benchmarks/TUNING.md), one block per tile:
-//!   4-byte elements: 64 x 64 tiles, 128 threads, TileMapping::lines: eight independent 16-byte
-//!     loads per thread and 256-byte row runs on both sides (0.92 of cudaMemcpy, where a plain
-//!     SM copy kernel reaches 0.93);
-//!   8-byte elements: 32 x 32 tiles, 128 threads, TileMapping::rows: every warp instruction
-//!     moves one whole 256-byte row (0.96 of cudaMemcpy; 0.94 with the lines mapping).
+//! The defaults, chosen by measurement on an H200 (benchmarks/TUNING.md), one block per tile,
+//! TileMapping::lines:
+//!   4-byte elements: 64 x 64 tiles, 128 threads: eight independent 16-byte loads per thread and
+//!     256-byte row runs on both sides (0.88-0.92 of cudaMemcpy across runs);
+//!   8-byte elements: 32 x 32 tiles, 128 threads (0.93-0.94). A hand-written one-row-per-warp
+//!     kernel reached 0.96; through copy_tile the rows mapping needs 90 registers a thread and
+//!     measured 0.85-0.91, so it is not the default yet.
 template <class T>
-using DefaultTransposePolicy =
-    std::conditional_t<sizeof(T) == 4, TransposePolicy<T, 64, 64, 128>,
-                       TransposePolicy<T, 32, 32, 128, false, 8, TileCopy<CacheHint::normal, TileMapping::rows>>>;
+using DefaultTransposePolicy = TransposePolicy<T, sizeof(T) == 4 ? 64 : 32, sizeof(T) == 4 ? 64 : 32, 128>;
 
 template <class T, class Policy>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
