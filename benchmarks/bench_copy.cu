@@ -148,39 +148,16 @@ void copy(benchmark::State& state, CopyImpl impl) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(copy, memcpy, CopyImpl::memcpy)
-    ->RangeMultiplier(16)
-    ->Range(1 << 20, 1 << 30)
-    ->UseManualTime()
-    ->MinTime(0.05)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(copy, kernel, CopyImpl::kernel)
-    ->RangeMultiplier(16)
-    ->Range(1 << 20, 1 << 30)
-    ->UseManualTime()
-    ->MinTime(0.05)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(copy, kernel_x4, CopyImpl::kernel_x4)
-    ->RangeMultiplier(16)
-    ->Range(1 << 20, 1 << 30)
-    ->UseManualTime()
-    ->MinTime(0.05)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(copy, kernel_x4_stream, CopyImpl::kernel_x4_stream)
-    ->RangeMultiplier(16)
-    ->Range(1 << 20, 1 << 30)
-    ->UseManualTime()
-    ->MinTime(0.05)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(copy, bulk_4x16k, CopyImpl::bulk_4x16k)
-    ->RangeMultiplier(16)
-    ->Range(1 << 20, 1 << 30)
-    ->UseManualTime()
-    ->MinTime(0.05)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(copy, bulk_8x4k, CopyImpl::bulk_8x4k)
-    ->RangeMultiplier(16)
-    ->Range(1 << 20, 1 << 30)
-    ->UseManualTime()
-    ->MinTime(0.05)
-    ->Unit(benchmark::kMicrosecond);
+#define TILECRAFT_COPY_BENCH(impl)              \
+  BENCHMARK_CAPTURE(copy, impl, CopyImpl::impl) \
+      ->RangeMultiplier(16)                     \
+      ->Range(1 << 20, 1 << 30)                 \
+      ->UseManualTime()                         \
+      ->MinTime(0.05)                           \
+      ->Unit(benchmark::kMicrosecond)
+TILECRAFT_COPY_BENCH(memcpy);  // the peer first: the others report their ratio to it
+TILECRAFT_COPY_BENCH(kernel);
+TILECRAFT_COPY_BENCH(kernel_x4);
+TILECRAFT_COPY_BENCH(kernel_x4_stream);
+TILECRAFT_COPY_BENCH(bulk_4x16k);
+TILECRAFT_COPY_BENCH(bulk_8x4k);
