@@ -83,24 +83,38 @@ TILECRAFT_TRANSPOSE_BENCH(transpose_f64, course_unpadded, 4096);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f64, course_padded, 4096);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f64, tilecraft, 4096);
 
-// Tile-shape, mapping and cache-hint variants beside the defaults (detail::TransposePolicy is
-// the knob), registered after the peers of their family so they report a ratio too. Named
-// tc_<rows>x<cols>_<threads>, with _persistent for one wave of blocks that prefetch their next
-// tile into registers, _rows for TileMapping::rows, _stream for CacheHint::streaming and _min<B>
-// for __launch_bounds__ asking B blocks per multiprocessor (a register cap).
-// benchmarks/TUNING.md records what each measured.
+// Tile-shape, layout, mapping and cache-hint variants beside the defaults
+// (detail::TransposePolicy is the knob), registered after the peers of their family so they
+// report a ratio too. Named tc_<rows>x<cols>_<threads>_<fill>_<drain> with the mappings as
+// lines / rows / wide / blocks (transposed_blocks), _swz for Swizzled<16, 16 / sizeof(T)>
+// (otherwise Padded<1>), _stream for CacheHint::streaming and _min<B> for __launch_bounds__
+// asking B blocks per multiprocessor (a register cap). benchmarks/TUNING.md records what each
+// measured.
 namespace {
-template <class T, int R, int C, int Threads, tilecraft::TileMapping Mapping = tilecraft::TileMapping::lines,
-          tilecraft::CacheHint Hint = tilecraft::CacheHint::normal, int PersistentBlocksPerSm = 0, int MinBlocks = 1>
+using tilecraft::TileMapping;
+constexpr const char* mapping_name(TileMapping m) {
+  switch (m) {
+    case TileMapping::lines:
+      return "lines";
+    case TileMapping::rows:
+      return "rows";
+    case TileMapping::wide:
+      return "wide";
+    case TileMapping::transposed_blocks:
+      return "blocks";
+  }
+  return "?";
+}
+template <class T, int R, int C, int Threads, TileMapping Fill, TileMapping Drain, bool Swizzle = false,
+          tilecraft::CacheHint Hint = tilecraft::CacheHint::normal, int MinBlocks = 1>
 void register_variant(const char* family, int n) {
-  constexpr bool persistent = PersistentBlocksPerSm > 0;
-  using Policy =
-      tilecraft::detail::TransposePolicy<T, R, C, Threads, persistent, persistent ? PersistentBlocksPerSm : 8,
-                                         tilecraft::TileCopy<Hint, Mapping>, MinBlocks>;
+  using Layout =
+      std::conditional_t<Swizzle, tilecraft::Swizzled<16, static_cast<int>(16 / sizeof(T))>, tilecraft::Padded<1>>;
+  using Policy = tilecraft::detail::TransposePolicy<T, R, C, Threads, Layout, tilecraft::TileCopy<Hint, Fill>,
+                                                    tilecraft::TileCopy<Hint, Drain>, MinBlocks>;
   const std::string name = std::string(family) + "/tc_" + std::to_string(R) + "x" + std::to_string(C) + "_" +
-                           std::to_string(Threads) + (persistent ? "_persistent" : "") +
-                           (Mapping == tilecraft::TileMapping::rows ? "_rows" : "") +
-                           (Hint == tilecraft::CacheHint::streaming ? "_stream" : "") +
+                           std::to_string(Threads) + "_" + mapping_name(Fill) + "_" + mapping_name(Drain) +
+                           (Swizzle ? "_swz" : "") + (Hint == tilecraft::CacheHint::streaming ? "_stream" : "") +
                            (MinBlocks > 1 ? "_min" + std::to_string(MinBlocks) : "") + "/" + std::to_string(n);
   benchmark::RegisterBenchmark(
       name.c_str(),
@@ -122,23 +136,30 @@ void register_variant(const char* family, int n) {
       ->MinTime(0.1)
       ->Unit(benchmark::kMicrosecond);
 }
-constexpr auto rows = tilecraft::TileMapping::rows;
-constexpr auto lines = tilecraft::TileMapping::lines;
-constexpr auto stream = tilecraft::CacheHint::streaming;
 const bool variants_registered = [] {
+  constexpr auto lines = TileMapping::lines;
+  constexpr auto rows = TileMapping::rows;
+  constexpr auto wide = TileMapping::wide;
+  constexpr auto blocks = TileMapping::transposed_blocks;
+  constexpr auto stream = tilecraft::CacheHint::streaming;
   constexpr auto normal = tilecraft::CacheHint::normal;
-  register_variant<float, 64, 32, 128>("transpose_f32", 8192);  // the previous default
-  register_variant<float, 32, 32, 128>("transpose_f32", 8192);
-  register_variant<float, 64, 64, 128, lines, normal, 0, 8>("transpose_f32", 8192);
-  register_variant<float, 64, 32, 128, lines, normal, 0, 8>("transpose_f32", 8192);
-  register_variant<float, 32, 32, 128, rows, normal, 0, 8>("transpose_f32", 8192);
-  register_variant<float, 64, 64, 128, lines, stream>("transpose_f32", 8192);
-  register_variant<double, 32, 32, 128>("transpose_f64", 4096);  // the previous default
-  register_variant<double, 32, 32, 128, rows, normal, 0, 8>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 256, rows, normal, 0, 4>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 64, rows>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 128, lines, normal, 0, 8>("transpose_f64", 4096);
-  register_variant<double, 32, 32, 128, rows, stream>("transpose_f64", 4096);
+  register_variant<float, 64, 64, 128, lines, lines>("transpose_f32", 8192);  // the previous default
+  register_variant<float, 64, 64, 128, wide, blocks, true>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 256, wide, blocks, true>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 64, wide, blocks, true, normal, 12>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 64, lines, blocks, true>("transpose_f32", 8192);
+  register_variant<float, 128, 64, 128, wide, blocks, true>("transpose_f32", 8192);
+  register_variant<float, 64, 128, 128, wide, blocks, true>("transpose_f32", 8192);
+  register_variant<float, 128, 64, 256, wide, blocks, true>("transpose_f32", 8192);
+  register_variant<float, 32, 64, 64, wide, blocks, true>("transpose_f32", 8192);
+  register_variant<float, 64, 64, 64, wide, blocks, true, stream>("transpose_f32", 8192);
+  register_variant<double, 32, 32, 128, lines, lines>("transpose_f64", 4096);  // the previous default
+  register_variant<double, 32, 32, 128, rows, rows>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 32, rows, rows>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 64, wide, blocks, true>("transpose_f64", 4096);
+  register_variant<double, 64, 32, 64, wide, blocks, true>("transpose_f64", 4096);
+  register_variant<double, 64, 32, 128, wide, blocks, true>("transpose_f64", 4096);
+  register_variant<double, 32, 32, 64, rows, rows, false, stream>("transpose_f64", 4096);
   return true;
 }();
 }  // namespace

@@ -38,27 +38,52 @@ __global__ void two_tiles(const float* in, float* out, float* copy, int rows, in
   tilecraft::copy_tile<256, RowCopy>(tilecraft::MatrixRef<float>{copy, rows, cols, cols}, r0, c0, s);
 }
 
+// The register-transposing drain: a tile that keeps 16-byte chunks (XOR-swizzled by groups of
+// 4 rows) is filled with whole-row 16-byte vectors and stored transposed in 4 x 4 blocks, one
+// 16-byte shared load and one 16-byte global store per 4 floats (the 4-byte transpose default).
+using Quads = tilecraft::SharedMatrix<float, 32, 32, tilecraft::Swizzled<16, 4>>;
+using WideCopy = tilecraft::TileCopy<tilecraft::CacheHint::normal, tilecraft::TileMapping::wide>;
+using BlockCopy = tilecraft::TileCopy<tilecraft::CacheHint::normal, tilecraft::TileMapping::transposed_blocks>;
+static_assert(tilecraft::copy_tile_conflict_factor<Quads, tilecraft::TileMapping::wide>() == 1);
+static_assert(tilecraft::copy_tile_conflict_factor<tilecraft::TransposedView<const Quads>,
+                                                   tilecraft::TileMapping::transposed_blocks>() == 1);
+__global__ void block_transpose(const float* in, float* out, int rows, int cols) {
+  __shared__ Quads tile;
+  const std::int64_t r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;
+  tilecraft::copy_tile<64, WideCopy>(tile, tilecraft::MatrixRef<const float>{in, rows, cols, cols}, r0, c0);
+  __syncthreads();
+  tilecraft::copy_tile<64, BlockCopy>(tilecraft::MatrixRef<float>{out, cols, rows, rows}, c0, r0,
+                                      tilecraft::transposed(tile));
+}
+
 int main() {
   if (!example::have_gpu("shared_tile_basics")) return 0;
   const int rows = 100, cols = 70;
   std::vector<float> h(rows * cols);
   for (int i = 0; i < rows * cols; ++i) h[i] = static_cast<float>(i);
-  float *in, *out, *copy;
+  float *in, *out, *copy, *out2;
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&in, h.size() * sizeof(float)));
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&out, h.size() * sizeof(float)));
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&copy, h.size() * sizeof(float)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&out2, h.size() * sizeof(float)));
   TILECRAFT_THROW_IF_ERROR(cudaMemcpy(in, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
   const dim3 grid((cols + 31) / 32, (rows + 31) / 32);
   two_tiles<<<grid, 256, tilecraft::SharedCarve<Padded, Swizzled>::bytes>>>(in, out, copy, rows, cols);
   TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
-  std::vector<float> t(h.size()), c(h.size());
+  block_transpose<<<grid, 64>>>(in, out2, rows, cols);
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+  std::vector<float> t(h.size()), c(h.size()), t2(h.size());
   TILECRAFT_THROW_IF_ERROR(cudaMemcpy(t.data(), out, t.size() * sizeof(float), cudaMemcpyDeviceToHost));
   TILECRAFT_THROW_IF_ERROR(cudaMemcpy(c.data(), copy, c.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(t2.data(), out2, t2.size() * sizeof(float), cudaMemcpyDeviceToHost));
   int bad = 0;
   for (int r = 0; r < rows; ++r)
-    for (int k = 0; k < cols; ++k) bad += t[k * rows + r] != h[r * cols + k] || c[r * cols + k] != h[r * cols + k];
+    for (int k = 0; k < cols; ++k)
+      bad += t[k * rows + r] != h[r * cols + k] || c[r * cols + k] != h[r * cols + k] ||
+             t2[k * rows + r] != h[r * cols + k];
   std::printf("%d x %d through %zu bytes of carved shared memory: %s\n", rows, cols,
               tilecraft::SharedCarve<Padded, Swizzled>::bytes, bad == 0 ? "ok" : "WRONG");
-  for (float* p : {in, out, copy}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
+  std::printf("the same transpose through 4 x 4 register-transposed blocks: %s\n", bad == 0 ? "ok" : "WRONG");
+  for (float* p : {in, out, copy, out2}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
   return bad == 0 ? 0 : 1;
 }

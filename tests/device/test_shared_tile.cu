@@ -21,7 +21,7 @@ struct alignas(16) Quad {
   std::int32_t v[4];
 };
 
-template <class Tile, int Threads, class Copy>
+template <class Tile, int Threads, class Copy, class Drain>
 __global__ void round_trip_kernel(MatrixRef<const typename Tile::value_type> in,
                                   MatrixRef<typename Tile::value_type> out, MatrixRef<typename Tile::value_type> out_t,
                                   typename Tile::value_type* dump, std::int64_t r0, std::int64_t c0,
@@ -32,7 +32,7 @@ __global__ void round_trip_kernel(MatrixRef<const typename Tile::value_type> in,
   for (int i = thread_rank(); i < Tile::rows * Tile::cols; i += block_threads())
     dump[i] = tile(i / Tile::cols, i % Tile::cols);
   copy_tile<Threads, Copy>(out, r0, c0, tile);
-  copy_tile<Threads, Copy>(out_t, c0, r0, transposed(tile));
+  copy_tile<Threads, Drain>(out_t, c0, r0, transposed(tile));
 }
 
 template <class T>
@@ -49,8 +49,9 @@ bool same_bits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-// One matrix, one tile origin: checks dump (with fill), straight store and transposed store.
-template <class Tile, int Threads, class Copy = TileCopy<>>
+// One matrix, one tile origin: checks dump (with fill), straight store and transposed store
+// (the latter with the Drain policy).
+template <class Tile, int Threads, class Copy = TileCopy<>, class Drain = Copy>
 void check_round_trip(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t offset, std::int64_t r0,
                       std::int64_t c0, std::uint64_t salt) {
   using T = typename Tile::value_type;
@@ -75,7 +76,7 @@ void check_round_trip(std::int64_t rows, std::int64_t cols, std::int64_t ld, std
   dump.poison();
 
   // Launch one warp more than the copy uses: ranks >= Threads must stay out of the copy.
-  round_trip_kernel<Tile, Threads, Copy><<<1, Threads + 32>>>(
+  round_trip_kernel<Tile, Threads, Copy, Drain><<<1, Threads + 32>>>(
       MatrixRef<const T>{in.get() + offset, rows, cols, ld}, MatrixRef<T>{out.get() + offset, rows, cols, ld},
       MatrixRef<T>{out_t.get() + offset, cols, rows, ld_t}, dump.get(), r0, c0, fill);
   tilecraft::test::sync_and_check();
@@ -116,17 +117,17 @@ void check_round_trip(std::int64_t rows, std::int64_t cols, std::int64_t ld, std
   CHECK(bad == 0);
 }
 
-template <class Tile, int Threads, class Copy = TileCopy<>>
+template <class Tile, int Threads, class Copy = TileCopy<>, class Drain = Copy>
 void check_tile_everywhere(std::uint64_t salt) {
   // Interior and aligned; partial at the bottom-right; odd leading dimension (no vectors);
   // origin shifted by one element (misaligned); a tile wholly outside (all fill, no writes).
   constexpr std::int64_t R = Tile::rows, C = Tile::cols;
-  check_round_trip<Tile, Threads, Copy>(3 * R, 3 * C, 3 * C + 16, 0, R, C, salt + 1);
-  check_round_trip<Tile, Threads, Copy>(R + R / 2 + 1, C + C / 3 + 1, C + C / 3 + 1, 0, R, C, salt + 2);
-  check_round_trip<Tile, Threads, Copy>(2 * R + 1, 2 * C + 1, 2 * C + 3, 0, 0, 1, salt + 3);
-  check_round_trip<Tile, Threads, Copy>(2 * R, 2 * C, 2 * C, 1, R - 1, C - 1, salt + 4);
-  check_round_trip<Tile, Threads, Copy>(5, 7, 9, 0, 0, 0, salt + 5);
-  check_round_trip<Tile, Threads, Copy>(R, C, C, 0, R, 0, salt + 6);
+  check_round_trip<Tile, Threads, Copy, Drain>(3 * R, 3 * C, 3 * C + 16, 0, R, C, salt + 1);
+  check_round_trip<Tile, Threads, Copy, Drain>(R + R / 2 + 1, C + C / 3 + 1, C + C / 3 + 1, 0, R, C, salt + 2);
+  check_round_trip<Tile, Threads, Copy, Drain>(2 * R + 1, 2 * C + 1, 2 * C + 3, 0, 0, 1, salt + 3);
+  check_round_trip<Tile, Threads, Copy, Drain>(2 * R, 2 * C, 2 * C, 1, R - 1, C - 1, salt + 4);
+  check_round_trip<Tile, Threads, Copy, Drain>(5, 7, 9, 0, 0, 0, salt + 5);
+  check_round_trip<Tile, Threads, Copy, Drain>(R, C, C, 0, R, 0, salt + 6);
 }
 
 TEST_CASE_TEMPLATE("copy_tile round trips for every layout and element width", Tile, SharedTile<float, 32, 0>,
@@ -139,6 +140,24 @@ TEST_CASE_TEMPLATE("copy_tile round trips for every layout and element width", T
   check_tile_everywhere<Tile, 96>(23);
   // Streaming cache hints change the instructions (ld.global.nc, st.global.cs), not the result.
   check_tile_everywhere<Tile, 128, TileCopy<CacheHint::streaming>>(37);
+  // Whole rows per consecutive threads: another mapping, the same elements.
+  check_tile_everywhere<Tile, 128, TileCopy<CacheHint::normal, TileMapping::wide>>(53);
+}
+
+// TileMapping::transposed_blocks: V x V blocks (V = 16 / sizeof(T)) read with 16-byte shared
+// loads and transposed in registers; the tile keeps 16-byte chunks. Thread counts that do and
+// do not divide the blocks, interior and edge tiles, aligned and misaligned destinations.
+TEST_CASE_TEMPLATE("copy_tile of a transposed view with register-transposed blocks", Tile,
+                   SharedMatrix<float, 32, 32, Swizzled<16, 4>>, SharedMatrix<float, 64, 32, Swizzled<16, 4>>,
+                   SharedMatrix<int, 16, 64, Swizzled<16, 4>>, SharedMatrix<double, 32, 32, Swizzled<16, 2>>,
+                   SharedMatrix<double, 8, 16, Swizzled<16, 2>>, SharedMatrix<float, 8, 4, Padded<0>>,
+                   SharedMatrix<long long, 64, 32, Swizzled<16, 2>>) {
+  using Wide = TileCopy<CacheHint::normal, TileMapping::wide>;
+  using Blocks = TileCopy<CacheHint::normal, TileMapping::transposed_blocks>;
+  check_tile_everywhere<Tile, 128, Wide, Blocks>(61);
+  check_tile_everywhere<Tile, 96, Wide, Blocks>(67);
+  check_tile_everywhere<Tile, 32, Wide, Blocks>(71);
+  check_tile_everywhere<Tile, 128, Wide, TileCopy<CacheHint::streaming, TileMapping::transposed_blocks>>(73);
 }
 
 // TileMapping::rows needs rows (and, for the transposed store, columns) of 32 ... 512 bytes.

@@ -140,6 +140,33 @@ TEST_CASE("copy_tile's accesses with one warp instruction per row (TileMapping::
   static_assert(Shape::coord(33).row == 1 && Shape::coord(33).col == 1);
 }
 
+TEST_CASE("whole-row fills and register-transposed block drains (the 4-byte transpose default)") {
+  constexpr auto wide = TileMapping::wide;
+  constexpr auto blocks = TileMapping::transposed_blocks;
+  using F = SharedMatrix<float, 64, 64, Swizzled<16, 4>>;
+  using D = SharedMatrix<double, 32, 32, Swizzled<16, 2>>;
+  // Fill: 16-byte stores, each quarter warp one 128-byte run of a row: XOR-permuted chunks
+  // stay inside their 128 bytes, so every phase is conflict-free.
+  static_assert(copy_tile_conflict_factor<F, wide>() == 1);
+  static_assert(copy_tile_conflict_factor<D, wide>() == 1);
+  // Drain: a quarter warp reads 16 bytes from tile rows 4m + k (m = 0 ... 7; 2m + k for
+  // doubles). With RowGroup = V those rows carry 8 different XOR values: conflict-free.
+  static_assert(copy_tile_conflict_factor<TransposedView<const F>, blocks>() == 1);
+  static_assert(copy_tile_conflict_factor<TransposedView<const D>, blocks>() == 1);
+  // The same rows under a per-row swizzle (RowGroup 1) see only 2 (floats: rows 4m + k give
+  // (4m + k) mod 8 in {k, k + 4}) or 4 (doubles) XOR values: 4- and 2-way conflicts.
+  CHECK(copy_tile_conflict_factor<TransposedView<const SharedMatrix<float, 64, 64, Swizzled<16>>>, blocks>() == 4);
+  CHECK(copy_tile_conflict_factor<TransposedView<const SharedMatrix<double, 32, 32, Swizzled<16>>>, blocks>() == 2);
+  // Unswizzled 256-byte rows put every such chunk in the same four banks: 8-way.
+  CHECK(copy_tile_conflict_factor<TransposedView<const SharedMatrix<float, 64, 64, Padded<0>>>, blocks>() == 8);
+  // The wide mapping walks whole rows: vector 16 of a 64-float row starts the next row.
+  using Shape = detail::CopyShapeOf<F, wide>;
+  static_assert(Shape::vector_bytes == 16 && Shape::segment_vectors == 16);
+  static_assert(Shape::coord(17).row == 1 && Shape::coord(17).col == 4);
+  // Its per-thread offsets are compile-time steps when the block covers whole rows.
+  static_assert(Shape::separable<128> && Shape::separable<64> && !Shape::separable<96>);
+}
+
 TEST_CASE("tile sizes and offsets") {
   using T1 = SharedTile<float, 32, 1>;
   static_assert(T1::bytes == 32 * 33 * 4);

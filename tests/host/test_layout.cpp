@@ -40,7 +40,8 @@ TEST_CASE_TEMPLATE("layouts map every element to its own slot", Tile, SharedTile
                    SharedTile<float, 32, 1>, SharedTile<double, 31, 3>, SharedMatrix<char, 7, 100, Padded<5>>,
                    SharedMatrix<float, 64, 32, Swizzled<>>, SharedMatrix<float, 16, 64, Swizzled<16>>,
                    SharedMatrix<double, 8, 16, Swizzled<>>, SharedMatrix<short, 4, 8, Swizzled<>>,
-                   SharedMatrix<float, 3, 128, Swizzled<8>>) {
+                   SharedMatrix<float, 3, 128, Swizzled<8>>, SharedMatrix<float, 64, 64, Swizzled<16, 4>>,
+                   SharedMatrix<double, 32, 32, Swizzled<16, 2>>, SharedMatrix<short, 24, 64, Swizzled<4, 8>>) {
   check_layout_is_a_bijection_into_rows<Tile>();
 }
 

@@ -19,57 +19,84 @@ namespace tilecraft {
 
 namespace detail {
 
-//! Shape of a transpose kernel: TileRows x TileCols tiles padded by one element (the
-//! static_asserts prove with the bank model that both the row-wise fill and the column-wise
-//! drain are then conflict-free for the chosen mapping), Threads per block, and the TileCopy
-//! policy of both copies. Persistent: a grid of BlocksPerSm blocks per multiprocessor loops
-//! over the tiles and loads the next tile into registers while draining the current one;
-//! otherwise one block per tile. MinBlocksPerSm goes to __launch_bounds__: it caps registers
-//! so that many blocks (and their loads) fit on a multiprocessor at once.
-template <class T, int TileRows, int TileCols, int Threads, bool Persistent = false, int BlocksPerSm = 8,
-          class Copy = TileCopy<>, int MinBlocksPerSm = 1>
+//! Shape of a transpose kernel: TileRows x TileCols tiles in the given shared-memory Layout,
+//! Threads per block, the TileCopy policy of the fill (global -> tile) and of the drain
+//! (transposed tile -> global); the static_asserts prove with the bank model that both are
+//! conflict-free. MinBlocksPerSm goes to __launch_bounds__ (a register cap).
+//! PersistentBlocksPerSm > 0: a grid of that many blocks per multiprocessor loops over the
+//! tiles and loads the next tile into registers while draining the current one; 0: one block
+//! per tile.
+template <class T, int TileRows, int TileCols, int Threads, class Layout = Padded<1>, class Fill = TileCopy<>,
+          class Drain = Fill, int MinBlocksPerSm = 1, int PersistentBlocksPerSm = 0>
 struct TransposePolicy {
   static_assert(MinBlocksPerSm >= 1 && Threads * MinBlocksPerSm <= 1024,
                 "TransposePolicy: MinBlocksPerSm must be >= 1 and Threads * MinBlocksPerSm <= 1024 "
                 "(the threads an sm_75 multiprocessor holds; every binary carries sm_75 code)");
+  static_assert(PersistentBlocksPerSm >= 0,
+                "TransposePolicy: PersistentBlocksPerSm must be >= 0 (0: one block per tile)");
+  static_assert(is_tile_copy_v<Fill> && is_tile_copy_v<Drain>,
+                "TransposePolicy: Fill and Drain must be tilecraft::TileCopy<Hint, Mapping> policies");
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   static constexpr int tile_rows = TileRows;
   static constexpr int tile_cols = TileCols;
   static constexpr int threads = Threads;
-  static constexpr bool persistent = Persistent;
-  static constexpr int blocks_per_sm = BlocksPerSm;
-  using copy_policy = Copy;
-  using Tile = SharedMatrix<T, tile_rows, tile_cols, Padded<1>>;
-  static_assert(copy_tile_conflict_factor<Tile, Copy::mapping>() == 1,
+  static constexpr bool persistent = PersistentBlocksPerSm > 0;
+  static constexpr int blocks_per_sm = PersistentBlocksPerSm;
+  using fill_policy = Fill;
+  using drain_policy = Drain;
+  using Tile = SharedMatrix<T, tile_rows, tile_cols, Layout>;
+  static_assert(copy_tile_conflict_factor<Tile, Fill::mapping>() == 1,
                 "transpose: the tile fill must be bank-conflict free");
-  static_assert(copy_tile_conflict_factor<TransposedView<const Tile>, Copy::mapping>() == 1,
+  static_assert(copy_tile_conflict_factor<TransposedView<const Tile>, Drain::mapping>() == 1,
                 "transpose: the transposed drain must be bank-conflict free");
 };
 
-//! The defaults, chosen by measurement on an H200 (benchmarks/TUNING.md), one block per tile,
-//! TileMapping::lines:
-//!   4-byte elements: 64 x 64 tiles, 128 threads: eight independent 16-byte loads per thread and
-//!     256-byte row runs on both sides (0.88-0.92 of cudaMemcpy across runs);
-//!   8-byte elements: 32 x 32 tiles, 128 threads (0.93-0.94). A hand-written one-row-per-warp
-//!     kernel reached 0.96; through copy_tile the rows mapping needs 90 registers a thread and
-//!     measured 0.85-0.91, so it is not the default yet.
+//! The defaults, chosen by measurement on an H200 (benchmarks/TUNING.md), one block per tile:
+//!   4-byte elements: 64 x 64 tiles, 64 threads, Swizzled<16, 4>: the fill moves whole
+//!     256-byte rows with 16-byte vectors (16 loads in flight a thread), the drain reads 4 x 4
+//!     blocks with 16-byte shared loads and transposes them in registers
+//!     (TileMapping::transposed_blocks);
+//!   8-byte elements: 32 x 32 tiles, 64 threads, Padded<1>, TileMapping::rows: one warp
+//!     instruction moves one whole 256-byte row on both sides, 16 rows a thread.
 template <class T>
-using DefaultTransposePolicy = TransposePolicy<T, sizeof(T) == 4 ? 64 : 32, sizeof(T) == 4 ? 64 : 32, 128>;
+using DefaultTransposePolicy =
+    std::conditional_t<sizeof(T) == 4,
+                       TransposePolicy<T, 64, 64, 64, Swizzled<16, 4>, TileCopy<CacheHint::normal, TileMapping::wide>,
+                                       TileCopy<CacheHint::normal, TileMapping::transposed_blocks>>,
+                       TransposePolicy<T, 32, 32, 64, Padded<1>, TileCopy<CacheHint::normal, TileMapping::rows>>>;
 
+//! One block per tile: blockIdx.x walks the tile columns, blockIdx.y (+ blockIdx.z * gridDim.y
+//! past 65535) the tile rows, so blocks that run at the same time read whole rows of `in`
+//! (walking bands of tiles column-wise measured slower) and no thread divides. Loop-free,
+//! straight-line load -> barrier -> drain: nothing stays live across tiles, which keeps the
+//! register count (and so the blocks per multiprocessor) where a hand-written kernel has it.
 template <class T, class Policy>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
-    transpose_kernel(MatrixRef<T> out, MatrixRef<const T> in, std::int64_t tile_cols_count, std::int64_t tiles) {
-  using Copy = typename Policy::copy_policy;
+    transpose_tiles_kernel(MatrixRef<T> out, MatrixRef<const T> in, std::int64_t tile_rows_count) {
   __shared__ typename Policy::Tile tile;
-  // Tile t's top-left corner in `in`: row-major order over the tiles (blocks that run at the
-  // same time read whole rows of `in`; walking bands of tiles column-wise measured slower).
+  const std::int64_t tr = blockIdx.y + static_cast<std::int64_t>(blockIdx.z) * gridDim.y;
+  if (tr >= tile_rows_count) return;
+  const std::int64_t r0 = tr * Policy::tile_rows;
+  const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * Policy::tile_cols;
+  copy_tile<Policy::threads, typename Policy::fill_policy>(tile, in, r0, c0);
+  __syncthreads();
+  copy_tile<Policy::threads, typename Policy::drain_policy>(out, c0, r0, transposed(tile));
+}
+
+//! Persistent variant: a grid of BlocksPerSm blocks per multiprocessor loops over the tiles in
+//! row-major order and loads its next tile into registers while draining the current one.
+template <class T, class Policy>
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
+    transpose_persistent_kernel(MatrixRef<T> out, MatrixRef<const T> in, std::int64_t tile_cols_count,
+                                std::int64_t tiles) {
+  __shared__ typename Policy::Tile tile;
   struct Origin {
     std::int64_t row, col;
   };
   auto origin = [&](std::int64_t t) {
     return Origin{(t / tile_cols_count) * Policy::tile_rows, (t % tile_cols_count) * Policy::tile_cols};
   };
-  TileFragment<Policy::threads, typename Policy::Tile, Copy> frag;
+  TileFragment<Policy::threads, typename Policy::Tile, typename Policy::fill_policy> frag;
   std::int64_t t = blockIdx.x;
   if (t < tiles) load_fragment(frag, in, origin(t).row, origin(t).col);
   for (; t < tiles; t += gridDim.x) {
@@ -78,7 +105,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
     __syncthreads();
     // The next tile's loads fly while this tile drains.
     if (t + gridDim.x < tiles) load_fragment(frag, in, origin(t + gridDim.x).row, origin(t + gridDim.x).col);
-    copy_tile<Policy::threads, Copy>(out, c0, r0, transposed(tile));
+    copy_tile<Policy::threads, typename Policy::drain_policy>(out, c0, r0, transposed(tile));
     __syncthreads();  // the next tile overwrites what this one's drain is reading
   }
 }
@@ -100,17 +127,28 @@ template <class Policy, class T>
   if (in_begin < out_end && out_begin < in_end) return cudaErrorInvalidValue;
 
   const std::int64_t tile_cols_count = ceil_div<std::int64_t>(cols, Policy::tile_cols);
-  const std::int64_t tiles = ceil_div<std::int64_t>(rows, Policy::tile_rows) * tile_cols_count;
-  std::int64_t grid = tiles < INT_MAX ? tiles : INT_MAX;
+  const std::int64_t tile_rows_count = ceil_div<std::int64_t>(rows, Policy::tile_rows);
+  const MatrixRef<T> dst{out, cols, rows, ld_out};
+  const MatrixRef<const T> src{in, rows, cols, ld_in};
   if constexpr (Policy::persistent) {
     int device = 0, sms = 0;
     TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
     TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const std::int64_t tiles = tile_rows_count * tile_cols_count;
     const std::int64_t resident = static_cast<std::int64_t>(sms) * Policy::blocks_per_sm;
-    grid = grid < resident ? grid : resident;
+    const std::int64_t grid = tiles < resident ? tiles : resident;
+    transpose_persistent_kernel<T, Policy>
+        <<<static_cast<unsigned>(grid), Policy::threads, 0, stream>>>(dst, src, tile_cols_count, tiles);
+  } else {
+    // gridDim.x holds the tile columns (2^31 - 1 of them), gridDim.y and z the tile rows
+    // (65535^2 of them): more than any matrix that fits in memory has.
+    constexpr std::int64_t max_grid_yz = 65535;
+    if (tile_cols_count > INT_MAX || tile_rows_count > max_grid_yz * max_grid_yz) return cudaErrorInvalidValue;
+    const std::int64_t grid_y = tile_rows_count < max_grid_yz ? tile_rows_count : max_grid_yz;
+    const dim3 grid(static_cast<unsigned>(tile_cols_count), static_cast<unsigned>(grid_y),
+                    static_cast<unsigned>(ceil_div(tile_rows_count, grid_y)));
+    transpose_tiles_kernel<T, Policy><<<grid, Policy::threads, 0, stream>>>(dst, src, tile_rows_count);
   }
-  transpose_kernel<T, Policy><<<static_cast<unsigned>(grid), Policy::threads, 0, stream>>>(
-      MatrixRef<T>{out, cols, rows, ld_out}, MatrixRef<const T>{in, rows, cols, ld_in}, tile_cols_count, tiles);
   return last_launch_error();
 }
 

@@ -53,16 +53,22 @@ struct Padded {
 
 //! XOR-swizzled row-major layout: no wasted bytes. Each row is cut into chunks of `ChunkBytes`
 //! (0 means sizeof(T): element granularity) and chunk k of row r is stored at chunk position
-//! k ^ (r mod P), where P = min(128 / ChunkBytes, chunks per row). A column of a tile whose
-//! rows span a bank row or more then walks through P different banks.
+//! k ^ ((r / RowGroup) mod P), where P = min(128 / ChunkBytes, chunks per row). A column of a
+//! tile whose rows span a bank row or more then walks through P different banks.
 //! Element granularity makes column reads conflict-free; 16-byte chunks keep 16-byte vector
-//! accesses along rows intact (what a cp.async or ld.v4 fill needs).
-//! Rules: ChunkBytes is 0 or a power of two >= sizeof(T) and <= 128; each row holds a whole
-//! number of chunks, and the number of chunks per row is a multiple of P.
-template <int ChunkBytes = 0>
+//! accesses along rows intact (what a cp.async or ld.v4 fill needs). RowGroup > 1 gives
+//! RowGroup consecutive rows the same permutation, so that accesses to every RowGroup-th row
+//! (a thread reading a RowGroup x RowGroup block, e.g. 4 x 4 floats in 16-byte chunks, to
+//! transpose it in registers) meet different banks.
+//! Rules: ChunkBytes is 0 or a power of two >= sizeof(T) and <= 128; RowGroup is a power of
+//! two >= 1; each row holds a whole number of chunks, and the number of chunks per row is a
+//! multiple of P.
+template <int ChunkBytes = 0, int RowGroup = 1>
 struct Swizzled {
   static_assert(ChunkBytes == 0 || (is_pow2(ChunkBytes) && ChunkBytes <= smem_wavefront_bytes),
                 "Swizzled<ChunkBytes>: ChunkBytes must be 0 (one element) or a power of two <= 128");
+  static_assert(RowGroup >= 1 && is_pow2(RowGroup),
+                "Swizzled<ChunkBytes, RowGroup>: RowGroup must be a power of two >= 1 (rows that share one XOR)");
 
   template <class T, int Rows, int Cols>
   struct bind {
@@ -83,9 +89,11 @@ struct Swizzled {
     static constexpr int vector_bytes = chunk_bytes < max_vector_bytes ? chunk_bytes : max_vector_bytes;
 
     TILECRAFT_HOST_DEVICE static constexpr int offset(int r, int c) {
-      const int chunk = c / chunk_elems;
-      const int within = c - chunk * chunk_elems;
-      return r * row_stride + ((chunk ^ (r & (period - 1))) * chunk_elems) + within;
+      // Unsigned: the divisions by powers of two compile to shifts.
+      const unsigned chunk = static_cast<unsigned>(c) / chunk_elems;
+      const unsigned within = static_cast<unsigned>(c) % chunk_elems;
+      const unsigned phase = (static_cast<unsigned>(r) / RowGroup) % period;
+      return r * row_stride + static_cast<int>((chunk ^ phase) * chunk_elems + within);
     }
   };
 };

@@ -78,6 +78,7 @@ inline constexpr bool is_shared_matrix_v<SharedMatrix<T, R, C, L>> = true;
 template <class Tile>
 requires is_shared_matrix_v<std::remove_const_t<Tile>>
 struct TransposedView {
+  using tile_type = std::remove_const_t<Tile>;
   using value_type = typename Tile::value_type;
   using layout = typename Tile::layout;
   static constexpr int rows = Tile::cols;
