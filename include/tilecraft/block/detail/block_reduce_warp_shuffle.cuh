@@ -59,7 +59,10 @@ struct BlockReduceWarpShuffle {
 
   // Lane 0 of each of the first `n` warps holds its warp's partial; thread 0 folds them in warp
   // order. A short serial loop beats a second shuffle tree: its shared loads are independent
-  // and issue back to back, and only the folds form a chain.
+  // and issue back to back, and only the folds form a chain. For 32-bit integer Sum/Min/Max
+  // with 8 or more warps on sm_80+, warp 0 instead loads one partial per lane and combines
+  // them with one redux.sync: the order does not matter for those operators, and it replaces
+  // a chain of up to 31 dependent adds that warp 0 must finish before the next barrier.
   template <class Op>
   TILECRAFT_DEVICE static Acc combine_partials(Storage& s, Acc v, Op op, int n, int rank) {
     if constexpr (warps == 1) {
@@ -67,6 +70,12 @@ struct BlockReduceWarpShuffle {
     } else {
       if ((rank & (warp_threads - 1)) == 0 && rank / warp_threads < n) s.partials[rank / warp_threads] = v;
       __syncthreads();
+      if constexpr (warps >= 8 && has_redux<Acc, Op>) {
+        NV_IF_TARGET(NV_PROVIDES_SM_80, (if (rank < warp_threads) {
+                       const Acc x = rank < n ? s.partials[rank] : redux_identity<Acc, Op>();
+                       v = redux<Acc, Op>(full_warp_mask, x);
+                     } return v;))
+      }
       if (rank == 0) {
 #pragma unroll
         for (int w = 1; w < warps; ++w) {
