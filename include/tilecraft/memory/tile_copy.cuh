@@ -389,17 +389,16 @@ TILECRAFT_DEVICE int valid_extent(std::int64_t extent, std::int64_t origin, int 
   return left <= 0 ? 0 : (left >= tile_extent ? tile_extent : static_cast<int>(left));
 }
 
-// Where a tile copy meets a global matrix: the part of the tile inside it, the address of the
-// tile's first element (the matrix's first when no element is inside), and whether every row
-// of the tile starts vector-aligned.
-template <class Shape, class T>
+// Where a TileRows x TileCols tile at (row0, col0) meets a global matrix: the part of the
+// tile inside it, the address of the tile's first element (the matrix's first when no element
+// is inside), and whether every row of the tile starts vector-aligned.
+template <class Shape, class T, int TileRows, int TileCols>
 struct TileWindow {
   int valid_rows;
   int valid_cols;
   T* origin;
   bool vector_global;
 
-  template <int TileRows, int TileCols>
   TILECRAFT_DEVICE static TileWindow make(MatrixRef<T> m, std::int64_t row0, std::int64_t col0) {
     TileWindow w;
     w.valid_rows = valid_extent(m.rows, row0, TileRows);
@@ -409,7 +408,7 @@ struct TileWindow {
                       (m.ld * static_cast<std::int64_t>(sizeof(T))) % Shape::vector_bytes == 0;
     return w;
   }
-  TILECRAFT_DEVICE bool full(int rows, int cols) const { return valid_rows == rows && valid_cols == cols; }
+  TILECRAFT_DEVICE bool full() const { return valid_rows == TileRows && valid_cols == TileCols; }
 };
 
 // Loads this thread's vectors of a tile that lies wholly inside the matrix: all loads first,
@@ -435,8 +434,8 @@ TILECRAFT_DEVICE void store_full_tile(const GlobalWalk<Threads, Shape, T>& walk,
 
 // One vector of a tile at rc that may cross the matrix edge: a vector access when it lies
 // inside and rows are aligned, else the elements inside (the rest read as `fill`).
-template <CacheHint Hint, class Shape, class Word, class T, class U>
-TILECRAFT_DEVICE Word read_edge_vector(const TileWindow<Shape, T>& w, std::int64_t ld, bank::Coord rc, U fill) {
+template <CacheHint Hint, class Shape, class Word, class T, int R, int C, class U>
+TILECRAFT_DEVICE Word read_edge_vector(const TileWindow<Shape, T, R, C>& w, std::int64_t ld, bank::Coord rc, U fill) {
   const T* p = w.origin + (rc.row * ld + rc.col);
   if (w.vector_global && rc.row < w.valid_rows && rc.col + Shape::vector_elems <= w.valid_cols) {
     return load_global_word<Hint>(reinterpret_cast<const Word*>(p));
@@ -450,8 +449,8 @@ TILECRAFT_DEVICE Word read_edge_vector(const TileWindow<Shape, T>& w, std::int64
   std::memcpy(&word, v, sizeof(Word));
   return word;
 }
-template <CacheHint Hint, class Shape, class Word, class T>
-TILECRAFT_DEVICE void write_edge_vector(const TileWindow<Shape, T>& w, std::int64_t ld, bank::Coord rc,
+template <CacheHint Hint, class Shape, class Word, class T, int R, int C>
+TILECRAFT_DEVICE void write_edge_vector(const TileWindow<Shape, T, R, C>& w, std::int64_t ld, bank::Coord rc,
                                         const Word& word) {
   if (rc.row >= w.valid_rows) return;
   T* p = w.origin + (rc.row * ld + rc.col);
@@ -484,7 +483,7 @@ TILECRAFT_DEVICE void copy_transposed_blocks(MatrixRef<T> dst, std::int64_t row0
 
   const int rank = thread_rank();
   if (rank >= Threads) return;
-  const auto w = TileWindow<Bands, T>::template make<View::rows, View::cols>(dst, row0, col0);
+  const auto w = TileWindow<Bands, T, View::rows, View::cols>::make(dst, row0, col0);
   if (w.valid_rows == 0 || w.valid_cols == 0) return;
   const bank::Coord mine = Bands::coord(rank);
   // Block b: band b.row (view rows b.row * V + j, j < V), view columns b.col ... b.col + V - 1.
@@ -505,7 +504,7 @@ TILECRAFT_DEVICE void copy_transposed_blocks(MatrixRef<T> dst, std::int64_t row0
       std::memcpy(&out[j], row, sizeof(uint4));
     }
   };
-  if (w.full(View::rows, View::cols)) {
+  if (w.full()) {
     uint4 staged[iters][v];
 #pragma unroll
     for (int i = 0; i < iters; ++i) {
@@ -562,9 +561,9 @@ TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile, Copy>& frag, Mat
   const int rank = thread_rank();
   if (rank >= Threads) return;
   TILECRAFT_ASSERT(block_threads() >= Threads);
-  const auto w = detail::TileWindow<Shape, S>::template make<Tile::rows, Tile::cols>(src, row0, col0);
+  const auto w = detail::TileWindow<Shape, S, Tile::rows, Tile::cols>::make(src, row0, col0);
   const bank::Coord mine = Shape::coord(rank);
-  if (w.full(Tile::rows, Tile::cols)) {
+  if (w.full()) {
     const detail::GlobalWalk<Threads, Shape, S> walk(w.origin, src.ld, rank, mine);
     if (w.vector_global) {
       detail::load_full_tile<true, Hint>(frag.staged, walk);
@@ -631,9 +630,9 @@ TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, Matrix
   using Word = typename Frag::Word;
   const int rank = thread_rank();
   if (rank >= Threads) return;
-  const auto w = detail::TileWindow<Shape, S>::template make<Rows, Cols>(src, row0, col0);
+  const auto w = detail::TileWindow<Shape, S, Rows, Cols>::make(src, row0, col0);
   const bank::Coord mine = Shape::coord(rank);
-  if (w.full(Rows, Cols)) {
+  if (w.full()) {
     Frag frag;
     const detail::GlobalWalk<Threads, Shape, S> walk(w.origin, src.ld, rank, mine);
     if (w.vector_global) {
@@ -657,29 +656,29 @@ namespace detail {
 // copy_tile to global memory with the vector mappings (lines, rows, wide).
 template <int Threads, class Copy, class T, class Tile>
 TILECRAFT_DEVICE void copy_tile_vectors(MatrixRef<T> dst, std::int64_t row0, std::int64_t col0, const Tile& src) {
-  using Shape = detail::CopyShapeOf<Tile, Copy::mapping>;
-  using Word = typename detail::VectorWord<Shape::vector_bytes>::type;
+  using Shape = CopyShapeOf<Tile, Copy::mapping>;
+  using Word = typename VectorWord<Shape::vector_bytes>::type;
   constexpr int iters = ceil_div(Shape::total_vectors, Threads);
   constexpr bool exact = Shape::total_vectors % Threads == 0;
 
   const int rank = thread_rank();
   if (rank >= Threads) return;
-  const auto w = detail::TileWindow<Shape, T>::template make<Tile::rows, Tile::cols>(dst, row0, col0);
+  const auto w = TileWindow<Shape, T, Tile::rows, Tile::cols>::make(dst, row0, col0);
   if (w.valid_rows == 0 || w.valid_cols == 0) return;
   const bank::Coord mine = Shape::coord(rank);
-  if (w.full(Tile::rows, Tile::cols)) {
+  if (w.full()) {
     Word staged[iters];
 #pragma unroll
     for (int i = 0; i < iters; ++i) {
       if (exact || i * Threads + rank < Shape::total_vectors) {
-        staged[i] = detail::read_tile_vector<Shape, Word>(src, Shape::template coord<Threads>(i, rank, mine));
+        staged[i] = read_tile_vector<Shape, Word>(src, Shape::template coord<Threads>(i, rank, mine));
       }
     }
-    const detail::GlobalWalk<Threads, Shape, T> walk(w.origin, dst.ld, rank, mine);
+    const GlobalWalk<Threads, Shape, T> walk(w.origin, dst.ld, rank, mine);
     if (w.vector_global) {
-      detail::store_full_tile<true, Copy::hint>(walk, staged);
+      store_full_tile<true, Copy::hint>(walk, staged);
     } else {
-      detail::store_full_tile<false, Copy::hint>(walk, staged);
+      store_full_tile<false, Copy::hint>(walk, staged);
     }
     return;
   }
@@ -687,7 +686,7 @@ TILECRAFT_DEVICE void copy_tile_vectors(MatrixRef<T> dst, std::int64_t row0, std
   for (int i = 0; i < iters; ++i) {
     if (exact || i * Threads + rank < Shape::total_vectors) {
       const bank::Coord rc = Shape::template coord<Threads>(i, rank, mine);
-      detail::write_edge_vector<Copy::hint, Shape>(w, dst.ld, rc, detail::read_tile_vector<Shape, Word>(src, rc));
+      write_edge_vector<Copy::hint, Shape>(w, dst.ld, rc, read_tile_vector<Shape, Word>(src, rc));
     }
   }
 }
