@@ -151,6 +151,10 @@ void check_block_size() {
     for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
     for (auto& x : f3) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
     check_block<BlockThreads, Algo, false, BX, BY, BZ>(f, f3, test::Compose{}, s + 19);
+    std::vector<std::uint32_t> q(n), q3(n * 3);
+    for (auto& x : q) x = static_cast<std::uint32_t>(g()) | 0x10000u;
+    for (auto& x : q3) x = static_cast<std::uint32_t>(g()) | 0x10000u;
+    check_block<BlockThreads, Algo, false, BX, BY, BZ>(q, q3, test::ComposePacked{}, s + 22);
   }
   // A commutative 8-byte user type for both algorithms.
   auto h = tilecraft::test::rng(s + 20);

@@ -21,6 +21,16 @@ struct Compose {
 };
 inline bool operator==(const Affine& x, const Affine& y) { return x.a == y.a && x.b == y.b; }
 
+//! The same maps packed in one 32-bit integer (a in the high, b in the low 16 bits, mod 2^16):
+//! an integral accumulator, which block_reduce combines across warps in a tree, so a wrong
+//! order or a wrong partial-block prefix shows up for integers too.
+struct ComposePacked {
+  TILECRAFT_HOST_DEVICE constexpr std::uint32_t operator()(std::uint32_t f, std::uint32_t g) const {
+    const std::uint32_t fa = f >> 16, fb = f & 0xffffu, ga = g >> 16, gb = g & 0xffffu;
+    return (((ga * fa) & 0xffffu) << 16) | ((ga * fb + gb) & 0xffffu);
+  }
+};
+
 //! An 8-byte user struct with a commutative, associative op: minimum value, ties to the
 //! smaller index.
 struct ArgMin {

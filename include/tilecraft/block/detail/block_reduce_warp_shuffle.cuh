@@ -1,6 +1,6 @@
 //! \file block/detail/block_reduce_warp_shuffle.cuh
 //! BlockReduceAlgorithm::warp_shuffle: shuffles (or redux.sync) inside each warp, one shared
-//! slot per warp, and thread 0 folds the per-warp partials in warp order.
+//! slot per warp, and thread 0 combines the per-warp partials in warp order.
 #pragma once
 
 #include <type_traits>
@@ -57,12 +57,18 @@ struct BlockReduceWarpShuffle {
     return combine_partials(s, v, op, ceil_div(valid, warp_threads), rank);
   }
 
-  // Lane 0 of each of the first `n` warps holds its warp's partial; thread 0 folds them in warp
-  // order. A short serial loop beats a second shuffle tree: its shared loads are independent
-  // and issue back to back, and only the folds form a chain. For 32-bit integer Sum/Min/Max
-  // with 8 or more warps on sm_80+, warp 0 instead loads one partial per lane and combines
-  // them with one redux.sync: the order does not matter for those operators, and it replaces
-  // a chain of up to 31 dependent adds that warp 0 must finish before the next barrier.
+  // Lane 0 of each of the first `n` warps holds its warp's partial; thread 0 combines them in
+  // warp order. Its shared loads are independent and issue back to back; what warp 0 must
+  // finish before the next barrier is the chain of combines after them. Measured against
+  // cub::BlockReduce on an H200 (benchmarks/TUNING.md):
+  //   - integers: a pairwise tree ((p0 op p1) op (p2 op p3)) ..., log2(warps) deep (1.10x CUB
+  //     at 128 threads, where a left fold measured 1.01x);
+  //   - floating point: a left fold, which starts on the first partial while the other loads
+  //     are in flight (the tree measured 1-2% slower at 128-512 threads);
+  //   - 32-bit integer Sum/Min/Max with 8 or more warps on sm_80+: warp 0 loads one partial
+  //     a lane and combines them with one redux.sync (the order does not matter for those
+  //     operators): 1.10-1.15x CUB at 512-1024 threads, where the fold was a 31-deep chain.
+  // A second shuffle tree would cost a shuffle's latency per level.
   template <class Op>
   TILECRAFT_DEVICE static Acc combine_partials(Storage& s, Acc v, Op op, int n, int rank) {
     if constexpr (warps == 1) {
@@ -77,9 +83,28 @@ struct BlockReduceWarpShuffle {
                      } return v;))
       }
       if (rank == 0) {
+        if constexpr (std::is_integral_v<Acc>) {
+          Acc p[warps];
+          p[0] = v;
 #pragma unroll
-        for (int w = 1; w < warps; ++w) {
-          if (w < n) v = static_cast<Acc>(op(v, s.partials[w]));
+          for (int w = 1; w < warps; ++w) {
+            if (w < n) p[w] = s.partials[w];
+          }
+          // The valid partials are a prefix [0, n): after the level of `step`, p[i] (i a
+          // multiple of 2 * step) holds the in-order combination of [i, min(i + 2 * step, n)).
+#pragma unroll
+          for (int step = 1; step < warps; step *= 2) {
+#pragma unroll
+            for (int i = 0; i + step < warps; i += 2 * step) {
+              if (i + step < n) p[i] = static_cast<Acc>(op(p[i], p[i + step]));
+            }
+          }
+          v = p[0];
+        } else {
+#pragma unroll
+          for (int w = 1; w < warps; ++w) {
+            if (w < n) v = static_cast<Acc>(op(v, s.partials[w]));
+          }
         }
       }
       return v;
