@@ -61,8 +61,10 @@ struct BlockReduceWarpShuffle {
   // warp order. Its shared loads are independent and issue back to back; what warp 0 must
   // finish before the next barrier is the chain of combines after them. Measured against
   // cub::BlockReduce on an H200 (benchmarks/TUNING.md):
-  //   - integers: a pairwise tree ((p0 op p1) op (p2 op p3)) ..., log2(warps) deep (1.10x CUB
-  //     at 128 threads, where a left fold measured 1.01x);
+  //   - integers, up to 8 warps: a pairwise tree ((p0 op p1) op (p2 op p3)) ..., log2(warps)
+  //     deep (1.10x CUB at 128 threads, where a left fold measured 1.01x); it holds every
+  //     partial in a register, so beyond 8 warps (where 1024-thread blocks have 64 registers a
+  //     thread) the left fold is kept;
   //   - floating point: a left fold, which starts on the first partial while the other loads
   //     are in flight (the tree measured 1-2% slower at 128-512 threads);
   //   - 32-bit integer Sum/Min/Max with 8 or more warps on sm_80+: warp 0 loads one partial
@@ -83,7 +85,7 @@ struct BlockReduceWarpShuffle {
                      } return v;))
       }
       if (rank == 0) {
-        if constexpr (std::is_integral_v<Acc>) {
+        if constexpr (std::is_integral_v<Acc> && warps <= 8) {
           Acc p[warps];
           p[0] = v;
 #pragma unroll
