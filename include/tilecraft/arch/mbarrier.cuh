@@ -14,15 +14,11 @@
 #include <nv/target>
 
 #include "../config.cuh"
+#include "smem_address.cuh"
 
 namespace tilecraft::arch {
 
 #if defined(__CUDACC__)
-
-//! Shared-window address of a shared-memory object, as PTX's `.shared` operands take it.
-TILECRAFT_DEVICE std::uint32_t smem_address(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
 
 //! Initializes the barrier for `arrivals` arriving threads, then fences the initialization so
 //! the async proxy (the copy engine) sees it. One thread; a __syncthreads() must follow before
