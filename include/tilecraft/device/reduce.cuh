@@ -14,7 +14,7 @@
 
 #include "../block/block_reduce.cuh"
 #include "../config.cuh"
-#include "../memory/tile_copy.cuh"
+#include "../memory/global_word.cuh"
 #include "../util/error.cuh"
 #include "../util/math.cuh"
 #include "../util/thread.cuh"

@@ -1,0 +1,90 @@
+//! \file memory/copy_analysis.cuh
+//! The bank-conflict analysis of a tile copy: for a tile (or transposed view), a mapping and
+//! the partition in memory/copy_partition.cuh, the worst number of shared-memory wavefronts
+//! any warp instruction of the copy needs, over the conflict-free minimum. constexpr, host and
+//! device, so copies and users can `static_assert` on it.
+#pragma once
+
+#include "../config.cuh"
+#include "../util/math.cuh"
+#include "bank_model.cuh"
+#include "copy_partition.cuh"
+
+namespace tilecraft {
+
+namespace detail {
+// copy_tile_conflict_factor for the vector mappings (lines, rows, wide): the shared side
+// moves whole vectors when the tile's rows allow it, else one element at a time.
+template <class Tile, TileMapping Mapping>
+constexpr int copy_conflict_factor() {
+  using Shape = CopyShapeOf<Tile, Mapping>;
+  using T = typename Tile::value_type;
+  const bool vector_smem = Tile::vector_bytes >= Shape::vector_bytes;
+  const int access = vector_smem ? Shape::vector_bytes : static_cast<int>(sizeof(T));
+  const int steps = vector_smem ? 1 : Shape::vector_elems;
+  int worst = 1;
+  for (int base = 0; base < Shape::total_vectors; base += warp_threads) {
+    for (int j = 0; j < steps; ++j) {
+      const int w = bank::tile_wavefronts<Tile>(
+          [&](int lane) {
+            const int idx = base + lane;
+            if (idx >= Shape::total_vectors) return bank::Coord{-1, 0};
+            const bank::Coord rc = Shape::coord(idx);
+            return bank::Coord{rc.row, rc.col + j};
+          },
+          access);
+      const int factor = ceil_div(w, bank::ideal_wavefronts(access));
+      if (factor > worst) worst = factor;
+    }
+  }
+  return worst;
+}
+
+// The same for TileMapping::transposed_blocks: shared load k of a block reads tile row
+// (view column) b.col + k, 16 bytes from tile column b.row * V.
+template <class View>
+constexpr int transposed_blocks_conflict_factor() {
+  static_assert(is_transposed_view_v<View>,
+                "TileMapping::transposed_blocks: only a transposed(tile) view is stored this way");
+  using Under = typename View::tile_type;
+  using Shape = BlockShapeOf<View>;
+  static_assert(Under::vector_bytes == max_vector_bytes,
+                "TileMapping::transposed_blocks: the tile must keep 16-byte chunks along its rows "
+                "(vector_bytes == 16, e.g. Swizzled<16, V> or an unpadded row of a multiple of 16 bytes)");
+  int worst = 1;
+  for (int base = 0; base < Shape::total_blocks; base += warp_threads) {
+    for (int k = 0; k < Shape::v; ++k) {
+      const int w = bank::tile_wavefronts<Under>(
+          [&](int lane) {
+            const int idx = base + lane;
+            if (idx >= Shape::total_blocks) return bank::Coord{-1, 0};
+            const bank::Coord b = Shape::bands::coord(idx);
+            return bank::Coord{b.col + k, b.row * Shape::v};
+          },
+          max_vector_bytes);
+      const int factor = ceil_div(w, bank::ideal_wavefronts(max_vector_bytes));
+      if (factor > worst) worst = factor;
+    }
+  }
+  return worst;
+}
+}  // namespace detail
+
+//! The worst shared-memory conflict factor (wavefronts over the conflict-free minimum) of any
+//! shared-memory instruction copy_tile (or copy_tile_async, whose shared side is the same)
+//! issues for this tile or view with this mapping, assuming whole warps. 1 means every access
+//! of the copy is conflict-free. constexpr: use it in static_assert.
+//! \code
+//! using Tile = tilecraft::SharedMatrix<float, 64, 64, tilecraft::Swizzled<16, 4>>;
+//! static_assert(tilecraft::copy_tile_conflict_factor<Tile>() == 1);
+//! \endcode
+template <class Tile, TileMapping Mapping = TileMapping::lines>
+constexpr int copy_tile_conflict_factor() {
+  if constexpr (Mapping == TileMapping::transposed_blocks) {
+    return detail::transposed_blocks_conflict_factor<Tile>();
+  } else {
+    return detail::copy_conflict_factor<Tile, Mapping>();
+  }
+}
+
+}  // namespace tilecraft

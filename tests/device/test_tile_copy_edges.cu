@@ -1,0 +1,199 @@
+// Randomized edge test of every tile copy: random matrix shapes, leading dimensions, base
+// alignments and tile origins from a tile's length before the matrix to past its end, on both
+// axes, for the register load, the asynchronous load and the fragment load, and for straight and
+// transposed stores, against a host reference. Outputs are poisoned first, so an element
+// written outside the matrix or a tile element left unwritten shows; run under
+// compute-sanitizer memcheck, an access outside the matrix fails too.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <tilecraft/memory/shared_tile.cuh>
+#include <tilecraft/memory/tile_copy.cuh>
+
+#include "test_util.cuh"
+
+using namespace tilecraft;
+using tilecraft::test::DeviceBuffer;
+
+namespace {
+
+struct alignas(16) Quad {
+  std::int32_t v[4];
+};
+
+enum class Load { registers, async, fragment };
+
+struct Origins {
+  std::int64_t load_r, load_c, store_r, store_c, store_t_r, store_t_c;
+};
+
+template <class Tile, int Threads, class Copy, class Drain, Load L>
+__global__ void edge_kernel(MatrixRef<const typename Tile::value_type> in, typename Tile::value_type fill,
+                            typename Tile::value_type* dump, MatrixRef<typename Tile::value_type> out,
+                            MatrixRef<typename Tile::value_type> out_t, Origins o) {
+  __shared__ Tile tile;
+  if constexpr (L == Load::registers) {
+    copy_tile<Threads, Copy>(tile, in, o.load_r, o.load_c, fill);
+    __syncthreads();
+  } else if constexpr (L == Load::async) {
+    copy_tile_async<Threads, Copy>(tile, in, o.load_r, o.load_c, fill);
+    copy_async_commit();
+    copy_async_wait_block<0>();
+  } else {
+    TileFragment<Threads, Tile, Copy> frag;
+    load_fragment(frag, in, o.load_r, o.load_c, fill);
+    store_fragment(tile, frag);
+    __syncthreads();
+  }
+  for (int i = thread_rank(); i < Tile::rows * Tile::cols; i += block_threads())
+    dump[i] = tile(i / Tile::cols, i % Tile::cols);
+  copy_tile<Threads, Copy>(out, o.store_r, o.store_c, tile);
+  copy_tile<Threads, Drain>(out_t, o.store_t_r, o.store_t_c, transposed(tile));
+}
+
+template <class T>
+T make_value(std::uint64_t x) {
+  T v;
+  unsigned char bytes[sizeof(T)];
+  for (std::size_t i = 0; i < sizeof(T); ++i) bytes[i] = static_cast<unsigned char>((x >> (8 * (i % 8))) ^ (i * 37));
+  std::memcpy(&v, bytes, sizeof(T));
+  return v;
+}
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// A random origin on one axis: from `tile` before the matrix to 2 past its end.
+std::int64_t random_origin(std::mt19937_64& g, std::int64_t extent, int tile) {
+  return std::uniform_int_distribution<std::int64_t>(-tile - 1, extent + 2)(g);
+}
+
+template <class Tile, int Threads, class Copy, class Drain, Load L>
+void check_random_edges(std::uint64_t salt, int trials) {
+  using T = typename Tile::value_type;
+  constexpr int TR = Tile::rows, TC = Tile::cols;
+  auto g = tilecraft::test::rng(salt);
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::int64_t rows = std::uniform_int_distribution<std::int64_t>(0, 3 * TR)(g);
+    const std::int64_t cols = std::uniform_int_distribution<std::int64_t>(trial == 0 ? 0 : 1, 3 * TC)(g);
+    // Leading dimensions: tight, or padded by up to 5 (odd pads break vector alignment).
+    const std::int64_t ld = cols + std::uniform_int_distribution<std::int64_t>(0, 5)(g) * (g() % 2);
+    const std::int64_t ld_t = rows + std::uniform_int_distribution<std::int64_t>(0, 5)(g) * (g() % 2);
+    // Base offsets in elements: 0 keeps 16-byte alignment, others shift it.
+    const std::int64_t offset = static_cast<std::int64_t>(g() % 4) * (g() % 2);
+    Origins o{random_origin(g, rows, TR), random_origin(g, cols, TC), random_origin(g, rows, TR),
+              random_origin(g, cols, TC), random_origin(g, cols, TC), random_origin(g, rows, TR)};
+    CAPTURE(trial);
+    CAPTURE(rows);
+    CAPTURE(cols);
+    CAPTURE(ld);
+    CAPTURE(ld_t);
+    CAPTURE(offset);
+    CAPTURE(o.load_r);
+    CAPTURE(o.load_c);
+    CAPTURE(o.store_r);
+    CAPTURE(o.store_c);
+    CAPTURE(o.store_t_r);
+    CAPTURE(o.store_t_c);
+
+    // Exactly the matrix's span is allocated (plus the offset), so memcheck catches any
+    // access past either end.
+    const std::size_t span = static_cast<std::size_t>(offset + rows * ld);
+    const std::size_t span_t = static_cast<std::size_t>(offset + cols * ld_t);
+    std::vector<T> host(span);
+    for (auto& x : host) x = make_value<T>(g());
+    const T fill = make_value<T>(g());
+    DeviceBuffer<T> in(host.size());
+    if (!host.empty()) in.upload(host);
+    DeviceBuffer<T> out(span), out_t(span_t), dump(static_cast<std::size_t>(TR * TC));
+    out.poison();
+    out_t.poison();
+    dump.poison();
+
+    edge_kernel<Tile, Threads, Copy, Drain, L><<<1, Threads + 32>>>(
+        MatrixRef<const T>{in.get() + offset, rows, cols, ld}, fill, dump.get(),
+        MatrixRef<T>{out.get() + offset, rows, cols, ld}, MatrixRef<T>{out_t.get() + offset, cols, rows, ld_t}, o);
+    tilecraft::test::sync_and_check();
+
+    const auto h_dump = dump.download();
+    const auto h_out = out.download();
+    const auto h_out_t = out_t.download();
+    const T poison = tilecraft::test::poison_value<T>();
+    auto in_matrix = [&](std::int64_t r, std::int64_t c) { return r >= 0 && r < rows && c >= 0 && c < cols; };
+    // The tile as loaded.
+    auto tile_at = [&](int r, int c) {
+      const std::int64_t gr = o.load_r + r, gc = o.load_c + c;
+      return in_matrix(gr, gc) ? host[static_cast<std::size_t>(offset + gr * ld + gc)] : fill;
+    };
+    int bad = 0;
+    for (int r = 0; r < TR; ++r)
+      for (int c = 0; c < TC; ++c) bad += !same_bits(h_dump[static_cast<std::size_t>(r * TC + c)], tile_at(r, c));
+    CHECK_MESSAGE(bad == 0, "load: ", bad, " wrong tile elements");
+
+    bad = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t c = 0; c < ld; ++c) {
+        const std::int64_t tr = r - o.store_r, tc = c - o.store_c;
+        const bool written = c < cols && tr >= 0 && tr < TR && tc >= 0 && tc < TC;
+        const T want = written ? tile_at(static_cast<int>(tr), static_cast<int>(tc)) : poison;
+        bad += !same_bits(h_out[static_cast<std::size_t>(offset + r * ld + c)], want);
+      }
+    }
+    CHECK_MESSAGE(bad == 0, "store: ", bad, " wrong output elements");
+
+    bad = 0;  // out_t is cols x rows; view element (vr, vc) is tile element (vc, vr).
+    for (std::int64_t r = 0; r < cols; ++r) {
+      for (std::int64_t c = 0; c < ld_t; ++c) {
+        const std::int64_t vr = r - o.store_t_r, vc = c - o.store_t_c;
+        const bool written = c < rows && vr >= 0 && vr < TC && vc >= 0 && vc < TR;
+        const T want = written ? tile_at(static_cast<int>(vc), static_cast<int>(vr)) : poison;
+        bad += !same_bits(h_out_t[static_cast<std::size_t>(offset + r * ld_t + c)], want);
+      }
+    }
+    CHECK_MESSAGE(bad == 0, "transposed store: ", bad, " wrong output elements");
+  }
+}
+
+template <class Tile, int Threads, class Copy = TileCopy<>, class Drain = Copy>
+void check_every_load(std::uint64_t salt, int trials = 24) {
+  SUBCASE("copy_tile") { check_random_edges<Tile, Threads, Copy, Drain, Load::registers>(salt, trials); }
+  SUBCASE("copy_tile_async") { check_random_edges<Tile, Threads, Copy, Drain, Load::async>(salt + 1, trials); }
+  SUBCASE("load_fragment") { check_random_edges<Tile, Threads, Copy, Drain, Load::fragment>(salt + 2, trials); }
+}
+
+using Rows = TileCopy<CacheHint::normal, TileMapping::rows>;
+using Wide = TileCopy<CacheHint::normal, TileMapping::wide>;
+using Blocks = TileCopy<CacheHint::normal, TileMapping::transposed_blocks>;
+using Streaming = TileCopy<CacheHint::streaming>;
+
+}  // namespace
+
+TEST_CASE("tile copies at random origins: the issue's 8 x 32 float tile") {
+  check_every_load<SharedMatrix<float, 8, 32, Padded<0>>, 64>(101, 40);
+}
+
+TEST_CASE_TEMPLATE("tile copies at random origins, every layout and element width", Tile, SharedTile<float, 32, 1>,
+                   SharedMatrix<float, 64, 32, Swizzled<>>, SharedMatrix<float, 16, 64, Swizzled<16>>,
+                   SharedTile<double, 32, 1>, SharedMatrix<double, 8, 16, Swizzled<>>,
+                   SharedMatrix<char, 24, 40, Padded<3>>, SharedMatrix<short, 33, 17, Padded<1>>,
+                   SharedMatrix<Quad, 9, 8, Padded<1>>, SharedMatrix<float, 1, 1>, SharedMatrix<float, 3, 5>) {
+  check_every_load<Tile, 96>(202);
+}
+
+TEST_CASE("tile copies at random origins, every mapping and hint") {
+  SUBCASE("rows") { check_every_load<SharedMatrix<double, 16, 32, Padded<1>>, 64, Rows, TileCopy<>>(303); }
+  SUBCASE("wide + transposed_blocks, float") {
+    check_every_load<SharedMatrix<float, 64, 64, Swizzled<16, 4>>, 64, Wide, Blocks>(404, 16);
+  }
+  SUBCASE("wide + transposed_blocks, double") {
+    check_every_load<SharedMatrix<double, 32, 32, Swizzled<16, 2>>, 128, Wide, Blocks>(505, 16);
+  }
+  SUBCASE("streaming") { check_every_load<SharedMatrix<float, 16, 64, Swizzled<16>>, 128, Streaming>(606); }
+  SUBCASE("a single warp, tile larger than a pass") { check_every_load<SharedMatrix<float, 40, 24>, 32>(707); }
+}
