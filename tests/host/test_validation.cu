@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include <tilecraft/device/reduce.cuh>
+#include <tilecraft/device/stencil.cuh>
 #include <tilecraft/device/transpose.cuh>
 #include <tilecraft/util/functional.cuh>
 
@@ -48,4 +49,23 @@ TEST_CASE("reduce rejects bad arguments before launching") {
   std::size_t small = query - 1;
   CHECK(reduce(temp, small, in, out, 1000, Sum{}, 0.0f) == cudaErrorInvalidValue);
   CHECK(reduce(static_cast<char*>(temp) + 4, query, in, out, 1000, Sum{}, 0.0f) == cudaErrorInvalidValue);
+}
+
+TEST_CASE("stencil_1d rejects bad arguments before launching") {
+  auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
+  const StencilWeights<float, 2> w{{1, 2, 3, 2, 1}};
+  CHECK(stencil_1d(out, in, -1, w) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(static_cast<float*>(nullptr), in, 10, w) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(out, static_cast<const float*>(nullptr), 10, w) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(out, in, INT64_MAX / 2, w) == cudaErrorInvalidValue);  // byte offsets overflow
+  CHECK(stencil_1d(out, in, 10, w, static_cast<StencilBoundary>(7)) == cudaErrorInvalidValue);
+  // In-place or overlapping.
+  CHECK(stencil_1d(const_cast<float*>(in), in, 10, w) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(const_cast<float*>(in) + 9, in, 10, w, StencilBoundary::clamp) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(const_cast<float*>(in) - 9, in, 10, w) == cudaErrorInvalidValue);
+  // n == 0 is a successful no-op, even with null pointers.
+  CHECK(stencil_1d(static_cast<float*>(nullptr), static_cast<const float*>(nullptr), 0, w) == cudaSuccess);
+  const StencilWeights<double, 16> wd{};
+  CHECK(stencil_1d(static_cast<double*>(nullptr), static_cast<const double*>(nullptr), 0, wd) == cudaSuccess);
 }
