@@ -6,6 +6,8 @@
 #include <tilecraft/arch/cp_async_bulk.cuh>
 #include <tilecraft/arch/global_access.cuh>
 #include <tilecraft/arch/mbarrier.cuh>
+#include <tilecraft/memory/pipeline.cuh>
+#include <tilecraft/memory/tile_copy.cuh>
 
 #include "harness.cuh"
 
@@ -79,7 +81,60 @@ __global__ void __launch_bounds__(32)
   arch::bulk_wait_group<0>();
 }
 
-enum class CopyImpl { memcpy, kernel, kernel_x4, kernel_x4_stream, bulk_4x16k, bulk_8x4k };
+// tilecraft's Pipeline with 1 ... 4 stages: persistent blocks stream 8 KiB tiles global ->
+// shared with copy_tile_async and back with copy_tile, Stages - 1 tiles in flight while one
+// drains. What the stages buy, with nothing else in the loop.
+template <int Stages>
+__global__ void __launch_bounds__(256) pipeline_copy_kernel(float* dst, const float* src, std::int64_t n) {
+  constexpr int threads = 256, tile_n = 2048;
+  using Tile = tilecraft::SharedMatrix<float, 1, tile_n>;
+  __shared__ tilecraft::PipelineStorage<Tile, Stages> storage;
+  tilecraft::Pipeline pipe(storage);
+  const tilecraft::MatrixRef<const float> in{src, 1, n, n};
+  const tilecraft::MatrixRef<float> out{dst, 1, n, n};
+  const std::int64_t tiles = (n + tile_n - 1) / tile_n;
+  std::int64_t next = blockIdx.x;
+  auto issue = [&] {
+    tilecraft::copy_tile_async<threads>(pipe.producer_acquire(), in, 0, next * tile_n);
+    pipe.producer_commit();
+    next += gridDim.x;
+  };
+  for (int s = 0; s < Stages - 1 && next < tiles; ++s) issue();
+  for (std::int64_t k = blockIdx.x; k < tiles; k += gridDim.x) {
+    if constexpr (Stages == 1) issue();
+    const Tile& t = pipe.consumer_wait();
+    if (Stages > 1 && next < tiles) issue();
+    tilecraft::copy_tile<threads>(out, 0, k * tile_n, t);
+    pipe.consumer_release();
+  }
+}
+
+enum class CopyImpl {
+  memcpy,
+  kernel,
+  kernel_x4,
+  kernel_x4_stream,
+  bulk_4x16k,
+  bulk_8x4k,
+  pipeline_1,
+  pipeline_2,
+  pipeline_3,
+  pipeline_4
+};
+
+template <int Stages>
+void run_pipeline_copy(benchmark::State& state, float* dst, const float* src, std::size_t bytes, const Measure& m,
+                       const std::string& key) {
+  int device = 0, sms = 0, per_sm = 0;
+  TILECRAFT_BENCH_CHECK(cudaGetDevice(&device));
+  TILECRAFT_BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  TILECRAFT_BENCH_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pipeline_copy_kernel<Stages>, 256, 0));
+  const auto n = static_cast<std::int64_t>(bytes / sizeof(float));
+  const std::int64_t tiles = (n + 2047) / 2048, resident = static_cast<std::int64_t>(sms) * per_sm;
+  const int grid = static_cast<int>(tiles < resident ? tiles : resident);
+  time_it(
+      state, [&](cudaStream_t s) { pipeline_copy_kernel<Stages><<<grid, 256, 0, s>>>(dst, src, n); }, m, {}, key);
+}
 
 template <int Stages, int ChunkBytes>
 void run_bulk_copy(benchmark::State& state, unsigned char* dst, const unsigned char* src, std::size_t bytes,
@@ -118,6 +173,18 @@ void copy(benchmark::State& state, CopyImpl impl) {
   if (impl == CopyImpl::bulk_8x4k) {
     run_bulk_copy<8, 4096>(state, dst.as<unsigned char>(), src.as<unsigned char>(), bytes, 6, m, key);
     return;
+  }
+  switch (impl) {
+    case CopyImpl::pipeline_1:
+      return run_pipeline_copy<1>(state, dst.as<float>(), src.as<float>(), bytes, m, key);
+    case CopyImpl::pipeline_2:
+      return run_pipeline_copy<2>(state, dst.as<float>(), src.as<float>(), bytes, m, key);
+    case CopyImpl::pipeline_3:
+      return run_pipeline_copy<3>(state, dst.as<float>(), src.as<float>(), bytes, m, key);
+    case CopyImpl::pipeline_4:
+      return run_pipeline_copy<4>(state, dst.as<float>(), src.as<float>(), bytes, m, key);
+    default:
+      break;
   }
   if (impl == CopyImpl::memcpy) {
     time_it(
@@ -161,3 +228,7 @@ TILECRAFT_COPY_BENCH(kernel_x4);
 TILECRAFT_COPY_BENCH(kernel_x4_stream);
 TILECRAFT_COPY_BENCH(bulk_4x16k);
 TILECRAFT_COPY_BENCH(bulk_8x4k);
+TILECRAFT_COPY_BENCH(pipeline_1);
+TILECRAFT_COPY_BENCH(pipeline_2);
+TILECRAFT_COPY_BENCH(pipeline_3);
+TILECRAFT_COPY_BENCH(pipeline_4);

@@ -16,7 +16,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 { cmake --preset gpu && cmake --build --preset bench -j "$(nproc)"; } >"$out/experiment-build.log" 2>&1 ||
   { tail -30 "$out/experiment-build.log"; exit 1; }
 bench=build/gpu/benchmarks/tilecraft_bench
-"$bench" --benchmark_filter="$filter" --benchmark_out="$out/experiment.json" --benchmark_out_format=json \
+TILECRAFT_BENCH_VARIANTS=1 "$bench" --benchmark_filter="$filter" --benchmark_out="$out/experiment.json" --benchmark_out_format=json \
   >"$out/experiment-bench.txt" 2>&1 || { tail -30 "$out/experiment-bench.txt"; exit 1; }
 python3 benchmarks/report.py "$out/experiment.json" --out "$out/experiment-results" | tail -n +2
 # Each space-separated NCU_FILTER is profiled on its own, so kernels of different sizes that

@@ -2,8 +2,10 @@
 """Turn tilecraft_bench's Google Benchmark JSON into benchmarks/results/<gpu>/:
 summary.json (one entry per benchmark, size and comparison), summary.md, and PNG plots.
 
-Benchmarks are named family/implementation/size. Implementations named memcpy, cub or cublas
-are peers; course_* are textbook baselines; everything else is a subject (tilecraft's own).
+Benchmarks are named family/implementation/size. Implementations named memcpy, cub, cublas or
+libcupp_pipeline are peers; course_* are textbook baselines; everything else is a subject
+(tilecraft's own). Named arguments after the size label variants of the family:
+stencil_f32/tilecraft/67108864/r:4 belongs to the family stencil_f32_r4.
 ratio = subject speed / peer speed (same work, so peer time / subject time): > 1 is faster.
 """
 import argparse
@@ -13,7 +15,9 @@ import re
 import sys
 from collections import defaultdict
 
-PEERS = ("memcpy", "cub", "cublas")
+PEERS = ("memcpy", "cub", "cublas", "libcupp_pipeline")
+# Name parts Google Benchmark appends itself (not arguments): min_time:0.100, manual_time, ...
+RUN_OPTIONS = ("min_time:", "min_warmup_time:", "iterations:", "repeats:", "threads:")
 UNITS = ("TFLOP/s", "GB/s", "Greductions/s")
 
 
@@ -34,6 +38,8 @@ def load(paths):
             if len(parts) < 3:
                 continue
             family, impl, size = parts[0], parts[1], parts[2]
+            variant = [p.replace(":", "") for p in parts[3:] if ":" in p and not p.startswith(RUN_OPTIONS)]
+            family = "_".join([family] + variant)
             unit = next((u for u in UNITS if u in b), None)
             # The harness reports the median sample (robust to a stray slow launch); older
             # results only have Google Benchmark's mean.
