@@ -23,11 +23,12 @@ if(NOT TARGET doctest::doctest)
   target_include_directories(doctest::doctest INTERFACE "${TILECRAFT_DOCTEST_INCLUDE_DIR}")
 endif()
 
-# tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>])
+# tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
+#                    [DEFINES <macros...>])
 #   host:   runs everywhere (layouts, bank model, argument validation).
 #   device: needs a GPU; its main exits 77 without one, which ctest reports as skipped.
 function(tilecraft_add_test)
-  cmake_parse_arguments(ARG "" "NAME;KIND" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   if(ARG_KIND STREQUAL "device")
     target_sources(${ARG_NAME} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support/device_main.cpp")
@@ -36,6 +37,7 @@ function(tilecraft_add_test)
   endif()
   target_include_directories(${ARG_NAME} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support")
   target_link_libraries(${ARG_NAME} PRIVATE tilecraft_dev_flags doctest::doctest ${ARG_LIBRARIES})
+  target_compile_definitions(${ARG_NAME} PRIVATE ${ARG_DEFINES})
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_KIND}" SKIP_RETURN_CODE 77)
 endfunction()
