@@ -35,19 +35,8 @@ __global__ void round_trip_kernel(MatrixRef<const typename Tile::value_type> in,
   copy_tile<Threads, Drain>(out_t, c0, r0, transposed(tile));
 }
 
-template <class T>
-T make_value(std::uint64_t x) {
-  T v;
-  unsigned char bytes[sizeof(T)];
-  for (std::size_t i = 0; i < sizeof(T); ++i) bytes[i] = static_cast<unsigned char>((x >> (8 * (i % 8))) ^ (i * 37));
-  std::memcpy(&v, bytes, sizeof(T));
-  return v;
-}
-
-template <class T>
-bool same_bits(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
+using tilecraft::test::make_value;
+using tilecraft::test::same_bits;
 
 // One matrix, one tile origin: checks dump (with fill), straight store and transposed store
 // (the latter with the Drain policy).

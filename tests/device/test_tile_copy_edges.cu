@@ -55,19 +55,8 @@ __global__ void edge_kernel(MatrixRef<const typename Tile::value_type> in, typen
   copy_tile<Threads, Drain>(out_t, o.store_t_r, o.store_t_c, transposed(tile));
 }
 
-template <class T>
-T make_value(std::uint64_t x) {
-  T v;
-  unsigned char bytes[sizeof(T)];
-  for (std::size_t i = 0; i < sizeof(T); ++i) bytes[i] = static_cast<unsigned char>((x >> (8 * (i % 8))) ^ (i * 37));
-  std::memcpy(&v, bytes, sizeof(T));
-  return v;
-}
-
-template <class T>
-bool same_bits(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
+using tilecraft::test::make_value;
+using tilecraft::test::same_bits;
 
 // A random origin on one axis: from `tile` before the matrix to 2 past its end.
 std::int64_t random_origin(std::mt19937_64& g, std::int64_t extent, int tile) {

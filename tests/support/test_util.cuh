@@ -85,6 +85,23 @@ T poison_value() {
   return v;
 }
 
+//! A T whose bytes are spread from the random word x (any trivially copyable T, also types with
+//! no arithmetic: tile copies move bytes).
+template <class T>
+T make_value(std::uint64_t x) {
+  T v;
+  unsigned char bytes[sizeof(T)];
+  for (std::size_t i = 0; i < sizeof(T); ++i) bytes[i] = static_cast<unsigned char>((x >> (8 * (i % 8))) ^ (i * 37));
+  std::memcpy(&v, bytes, sizeof(T));
+  return v;
+}
+
+//! Bitwise equality (NaN payloads and padding bytes included).
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
 //! Bound on |computed - exact| for a sum of n terms with absolute sum `abs_sum`, evaluated in
 //! a floating type with unit roundoff `eps` by any association whose longest chain of
 //! dependent additions is `depth` (n for a sequential loop, ~log2(n) for a tree).
