@@ -85,9 +85,9 @@ TILECRAFT_DEVICE void copy_async(void* dst, const void* src) {
 }
 
 //! Predicated, zero-filling form: copies Bytes from `src` when `inside`, else writes Bytes of
-//! zeros to `dst` and reads nothing (src is then never dereferenced and may point anywhere,
-//! e.g. at the start of the matrix). This is how a tile's elements past the matrix edge
-//! become zeros without a branch around the copy.
+//! zeros to `dst` and reads nothing (src is then not dereferenced; pass a valid global address
+//! all the same, e.g. the start of the matrix). This is how a tile's elements past the matrix
+//! edge become zeros without a branch around the copy.
 template <int Bytes>
 TILECRAFT_DEVICE void copy_async(void* dst, const void* src, bool inside) {
   static_assert(AsyncCopyBytes<Bytes>, "copy_async<Bytes>: an asynchronous copy moves 4, 8 or 16 bytes");
