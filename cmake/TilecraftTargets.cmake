@@ -12,17 +12,6 @@ if(TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
   target_compile_definitions(tilecraft_dev_flags INTERFACE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
 endif()
 
-# doctest: Debian's doctest-dev ships a package config; otherwise look for the bare header.
-find_package(doctest CONFIG QUIET)
-if(NOT TARGET doctest::doctest)
-  find_path(TILECRAFT_DOCTEST_INCLUDE_DIR doctest/doctest.h)
-  if(NOT TILECRAFT_DOCTEST_INCLUDE_DIR)
-    message(FATAL_ERROR "doctest not found: apt-get install doctest-dev (see README)")
-  endif()
-  add_library(doctest::doctest INTERFACE IMPORTED)
-  target_include_directories(doctest::doctest INTERFACE "${TILECRAFT_DOCTEST_INCLUDE_DIR}")
-endif()
-
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
 #                    [DEFINES <macros...>])
 #   host:   runs everywhere (layouts, bank model, argument validation).

@@ -420,10 +420,10 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
 //! d_in is null while num_items > 0, or the given temp storage is too small or not 16-byte
 //! aligned. Otherwise the launch status.
 //! \code
-//! size_t bytes = 0;
-//! tilecraft::reduce(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f);
-//! cudaMalloc(&d_temp, bytes);
-//! tilecraft::reduce(d_temp, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f, stream);
+//! std::size_t bytes = 0;
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::reduce(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f));
+//! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_temp, bytes));
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::reduce(d_temp, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f, stream));
 //! \endcode
 template <class In, class Out, class Op, class Init>
 [[nodiscard]] cudaError_t reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,

@@ -21,7 +21,7 @@ namespace tilecraft {
 //! objects and runs no constructors.
 //! \code
 //! using Smem = tilecraft::SharedCarve<TileA, TileB>;          // host: Smem::bytes
-//! extern __shared__ alignas(16) unsigned char smem[];
+//! extern __shared__ __align__(16) unsigned char smem[];
 //! auto [a, b] = Smem::carve(smem);                            // TileA&, TileB&
 //! \endcode
 template <class... Ts>

@@ -73,10 +73,11 @@ constexpr int transposed_blocks_conflict_factor() {
 //! The worst shared-memory conflict factor (wavefronts over the conflict-free minimum) of any
 //! shared-memory instruction copy_tile (or copy_tile_async, whose shared side is the same)
 //! issues for this tile or view with this mapping, assuming whole warps. 1 means every access
-//! of the copy is conflict-free. constexpr: use it in static_assert.
+//! of the copy is conflict-free. constexpr, host only: inside device code (a kernel's
+//! static_assert) use the variable copy_tile_conflict_factor_v.
 //! \code
 //! using Tile = tilecraft::SharedMatrix<float, 64, 64, tilecraft::Swizzled<16, 4>>;
-//! static_assert(tilecraft::copy_tile_conflict_factor<Tile>() == 1);
+//! static_assert(tilecraft::copy_tile_conflict_factor_v<Tile> == 1);
 //! \endcode
 template <class Tile, TileMapping Mapping = TileMapping::lines>
 constexpr int copy_tile_conflict_factor() {
@@ -86,5 +87,9 @@ constexpr int copy_tile_conflict_factor() {
     return detail::copy_conflict_factor<Tile, Mapping>();
   }
 }
+
+//! copy_tile_conflict_factor<Tile, Mapping>() as a constant, usable in device code too.
+template <class Tile, TileMapping Mapping = TileMapping::lines>
+inline constexpr int copy_tile_conflict_factor_v = copy_tile_conflict_factor<Tile, Mapping>();
 
 }  // namespace tilecraft

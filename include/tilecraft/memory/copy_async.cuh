@@ -11,7 +11,7 @@
 //! after the wait: copy_async_wait_block<N>() does both (and so does Pipeline::consumer_wait).
 //! \code
 //! __shared__ alignas(16) float4 stage[256];
-//! tilecraft::copy_async<16>(&stage[threadIdx.x], &in[blockIdx.x * 256 + threadIdx.x]);
+//! tilecraft::copy_async<16>(&stage[threadIdx.x], &in4[blockIdx.x * 256 + threadIdx.x]);  // const float4* in4
 //! tilecraft::copy_async_commit();
 //! tilecraft::copy_async_wait_block<0>();  // wait for this thread's copies, then __syncthreads()
 //! float4 x = stage[255 - threadIdx.x];

@@ -17,16 +17,16 @@ namespace tilecraft {
 //!
 //! The type is trivial (no constructor, no destructor), so it can be declared `__shared__`,
 //! put in a union with other temp storage, or carved from `extern __shared__` memory with
-//! `tilecraft::carve`. Its storage is 16-byte aligned so rows can be filled with 16-byte
+//! `tilecraft::SharedCarve`. Its storage is 16-byte aligned so rows can be filled with 16-byte
 //! vector (or cp.async) accesses when the layout keeps them contiguous.
 //!
 //! Shared memory: `bytes` = sizeof(T) * storage_elems. No member executes a barrier: every
 //! write by one thread that another thread reads needs a `__syncthreads()` in between.
 //! \code
-//! __shared__ tilecraft::SharedMatrix<float, 64, 32, tilecraft::Padded<1>> a;
-//! a(threadIdx.y, threadIdx.x) = in[...];
+//! __shared__ tilecraft::SharedMatrix<float, 32, 32, tilecraft::Padded<1>> a;  // 32 x 32 threads
+//! a(threadIdx.y, threadIdx.x) = in[threadIdx.y * 32 + threadIdx.x];
 //! __syncthreads();
-//! out[...] = a(threadIdx.x, threadIdx.y);
+//! out[threadIdx.y * 32 + threadIdx.x] = a(threadIdx.x, threadIdx.y);  // transposed, conflict-free
 //! \endcode
 template <TileElement T, int Rows, int Cols, class Layout = Padded<0>>
 struct SharedMatrix {

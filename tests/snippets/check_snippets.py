@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Compiles every code snippet of the documentation: each `//! \\code ... \\endcode` block of
+the public headers and each ```cpp block of README.md, so that no snippet a user copies fails to
+compile. All snippets go into one translation unit (one nvcc run), each in a scope that
+declares the names snippets use (in, out, rows, cols, ld, r0, c0, tile, d_in, stream, ...);
+`#line` directives make compiler errors point at the snippet's own file and line. A snippet
+with a __global__ function is placed at namespace scope; one that calls a host launcher or
+cudaMalloc goes in a host function; every other one in a kernel.
+
+usage: check_snippets.py --nvcc NVCC --source DIR --out DIR [--arch sm_80]
+"""
+import argparse
+import pathlib
+import re
+import subprocess
+import sys
+
+PRELUDE = r'''#include <cuda_runtime_api.h>
+#include <cstddef>
+#include <cstdint>
+#include <tilecraft/tilecraft.cuh>
+
+namespace snippet_context {
+using Tile = tilecraft::SharedMatrix<float, 32, 32>;
+using TileA = tilecraft::SharedTile<float, 32, 1>;
+using TileB = tilecraft::SharedMatrix<float, 16, 64, tilecraft::Swizzled<16>>;
+template <class T>
+__device__ void use(const T&) {}
+}  // namespace snippet_context
+'''
+
+DEVICE_OPEN = r'''__global__ void {name}(const float* in, float* out, const float4* in4, const float* d_a, int rows, int cols,
+                       int ld, std::int64_t r0, std::int64_t c0, int m, int k, int lda, int i, int j, float x,
+                       int tiles, tilecraft::MatrixRef<const float> src) {{
+  using namespace snippet_context;
+  __shared__ Tile tile;
+  {{
+'''
+HOST_OPEN = r'''void {name}(const float* d_in, float* d_out, std::int64_t n, void* d_temp, cudaStream_t stream,
+                       std::int64_t M, std::int64_t N) {{
+  {{
+'''
+CLOSE = "  }\n}\n"
+
+HOST_MARKERS = ("cudaMalloc", "tilecraft::reduce(", "tilecraft::transpose(", "tilecraft::stencil_1d(")
+
+
+def header_snippets(root):
+    for path in sorted((root / "include").rglob("*.cuh")):
+        lines = path.read_text().splitlines()
+        i = 0
+        while i < len(lines):
+            if lines[i].strip() == "//! \\code":
+                start = i + 1
+                body = []
+                i += 1
+                while i < len(lines) and lines[i].strip() != "//! \\endcode":
+                    body.append(re.sub(r"^\s*//! ?", "", lines[i]))
+                    i += 1
+                yield path, start + 1, "\n".join(body)
+            i += 1
+
+
+def readme_snippets(root):
+    path = root / "README.md"
+    lines = path.read_text().splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == "```cpp":
+            start = i + 1
+            body = []
+            i += 1
+            while i < len(lines) and lines[i].strip() != "```":
+                body.append(lines[i])
+                i += 1
+            yield path, start + 1, "\n".join(body)
+        i += 1
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nvcc", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--arch", default="sm_80")
+    args = ap.parse_args()
+    root = pathlib.Path(args.source).resolve()
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    parts = [PRELUDE]
+    count = 0
+    for path, line, body in list(header_snippets(root)) + list(readme_snippets(root)):
+        name = f"snippet_{count}"
+        count += 1
+        located = f'#line {line} "{path}"\n{body}\n'
+        if "__global__" in body:
+            parts.append(f"namespace {name} {{\n{located}}}\n")
+        elif any(m in body for m in HOST_MARKERS):
+            parts.append(HOST_OPEN.format(name=name) + located + CLOSE)
+        else:
+            parts.append(DEVICE_OPEN.format(name=name) + located + CLOSE)
+    tu = out / "snippets.cu"
+    tu.write_text("\n".join(parts))
+    # Warnings are errors (a snippet that drops a [[nodiscard]] status fails), except unused
+    # variables: a snippet shows a call, not what the caller does with its result.
+    cmd = [args.nvcc, "-std=c++20", f"-arch={args.arch}", "-I", str(root / "include"), "--extended-lambda",
+           "--Werror=all-warnings", "-diag-suppress=177,550", "-Xcompiler=-Wall,-Wno-unused-variable,-Werror",
+           "-c", str(tu), "-o", str(out / "snippets.o")]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    print(f"{count} documentation snippets: {'all compile' if result.returncode == 0 else 'FAILED'}")
+    return result.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
