@@ -31,12 +31,18 @@ function(tilecraft_add_test)
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_KIND}" SKIP_RETURN_CODE 77)
 endfunction()
 
-# tilecraft_add_compile_fail_test(<file> <regex>): compiling <file> must fail with a
-# diagnostic matching <regex> (the rule's static_assert or concept message).
+# tilecraft_add_compile_fail_test(<file> <regex> [<max errors>]): compiling <file> must fail,
+# its first error must match <regex> (the rule's static_assert message), and it may report at
+# most <max errors> errors (default 1): the rule's message comes first and alone.
 function(tilecraft_add_compile_fail_test file regex)
   get_filename_component(stem "${file}" NAME_WE)
+  set(max_errors 1)
+  if(ARGC GREATER 2)
+    set(max_errors "${ARGV2}")
+  endif()
   add_test(NAME compile_fail.${stem}
-    COMMAND "${CMAKE_CUDA_COMPILER}" -std=c++20 -arch=sm_90 -I "${PROJECT_SOURCE_DIR}/include"
-            -c "${CMAKE_CURRENT_SOURCE_DIR}/${file}" -o "${CMAKE_CURRENT_BINARY_DIR}/${stem}.o")
-  set_tests_properties(compile_fail.${stem} PROPERTIES LABELS "host;compile" PASS_REGULAR_EXPRESSION "${regex}")
+    COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${CMAKE_CUDA_COMPILER}" "-DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/${file}"
+            "-DINCLUDE=${PROJECT_SOURCE_DIR}/include" "-DOBJECT=${CMAKE_CURRENT_BINARY_DIR}/${stem}.o"
+            "-DREGEX=${regex}" "-DMAX_ERRORS=${max_errors}" -P "${PROJECT_SOURCE_DIR}/cmake/TilecraftCompileFail.cmake")
+  set_tests_properties(compile_fail.${stem} PROPERTIES LABELS "host;compile")
 endfunction()

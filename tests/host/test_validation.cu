@@ -7,6 +7,7 @@
 #include <tilecraft/device/reduce.cuh>
 #include <tilecraft/device/stencil.cuh>
 #include <tilecraft/device/transpose.cuh>
+#include <tilecraft/memory/tile_copy.cuh>
 #include <tilecraft/util/functional.cuh>
 
 using namespace tilecraft;
@@ -68,4 +69,12 @@ TEST_CASE("stencil_1d rejects bad arguments before launching") {
   CHECK(stencil_1d(static_cast<float*>(nullptr), static_cast<const float*>(nullptr), 0, w) == cudaSuccess);
   const StencilWeights<double, 16> wd{};
   CHECK(stencil_1d(static_cast<double*>(nullptr), static_cast<const double*>(nullptr), 0, wd) == cudaSuccess);
+}
+
+// Compiled, never launched: a fill value of another arithmetic type converts to the tile's
+// element type (it is not part of the deduction), for the register and the asynchronous load.
+[[maybe_unused]] __global__ void fill_converts(const float* in) {
+  __shared__ SharedTile<float, 32, 1> tile;
+  copy_tile<128>(tile, MatrixRef<const float>{in, 32, 32, 32}, 0, 0, 0);
+  copy_tile_async<128>(tile, MatrixRef<const float>{in, 32, 32, 32}, 0, 0, -1);
 }

@@ -358,15 +358,11 @@ template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, c
 
 namespace detail {
 // tilecraft::reduce with a chosen grid policy (the benchmarks measure alternatives).
+// reduce_with once its type rules hold.
 template <class GridPolicy, class In, class Out, class Op, class Init>
-[[nodiscard]] cudaError_t reduce_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
-                                      std::int64_t num_items, Op op, Init init, cudaStream_t stream) {
-  static_assert(std::is_trivially_copyable_v<In>, "tilecraft::reduce: the input type must be trivially copyable");
-  static_assert(std::invocable<Op&, const Init&, const In&>,
-                "tilecraft::reduce: op(init, *d_in) must be callable (it decides the accumulator type, as in CUB)");
+[[nodiscard]] cudaError_t reduce_checked(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                                         Out* d_out, std::int64_t num_items, Op op, Init init, cudaStream_t stream) {
   using Acc = reduce_accumulator_t<Op, Init, In>;
-  static_assert(std::is_void_v<Acc> || ReductionOp<Op, Acc>,
-                "tilecraft::reduce: op(acc, acc) must be callable on the accumulator type and convertible back to it");
   constexpr int vec = detail::reduce_vector_elems<In>;
   if (num_items < 0) return cudaErrorInvalidValue;
   if (d_temp_storage != nullptr && (d_out == nullptr || (num_items > 0 && d_in == nullptr))) {
@@ -397,6 +393,30 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
 #else
   return cudaErrorInvalidDeviceFunction;
 #endif
+}
+
+// tilecraft::reduce with a chosen grid policy (the benchmarks measure alternatives). The type
+// rules are checked one at a time, each stopping compilation of the rest, so a broken rule
+// gives its own message and not a cascade from the code behind it.
+template <class GridPolicy, class In, class Out, class Op, class Init>
+[[nodiscard]] cudaError_t reduce_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
+                                      std::int64_t num_items, Op op, Init init, cudaStream_t stream) {
+  static_assert(std::is_trivially_copyable_v<In>, "tilecraft::reduce: the input type must be trivially copyable");
+  static_assert(std::invocable<Op&, const Init&, const In&>,
+                "tilecraft::reduce: op(init, *d_in) must be callable (it decides the accumulator type, as in CUB)");
+  if constexpr (std::is_trivially_copyable_v<In> && std::invocable<Op&, const Init&, const In&>) {
+    using Acc = reduce_accumulator_t<Op, Init, In>;
+    static_assert(
+        std::is_void_v<Acc> || ReductionOp<Op, Acc>,
+        "tilecraft::reduce: op(acc, acc) must be callable on the accumulator type and convertible back to it");
+    if constexpr (!std::is_void_v<Acc> && ReductionOp<Op, Acc>) {
+      return reduce_checked<GridPolicy>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init, stream);
+    } else {
+      return cudaErrorInvalidValue;
+    }
+  } else {
+    return cudaErrorInvalidValue;
+  }
 }
 }  // namespace detail
 

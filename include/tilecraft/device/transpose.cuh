@@ -170,7 +170,11 @@ template <class T>
                                     std::int64_t cols, cudaStream_t stream = nullptr) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tilecraft::transpose: element type must be 4 or 8 bytes wide");
   static_assert(std::is_trivially_copyable_v<T>, "tilecraft::transpose: element type must be trivially copyable");
-  return detail::transpose_with<detail::DefaultTransposePolicy<T>>(out, ld_out, in, ld_in, rows, cols, stream);
+  if constexpr ((sizeof(T) == 4 || sizeof(T) == 8) && std::is_trivially_copyable_v<T>) {
+    return detail::transpose_with<detail::DefaultTransposePolicy<T>>(out, ld_out, in, ld_in, rows, cols, stream);
+  } else {
+    return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace tilecraft

@@ -72,7 +72,9 @@ template <int Bytes>
 TILECRAFT_DEVICE void copy_async(void* dst, const void* src) {
   static_assert(AsyncCopyBytes<Bytes>, "copy_async<Bytes>: an asynchronous copy moves 4, 8 or 16 bytes");
   detail::check_async_copy_args<Bytes>(dst, src);
-  if constexpr (cp_async_disabled) {
+  if constexpr (!AsyncCopyBytes<Bytes>) {
+    return;  // the static_assert above has said why
+  } else if constexpr (cp_async_disabled) {
     detail::copy_sync<Bytes>(dst, src);
   } else {
     NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
@@ -93,7 +95,9 @@ TILECRAFT_DEVICE void copy_async(void* dst, const void* src, bool inside) {
   static_assert(AsyncCopyBytes<Bytes>, "copy_async<Bytes>: an asynchronous copy moves 4, 8 or 16 bytes");
   TILECRAFT_ASSERT(__isShared(dst) && "copy_async: dst must point into shared memory");
   TILECRAFT_ASSERT((reinterpret_cast<std::uintptr_t>(dst) % Bytes) == 0 && "copy_async: dst must be Bytes-aligned");
-  if constexpr (cp_async_disabled) {
+  if constexpr (!AsyncCopyBytes<Bytes>) {
+    return;  // the static_assert above has said why
+  } else if constexpr (cp_async_disabled) {
     if (inside) {
       detail::copy_sync<Bytes>(dst, src);
     } else {

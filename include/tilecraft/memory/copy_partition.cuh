@@ -73,17 +73,19 @@ namespace detail {
 template <int Rows, int Cols, int ElemBytes, TileMapping Mapping = TileMapping::lines>
 struct CopyShape {
   static constexpr std::size_t row_bytes = static_cast<std::size_t>(Cols) * ElemBytes;
-  static_assert(Mapping != TileMapping::rows ||
-                    (row_bytes % warp_threads == 0 && row_bytes / warp_threads >= static_cast<std::size_t>(ElemBytes) &&
-                     row_bytes / warp_threads <= max_vector_bytes && is_pow2(row_bytes / warp_threads)),
+  static constexpr bool rows_fit = row_bytes % warp_threads == 0 &&
+                                   row_bytes / warp_threads >= static_cast<std::size_t>(ElemBytes) &&
+                                   row_bytes / warp_threads <= max_vector_bytes && is_pow2(row_bytes / warp_threads);
+  static_assert(Mapping != TileMapping::rows || rows_fit,
                 "TileMapping::rows: a row must be 32 lanes x (a power of two from sizeof(T) to 16) bytes, "
                 "i.e. 32 ... 512 bytes, so one warp instruction moves it whole");
   //! Global-memory vector width. lines: the widest power of two <= 16 bytes that tiles a row;
-  //! rows: a row's 32nd part.
-  static constexpr int vector_bytes = Mapping == TileMapping::rows ? static_cast<int>(row_bytes / warp_threads)
-                                      : largest_vector_dividing(row_bytes) < ElemBytes
-                                          ? ElemBytes
-                                          : largest_vector_dividing(row_bytes);
+  //! rows: a row's 32nd part (one element when the rule above is broken, so that the rule's
+  //! message is the only error).
+  static constexpr int vector_bytes =
+      Mapping == TileMapping::rows ? (rows_fit ? static_cast<int>(row_bytes / warp_threads) : ElemBytes)
+      : largest_vector_dividing(row_bytes) < ElemBytes ? ElemBytes
+                                                       : largest_vector_dividing(row_bytes);
   static constexpr int vector_elems = vector_bytes / ElemBytes;
   static constexpr int row_vectors = Cols / vector_elems;
   // Vectors per 128-byte line; a row narrower than a line (or not a multiple of one) is a

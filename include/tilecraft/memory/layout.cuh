@@ -35,7 +35,7 @@ struct Padded {
 
   template <class T, int Rows, int Cols>
   struct bind {
-    static_assert(static_cast<std::size_t>(Pad) * sizeof(T) < smem_wavefront_bytes,
+    static_assert(Pad < 0 || static_cast<std::size_t>(Pad) * sizeof(T) < smem_wavefront_bytes,
                   "Padded<Pad>: Pad * sizeof(T) must be < 128 bytes; padding a row by a whole bank row "
                   "(32 banks x 4 bytes) moves no access to another bank and only wastes shared memory");
     static constexpr int row_stride = Cols + Pad;

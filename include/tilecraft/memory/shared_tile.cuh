@@ -28,8 +28,13 @@ namespace tilecraft {
 //! __syncthreads();
 //! out[threadIdx.y * 32 + threadIdx.x] = a(threadIdx.x, threadIdx.y);  // transposed, conflict-free
 //! \endcode
-template <TileElement T, int Rows, int Cols, class Layout = Padded<0>>
+template <class T, int Rows, int Cols, class Layout = Padded<0>>
 struct SharedMatrix {
+  // A static_assert rather than a concept in the template head: nvcc does not name the
+  // unsatisfied concept in its message.
+  static_assert(TileElement<T>,
+                "SharedMatrix: T must be a TileElement: trivially copyable, default constructible, and 1, 2, 4, 8 or "
+                "16 bytes wide (what one memory access moves)");
   static_assert(Rows >= 1 && Cols >= 1, "SharedMatrix: Rows and Cols must both be >= 1");
   static_assert(std::is_trivially_default_constructible_v<T>,
                 "SharedMatrix: T must be trivially default constructible to live in __shared__ memory");
@@ -64,7 +69,7 @@ struct SharedMatrix {
 
 //! The card's square tile: N x N elements of T, every row padded by `Pad` elements.
 //! `SharedTile<float, 32, 1>` is `__shared__ float tile[32][33]` with bounds-aware helpers.
-template <TileElement T, int N, int Pad = 0>
+template <class T, int N, int Pad = 0>
 using SharedTile = SharedMatrix<T, N, N, Padded<Pad>>;
 
 //! True for every SharedMatrix instantiation.

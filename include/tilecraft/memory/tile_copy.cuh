@@ -121,7 +121,7 @@ TILECRAFT_DEVICE void store_fragment(Tile& dst, const TileFragment<Threads, Tile
 //! \endcode
 template <int Threads, class Copy = TileCopy<>, class T, int Rows, int Cols, class Layout, class S>
 TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S> src, std::int64_t row0,
-                                std::int64_t col0, T fill = T{}) {
+                                std::int64_t col0, std::type_identity_t<T> fill = T{}) {
   static_assert(std::is_same_v<std::remove_const_t<S>, T>,
                 "copy_tile: the source matrix must hold the tile's element type");
   if constexpr (detail::CopyParams<Threads, Copy>::ok) {
@@ -151,7 +151,7 @@ TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, Matrix
 //! \endcode
 template <int Threads, class Copy = TileCopy<>, class T, int Rows, int Cols, class Layout, class S>
 TILECRAFT_DEVICE void copy_tile_async(SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S> src, std::int64_t row0,
-                                      std::int64_t col0, T fill = T{}) {
+                                      std::int64_t col0, std::type_identity_t<T> fill = T{}) {
   static_assert(std::is_same_v<std::remove_const_t<S>, T>,
                 "copy_tile_async: the source matrix must hold the tile's element type");
   if constexpr (detail::CopyParams<Threads, Copy>::ok) {

@@ -1,0 +1,30 @@
+# cmake -DCOMPILER=nvcc -DSOURCE=file.cu -DINCLUDE=dir -DOBJECT=out.o -DREGEX=... [-DMAX_ERRORS=1]
+#   -P TilecraftCompileFail.cmake
+# A must-fail compile test: compiling SOURCE must fail, its first error must match REGEX (the
+# rule's own message), and at most MAX_ERRORS errors may be reported in all, so a rule that
+# breaks is not buried under the errors of the code behind it.
+if(NOT DEFINED MAX_ERRORS)
+  set(MAX_ERRORS 1)
+endif()
+execute_process(
+  COMMAND "${COMPILER}" -std=c++20 -arch=sm_90 -I "${INCLUDE}" -c "${SOURCE}" -o "${OBJECT}"
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(log "${out}${err}")
+string(REPLACE ";" "," log "${log}")  # a CMake list would split messages at semicolons
+if(rc EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} compiled, but it breaks a rule and must not")
+endif()
+string(REGEX MATCHALL "[^\n]*error[^\n]*" errors "${log}")
+list(FILTER errors EXCLUDE REGEX "errors? detected in the compilation")
+list(LENGTH errors count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} failed without an error message:\n${log}")
+endif()
+list(GET errors 0 first)
+if(NOT first MATCHES "${REGEX}")
+  message(FATAL_ERROR "the first error is not the rule's message (${REGEX}):\n${log}")
+endif()
+if(count GREATER MAX_ERRORS)
+  message(FATAL_ERROR "${count} errors, more than ${MAX_ERRORS}: the rule's message should come (nearly) alone:\n${log}")
+endif()
+message(STATUS "fails as it must, with ${count} error(s): ${first}")
