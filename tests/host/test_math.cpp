@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <random>
 
+#include <tilecraft/util/launch.cuh>
 #include <tilecraft/util/math.cuh>
 
 using namespace tilecraft;
@@ -37,4 +38,14 @@ TEST_CASE("power-of-two helpers") {
   CHECK_FALSE(is_pow2(0));
   CHECK_FALSE(is_pow2(-4));
   static_assert(ceil_div(10, 3) == 4 && pow2_ceil(33) == 64 && log2_floor(1024) == 10);
+}
+
+TEST_CASE("max_smem_per_block_optin follows the programming guide's table") {
+  CHECK(tilecraft::max_smem_per_block_optin(7, 5) == 64 * 1024);
+  CHECK(tilecraft::max_smem_per_block_optin(8, 0) == 163 * 1024);
+  CHECK(tilecraft::max_smem_per_block_optin(8, 6) == 99 * 1024);
+  CHECK(tilecraft::max_smem_per_block_optin(8, 9) == 99 * 1024);
+  CHECK(tilecraft::max_smem_per_block_optin(9, 0) == 227 * 1024);
+  CHECK(tilecraft::max_smem_per_block_optin(7, 0) == 0);  // below sm_75: not supported
+  static_assert(tilecraft::max_smem_per_block_optin(9, 0) == tilecraft::max_smem_per_block);
 }

@@ -26,6 +26,7 @@ using TileA = tilecraft::SharedTile<float, 32, 1>;
 using TileB = tilecraft::SharedMatrix<float, 16, 64, tilecraft::Swizzled<16>>;
 template <class T>
 __device__ void use(const T&) {}
+__global__ void my_kernel(float*) {}
 }  // namespace snippet_context
 '''
 
@@ -37,12 +38,14 @@ DEVICE_OPEN = r'''__global__ void {name}(const float* in, float* out, const floa
   {{
 '''
 HOST_OPEN = r'''void {name}(const float* d_in, float* d_out, std::int64_t n, void* d_temp, cudaStream_t stream,
-                       std::int64_t M, std::int64_t N) {{
+                       std::int64_t M, std::int64_t N, dim3 grid, dim3 block, float* args) {{
+  using namespace snippet_context;
   {{
 '''
 CLOSE = "  }\n}\n"
 
-HOST_MARKERS = ("cudaMalloc", "tilecraft::reduce(", "tilecraft::transpose(", "tilecraft::stencil_1d(")
+HOST_MARKERS = ("cudaMalloc", "tilecraft::reduce(", "tilecraft::transpose(", "tilecraft::stencil_1d(", "<<<",
+                "tilecraft::opt_in_dynamic_smem(")
 
 
 def header_snippets(root):

@@ -2,6 +2,8 @@
 //! Block-wide reduction with caller-owned shared temp storage (CUB's TempStorage contract).
 #pragma once
 
+#include <cstddef>
+
 #include <type_traits>
 
 #include <cuda_bf16.h>
@@ -105,14 +107,14 @@ TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& 
 
 //! Reduces Items values per thread (each thread first folds its own items in order, then the
 //! block reduces). Result in thread 0.
-template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, int Items, class Op>
+template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, const T (&items)[Items], Op op) {
   using Acc = block_accumulator_t<T>;
   using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
   static_assert(detail::BlockReduceOpRule<T, Op>::checked);
   Acc acc = static_cast<Acc>(items[0]);
 #pragma unroll
-  for (int i = 1; i < Items; ++i) acc = static_cast<Acc>(op(acc, static_cast<Acc>(items[i])));
+  for (std::size_t i = 1; i < Items; ++i) acc = static_cast<Acc>(op(acc, static_cast<Acc>(items[i])));
   return static_cast<T>(Storage::impl::reduce_full(temp.storage, acc, op, thread_rank()));
 }
 

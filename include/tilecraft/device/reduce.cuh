@@ -16,6 +16,7 @@
 #include "../config.cuh"
 #include "../memory/global_word.cuh"
 #include "../util/error.cuh"
+#include "../util/nvtx.cuh"
 #include "../util/math.cuh"
 #include "../util/thread.cuh"
 
@@ -448,6 +449,7 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
 template <class In, class Out, class Op, class Init>
 [[nodiscard]] cudaError_t reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                  std::int64_t num_items, Op op, Init init, cudaStream_t stream = nullptr) {
+  TILECRAFT_NVTX_RANGE("tilecraft::reduce");
   return detail::reduce_with<detail::ReduceGridPolicy>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op,
                                                        init, stream);
 }

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -18,6 +19,7 @@
 #include "../memory/shared_tile.cuh"
 #include "../memory/tile_copy.cuh"
 #include "../util/error.cuh"
+#include "../util/nvtx.cuh"
 #include "../util/math.cuh"
 
 namespace tilecraft {
@@ -42,7 +44,7 @@ struct StencilWeights {
   //! The number of weights.
   static constexpr int size = 2 * Radius + 1;
   //! w[j + Radius] is the weight of in[i + j].
-  T w[size];
+  T w[static_cast<std::size_t>(size)];
 };
 
 //! How a stencil_1d kernel gets its inputs.
@@ -121,7 +123,7 @@ struct StencilTiling {
 
 // Computes the output vector out[g, g + vec) from the window x[m] = in[g - Halo + m] and stores
 // it: one 16-byte store when out is aligned and the vector lies inside, else element by element.
-template <int Radius, int Halo, class T, int N>
+template <int Radius, int Halo, class T, std::size_t N>
 TILECRAFT_DEVICE void stencil_store(T* out, std::int64_t g, std::int64_t n, bool out_vector,
                                     const StencilWeights<T, Radius>& w, const T (&x)[N]) {
   constexpr int vec = max_vector_bytes / static_cast<int>(sizeof(T));
@@ -326,6 +328,7 @@ template <int Radius, class Policy, class T>
 template <int Radius, class Policy = void, class T>
 [[nodiscard]] cudaError_t stencil_1d(T* out, const T* in, std::int64_t n, const StencilWeights<T, Radius>& weights,
                                      StencilBoundary boundary = StencilBoundary::zero, cudaStream_t stream = nullptr) {
+  TILECRAFT_NVTX_RANGE("tilecraft::stencil_1d");
   using P = std::conditional_t<std::is_void_v<Policy>, DefaultStencilPolicy<T, Radius>, Policy>;
   return detail::stencil_1d_with<Radius, P>(out, in, n, weights, boundary, stream);
 }

@@ -13,6 +13,7 @@
 #include "../memory/shared_tile.cuh"
 #include "../memory/tile_copy.cuh"
 #include "../util/error.cuh"
+#include "../util/nvtx.cuh"
 #include "../util/math.cuh"
 
 namespace tilecraft {
@@ -168,6 +169,7 @@ template <class Policy, class T>
 template <class T>
 [[nodiscard]] cudaError_t transpose(T* out, std::int64_t ld_out, const T* in, std::int64_t ld_in, std::int64_t rows,
                                     std::int64_t cols, cudaStream_t stream = nullptr) {
+  TILECRAFT_NVTX_RANGE("tilecraft::transpose");
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tilecraft::transpose: element type must be 4 or 8 bytes wide");
   static_assert(std::is_trivially_copyable_v<T>, "tilecraft::transpose: element type must be trivially copyable");
   if constexpr ((sizeof(T) == 4 || sizeof(T) == 8) && std::is_trivially_copyable_v<T>) {

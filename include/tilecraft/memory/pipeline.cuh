@@ -60,7 +60,7 @@ struct PipelineStorage {
   static_assert(is_shared_matrix_v<Tile>, "PipelineStorage: Tile must be a tilecraft::SharedMatrix");
   static_assert(Stages >= 1 && Stages <= 8, "PipelineStorage: Stages must be between 1 and 8");
   //! The stage tiles, in ring order.
-  Tile stage[Stages];
+  Tile stage[static_cast<std::size_t>(Stages)];
 };
 
 #if defined(__CUDACC__)

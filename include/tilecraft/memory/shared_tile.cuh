@@ -22,6 +22,10 @@ namespace tilecraft {
 //!
 //! Shared memory: `bytes` = sizeof(T) * storage_elems. No member executes a barrier: every
 //! write by one thread that another thread reads needs a `__syncthreads()` in between.
+//! Declared `__shared__`, a block's tiles may total at most 48 KiB on every architecture; more
+//! must be carved from dynamic shared memory (SharedCarve) and the kernel opted in with
+//! tilecraft::opt_in_dynamic_smem, up to max_smem_per_block_optin(major, minor) (sm_75 64 KiB,
+//! sm_80 163 KiB, sm_90 227 KiB; util/launch.cuh).
 //! \code
 //! __shared__ tilecraft::SharedMatrix<float, 32, 32, tilecraft::Padded<1>> a;  // 32 x 32 threads
 //! a(threadIdx.y, threadIdx.x) = in[threadIdx.y * 32 + threadIdx.x];
@@ -64,7 +68,7 @@ struct SharedMatrix {
   TILECRAFT_DEVICE const T* data() const { return storage; }
 
   //! The raw storage. Public only so the type stays an aggregate; index it through operator().
-  alignas(max_vector_bytes) T storage[storage_elems];
+  alignas(max_vector_bytes) T storage[static_cast<std::size_t>(storage_elems)];
 };
 
 //! The card's square tile: N x N elements of T, every row padded by `Pad` elements.

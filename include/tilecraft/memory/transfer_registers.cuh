@@ -56,7 +56,7 @@ struct TileFragment {
   //! True when every thread has the same number of vectors (no bounds test on the index).
   static constexpr bool exact = Shape::template exact<Threads>;
   //! The staged vectors.
-  Word staged[vectors];
+  Word staged[static_cast<std::size_t>(vectors)];
 };
 
 #if defined(__CUDACC__)
@@ -212,7 +212,7 @@ struct TransposedBlockStore {
 
   // Block b: band b.row (view rows b.row * V + j, j < V), view columns b.col ... b.col + V - 1;
   // out[j] is the 16-byte vector of view row b.row * V + j.
-  TILECRAFT_DEVICE void read_block(bank::Coord b, uint4 (&out)[v]) const {
+  TILECRAFT_DEVICE void read_block(bank::Coord b, uint4 (&out)[static_cast<std::size_t>(v)]) const {
     E block[v][v];  // block[k][j] = tile(b.col + k, b.row * V + j) = view(b.row * V + j, b.col + k)
 #pragma unroll
     for (int k = 0; k < v; ++k) {

@@ -15,7 +15,7 @@ struct BlockReduceSharedTree {
   static constexpr int pow2_threads = pow2_floor(BlockThreads);
 
   struct Storage {
-    Acc data[BlockThreads];
+    Acc data[static_cast<std::size_t>(BlockThreads)];
   };
 
 #if defined(__CUDACC__)

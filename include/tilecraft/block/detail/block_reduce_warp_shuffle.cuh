@@ -26,10 +26,10 @@ struct BlockReduceWarpShuffle {
   // differ the same way): a single 16-byte load of 4 slots at 128 threads was ~1% slower.
   struct SmallStorage {
     Acc result;
-    Acc partials[warps];
+    Acc partials[static_cast<std::size_t>(warps)];
   };
   struct LargeStorage {
-    alignas(16) alignas(Acc) Acc partials[warps];
+    alignas(16) alignas(Acc) Acc partials[static_cast<std::size_t>(warps)];
     Acc result;
   };
   using Storage = std::conditional_t<(warps <= 4), SmallStorage, LargeStorage>;

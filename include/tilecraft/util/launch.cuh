@@ -1,0 +1,60 @@
+//! \file util/launch.cuh
+//! Launch-time checks for kernels that use more shared memory than a block gets by default.
+//!
+//! A block may use at most 48 KiB of *static* `__shared__` memory on every architecture. More
+//! must be dynamic shared memory (`extern __shared__`, sized at launch), and above 48 KiB each
+//! kernel must opt in with cudaFuncSetAttribute, up to the device's limit: sm_75 64 KiB,
+//! sm_80 163 KiB, sm_86/sm_89 99 KiB, sm_90 227 KiB (max_smem_per_block_optin). Without the
+//! opt-in the launch fails with cudaErrorInvalidValue, far from the cause; with too many bytes
+//! it fails too. opt_in_dynamic_smem checks both before anything is launched.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "../config.cuh"
+#include "error.cuh"
+
+namespace tilecraft {
+
+//! The most shared memory (static + dynamic, bytes) one block may use on compute capability
+//! major.minor after opting in (the CUDA programming guide's table; what
+//! cudaDevAttrMaxSharedMemoryPerBlockOptin reports on such a device); 0 for a compute
+//! capability the table does not hold (ask the device instead).
+constexpr std::size_t max_smem_per_block_optin(int major, int minor) {
+  constexpr std::size_t kib = 1024;
+  if (major == 7 && minor == 5) return 64 * kib;
+  if (major == 8 && (minor == 0 || minor == 7)) return 163 * kib;
+  if (major == 8 && (minor == 6 || minor == 9)) return 99 * kib;
+  if (major == 9 && minor == 0) return 227 * kib;
+  if (major == 10) return 227 * kib;
+  if (major == 12) return 99 * kib;
+  return 0;
+}
+
+#if defined(__CUDACC__)
+//! Prepares `kernel` for launches with `dynamic_bytes` of dynamic shared memory on the current
+//! device: returns cudaErrorInvalidValue when dynamic_bytes plus the kernel's static shared
+//! memory exceeds what a block of this device may opt in to; otherwise raises the kernel's
+//! cudaFuncAttributeMaxDynamicSharedMemorySize to dynamic_bytes when that is above the 48 KiB
+//! default (idempotent; cheap enough to call before every launch) and returns its status.
+//! \code
+//! using Smem = tilecraft::SharedCarve<TileA, TileB>;
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::opt_in_dynamic_smem(my_kernel, Smem::bytes));
+//! my_kernel<<<grid, block, Smem::bytes, stream>>>(args);
+//! \endcode
+template <class... Args>
+[[nodiscard]] cudaError_t opt_in_dynamic_smem(void (*kernel)(Args...), std::size_t dynamic_bytes) {
+  int device = 0, optin = 0;
+  TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
+  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attributes{};
+  TILECRAFT_RETURN_IF_ERROR(cudaFuncGetAttributes(&attributes, kernel));
+  if (dynamic_bytes + attributes.sharedSizeBytes > static_cast<std::size_t>(optin)) return cudaErrorInvalidValue;
+  if (dynamic_bytes <= static_cast<std::size_t>(max_static_smem_per_block)) return cudaSuccess;
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_bytes));
+}
+#endif
+
+}  // namespace tilecraft
