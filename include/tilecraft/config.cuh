@@ -8,14 +8,20 @@
     "tilecraft requires C++20: compile with -std=c++20 (CMake 3.25 cannot say cuda_std_20 for nvcc; tilecraft::tilecraft adds the flag for you)"
 #endif
 
+//! Major version: changes that break existing code.
 #define TILECRAFT_VERSION_MAJOR 0
+//! Minor version: additions (before 1.0, also breaking changes).
 #define TILECRAFT_VERSION_MINOR 1
+//! Patch version: fixes.
 #define TILECRAFT_VERSION_PATCH 0
 //! Single integer version, MMmmpp.
 #define TILECRAFT_VERSION (TILECRAFT_VERSION_MAJOR * 10000 + TILECRAFT_VERSION_MINOR * 100 + TILECRAFT_VERSION_PATCH)
 
 #if defined(__CUDACC__)
+//! Marks functions usable on host and device (constexpr layout and bank-model code); plain
+//! functions for host compilers.
 #define TILECRAFT_HOST_DEVICE __host__ __device__
+//! Marks device functions (inlined: tilecraft's primitives live inside the caller's kernel).
 #define TILECRAFT_DEVICE __device__ __forceinline__
 #else
 // Host compilers see the constexpr layout/bank-model code only; device-only entities are

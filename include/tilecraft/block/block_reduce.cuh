@@ -45,17 +45,23 @@ using block_accumulator_t = std::conditional_t<std::is_same_v<T, __half> || std:
 template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm = BlockReduceAlgorithm::warp_shuffle>
 struct BlockReduceStorage {
   static_assert(ValidBlockThreads<BlockThreads>, "BlockReduceStorage: BlockThreads must be between 1 and 1024");
+  //! The reduced type.
   using value_type = T;
+  //! The type partials are combined in (block_accumulator_t<T>: 16-bit floats widen to float).
   using accumulator_type = block_accumulator_t<T>;
   static_assert(std::is_trivially_default_constructible_v<accumulator_type> &&
                     std::is_trivially_copyable_v<accumulator_type>,
                 "BlockReduceStorage: T must be trivially default constructible and trivially copyable to live in "
                 "shared temp storage");
+  //! The block size the storage is laid out for.
   static constexpr int block_threads = BlockThreads;
+  //! The algorithm block_reduce runs with this storage.
   static constexpr BlockReduceAlgorithm algorithm = Algorithm;
+  //! The algorithm's implementation (an internal type; use block_reduce).
   using impl = std::conditional_t<Algorithm == BlockReduceAlgorithm::warp_shuffle,
                                   detail::BlockReduceWarpShuffle<accumulator_type, BlockThreads>,
                                   detail::BlockReduceSharedTree<accumulator_type, BlockThreads>>;
+  //! The shared words (public only so the type stays an aggregate; do not touch).
   typename impl::Storage storage;
 };
 

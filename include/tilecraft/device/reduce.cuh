@@ -421,8 +421,8 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
 }
 }  // namespace detail
 
-//! Reduces `d_in[0 .. num_items)` with `op` and writes `op(init, in[0] op in[1] op ...)` to
-//! `*d_out` (just `init` when num_items == 0), asynchronously on `stream`. CUB's
+//! Reduces the num_items elements at `d_in` with `op` and writes init op in[0] op in[1] op ...
+//! to `*d_out` (just `init` when num_items == 0), asynchronously on `stream`. CUB's
 //! `DeviceReduce::Reduce` signature: call once with `d_temp_storage == nullptr` to learn
 //! `temp_storage_bytes`, allocate, call again.
 //!

@@ -77,10 +77,15 @@ struct StencilPolicy {
   static_assert(VectorsPerThread >= 1 && VectorsPerThread <= 8, "StencilPolicy: VectorsPerThread must be 1 ... 8");
   static_assert(Stages >= 1 && Stages <= 8, "StencilPolicy: Stages must be 1 ... 8");
   static_assert(TilesPerBlock >= 0, "StencilPolicy: TilesPerBlock must be >= 0 (0: persistent grid)");
+  //! Threads per block.
   static constexpr int threads = Threads;
+  //! 16-byte output vectors each thread computes per tile.
   static constexpr int vectors_per_thread = VectorsPerThread;
+  //! Consecutive tiles per block (0: persistent grid).
   static constexpr int tiles_per_block = TilesPerBlock;
+  //! Pipeline stages allocated: Stages, or TilesPerBlock when that is fewer.
   static constexpr int stages = TilesPerBlock > 0 && TilesPerBlock < Stages ? TilesPerBlock : Stages;
+  //! tiled or direct.
   static constexpr StencilAlgorithm algorithm = Algorithm;
 };
 

@@ -58,7 +58,9 @@ constexpr int ideal_wavefronts(int access_bytes) { return access_bytes <= 4 ? 1 
 
 //! Row and column of a tile element touched by one lane; row < 0 marks an inactive lane.
 struct Coord {
+  //! Tile row (negative: the lane is inactive).
   int row;
+  //! Tile column.
   int col;
 };
 

@@ -64,8 +64,10 @@ struct TileCopy {
 //! True for every TileCopy instantiation (the copies' policy parameter must be one).
 template <class>
 inline constexpr bool is_tile_copy_v = false;
+//! \cond SPECIALIZATIONS
 template <CacheHint H, TileMapping M>
 inline constexpr bool is_tile_copy_v<TileCopy<H, M>> = true;
+//! \endcond
 
 namespace detail {
 

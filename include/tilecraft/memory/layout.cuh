@@ -31,22 +31,27 @@ constexpr int largest_vector_dividing(std::size_t bytes) {
 template <int Pad = 0>
 struct Padded {
   static_assert(Pad >= 0, "Padded<Pad>: Pad must be >= 0 (it is the number of elements added after each row)");
+  //! Elements of padding after each row.
   static constexpr int pad = Pad;
 
+  //! The layout of a Rows x Cols tile of T.
   template <class T, int Rows, int Cols>
   struct bind {
     static_assert(Pad < 0 || static_cast<std::size_t>(Pad) * sizeof(T) < smem_wavefront_bytes,
                   "Padded<Pad>: Pad * sizeof(T) must be < 128 bytes; padding a row by a whole bank row "
                   "(32 banks x 4 bytes) moves no access to another bank and only wastes shared memory");
+    //! Elements from the start of one row to the start of the next.
     static constexpr int row_stride = Cols + Pad;
+    //! Elements of storage, padding included.
     static constexpr int storage_elems = Rows * row_stride;
-    // A vector access must stay inside a row and start aligned in every row.
+    //! Widest access (<= 16 bytes) that stays inside a row and starts aligned in every row.
     static constexpr int vector_bytes =
         detail::largest_vector_dividing(static_cast<std::size_t>(row_stride) * sizeof(T)) <
                 detail::largest_vector_dividing(static_cast<std::size_t>(Cols) * sizeof(T))
             ? detail::largest_vector_dividing(static_cast<std::size_t>(row_stride) * sizeof(T))
             : detail::largest_vector_dividing(static_cast<std::size_t>(Cols) * sizeof(T));
 
+    //! Element offset of (r, c): r * row_stride + c.
     TILECRAFT_HOST_DEVICE static constexpr int offset(int r, int c) { return r * row_stride + c; }
   };
 };
@@ -70,24 +75,34 @@ struct Swizzled {
   static_assert(RowGroup >= 1 && is_pow2(RowGroup),
                 "Swizzled<ChunkBytes, RowGroup>: RowGroup must be a power of two >= 1 (rows that share one XOR)");
 
+  //! The layout of a Rows x Cols tile of T.
   template <class T, int Rows, int Cols>
   struct bind {
+    //! Bytes of one swizzled chunk.
     static constexpr int chunk_bytes = ChunkBytes == 0 ? static_cast<int>(sizeof(T)) : ChunkBytes;
     static_assert(chunk_bytes % static_cast<int>(sizeof(T)) == 0,
                   "Swizzled<ChunkBytes>: ChunkBytes must be a multiple of sizeof(T)");
+    //! Elements of one chunk.
     static constexpr int chunk_elems = chunk_bytes / static_cast<int>(sizeof(T));
     static_assert(Cols % chunk_elems == 0, "Swizzled<ChunkBytes>: Cols * sizeof(T) must be a multiple of ChunkBytes");
+    //! Chunks in a row.
     static constexpr int row_chunks = Cols / chunk_elems;
+    //! XOR period: min(128 / chunk_bytes, row_chunks).
     static constexpr int period =
         row_chunks < smem_wavefront_bytes / chunk_bytes ? row_chunks : smem_wavefront_bytes / chunk_bytes;
     static_assert(is_pow2(period) && row_chunks % period == 0,
                   "Swizzled<ChunkBytes>: the chunks in a row must be a multiple of the XOR period "
                   "min(128 / ChunkBytes, chunks per row), which must be a power of two "
                   "(e.g. a float tile needs Cols a power of two below 32, or a multiple of 32)");
+    //! Elements from the start of one row to the start of the next (no padding).
     static constexpr int row_stride = Cols;
+    //! Elements of storage.
     static constexpr int storage_elems = Rows * Cols;
+    //! Widest contiguous access along a row: one chunk, at most 16 bytes.
     static constexpr int vector_bytes = chunk_bytes < max_vector_bytes ? chunk_bytes : max_vector_bytes;
 
+    //! Element offset of (r, c): chunk c / chunk_elems of row r moved to position
+    //! (chunk ^ ((r / RowGroup) % period)).
     TILECRAFT_HOST_DEVICE static constexpr int offset(int r, int c) {
       // Unsigned: the divisions by powers of two compile to shifts.
       const unsigned chunk = static_cast<unsigned>(c) / chunk_elems;

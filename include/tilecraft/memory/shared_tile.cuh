@@ -43,11 +43,16 @@ struct SharedMatrix {
   static_assert(std::is_trivially_default_constructible_v<T>,
                 "SharedMatrix: T must be trivially default constructible to live in __shared__ memory");
 
+  //! The element type.
   using value_type = T;
+  //! The layout policy (Padded<Pad> or Swizzled<ChunkBytes, RowGroup>).
   using layout_policy = Layout;
+  //! The policy bound to this tile's shape: offset(r, c), storage_elems, vector_bytes.
   using layout = typename Layout::template bind<T, Rows, Cols>;
 
+  //! Rows of the tile.
   static constexpr int rows = Rows;
+  //! Columns of the tile.
   static constexpr int cols = Cols;
   //! Elements of storage, padding included.
   static constexpr int storage_elems = layout::storage_elems;
@@ -62,9 +67,13 @@ struct SharedMatrix {
   //! Element offset of (r, c) from data(); constexpr, usable on the host (bank model, tests).
   TILECRAFT_HOST_DEVICE static constexpr int offset(int r, int c) { return layout::offset(r, c); }
 
+  //! Element (r, c), 0 <= r < rows, 0 <= c < cols (unchecked).
   TILECRAFT_DEVICE T& operator()(int r, int c) { return storage[layout::offset(r, c)]; }
+  //! Element (r, c), read-only.
   TILECRAFT_DEVICE const T& operator()(int r, int c) const { return storage[layout::offset(r, c)]; }
+  //! The first element of the storage (element (0, 0) lies at data() + offset(0, 0)).
   TILECRAFT_DEVICE T* data() { return storage; }
+  //! The first element of the storage, read-only.
   TILECRAFT_DEVICE const T* data() const { return storage; }
 
   //! The raw storage. Public only so the type stays an aggregate; index it through operator().
@@ -79,25 +88,34 @@ using SharedTile = SharedMatrix<T, N, N, Padded<Pad>>;
 //! True for every SharedMatrix instantiation.
 template <class>
 inline constexpr bool is_shared_matrix_v = false;
+//! \cond SPECIALIZATIONS
 template <class T, int R, int C, class L>
 inline constexpr bool is_shared_matrix_v<SharedMatrix<T, R, C, L>> = true;
+//! \endcond
 
 //! Read-only view of a tile with rows and columns exchanged: view(r, c) == tile(c, r).
 //! Storing a transposed view is how a transpose writes its output (see tilecraft::copy_tile).
 template <class Tile>
 requires is_shared_matrix_v<std::remove_const_t<Tile>>
 struct TransposedView {
+  //! The viewed tile's type.
   using tile_type = std::remove_const_t<Tile>;
+  //! The element type.
   using value_type = typename Tile::value_type;
+  //! The viewed tile's layout.
   using layout = typename Tile::layout;
+  //! Rows of the view (the tile's columns).
   static constexpr int rows = Tile::cols;
+  //! Columns of the view (the tile's rows).
   static constexpr int cols = Tile::rows;
   //! Element offset of view element (r, c) in the underlying tile.
   TILECRAFT_HOST_DEVICE static constexpr int offset(int r, int c) { return Tile::offset(c, r); }
   //! Columns of the view are rows of the tile: never contiguous, so no vector access.
   static constexpr int vector_bytes = 0;
 
+  //! The viewed tile.
   const Tile& tile;
+  //! View element (r, c): tile(c, r).
   TILECRAFT_DEVICE const value_type& operator()(int r, int c) const { return tile(c, r); }
 };
 

@@ -29,7 +29,9 @@ namespace tilecraft {
 //! Exception carrying a CUDA status code; thrown only by TILECRAFT_THROW_IF_ERROR.
 class CudaError : public std::runtime_error {
  public:
+  //! An error with status `code` and message `what`.
   CudaError(cudaError_t code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  //! The CUDA status that failed.
   [[nodiscard]] cudaError_t code() const noexcept { return code_; }
 
  private:

@@ -11,6 +11,7 @@ namespace tilecraft {
 
 //! a + b.
 struct Sum {
+  //! a + b, in the type of a + b.
   template <class A, class B>
   TILECRAFT_HOST_DEVICE constexpr auto operator()(const A& a, const B& b) const -> decltype(a + b) {
     return a + b;
@@ -20,6 +21,7 @@ struct Sum {
 //! The smaller of a and b; a when neither is smaller (so a NaN in b is dropped, one in a is
 //! kept: the convention of CUB's `cuda::minimum<>`).
 struct Min {
+  //! b < a ? b : a, in the common type.
   template <class A, class B>
   TILECRAFT_HOST_DEVICE constexpr auto operator()(const A& a, const B& b) const -> std::common_type_t<A, B> {
     return (b < a) ? b : a;
@@ -28,6 +30,7 @@ struct Min {
 
 //! The larger of a and b; a when neither is larger (the convention of `cuda::maximum<>`).
 struct Max {
+  //! a < b ? b : a, in the common type.
   template <class A, class B>
   TILECRAFT_HOST_DEVICE constexpr auto operator()(const A& a, const B& b) const -> std::common_type_t<A, B> {
     return (a < b) ? b : a;
