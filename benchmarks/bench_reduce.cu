@@ -19,19 +19,19 @@ namespace {
 
 enum class ReduceImpl { cub, course_tree, tilecraft, tc_vpt4, tc_stream };
 
-// Grid-policy variants beside the default (detail::ReduceGridPolicyOf is the knob).
+// Grid-policy variants beside the default (tilecraft::ReducePolicy is the knob).
 template <class Policy>
 void reduce_variant(benchmark::State& state, const DeviceMemory& in, const DeviceMemory& out, std::int64_t n,
                     const Measure& m, const std::string& key) {
   std::size_t bytes = 0;
-  TILECRAFT_BENCH_CHECK(tilecraft::detail::reduce_with<Policy>(nullptr, bytes, in.as<float>(), out.as<float>(), n,
-                                                               tilecraft::Sum{}, 0.0f, nullptr));
+  TILECRAFT_BENCH_CHECK(
+      tilecraft::reduce<Policy>(nullptr, bytes, in.as<float>(), out.as<float>(), n, tilecraft::Sum{}, 0.0f, nullptr));
   DeviceMemory temp(bytes);
   time_it(
       state,
       [&](cudaStream_t s) {
-        TILECRAFT_BENCH_CHECK(tilecraft::detail::reduce_with<Policy>(temp.as<void>(), bytes, in.as<float>(),
-                                                                     out.as<float>(), n, tilecraft::Sum{}, 0.0f, s));
+        TILECRAFT_BENCH_CHECK(tilecraft::reduce<Policy>(temp.as<void>(), bytes, in.as<float>(), out.as<float>(), n,
+                                                        tilecraft::Sum{}, 0.0f, s));
       },
       m, {}, key);
 }
@@ -68,11 +68,10 @@ void reduce_f32(benchmark::State& state, ReduceImpl impl) {
       break;
     }
     case ReduceImpl::tc_vpt4:  // half the loads in flight per thread
-      reduce_variant<tilecraft::detail::ReduceGridPolicyOf<256, 4, 4>>(state, in, out, n, m, key);
+      reduce_variant<tilecraft::ReducePolicy<256, 4, 4>>(state, in, out, n, m, key);
       break;
     case ReduceImpl::tc_stream:  // streaming (read-only, no L1, 256-byte L2 fetch) loads
-      reduce_variant<tilecraft::detail::ReduceGridPolicyOf<256, 8, 4, tilecraft::CacheHint::streaming>>(state, in, out,
-                                                                                                        n, m, key);
+      reduce_variant<tilecraft::ReducePolicy<256, 8, 4, tilecraft::CacheHint::streaming>>(state, in, out, n, m, key);
       break;
     case ReduceImpl::tilecraft: {
       std::size_t bytes = 0;

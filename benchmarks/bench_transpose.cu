@@ -84,7 +84,7 @@ TILECRAFT_TRANSPOSE_BENCH(transpose_f64, course_padded, 4096);
 TILECRAFT_TRANSPOSE_BENCH(transpose_f64, tilecraft, 4096);
 
 // Tile-shape, layout, mapping and cache-hint variants beside the defaults
-// (detail::TransposePolicy is the knob), registered after the peers of their family so they
+// (tilecraft::TransposePolicy is the knob), registered after the peers of their family so they
 // report a ratio too. Named tc_<rows>x<cols>_<threads>_<fill>_<drain> with the mappings as
 // lines / rows / wide / blocks (transposed_blocks), _swz for Swizzled<16, 16 / sizeof(T)>
 // (otherwise Padded<1>), _stream for CacheHint::streaming and _min<B> for __launch_bounds__
@@ -110,8 +110,8 @@ template <class T, int R, int C, int Threads, TileMapping Fill, TileMapping Drai
 void register_variant(const char* family, int n) {
   using Layout =
       std::conditional_t<Swizzle, tilecraft::Swizzled<16, static_cast<int>(16 / sizeof(T))>, tilecraft::Padded<1>>;
-  using Policy = tilecraft::detail::TransposePolicy<T, R, C, Threads, Layout, tilecraft::TileCopy<Hint, Fill>,
-                                                    tilecraft::TileCopy<Hint, Drain>, MinBlocks>;
+  using Policy = tilecraft::TransposePolicy<T, R, C, Threads, Layout, tilecraft::TileCopy<Hint, Fill>,
+                                            tilecraft::TileCopy<Hint, Drain>, MinBlocks>;
   const std::string name = std::string(family) + "/tc_" + std::to_string(R) + "x" + std::to_string(C) + "_" +
                            std::to_string(Threads) + "_" + mapping_name(Fill) + "_" + mapping_name(Drain) +
                            (Swizzle ? "_swz" : "") + (Hint == tilecraft::CacheHint::streaming ? "_stream" : "") +
@@ -126,7 +126,7 @@ void register_variant(const char* family, int n) {
         time_it(
             state,
             [&](cudaStream_t s) {
-              TILECRAFT_BENCH_CHECK(tilecraft::detail::transpose_with<Policy>(out.as<T>(), m, in.as<T>(), m, m, m, s));
+              TILECRAFT_BENCH_CHECK(tilecraft::transpose<Policy>(out.as<T>(), m, in.as<T>(), m, m, m, s));
             },
             Measure{2.0 * static_cast<double>(elems * sizeof(T)), 0}, {},
             std::string(family) + "/" + std::to_string(m));

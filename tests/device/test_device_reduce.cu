@@ -27,15 +27,15 @@ using tilecraft::test::DeviceBuffer;
 
 // Runs tilecraft::reduce (or reduce_with another grid policy) through the two-phase API on a
 // fresh, poisoned output.
-template <class In, class Out, class Op, class Init, class Policy = detail::ReduceGridPolicy>
+template <class In, class Out, class Op, class Init, class Policy = void>
 Out run_reduce(const In* d_in, std::int64_t n, Op op, Init init) {
   DeviceBuffer<Out> out(1);
   out.poison();
   std::size_t bytes = 0;
-  REQUIRE(detail::reduce_with<Policy>(nullptr, bytes, d_in, out.get(), n, op, init, nullptr) == cudaSuccess);
+  REQUIRE(reduce<Policy>(nullptr, bytes, d_in, out.get(), n, op, init, nullptr) == cudaSuccess);
   DeviceBuffer<unsigned char> temp(bytes);
   temp.poison();  // the algorithm must not rely on zeroed temp storage
-  REQUIRE(detail::reduce_with<Policy>(temp.get(), bytes, d_in, out.get(), n, op, init, nullptr) == cudaSuccess);
+  REQUIRE(reduce<Policy>(temp.get(), bytes, d_in, out.get(), n, op, init, nullptr) == cudaSuccess);
   tilecraft::test::sync_and_check();
   return out.download()[0];
 }
@@ -78,9 +78,9 @@ TEST_CASE("integer sums, minima and maxima equal CUB's exactly at every size and
 }
 
 TEST_CASE("every grid policy (loads in flight, cache hints) equals CUB exactly at every size and alignment") {
-  using Streaming = detail::ReduceGridPolicyOf<256, 8, 4, CacheHint::streaming>;
-  using Normal = detail::ReduceGridPolicyOf<256, 8, 4, CacheHint::normal>;
-  using Narrow = detail::ReduceGridPolicyOf<128, 4, 8, CacheHint::streaming>;
+  using Streaming = ReducePolicy<256, 8, 4, CacheHint::streaming>;
+  using Normal = ReducePolicy<256, 8, 4, CacheHint::normal>;
+  using Narrow = ReducePolicy<128, 4, 8, CacheHint::streaming>;
   for (std::int64_t n : sizes) {
     for (int shift : {0, 1, 2}) {
       CAPTURE(n);

@@ -20,7 +20,7 @@ cudaError_t run_transpose(T* out, std::int64_t ld_out, const T* in, std::int64_t
   if constexpr (std::is_void_v<Policy>) {
     return tilecraft::transpose(out, ld_out, in, ld_in, rows, cols, stream);
   } else {
-    return tilecraft::detail::transpose_with<Policy>(out, ld_out, in, ld_in, rows, cols, stream);
+    return tilecraft::transpose<Policy>(out, ld_out, in, ld_in, rows, cols, stream);
   }
 }
 
@@ -70,51 +70,47 @@ TEST_CASE_TEMPLATE("transpose matches the host reference on odd shapes", T, floa
   }
 }
 
-TEST_CASE_TEMPLATE("kernel policies: layouts, mappings, cache hints, persistent grids", T, float, double) {
+TEST_CASE_TEMPLATE("user policies: layouts, mappings, cache hints, register caps", T, float, double) {
   using tilecraft::CacheHint;
   using tilecraft::Padded;
   using tilecraft::TileCopy;
   using tilecraft::TileMapping;
-  using tilecraft::detail::TransposePolicy;
+  using tilecraft::TransposePolicy;
   using Swizzle = tilecraft::Swizzled<16, static_cast<int>(16 / sizeof(T))>;
   using Lines = TileCopy<>;
   using Rows = TileCopy<CacheHint::normal, TileMapping::rows>;
   using Wide = TileCopy<CacheHint::normal, TileMapping::wide>;
   using Blocks = TileCopy<CacheHint::normal, TileMapping::transposed_blocks>;
   using Stream = TileCopy<CacheHint::streaming>;
-  // One block per multiprocessor: every block loops over many tiles, prefetching the next.
-  using Persistent = TransposePolicy<T, 32, 32, 128, Padded<1>, Lines, Lines, 1, 1>;
-  using Narrow = TransposePolicy<T, 32, 32, 128>;
+  using Narrow = TransposePolicy<T, 32, 32, 128, Padded<1>, Lines>;
   using Streaming = TransposePolicy<T, 32, 32, 128, Padded<1>, Stream>;
-  using WideStreaming = TransposePolicy<T, 64, 64, 256, Padded<1>, Stream, Stream, 1, 2>;
+  using WideStreaming = TransposePolicy<T, 64, 64, 256, Padded<1>, Stream, Stream, 2>;  // register cap
   // One warp instruction per tile row (the 8-byte default), and for 4-byte elements too.
   using RowMapped = TransposePolicy<T, 32, 32, 128, Padded<1>, Rows>;
-  using PersistentRows = TransposePolicy<T, 32, 32, 64, Padded<1>, Rows, Rows, 1, 2>;
+  using RowsCapped = TransposePolicy<T, 32, 32, 64, Padded<1>, Rows, Rows, 8>;
   // Register-transposed blocks out of a swizzled tile (the 4-byte default), with a thread count
   // that does not divide the tile (no compile-time vector offsets, idle threads in the drain),
-  // and on a persistent grid.
+  // and with a register cap.
   using BlockDrain = TransposePolicy<T, 32, 32, 128, Swizzle, Wide, Blocks>;
   using BlockDrain96 = TransposePolicy<T, 32, 32, 96, Swizzle, Wide, Blocks>;
-  using PersistentBlocks = TransposePolicy<T, 64, 32, 64, Swizzle, Wide, Blocks, 1, 2>;
+  using BlocksCapped = TransposePolicy<T, 64, 32, 64, Swizzle, Wide, Blocks, 4>;
   const std::int64_t shapes[][2] = {{1, 1}, {31, 33}, {1000, 999}, {4097, 63}, {63, 4097}, {2048, 2048}, {200, 130}};
   std::uint64_t salt = 900;
   for (const auto& s : shapes) {
-    check_transpose<T, Persistent>(s[0], s[1], 0, 0, 0, ++salt);
-    check_transpose<T, Persistent>(s[0], s[1], 3, 1, 1, ++salt);
     check_transpose<T, Narrow>(s[0], s[1], 0, 0, 0, ++salt);
     check_transpose<T, Streaming>(s[0], s[1], 0, 0, 0, ++salt);
     check_transpose<T, Streaming>(s[0], s[1], 2, 1, 1, ++salt);
     check_transpose<T, WideStreaming>(s[0], s[1], 0, 0, 0, ++salt);
     check_transpose<T, RowMapped>(s[0], s[1], 0, 0, 0, ++salt);
     check_transpose<T, RowMapped>(s[0], s[1], 1, 2, 1, ++salt);
-    check_transpose<T, PersistentRows>(s[0], s[1], 0, 0, 0, ++salt);
-    check_transpose<T, PersistentRows>(s[0], s[1], 3, 0, 1, ++salt);
+    check_transpose<T, RowsCapped>(s[0], s[1], 0, 0, 0, ++salt);
+    check_transpose<T, RowsCapped>(s[0], s[1], 3, 0, 1, ++salt);
     check_transpose<T, BlockDrain>(s[0], s[1], 0, 0, 0, ++salt);
     check_transpose<T, BlockDrain>(s[0], s[1], 5, 3, 1, ++salt);
     check_transpose<T, BlockDrain96>(s[0], s[1], 0, 0, 0, ++salt);
     check_transpose<T, BlockDrain96>(s[0], s[1], 2, 1, 1, ++salt);
-    check_transpose<T, PersistentBlocks>(s[0], s[1], 0, 0, 0, ++salt);
-    check_transpose<T, PersistentBlocks>(s[0], s[1], 1, 4, 0, ++salt);
+    check_transpose<T, BlocksCapped>(s[0], s[1], 0, 0, 0, ++salt);
+    check_transpose<T, BlocksCapped>(s[0], s[1], 1, 4, 0, ++salt);
   }
 }
 

@@ -44,7 +44,7 @@ HOST_OPEN = r'''void {name}(const float* d_in, float* d_out, std::int64_t n, voi
 '''
 CLOSE = "  }\n}\n"
 
-HOST_MARKERS = ("cudaMalloc", "tilecraft::reduce(", "tilecraft::transpose(", "tilecraft::stencil_1d(", "<<<",
+HOST_MARKERS = ("cudaMalloc", "TILECRAFT_THROW_IF_ERROR", "tilecraft::reduce(", "tilecraft::transpose(", "tilecraft::stencil_1d(", "<<<",
                 "tilecraft::opt_in_dynamic_smem(")
 
 

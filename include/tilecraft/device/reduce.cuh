@@ -62,15 +62,47 @@ struct ReduceSingleBlock {
   using Narrow = ReduceSingleBlockPolicy<256, 4>;
   using Wide = ReduceSingleBlockPolicy<1024, 8>;
 };
-//! `Hint` applies to the input's vector loads in both the grid and the single-block kernels.
-template <int Threads, int VectorsPerThread, int BlocksPerSm, CacheHint Hint = CacheHint::normal>
-struct ReduceGridPolicyOf {
+}  // namespace detail
+
+//! How tilecraft::reduce reads a large input (CUB's custom-policy idea): a cooperative grid of
+//! BlocksPerSm blocks of Threads threads per multiprocessor, every thread issuing
+//! VectorsPerThread independent 16-byte loads per step, with the cache hint Hint (which also
+//! applies to the single-block kernels small inputs take). The default, ReducePolicy<>, keeps
+//! 128 KiB of loads in flight per multiprocessor (benchmarks/TUNING.md).
+//! Rules: Threads a multiple of 32 up to 1024; VectorsPerThread >= 1; BlocksPerSm >= 1 and
+//! Threads * BlocksPerSm <= 1024 (all blocks must be resident at once, also on sm_75).
+//! \code
+//! using Narrow = tilecraft::ReducePolicy<128, 4, 8>;
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::reduce<Narrow>(d_in, d_out, n, tilecraft::Sum{}, 0.0f, stream));
+//! \endcode
+template <int Threads = 256, int VectorsPerThread = 8, int BlocksPerSm = 4, CacheHint Hint = CacheHint::normal>
+struct ReducePolicy {
+  static_assert(Threads >= 32 && Threads <= 1024 && Threads % 32 == 0,
+                "ReducePolicy: Threads must be a multiple of 32 between 32 and 1024");
+  static_assert(VectorsPerThread >= 1, "ReducePolicy: VectorsPerThread must be >= 1");
+  static_assert(BlocksPerSm >= 1 && Threads * BlocksPerSm <= 1024,
+                "ReducePolicy: BlocksPerSm must be >= 1 and Threads * BlocksPerSm <= 1024 (every block of the "
+                "cooperative grid must be resident, also on sm_75)");
+  //! Threads per block of the grid kernel.
   static constexpr int threads = Threads;
+  //! Independent 16-byte loads per thread per step.
   static constexpr int vectors_per_thread = VectorsPerThread;
+  //! Blocks per multiprocessor in the cooperative grid (and __launch_bounds__' minimum).
   static constexpr int blocks_per_sm = BlocksPerSm;
+  //! The cache hint of the input's vector loads.
   static constexpr CacheHint hint = Hint;
 };
-using ReduceGridPolicy = ReduceGridPolicyOf<256, 8, 4>;  // 128 KiB of loads in flight per SM
+
+//! True for every ReducePolicy instantiation.
+template <class>
+inline constexpr bool is_reduce_policy_v = false;
+//! \cond SPECIALIZATIONS
+template <int T, int V, int B, CacheHint H>
+inline constexpr bool is_reduce_policy_v<ReducePolicy<T, V, B, H>> = true;
+//! \endcond
+
+namespace detail {
+using ReduceGridPolicy = ReducePolicy<>;
 
 //! Elements per 16-byte load, or 1 when In cannot be loaded as aligned 16-byte vectors.
 template <class In>
@@ -439,32 +471,38 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items < 0, d_out is null,
 //! d_in is null while num_items > 0, or the given temp storage is too small or not 16-byte
-//! aligned. Otherwise the launch status.
+//! aligned. Otherwise the launch status. `Policy` (default ReducePolicy<>) is a ReducePolicy.
 //! \code
 //! std::size_t bytes = 0;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::reduce(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f));
 //! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_temp, bytes));
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::reduce(d_temp, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f, stream));
 //! \endcode
-template <class In, class Out, class Op, class Init>
+template <class Policy = void, class In, class Out, class Op, class Init>
 [[nodiscard]] cudaError_t reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                  std::int64_t num_items, Op op, Init init, cudaStream_t stream = nullptr) {
   TILECRAFT_NVTX_RANGE("tilecraft::reduce");
-  return detail::reduce_with<detail::ReduceGridPolicy>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op,
-                                                       init, stream);
+  static_assert(std::is_void_v<Policy> || is_reduce_policy_v<Policy>,
+                "tilecraft::reduce<Policy>: Policy must be a tilecraft::ReducePolicy");
+  if constexpr (std::is_void_v<Policy> || is_reduce_policy_v<Policy>) {
+    using P = std::conditional_t<std::is_void_v<Policy>, ReducePolicy<>, Policy>;
+    return detail::reduce_with<P>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init, stream);
+  } else {
+    return cudaErrorInvalidValue;
+  }
 }
 
 //! Convenience form: allocates the temp storage itself from the stream-ordered pool
 //! (cudaMallocAsync / cudaFreeAsync on `stream`).
-template <class In, class Out, class Op, class Init>
+template <class Policy = void, class In, class Out, class Op, class Init>
 [[nodiscard]] cudaError_t reduce(const In* d_in, Out* d_out, std::int64_t num_items, Op op, Init init,
                                  cudaStream_t stream = nullptr) {
   if (num_items < 0 || d_out == nullptr || (num_items > 0 && d_in == nullptr)) return cudaErrorInvalidValue;
   std::size_t bytes = 0;
-  TILECRAFT_RETURN_IF_ERROR(reduce(nullptr, bytes, d_in, d_out, num_items, op, init, stream));
+  TILECRAFT_RETURN_IF_ERROR(reduce<Policy>(nullptr, bytes, d_in, d_out, num_items, op, init, stream));
   void* temp = nullptr;
   TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
-  const cudaError_t status = reduce(temp, bytes, d_in, d_out, num_items, op, init, stream);
+  const cudaError_t status = reduce<Policy>(temp, bytes, d_in, d_out, num_items, op, init, stream);
   const cudaError_t freed = cudaFreeAsync(temp, stream);
   return status != cudaSuccess ? status : freed;
 }

@@ -18,33 +18,40 @@
 
 namespace tilecraft {
 
-namespace detail {
-
-//! Shape of a transpose kernel: TileRows x TileCols tiles in the given shared-memory Layout,
-//! Threads per block, the TileCopy policy of the fill (global -> tile) and of the drain
-//! (transposed tile -> global); the static_asserts prove with the bank model that both are
-//! conflict-free. MinBlocksPerSm goes to __launch_bounds__ (a register cap).
-//! PersistentBlocksPerSm > 0: a grid of that many blocks per multiprocessor loops over the
-//! tiles and loads the next tile into registers while draining the current one; 0: one block
-//! per tile.
+//! How tilecraft::transpose tiles a matrix (CUB's custom-policy idea): TileRows x TileCols
+//! tiles of T in the shared-memory Layout, Threads per block, one block per tile; the TileCopy
+//! policies of the fill (global -> tile) and of the drain (transposed tile -> global);
+//! MinBlocksPerSm for __launch_bounds__ (a register cap). The static_asserts prove with the
+//! bank model that fill and drain are conflict-free.
+//! Rules: Threads * MinBlocksPerSm <= 1024 (what an sm_75 multiprocessor holds), Fill and Drain
+//! are TileCopy policies, both copies conflict-free.
+//! \code
+//! using Mine = tilecraft::TransposePolicy<float, 32, 32, 128, tilecraft::Padded<1>>;
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::transpose<Mine>(d_out, M, d_in, N, M, N, stream));
+//! \endcode
 template <class T, int TileRows, int TileCols, int Threads, class Layout = Padded<1>, class Fill = TileCopy<>,
-          class Drain = Fill, int MinBlocksPerSm = 1, int PersistentBlocksPerSm = 0>
+          class Drain = Fill, int MinBlocksPerSm = 1>
 struct TransposePolicy {
   static_assert(MinBlocksPerSm >= 1 && Threads * MinBlocksPerSm <= 1024,
                 "TransposePolicy: MinBlocksPerSm must be >= 1 and Threads * MinBlocksPerSm <= 1024 "
                 "(the threads an sm_75 multiprocessor holds; every binary carries sm_75 code)");
-  static_assert(PersistentBlocksPerSm >= 0,
-                "TransposePolicy: PersistentBlocksPerSm must be >= 0 (0: one block per tile)");
   static_assert(is_tile_copy_v<Fill> && is_tile_copy_v<Drain>,
                 "TransposePolicy: Fill and Drain must be tilecraft::TileCopy<Hint, Mapping> policies");
+  //! The element type the policy is for.
+  using value_type = T;
+  //! __launch_bounds__' minimum blocks per multiprocessor.
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
+  //! Rows of a tile.
   static constexpr int tile_rows = TileRows;
+  //! Columns of a tile.
   static constexpr int tile_cols = TileCols;
+  //! Threads per block.
   static constexpr int threads = Threads;
-  static constexpr bool persistent = PersistentBlocksPerSm > 0;
-  static constexpr int blocks_per_sm = PersistentBlocksPerSm;
+  //! The fill's copy policy.
   using fill_policy = Fill;
+  //! The drain's copy policy.
   using drain_policy = Drain;
+  //! The shared tile.
   using Tile = SharedMatrix<T, tile_rows, tile_cols, Layout>;
   static_assert(copy_tile_conflict_factor<Tile, Fill::mapping>() == 1,
                 "transpose: the tile fill must be bank-conflict free");
@@ -52,7 +59,8 @@ struct TransposePolicy {
                 "transpose: the transposed drain must be bank-conflict free");
 };
 
-//! The defaults, chosen by measurement on an H200 (benchmarks/TUNING.md), one block per tile:
+//! tilecraft::transpose's default policy, chosen by measurement on an H200
+//! (benchmarks/TUNING.md), one block per tile:
 //!   4-byte elements: 64 x 64 tiles, 64 threads, Swizzled<16, 4>: the fill moves whole
 //!     256-byte rows with 16-byte vectors (16 loads in flight a thread), the drain reads 4 x 4
 //!     blocks with 16-byte shared loads and transposes them in registers
@@ -65,6 +73,16 @@ using DefaultTransposePolicy =
                        TransposePolicy<T, 64, 64, 64, Swizzled<16, 4>, TileCopy<CacheHint::normal, TileMapping::wide>,
                                        TileCopy<CacheHint::normal, TileMapping::transposed_blocks>>,
                        TransposePolicy<T, 32, 32, 64, Padded<1>, TileCopy<CacheHint::normal, TileMapping::rows>>>;
+
+//! True for every TransposePolicy instantiation.
+template <class>
+inline constexpr bool is_transpose_policy_v = false;
+//! \cond SPECIALIZATIONS
+template <class T, int R, int C, int N, class L, class F, class D, int M>
+inline constexpr bool is_transpose_policy_v<TransposePolicy<T, R, C, N, L, F, D, M>> = true;
+//! \endcond
+
+namespace detail {
 
 //! One block per tile: blockIdx.x walks the tile columns, blockIdx.y (+ blockIdx.z * gridDim.y
 //! past 65535) the tile rows, so blocks that run at the same time read whole rows of `in`
@@ -82,33 +100,6 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
   copy_tile<Policy::threads, typename Policy::fill_policy>(tile, in, r0, c0);
   __syncthreads();
   copy_tile<Policy::threads, typename Policy::drain_policy>(out, c0, r0, transposed(tile));
-}
-
-//! Persistent variant: a grid of BlocksPerSm blocks per multiprocessor loops over the tiles in
-//! row-major order and loads its next tile into registers while draining the current one.
-template <class T, class Policy>
-__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
-    transpose_persistent_kernel(MatrixRef<T> out, MatrixRef<const T> in, std::int64_t tile_cols_count,
-                                std::int64_t tiles) {
-  __shared__ typename Policy::Tile tile;
-  struct Origin {
-    std::int64_t row, col;
-  };
-  auto origin = [&](std::int64_t t) {
-    return Origin{(t / tile_cols_count) * Policy::tile_rows, (t % tile_cols_count) * Policy::tile_cols};
-  };
-  TileFragment<Policy::threads, typename Policy::Tile, typename Policy::fill_policy> frag;
-  std::int64_t t = blockIdx.x;
-  if (t < tiles) load_fragment(frag, in, origin(t).row, origin(t).col);
-  for (; t < tiles; t += gridDim.x) {
-    const auto [r0, c0] = origin(t);
-    store_fragment(tile, frag);
-    __syncthreads();
-    // The next tile's loads fly while this tile drains.
-    if (t + gridDim.x < tiles) load_fragment(frag, in, origin(t + gridDim.x).row, origin(t + gridDim.x).col);
-    copy_tile<Policy::threads, typename Policy::drain_policy>(out, c0, r0, transposed(tile));
-    __syncthreads();  // the next tile overwrites what this one's drain is reading
-  }
 }
 
 template <class Policy, class T>
@@ -131,25 +122,14 @@ template <class Policy, class T>
   const std::int64_t tile_rows_count = ceil_div<std::int64_t>(rows, Policy::tile_rows);
   const MatrixRef<T> dst{out, cols, rows, ld_out};
   const MatrixRef<const T> src{in, rows, cols, ld_in};
-  if constexpr (Policy::persistent) {
-    int device = 0, sms = 0;
-    TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
-    TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const std::int64_t tiles = tile_rows_count * tile_cols_count;
-    const std::int64_t resident = static_cast<std::int64_t>(sms) * Policy::blocks_per_sm;
-    const std::int64_t grid = tiles < resident ? tiles : resident;
-    transpose_persistent_kernel<T, Policy>
-        <<<static_cast<unsigned>(grid), Policy::threads, 0, stream>>>(dst, src, tile_cols_count, tiles);
-  } else {
-    // gridDim.x holds the tile columns (2^31 - 1 of them), gridDim.y and z the tile rows
-    // (65535^2 of them): more than any matrix that fits in memory has.
-    constexpr std::int64_t max_grid_yz = 65535;
-    if (tile_cols_count > INT_MAX || tile_rows_count > max_grid_yz * max_grid_yz) return cudaErrorInvalidValue;
-    const std::int64_t grid_y = tile_rows_count < max_grid_yz ? tile_rows_count : max_grid_yz;
-    const dim3 grid(static_cast<unsigned>(tile_cols_count), static_cast<unsigned>(grid_y),
-                    static_cast<unsigned>(ceil_div(tile_rows_count, grid_y)));
-    transpose_tiles_kernel<T, Policy><<<grid, Policy::threads, 0, stream>>>(dst, src, tile_rows_count);
-  }
+  // gridDim.x holds the tile columns (2^31 - 1 of them), gridDim.y and z the tile rows
+  // (65535^2 of them): more than any matrix that fits in memory has.
+  constexpr std::int64_t max_grid_yz = 65535;
+  if (tile_cols_count > INT_MAX || tile_rows_count > max_grid_yz * max_grid_yz) return cudaErrorInvalidValue;
+  const std::int64_t grid_y = tile_rows_count < max_grid_yz ? tile_rows_count : max_grid_yz;
+  const dim3 grid(static_cast<unsigned>(tile_cols_count), static_cast<unsigned>(grid_y),
+                  static_cast<unsigned>(ceil_div(tile_rows_count, grid_y)));
+  transpose_tiles_kernel<T, Policy><<<grid, Policy::threads, 0, stream>>>(dst, src, tile_rows_count);
   return last_launch_error();
 }
 
@@ -163,17 +143,24 @@ template <class Policy, class T>
 //! null while the matrix is not empty, a leading dimension is too small, the extents overflow
 //! 64-bit indexing, or `in` and `out` overlap (in-place transpose is not supported).
 //! M == 0 or N == 0 is a successful no-op. Otherwise returns the launch status.
+//! `Policy` (default DefaultTransposePolicy<T>) is a TransposePolicy for T.
 //! \code
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::transpose(d_out, M, d_in, N, M, N, stream));
 //! \endcode
-template <class T>
+template <class Policy = void, class T>
 [[nodiscard]] cudaError_t transpose(T* out, std::int64_t ld_out, const T* in, std::int64_t ld_in, std::int64_t rows,
                                     std::int64_t cols, cudaStream_t stream = nullptr) {
   TILECRAFT_NVTX_RANGE("tilecraft::transpose");
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tilecraft::transpose: element type must be 4 or 8 bytes wide");
   static_assert(std::is_trivially_copyable_v<T>, "tilecraft::transpose: element type must be trivially copyable");
-  if constexpr ((sizeof(T) == 4 || sizeof(T) == 8) && std::is_trivially_copyable_v<T>) {
-    return detail::transpose_with<detail::DefaultTransposePolicy<T>>(out, ld_out, in, ld_in, rows, cols, stream);
+  using P = std::conditional_t<std::is_void_v<Policy>, DefaultTransposePolicy<T>, Policy>;
+  static_assert(std::is_void_v<Policy> || is_transpose_policy_v<Policy>,
+                "tilecraft::transpose<Policy>: Policy must be a tilecraft::TransposePolicy");
+  if constexpr ((sizeof(T) == 4 || sizeof(T) == 8) && std::is_trivially_copyable_v<T> &&
+                (std::is_void_v<Policy> || is_transpose_policy_v<Policy>)) {
+    static_assert(std::is_same_v<typename P::value_type, T>,
+                  "tilecraft::transpose<Policy>: the policy's element type must be the matrix's");
+    return detail::transpose_with<P>(out, ld_out, in, ld_in, rows, cols, stream);
   } else {
     return cudaErrorInvalidValue;
   }
