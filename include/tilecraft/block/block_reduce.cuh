@@ -118,6 +118,7 @@ TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& 
   using Acc = block_accumulator_t<T>;
   using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
   static_assert(detail::BlockReduceOpRule<T, Op>::checked);
+  TILECRAFT_ASSERT(block_threads() == BlockThreads);
   Acc acc = static_cast<Acc>(items[0]);
 #pragma unroll
   for (std::size_t i = 1; i < Items; ++i) acc = static_cast<Acc>(op(acc, static_cast<Acc>(items[i])));
@@ -131,6 +132,7 @@ TILECRAFT_DEVICE T block_all_reduce(BlockReduceStorage<T, BlockThreads, Algorith
                                     Op op) {
   using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
   static_assert(detail::BlockReduceOpRule<T, Op>::checked);
+  TILECRAFT_ASSERT(block_threads() == BlockThreads);
   return static_cast<T>(
       Storage::impl::all_reduce_full(temp.storage, static_cast<block_accumulator_t<T>>(input), op, thread_rank()));
 }
@@ -141,6 +143,7 @@ TILECRAFT_DEVICE T block_all_reduce(BlockReduceStorage<T, BlockThreads, Algorith
                                     Op op, int valid_items) {
   using Storage = BlockReduceStorage<T, BlockThreads, Algorithm>;
   static_assert(detail::BlockReduceOpRule<T, Op>::checked);
+  TILECRAFT_ASSERT(block_threads() == BlockThreads);
   TILECRAFT_ASSERT(valid_items >= 1);
   return static_cast<T>(Storage::impl::all_reduce(temp.storage, static_cast<block_accumulator_t<T>>(input), op,
                                                   valid_items < BlockThreads ? valid_items : BlockThreads,

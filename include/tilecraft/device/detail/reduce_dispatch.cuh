@@ -1,0 +1,133 @@
+//! \file device/detail/reduce_dispatch.cuh
+//! tilecraft::reduce's dispatch: argument checks, grid sizing, kernel choice and launch
+//! (internal; include device/reduce.cuh).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../../config.cuh"
+#include "../../util/concepts.cuh"
+#include "../../util/error.cuh"
+#include "reduce_kernels.cuh"
+
+namespace tilecraft::detail {
+
+//! Blocks of the grid kernel for n items of In loaded Vec at a time on the current device;
+//! 1 means the single-block kernel.
+template <class Policy, int Vec, class In>
+[[nodiscard]] cudaError_t reduce_grid_size(std::int64_t n, int& grid) {
+  constexpr std::int64_t tile_elems = reduce_tile_elems<Policy, Vec>;
+  grid = 1;
+  if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlock::max_bytes || n < 2 * tile_elems + 16) {
+    return cudaSuccess;
+  }
+  int device = 0;
+  int sms = 0;
+  TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
+  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // Every block must own one full tile; the head peel takes fewer than 16 elements.
+  const std::int64_t full_tiles = (n - 16) / tile_elems;
+  const std::int64_t cap = static_cast<std::int64_t>(sms) * Policy::blocks_per_sm;
+  grid = static_cast<int>(full_tiles < cap ? full_tiles : cap);
+  return cudaSuccess;
+}
+
+#if defined(__CUDACC__)
+template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, class Init>
+[[nodiscard]] cudaError_t launch_reduce(int grid, const In* d_in, std::int64_t n, Out* d_out, Op op, Init init,
+                                        Acc* partials, cudaStream_t stream) {
+  if (grid <= 1) {
+    if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlock::narrow_max_bytes) {
+      using Policy = ReduceSingleBlock::Narrow;
+      static_assert(static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread * 16 >=
+                        ReduceSingleBlock::narrow_max_bytes,
+                    "the narrow single-block policy must cover narrow_max_bytes in one tile");
+      if constexpr (Vec > 1) {
+        reduce_one_tile_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
+            <<<1, Policy::threads, 0, stream>>>(d_in, static_cast<int>(n), d_out, op, init);
+        return last_launch_error();
+      }
+      reduce_single_block_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
+          <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
+    } else {
+      using Policy = ReduceSingleBlock::Wide;
+      reduce_single_block_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
+          <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
+    }
+    return last_launch_error();
+  }
+  using Policy = GridPolicy;
+  void* args[] = {&d_in, &n, &d_out, &op, &init, &partials};
+  return cudaLaunchCooperativeKernel(
+      reinterpret_cast<const void*>(&reduce_grid_kernel<Policy, Vec, In, Out, Acc, Op, Init>),
+      dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), args, 0, stream);
+}
+#endif
+
+// reduce_with once its type rules hold.
+template <class GridPolicy, class In, class Out, class Op, class Init>
+[[nodiscard]] cudaError_t reduce_checked(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                                         Out* d_out, std::int64_t num_items, Op op, Init init, cudaStream_t stream) {
+  using Acc = typename ReduceAccumulator<Op, Init, In>::type;
+  constexpr int vec = detail::reduce_vector_elems<In>;
+  if (num_items < 0) return cudaErrorInvalidValue;
+  if (d_temp_storage != nullptr && (d_out == nullptr || (num_items > 0 && d_in == nullptr))) {
+    return cudaErrorInvalidValue;
+  }
+  // The temp size must not depend on d_in (it is null in the size query): size it for the
+  // larger of the vectorized and the scalar grid.
+  int grid_vector = 1;
+  int grid_scalar = 1;
+  TILECRAFT_RETURN_IF_ERROR(detail::reduce_grid_size<GridPolicy, vec, In>(num_items, grid_vector));
+  TILECRAFT_RETURN_IF_ERROR(detail::reduce_grid_size<GridPolicy, 1, In>(num_items, grid_scalar));
+  const int most = grid_vector > grid_scalar ? grid_vector : grid_scalar;
+  const std::size_t needed = most <= 1 ? 16 : sizeof(Acc) * static_cast<std::size_t>(most);
+  if (d_temp_storage == nullptr) {
+    temp_storage_bytes = needed;
+    return cudaSuccess;
+  }
+  if (temp_storage_bytes < needed || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0) {
+    return cudaErrorInvalidValue;
+  }
+#if defined(__CUDACC__)
+  auto* partials = static_cast<Acc*>(d_temp_storage);
+  // 16-byte loads need naturally aligned elements (a struct of sizeof 8 may be 4-aligned).
+  if (vec > 1 && reinterpret_cast<std::uintptr_t>(d_in) % sizeof(In) == 0) {
+    return detail::launch_reduce<GridPolicy, vec>(grid_vector, d_in, num_items, d_out, op, init, partials, stream);
+  }
+  return detail::launch_reduce<GridPolicy, 1>(grid_scalar, d_in, num_items, d_out, op, init, partials, stream);
+#else
+  return cudaErrorInvalidDeviceFunction;
+#endif
+}
+
+// tilecraft::reduce with a chosen grid policy (the benchmarks measure alternatives). The type
+// rules are checked one at a time, each stopping compilation of the rest, so a broken rule
+// gives its own message and not a cascade from the code behind it.
+template <class GridPolicy, class In, class Out, class Op, class Init>
+[[nodiscard]] cudaError_t reduce_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
+                                      std::int64_t num_items, Op op, Init init, cudaStream_t stream) {
+  static_assert(std::is_trivially_copyable_v<In>, "tilecraft::reduce: the input type must be trivially copyable");
+  static_assert(std::invocable<Op&, const Init&, const In&>,
+                "tilecraft::reduce: op(init, *d_in) must be callable (it decides the accumulator type, as in CUB)");
+  if constexpr (std::is_trivially_copyable_v<In> && std::invocable<Op&, const Init&, const In&>) {
+    using Acc = typename ReduceAccumulator<Op, Init, In>::type;
+    static_assert(
+        std::is_void_v<Acc> || ReductionOp<Op, Acc>,
+        "tilecraft::reduce: op(acc, acc) must be callable on the accumulator type and convertible back to it");
+    if constexpr (!std::is_void_v<Acc> && ReductionOp<Op, Acc>) {
+      return reduce_checked<GridPolicy>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init, stream);
+    } else {
+      return cudaErrorInvalidValue;
+    }
+  } else {
+    return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace tilecraft::detail
