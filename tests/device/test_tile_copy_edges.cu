@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <tilecraft/memory/shared_tile.cuh>
@@ -185,4 +186,65 @@ TEST_CASE("tile copies at random origins, every mapping and hint") {
   }
   SUBCASE("streaming") { check_every_load<SharedMatrix<float, 16, 64, Swizzled<16>>, 128, Streaming>(606); }
   SUBCASE("a single warp, tile larger than a pass") { check_every_load<SharedMatrix<float, 40, 24>, 32>(707); }
+}
+
+namespace {
+// Element types whose alignment is below their size: cp.async of one element would need the
+// address aligned to the element's size, which such an array (here 4 bytes past a 16-byte
+// boundary) does not give. The asynchronous load must still be right.
+struct Pair {
+  float a, b;
+};
+struct Float4u {
+  float v[4];
+};
+
+template <class Tile>
+__global__ void async_load_kernel(MatrixRef<const typename Tile::value_type> in, typename Tile::value_type* dump,
+                                  std::int64_t r0, std::int64_t c0) {
+  __shared__ Tile tile;
+  copy_tile_async<64>(tile, in, r0, c0, typename Tile::value_type{});
+  copy_async_commit();
+  copy_async_wait_block<0>();
+  for (int i = thread_rank(); i < Tile::rows * Tile::cols; i += block_threads())
+    dump[i] = tile(i / Tile::cols, i % Tile::cols);
+}
+
+template <class T>
+void check_underaligned(std::uint64_t salt) {
+  using Tile = SharedMatrix<T, 8, 16>;
+  static_assert(alignof(T) < sizeof(T));
+  constexpr std::int64_t rows = 21, cols = 37, ld = 41;
+  auto g = tilecraft::test::rng(salt);
+  std::vector<T> host(static_cast<std::size_t>(rows * ld));
+  for (auto& x : host) x = make_value<T>(g());
+  // The matrix starts 4 bytes past the allocation: aligned to its elements' alignment only.
+  DeviceBuffer<unsigned char> raw(host.size() * sizeof(T) + 4);
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(raw.get() + 4, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  const auto* data = reinterpret_cast<const T*>(raw.get() + 4);
+  DeviceBuffer<T> dump(static_cast<std::size_t>(Tile::rows * Tile::cols));
+  for (auto [r0, c0] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {3, 5}, {-2, -3}, {17, 30}}) {
+    CAPTURE(r0);
+    CAPTURE(c0);
+    dump.poison();
+    async_load_kernel<Tile><<<1, 96>>>(MatrixRef<const T>{data, rows, cols, ld}, dump.get(), r0, c0);
+    tilecraft::test::sync_and_check();
+    const auto h = dump.download();
+    int bad = 0;
+    for (int r = 0; r < Tile::rows; ++r) {
+      for (int c = 0; c < Tile::cols; ++c) {
+        const std::int64_t gr = r0 + r, gc = c0 + c;
+        const bool in_matrix = gr >= 0 && gr < rows && gc >= 0 && gc < cols;
+        const T want = in_matrix ? host[static_cast<std::size_t>(gr * ld + gc)] : T{};
+        bad += !same_bits(h[static_cast<std::size_t>(r * Tile::cols + c)], want);
+      }
+    }
+    CHECK(bad == 0);
+  }
+}
+}  // namespace
+
+TEST_CASE("copy_tile_async of element types aligned below their size, at an address aligned to that only") {
+  check_underaligned<Pair>(808);
+  check_underaligned<Float4u>(909);
 }

@@ -6,10 +6,12 @@
 //!
 //! Per vector: a whole vector inside the matrix with aligned rows moves as copy_async chunks
 //! of min(vector, tile's contiguous run) bytes; otherwise element by element (cp.async of one
-//! element for 4-, 8- and 16-byte types; a synchronous load for 1- and 2-byte types, which
-//! cp.async cannot move). Elements outside the matrix get `fill` with a plain shared store:
-//! any fill value works, and no global address outside the matrix is formed.
+//! element for naturally aligned 4-, 8- and 16-byte types; a synchronous load for 1- and 2-byte
+//! types, which cp.async cannot move, and for types aligned below their size). Elements outside the matrix get `fill`
+//! with a plain shared store: any fill value works, and no global address outside the matrix is formed.
 #pragma once
+
+#include <cstddef>
 
 #include "../config.cuh"
 #include "copy_async.cuh"
@@ -37,9 +39,14 @@ struct AsyncLoad {
   Tile& dst;
   T fill;
 
+  // Elements move one cp.async each when the type's alignment guarantees what cp.async needs
+  // (an address aligned to the copy size); a 16-byte struct of floats may sit 4-byte aligned.
+  static constexpr bool async_elements =
+      AsyncCopyBytes<elem_bytes> && alignof(T) >= static_cast<std::size_t>(elem_bytes);
+
   // One element of the tile from global memory.
   TILECRAFT_DEVICE void element(int r, int c, const T* src) {
-    if constexpr (AsyncCopyBytes<elem_bytes>) {
+    if constexpr (async_elements) {
       copy_async<elem_bytes>(&dst(r, c), src);
     } else {
       dst(r, c) = *src;
