@@ -66,7 +66,8 @@ struct PipelineStorage {
 #if defined(__CUDACC__)
 
 //! A ring of Stages tiles filled asynchronously (see the file comment for the protocol).
-//! Holds three counters in registers; construct one per block, in every thread.
+//! Holds four counters in registers (one only for device assertions); construct one per block,
+//! in every thread.
 template <class Tile, int Stages>
 class Pipeline {
  public:
