@@ -31,6 +31,8 @@
 #include "warp/shuffle.cuh"
 #include "warp/warp_reduce.cuh"
 #include "block/block_reduce.cuh"
+#include "gemm/gemm_shape.cuh"
+#include "gemm/register_block.cuh"
 #include "device/reduce.cuh"
 #include "device/stencil.cuh"
 #include "device/transpose.cuh"

@@ -1,0 +1,53 @@
+//! \file gemm/register_block.cuh
+//! The thread level of a GEMM: the RM x RN block of C one thread accumulates in registers.
+//! (The micro-kernel that uses it comes with tiled_gemm; this header holds the shape and its
+//! rules, which the warp and block levels are computed from.)
+#pragma once
+
+#include "../config.cuh"
+#include "../util/math.cuh"
+
+namespace tilecraft {
+
+//! A thread's register block: RM x RN accumulators of C. Per step of k the thread loads RM
+//! elements of A and RN of B into registers and issues RM * RN FMAs, all register-indexed at
+//! compile time. Fragments are read from shared memory as vectors of min(R, 4) floats (LDS.128
+//! when R >= 4); for R > 4 the R elements form R / 4 groups of 4, spread across the warp tile
+//! (see GemmShape), which is what keeps every fragment load conflict-free.
+//! Rules: RM and RN are powers of two from 1 to 16; RM * RN <= 128 (accumulators must stay in
+//! registers next to the fragments: 128 + 32 of the 255 a thread may have).
+//! \code
+//! using Rb = tilecraft::RegBlock<8, 8>;  // 64 accumulators, 2 + 2 LDS.128 per k
+//! static_assert(Rb::accumulators == 64);
+//! \endcode
+template <int RM, int RN>
+struct RegBlock {
+  static_assert(is_pow2(RM) && RM <= 16 && is_pow2(RN) && RN <= 16,
+                "RegBlock<RM, RN>: RM and RN must be powers of two from 1 to 16");
+  static_assert(RM * RN <= 128,
+                "RegBlock<RM, RN>: RM * RN must be <= 128 (accumulators and fragments must fit in registers)");
+  //! Rows of C per thread.
+  static constexpr int rows = RM;
+  //! Columns of C per thread.
+  static constexpr int cols = RN;
+  //! Accumulator registers per thread.
+  static constexpr int accumulators = RM * RN;
+  //! Floats per A-fragment vector: min(RM, 4).
+  static constexpr int vector_m = RM < 4 ? RM : 4;
+  //! Floats per B-fragment vector: min(RN, 4).
+  static constexpr int vector_n = RN < 4 ? RN : 4;
+  //! A-fragment vectors (groups) per k step.
+  static constexpr int groups_m = RM / vector_m;
+  //! B-fragment vectors (groups) per k step.
+  static constexpr int groups_n = RN / vector_n;
+};
+
+//! True for every RegBlock instantiation.
+template <class>
+inline constexpr bool is_reg_block_v = false;
+//! \cond SPECIALIZATIONS
+template <int RM, int RN>
+inline constexpr bool is_reg_block_v<RegBlock<RM, RN>> = true;
+//! \endcond
+
+}  // namespace tilecraft

@@ -1,0 +1,3 @@
+#include <tilecraft/gemm/register_block.cuh>
+// Register blocks are powers of two.
+static_assert(tilecraft::RegBlock<3, 4>::accumulators == 12);

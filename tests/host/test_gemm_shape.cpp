@@ -1,0 +1,80 @@
+// GemmShape and RegBlock: derived quantities against their definitions, the lane -> fragment
+// map, and the fragment loads' bank behaviour recomputed from raw byte addresses.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include <tilecraft/gemm/gemm_shape.cuh>
+
+using namespace tilecraft;
+
+namespace {
+template <class Shape>
+void check_shape() {
+  using Rb = typename Shape::reg_block;
+  CAPTURE(Shape::tile_m);
+  CAPTURE(Shape::tile_n);
+  CAPTURE(Rb::rows);
+  CAPTURE(Rb::cols);
+  CAPTURE(Shape::lanes_m);
+  CHECK(Shape::lanes_m * Shape::lanes_n == 32);
+  CHECK(Shape::warp_m * Shape::warps_m == Shape::tile_m);
+  CHECK(Shape::warp_n * Shape::warps_n == Shape::tile_n);
+  CHECK(Shape::threads == 32 * Shape::warps);
+  CHECK(Shape::smem_bytes ==
+        static_cast<std::size_t>(Shape::stages) * Shape::tile_k * (Shape::tile_m + Shape::tile_n) * sizeof(float));
+  // Every element of C belongs to exactly one (warp, lane, register): the map covers the tile.
+  std::set<long> seen;
+  for (int warp = 0; warp < Shape::warps; ++warp) {
+    for (int lane = 0; lane < 32; ++lane) {
+      for (int gm = 0; gm < Rb::groups_m; ++gm) {
+        for (int vm = 0; vm < Rb::vector_m; ++vm) {
+          for (int gn = 0; gn < Rb::groups_n; ++gn) {
+            for (int vn = 0; vn < Rb::vector_n; ++vn) {
+              const int m = Shape::fragment_col_a(warp, lane, gm) + vm;
+              const int n = Shape::fragment_col_b(warp, lane, gn) + vn;
+              REQUIRE(m < Shape::tile_m);
+              REQUIRE(n < Shape::tile_n);
+              seen.insert(static_cast<long>(m) * Shape::tile_n + n);
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(seen.size() == static_cast<std::size_t>(Shape::tile_m) * Shape::tile_n);
+  // Fragment loads: from byte addresses, every quarter-warp of a 16-byte load (or the whole
+  // warp for narrower ones) touches at most one 128-byte line's worth of distinct words.
+  for (int warp = 0; warp < Shape::warps; ++warp) {
+    for (int g = 0; g < Rb::groups_m; ++g) {
+      const int bytes = Rb::vector_m * 4;
+      const int w = bank::wavefronts([&](int lane) { return 4LL * Shape::fragment_col_a(warp, lane, g); }, bytes);
+      CHECK(w == bank::ideal_wavefronts(bytes));
+    }
+    for (int g = 0; g < Rb::groups_n; ++g) {
+      const int bytes = Rb::vector_n * 4;
+      const int w = bank::wavefronts([&](int lane) { return 4LL * Shape::fragment_col_b(warp, lane, g); }, bytes);
+      CHECK(w == bank::ideal_wavefronts(bytes));
+    }
+  }
+  CHECK(Shape::template fragment_conflict_factor<false>() == 1);
+  CHECK(Shape::template fragment_conflict_factor<true>() == 1);
+}
+}  // namespace
+
+TEST_CASE("RegBlock: accumulators and fragment vectors") {
+  CHECK(RegBlock<8, 8>::accumulators == 64);
+  CHECK(RegBlock<8, 8>::vector_m == 4);
+  CHECK(RegBlock<8, 8>::groups_m == 2);
+  CHECK(RegBlock<1, 2>::vector_m == 1);
+  CHECK(RegBlock<1, 2>::vector_n == 2);
+  CHECK(RegBlock<8, 16>::groups_n == 4);
+}
+
+TEST_CASE("GemmShape: derived sizes, a map that covers the tile once, conflict-free fragments") {
+  check_shape<GemmShape<128, 128, 8, RegBlock<8, 8>>>();         // 8 warps of 32 x 64
+  check_shape<GemmShape<256, 128, 8, RegBlock<8, 16>, 8, 3>>();  // 8 warps of 64 x 64
+  check_shape<GemmShape<64, 64, 16, RegBlock<4, 4>, 4, 2>>();
+  check_shape<GemmShape<32, 64, 8, RegBlock<1, 2>, 8, 1>>();  // the course's 1 x 2 blocking
+  check_shape<GemmShape<128, 32, 8, RegBlock<4, 1>, 32, 4>>();
+}
