@@ -9,6 +9,27 @@
 using namespace tilecraft;
 
 namespace {
+template <class Shape, class Map, int Width, int L>
+void check_fill() {
+  CAPTURE(L);
+  CAPTURE(Width);
+  std::set<int> seen;
+  for (int t = 0; t < Shape::threads; ++t) {
+    for (int i = 0; i < Map::per_thread; ++i) {
+      const int v = t + i * Shape::threads;
+      const int row = Map::row(v);
+      CHECK(row == Map::row(t) + Map::row_step(i));
+      CHECK(Map::col(v) == Map::col(t) + Map::col_step(i));
+      if (row >= Shape::tile_k) continue;  // past the tile in a ragged last pass
+      for (int j = 0; j < Width; ++j) {
+        REQUIRE(Map::col(v) + j < L);
+        CHECK(seen.insert(row * L + Map::col(v) + j).second);
+      }
+    }
+  }
+  CHECK(seen.size() == static_cast<std::size_t>(Shape::tile_k) * static_cast<std::size_t>(L));
+}
+
 template <class Shape>
 void check_shape() {
   using Rb = typename Shape::reg_block;
@@ -21,8 +42,18 @@ void check_shape() {
   CHECK(Shape::warp_m * Shape::warps_m == Shape::tile_m);
   CHECK(Shape::warp_n * Shape::warps_n == Shape::tile_n);
   CHECK(Shape::threads == 32 * Shape::warps);
-  CHECK(Shape::smem_bytes ==
-        static_cast<std::size_t>(Shape::stages) * Shape::tile_k * (Shape::tile_m + Shape::tile_n) * sizeof(float));
+  // Shared memory: every stage holds both padded tiles, rows 16-byte aligned.
+  CHECK(Shape::smem_bytes == static_cast<std::size_t>(Shape::stages) * (Shape::TileA::bytes + Shape::TileB::bytes));
+  CHECK(Shape::TileA::layout::row_stride % 4 == 0);
+  CHECK(Shape::TileB::layout::row_stride % 4 == 0);
+  CHECK(Shape::TileA::layout::row_stride >= Shape::tile_m);
+  // Fills: every tile element is written exactly once by the row fills (both widths) and the
+  // K-contiguous fill, and each thread's i-th element is its first moved by the stated step.
+  check_fill<Shape, typename Shape::template FillRows<Shape::tile_m, 4>, 4, Shape::tile_m>();
+  check_fill<Shape, typename Shape::template FillRows<Shape::tile_n, 4>, 4, Shape::tile_n>();
+  check_fill<Shape, typename Shape::template FillRows<Shape::tile_m, 1>, 1, Shape::tile_m>();
+  check_fill<Shape, typename Shape::template FillScatter<Shape::tile_m>, 1, Shape::tile_m>();
+  check_fill<Shape, typename Shape::template FillScatter<Shape::tile_n>, 1, Shape::tile_n>();
   // Every element of C belongs to exactly one (warp, lane, register): the map covers the tile.
   std::set<long> seen;
   for (int warp = 0; warp < Shape::warps; ++warp) {
@@ -75,6 +106,6 @@ TEST_CASE("GemmShape: derived sizes, a map that covers the tile once, conflict-f
   check_shape<GemmShape<128, 128, 8, RegBlock<8, 8>>>();         // 8 warps of 32 x 64
   check_shape<GemmShape<256, 128, 8, RegBlock<8, 16>, 8, 3>>();  // 8 warps of 64 x 64
   check_shape<GemmShape<64, 64, 16, RegBlock<4, 4>, 4, 2>>();
-  check_shape<GemmShape<32, 64, 8, RegBlock<1, 2>, 8, 1>>();  // the course's 1 x 2 blocking
+  check_shape<GemmShape<32, 64, 8, RegBlock<1, 2>, 8, 2>>();  // the course's 1 x 2 blocking
   check_shape<GemmShape<128, 32, 8, RegBlock<4, 1>, 32, 4>>();
 }

@@ -1,19 +1,21 @@
 //! \file gemm/gemm_shape.cuh
 //! Every divisibility rule of a block-tiled FP32 GEMM in one place: the block tile TM x TN with
 //! K step TK, the thread's RegBlock, the warp's lane arrangement and the stages, and what
-//! follows from them (warps, threads, shared memory, the lane -> fragment map), checked with
-//! static_asserts whose messages state the rule. Host-usable (constexpr), so tests and the
-//! launcher can reason about a configuration without a GPU.
+//! follows from them (warps, threads, shared memory, the lane -> fragment map, which thread
+//! fills which shared element), checked with static_asserts whose messages state the rule.
+//! Host-usable (constexpr), so tests and the launcher can reason about a configuration
+//! without a GPU.
 //!
 //! Layout of the shared tiles (per stage): A as TK x TM (K-major: a k-row holds TM elements of
-//! A's column k), B as TK x TN. At step k a lane reads its A fragment from row k of the A tile
-//! and its B fragment from row k of the B tile. Warp w covers a WM x WN warp tile
-//! (WM = LanesM * RM, WN = LanesN * RN); lane l sits at (l / LanesN, l % LanesN) of the
-//! LanesM x LanesN lane grid; fragment group g along M starts at column
-//! warp_m0 + lane_m * VM + g * LanesM * VM of the A row (VM = min(RM, 4)), and likewise for B.
-//! With LanesN >= 8 a quarter-warp (what one phase of a 16-byte access serves) reads one A
-//! address (a broadcast) and eight consecutive B vectors: conflict-free, which the static_asserts
-//! prove with the bank model.
+//! A's column k), B as TK x TN, each row padded (see operand_pad) so that a fill that walks
+//! down K (an operand stored with K contiguous) writes every bank once. At step k a lane reads
+//! its A fragment from row k of the A tile and its B fragment from row k of the B tile. Warp w
+//! covers a WM x WN warp tile (WM = LanesM * RM, WN = LanesN * RN); lane l sits at
+//! (l / LanesN, l % LanesN) of the LanesM x LanesN lane grid; fragment group g along M starts
+//! at column warp_m0 + lane_m * VM + g * LanesM * VM of the A row (VM = min(RM, 4)), and
+//! likewise for B. With LanesN >= 8 a quarter-warp (what one phase of a 16-byte access serves)
+//! reads one A address (a broadcast) and eight consecutive B vectors: conflict-free, which the
+//! static_asserts prove with the bank model.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +33,8 @@ namespace tilecraft {
 //! warp's lane grid (LanesN = 32 / LanesM); Stages: A/B tile pairs in flight.
 //! Rules (each a static_assert): RegBlockT is a RegBlock; LanesM is a power of two from 1 to
 //! 32; TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN; the block has 1 to 32
-//! warps; TK >= 1; 1 <= Stages <= 8; every fragment load is bank-conflict free.
+//! warps; TM and TN are multiples of 4; TK is 1, 2, 4 or a multiple of 8; 2 <= Stages <= 8;
+//! every fragment load and every shared write of the fills is bank-conflict free.
 //! \code
 //! using Shape = tilecraft::GemmShape<128, 128, 8, tilecraft::RegBlock<8, 8>>;
 //! static_assert(Shape::threads == 256 && Shape::warp_m == 32 && Shape::warp_n == 64);
@@ -41,8 +44,12 @@ struct GemmShape {
   static_assert(is_reg_block_v<RegBlockT>, "GemmShape: RegBlockT must be a tilecraft::RegBlock<RM, RN>");
   static_assert(is_pow2(LanesM) && LanesM <= warp_threads,
                 "GemmShape: LanesM (rows of a warp's lane grid) must be a power of two from 1 to 32");
-  static_assert(TK >= 1, "GemmShape: TK (the K step) must be >= 1");
-  static_assert(Stages >= 1 && Stages <= 8, "GemmShape: Stages must be between 1 and 8");
+  static_assert(TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0),
+                "GemmShape: TK (the K step) must be 1, 2, 4 or a multiple of 8");
+  static_assert(Stages >= 2 && Stages <= 8,
+                "GemmShape: Stages must be between 2 and 8 (one stage is computed on while the next loads)");
+  static_assert(TM % 4 == 0 && TN % 4 == 0,
+                "GemmShape: TM and TN must be multiples of 4 (shared rows are filled in 16-byte vectors)");
 
   //! The thread's register block.
   using reg_block = RegBlockT;
@@ -75,12 +82,82 @@ struct GemmShape {
   //! Threads per block.
   static constexpr int threads = warps * warp_threads;
 
-  //! One stage's A tile: TK x TM, K-major.
-  using TileA = SharedMatrix<float, TK, TM>;
-  //! One stage's B tile: TK x TN.
-  using TileB = SharedMatrix<float, TK, TN>;
+  //! K rows a warp's K-contiguous fill covers at once (min(TK, 8)); see fill_scatter().
+  static constexpr int fill_k_run = TK < 8 ? TK : 8;
+  //! Elements of padding after each row of an operand tile with L columns: makes the row
+  //! stride 32 / fill_k_run banks apart (mod 32), so the fill_k_run x (32 / fill_k_run) block
+  //! of a warp's K-contiguous fill hits 32 different banks. A multiple of 4, so rows stay
+  //! 16-byte aligned for the vector fill and the LDS.128 fragment loads.
+  static constexpr int operand_pad(int l) { return ((warp_threads / fill_k_run - l % 32) % 32 + 32) % 32; }
+  //! One stage's A tile: TK x TM, K-major, padded.
+  using TileA = SharedMatrix<float, TK, TM, Padded<operand_pad(TM)>>;
+  //! One stage's B tile: TK x TN, padded.
+  using TileB = SharedMatrix<float, TK, TN, Padded<operand_pad(TN)>>;
+  //! One pipeline stage: the A and B tiles of one K step.
+  struct Stage {
+    //! The A tile (TK x TM).
+    TileA a;
+    //! The B tile (TK x TN).
+    TileB b;
+  };
   //! Shared memory of all stages, in bytes.
-  static constexpr std::size_t smem_bytes = static_cast<std::size_t>(Stages) * (TileA::bytes + TileB::bytes);
+  static constexpr std::size_t smem_bytes = static_cast<std::size_t>(Stages) * sizeof(Stage);
+
+  //! The fill of an operand tile with L columns (TM for A, TN for B) from global memory where
+  //! L is contiguous, in vectors of Width floats (4: 16-byte copies, for aligned operands; 1:
+  //! single floats): vector v = thread + i * threads at row v / (L / Width), column
+  //! Width * (v % (L / Width)). A warp writes consecutive words of a row (conflict-free) and
+  //! reads contiguous global memory. Because threads and L / Width divide one another, a
+  //! thread's i-th vector is its first one moved by the compile-time (row_step(i), col_step(i)),
+  //! so a thread keeps one address per operand, not one per vector.
+  template <int L, int Width>
+  struct FillRows {
+    static_assert(Width == 1 || Width == 4, "GemmShape::FillRows: Width must be 1 or 4 floats");
+    //! Vectors per tile row.
+    static constexpr int per_row = L / Width;
+    static_assert(threads % per_row == 0 || per_row % threads == 0,
+                  "GemmShape: the block's thread count and the vectors per tile row (TM / 4, TN / 4, TM, TN) "
+                  "must divide one another");
+    //! Vectors per tile.
+    static constexpr int vectors = TK * per_row;
+    //! Vectors per thread (in a ragged last pass, guard with `row < TK`).
+    static constexpr int per_thread = (vectors + threads - 1) / threads;
+    //! Tile row of vector v.
+    TILECRAFT_HOST_DEVICE static constexpr int row(int v) { return v / per_row; }
+    //! Tile column of vector v's first element.
+    TILECRAFT_HOST_DEVICE static constexpr int col(int v) { return Width * (v % per_row); }
+    //! row(thread + i * threads) - row(thread), for every thread.
+    TILECRAFT_HOST_DEVICE static constexpr int row_step(int i) { return i * threads / per_row; }
+    //! col(thread + i * threads) - col(thread), for every thread.
+    TILECRAFT_HOST_DEVICE static constexpr int col_step(int i) { return Width * (i * threads % per_row); }
+  };
+  //! The fill of an operand tile with L columns from global memory where K is contiguous (A
+  //! row-major, B column-major): element e = thread + i * threads at row (K) e % R +
+  //! R * (e / (R * L)), column e / R % L, with R = fill_k_run. A warp reads R consecutive
+  //! floats (a 32-byte sector for R = 8) of 32 / R columns and writes them transposed into the
+  //! K-major tile; the padding keeps those writes on 32 different banks. As for FillRows, a
+  //! thread's i-th element is its first one moved by a compile-time step.
+  template <int L>
+  struct FillScatter {
+    //! Threads that share one k (one per column of an R x (threads / R) block).
+    static constexpr int columns = threads / fill_k_run;
+    static_assert(columns % L == 0 || L % columns == 0,
+                  "GemmShape: threads / min(TK, 8) and the tile width (TM, TN) must divide one another");
+    //! Elements per tile.
+    static constexpr int elements = TK * L;
+    //! Elements per thread (in a ragged last pass, guard with `row < TK`).
+    static constexpr int per_thread = (elements + threads - 1) / threads;
+    //! Tile row (k) of element e.
+    TILECRAFT_HOST_DEVICE static constexpr int row(int e) {
+      return e % fill_k_run + fill_k_run * (e / (fill_k_run * L));
+    }
+    //! Tile column of element e.
+    TILECRAFT_HOST_DEVICE static constexpr int col(int e) { return e / fill_k_run % L; }
+    //! row(thread + i * threads) - row(thread), for every thread.
+    TILECRAFT_HOST_DEVICE static constexpr int row_step(int i) { return fill_k_run * (i * columns / L); }
+    //! col(thread + i * threads) - col(thread), for every thread.
+    TILECRAFT_HOST_DEVICE static constexpr int col_step(int i) { return i * columns % L; }
+  };
 
   //! Row of lane l in the lane grid.
   TILECRAFT_HOST_DEVICE static constexpr int lane_m(int lane) { return lane / lanes_n; }
@@ -117,15 +194,48 @@ struct GemmShape {
     }
     return worst;
   }
+  //! The worst conflict factor of a warp's shared writes when filling Tile (L columns) with
+  //! the row fill in vectors of Width floats (Scatter == false) or the K-contiguous fill, over
+  //! the warps of one pass.
+  template <class Tile, bool Scatter, int Width = 1>
+  static constexpr int fill_conflict_factor() {
+    constexpr int l = Tile::cols;
+    constexpr int access = Scatter ? 4 : 4 * Width;
+    constexpr int total = Scatter ? FillScatter<l>::elements : FillRows<l, Width>::vectors;
+    int worst = 1;
+    for (int w = 0; w < threads / warp_threads; ++w) {
+      const int wf = bank::tile_wavefronts<Tile>(
+          [&](int lane) {
+            const int i = w * warp_threads + lane;
+            if (i >= total) return bank::Coord{-1, 0};
+            if constexpr (Scatter) {
+              return bank::Coord{FillScatter<l>::row(i), FillScatter<l>::col(i)};
+            } else {
+              return bank::Coord{FillRows<l, Width>::row(i), FillRows<l, Width>::col(i)};
+            }
+          },
+          access);
+      const int factor = ceil_div(wf, bank::ideal_wavefronts(access));
+      if (factor > worst) worst = factor;
+    }
+    return worst;
+  }
+
   //! The rules above hold (so the analysis below is worth running).
-  static constexpr bool shape_ok =
-      TM % warp_m == 0 && TN % warp_n == 0 && warps >= 1 && warps <= max_block_threads / warp_threads;
+  static constexpr bool shape_ok = TM % warp_m == 0 && TN % warp_n == 0 && warps >= 1 &&
+                                   warps <= max_block_threads / warp_threads && TM % 4 == 0 && TN % 4 == 0 &&
+                                   (TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0));
   static_assert(!shape_ok || fragment_conflict_factor<false>() == 1,
                 "GemmShape: the A fragment loads must be bank-conflict free (choose LanesM so that a "
                 "quarter-warp reads one A vector or consecutive ones)");
   static_assert(!shape_ok || fragment_conflict_factor<true>() == 1,
                 "GemmShape: the B fragment loads must be bank-conflict free (choose LanesM so that a "
                 "quarter-warp reads consecutive B vectors)");
+  static_assert(!shape_ok ||
+                    (fill_conflict_factor<TileA, false, 4>() == 1 && fill_conflict_factor<TileB, false, 4>() == 1 &&
+                     fill_conflict_factor<TileA, false, 1>() == 1 && fill_conflict_factor<TileB, false, 1>() == 1 &&
+                     fill_conflict_factor<TileA, true>() == 1 && fill_conflict_factor<TileB, true>() == 1),
+                "GemmShape: the shared writes of the operand fills must be bank-conflict free");
 };
 
 }  // namespace tilecraft

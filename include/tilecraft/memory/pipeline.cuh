@@ -40,7 +40,7 @@
 //! synchronous and the same kernel source gives the same results (the stages then only
 //! buffer; latency is hidden by other resident blocks).
 //!
-//! Shared memory: sizeof(PipelineStorage<Tile, Stages>) = Stages * Tile::bytes. Barriers: one
+//! Shared memory: sizeof(PipelineStorage<Tile, Stages>) = Stages * sizeof(Tile). Barriers: one
 //! per consumer_wait, plus those producer_acquire needs (see above).
 #pragma once
 
@@ -53,11 +53,14 @@
 
 namespace tilecraft {
 
-//! The shared memory of a Pipeline: Stages tiles. Trivial, so it can be `__shared__`, carved
+//! The shared memory of a Pipeline: Stages tiles (a stage may be a struct of several tiles, as
+//! a GEMM's A and B). Trivial, so it can be `__shared__`, carved
 //! from dynamic shared memory (SharedCarve) or put in a union with other temp storage.
 template <class Tile, int Stages>
 struct PipelineStorage {
-  static_assert(is_shared_matrix_v<Tile>, "PipelineStorage: Tile must be a tilecraft::SharedMatrix");
+  static_assert(std::is_trivially_default_constructible_v<Tile>,
+                "PipelineStorage: Tile (a SharedMatrix, or a struct of them) must be trivially default constructible "
+                "to live in __shared__ memory");
   static_assert(Stages >= 1 && Stages <= 8, "PipelineStorage: Stages must be between 1 and 8");
   //! The stage tiles, in ring order.
   Tile stage[static_cast<std::size_t>(Stages)];

@@ -86,30 +86,41 @@ TILECRAFT_DEVICE T load_from_l2(const T* p) {
   }
 }
 
-// How the input splits: `head` elements before the first 16-byte boundary (the launcher
-// picks Vec > 1 only for naturally aligned elements, so this is a whole number of them), then
-// `body_vectors` aligned Vec-element vectors, then the tail. A tile is what one block reads per
-// step; `full_tiles` of them are dealt to blocks round-robin.
+// How n elements from `in` meet 16-byte vector loads, which need 16-byte-aligned addresses:
+// `head` elements before the first 16-byte boundary (the launcher picks Vec > 1 only for
+// naturally aligned elements, so this is a whole number of them; none when Vec == 1), then
+// `vectors` aligned Vec-element vectors, then the tail. One split in two widths: std::int64_t
+// where arrays can pass 2^31 elements, int in the latency-bound one-tile kernel, where 64-bit
+// integer math is pairs of 32-bit instructions ahead of the first load.
+template <class Index, int Vec, class In>
+struct HeadBodyTail {
+  Index head;
+  Index vectors;
+
+  TILECRAFT_DEVICE HeadBodyTail(const In* in, Index n) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(in);
+    const Index to_boundary = Vec == 1 ? 0 : static_cast<Index>((16 - addr % 16) % 16 / sizeof(In));
+    head = to_boundary < n ? to_boundary : n;
+    vectors = (n - head) / Vec;
+  }
+  TILECRAFT_DEVICE Index tail_begin() const { return head + vectors * Vec; }
+};
+
+// The grid's split: HeadBodyTail, whose vectors form tiles (what one block reads per step);
+// `full_tiles` of them are dealt to blocks round-robin.
 template <class Policy, int Vec, class In>
-struct ReduceSplit {
+struct ReduceSplit : HeadBodyTail<std::int64_t, Vec, In> {
   static constexpr std::int64_t tile_vectors = static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread;
-  std::int64_t head;
-  std::int64_t body_vectors;
   std::int64_t full_tiles;
 
-  TILECRAFT_DEVICE ReduceSplit(const In* in, std::int64_t n) {
-    const auto addr = reinterpret_cast<std::uintptr_t>(in);
-    const std::int64_t misaligned = Vec == 1 ? 0 : static_cast<std::int64_t>((16 - addr % 16) % 16 / sizeof(In));
-    head = misaligned < n ? misaligned : n;
-    body_vectors = (n - head) / Vec;
-    full_tiles = body_vectors / tile_vectors;
-  }
+  TILECRAFT_DEVICE ReduceSplit(const In* in, std::int64_t n)
+      : HeadBodyTail<std::int64_t, Vec, In>(in, n), full_tiles(this->vectors / tile_vectors) {}
   //! Threads of a lone block (grid of 1) that receive at least one element: a prefix.
   TILECRAFT_DEVICE int single_block_valid_threads(std::int64_t n) const {
     if (full_tiles > 0) return Policy::threads;
-    const std::int64_t tail = n - head - body_vectors * Vec;
-    std::int64_t most = body_vectors < Policy::threads ? body_vectors : Policy::threads;
-    most = head > most ? head : most;
+    const std::int64_t tail = n - this->tail_begin();
+    std::int64_t most = this->vectors < Policy::threads ? this->vectors : Policy::threads;
+    most = this->head > most ? this->head : most;
     most = tail > most ? tail : most;
     return static_cast<int>(most);
   }
@@ -176,15 +187,14 @@ TILECRAFT_DEVICE Partial<Acc> thread_reduce_spread(const In* in, std::int64_t n,
   // The rest, spread over every thread of the grid.
   const std::int64_t gtid = static_cast<std::int64_t>(blockIdx.x) * Policy::threads + tid;
   const std::int64_t gthreads = static_cast<std::int64_t>(gridDim.x) * Policy::threads;
-  for (std::int64_t v = split.full_tiles * tile_vectors + gtid; v < split.body_vectors; v += gthreads) {
+  for (std::int64_t v = split.full_tiles * tile_vectors + gtid; v < split.vectors; v += gthreads) {
     In x[Vec];
     load(v, x);
 #pragma unroll
     for (int j = 0; j < Vec; ++j) fold(x[j]);
   }
   if (gtid < split.head) fold(in[gtid]);
-  const std::int64_t tail_begin = split.head + split.body_vectors * Vec;
-  for (std::int64_t i = tail_begin + gtid; i < n; i += gthreads) fold(in[i]);
+  for (std::int64_t i = split.tail_begin() + gtid; i < n; i += gthreads) fold(in[i]);
   return p;
 }
 
@@ -215,16 +225,13 @@ __global__ void __launch_bounds__(Policy::threads)
   constexpr int threads = Policy::threads;
   __shared__ BlockReduceStorage<Acc, threads> temp;
   const int tid = threadIdx.x;
-  // head elements up to the first 16-byte boundary, then whole vectors, then the tail.
-  const int to_boundary = static_cast<int>((16 - reinterpret_cast<std::uintptr_t>(in) % 16) % 16 / sizeof(In));
-  const int head = to_boundary < n ? to_boundary : n;
-  const int vectors = (n - head) / Vec;
-  const int tail_begin = head + vectors * Vec;
-  const Word* body = reinterpret_cast<const Word*>(in + head);
+  const HeadBodyTail<int, Vec, In> split(in, n);
+  const int tail_begin = split.tail_begin();
+  const Word* body = reinterpret_cast<const Word*>(in + split.head);
   Word w[Policy::vectors_per_thread];
 #pragma unroll
   for (int k = 0; k < Policy::vectors_per_thread; ++k) {
-    if (tid + k * threads < vectors) w[k] = load_global_word<Hint>(body + tid + k * threads);
+    if (tid + k * threads < split.vectors) w[k] = load_global_word<Hint>(body + tid + k * threads);
   }
   if (n == 0) {
     if (tid == 0) *out = static_cast<Out>(static_cast<Acc>(init));
@@ -237,18 +244,20 @@ __global__ void __launch_bounds__(Policy::threads)
   };
 #pragma unroll
   for (int k = 0; k < Policy::vectors_per_thread; ++k) {
-    if (tid + k * threads < vectors) {
+    if (tid + k * threads < split.vectors) {
       In x[Vec];
       std::memcpy(x, &w[k], sizeof(Word));
 #pragma unroll
       for (int j = 0; j < Vec; ++j) fold(x[j]);
     }
   }
-  if (tid < head) fold(in[tid]);
+  if (tid < split.head) fold(in[tid]);
   if (tid < n - tail_begin) fold(in[tail_begin + tid]);
   // Threads holding a value form a prefix: those with a vector, a head or a tail element.
-  int valid = vectors < threads ? vectors : threads;
-  valid = head > valid ? head : valid;
+  // (Written out here rather than shared with single_block_valid_threads: in a function the
+  // compiler folds `vectors < threads` into a compare of n - head, one instruction more.)
+  int valid = split.vectors < threads ? split.vectors : threads;
+  valid = split.head > valid ? split.head : valid;
   valid = n - tail_begin > valid ? n - tail_begin : valid;
   const Acc total = block_reduce(temp, p.value, op, valid);
   if (tid == 0) *out = static_cast<Out>(op(static_cast<Acc>(init), total));

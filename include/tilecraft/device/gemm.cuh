@@ -1,0 +1,291 @@
+//! \file device/gemm.cuh
+//! Device-wide FP32 GEMM with BLAS semantics, built from the block-level tiled_gemm:
+//! C = alpha * op(A) * op(B) + beta * C, row- or column-major, any sizes and leading
+//! dimensions, on a stream. Its configuration is a GemmPolicy, chosen by shape unless given.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <type_traits>
+
+#include "../config.cuh"
+#include "../gemm/epilogue.cuh"
+#include "../gemm/tiled_gemm.cuh"
+#include "../memory/matrix_ref.cuh"
+#include "../util/error.cuh"
+#include "../util/launch.cuh"
+#include "../util/nvtx.cuh"
+
+namespace tilecraft {
+
+//! What a GEMM operand goes through before the product: itself or its transpose (BLAS's
+//! 'N' and 'T').
+enum class Op {
+  none,      //!< op(X) = X
+  transpose  //!< op(X) = X^T
+};
+
+//! A device GEMM configuration: the block level's TiledGemm parameters (TM, TN, RegBlockT, TK,
+//! LanesM, Stages), the occupancy the kernel is compiled for (MinBlocksPerSm: registers are
+//! capped so that many blocks fit on an SM) and the block order: GroupM consecutive blocks
+//! walk down GroupM tile rows before moving to the next tile column, so a wave of blocks
+//! shares A and B tiles in L2.
+//! \code
+//! using Mine = tilecraft::GemmPolicy<64, 128, tilecraft::RegBlock<4, 8>, 8, 4, 3, 2, 8>;
+//! static_assert(Mine::tiled::threads == 256);
+//! \endcode
+template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, int MinBlocksPerSm = 1,
+          int GroupM = 8>
+struct GemmPolicy {
+  static_assert(MinBlocksPerSm >= 1, "GemmPolicy: MinBlocksPerSm must be >= 1");
+  static_assert(GroupM >= 1, "GemmPolicy: GroupM (tile rows per block group) must be >= 1");
+  //! The block level.
+  using tiled = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>;
+  //! __launch_bounds__ minimum blocks per SM.
+  static constexpr int min_blocks_per_sm = MinBlocksPerSm;
+  //! Tile rows per block group (L2 rasterization).
+  static constexpr int group_m = GroupM;
+};
+
+//! The default for large problems: 128 x 128 tiles, 8 x 8 per thread, 256 threads, 3 stages.
+using GemmPolicyLarge = GemmPolicy<128, 128, RegBlock<8, 8>, 8, 4, 3, 2, 8>;
+//! The default for small or skinny problems (too few 128 x 128 tiles to fill the GPU):
+//! 64 x 64 tiles, 4 x 8 per thread, 128 threads.
+using GemmPolicySmall = GemmPolicy<64, 64, RegBlock<4, 8>, 8, 4, 3, 4, 8>;
+
+namespace detail {
+
+#if defined(__CUDACC__)
+
+template <class Policy, Order OA, Order OB, bool VectorFill, class Epilogue>
+__global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per_sm)
+    gemm_kernel(MatrixRef<const float, OA> a, MatrixRef<const float, OB> b, MatrixRef<float> c, Epilogue epi,
+                std::int64_t tiles_m, std::int64_t tiles_n) {
+  using Tiled = typename Policy::tiled;
+  extern __shared__ __align__(16) unsigned char gemm_smem[];
+  auto& storage = *reinterpret_cast<typename Tiled::TempStorage*>(gemm_smem);
+  // Grouped order: blocks [g * G * tiles_n, (g + 1) * G * tiles_n) cover tile rows
+  // [g * G, g * G + G) column by column.
+  const std::int64_t block = blockIdx.x;
+  const std::int64_t per_group = static_cast<std::int64_t>(Policy::group_m) * tiles_n;
+  const std::int64_t first_m = block / per_group * Policy::group_m;
+  const std::int64_t rows = tiles_m - first_m < Policy::group_m ? tiles_m - first_m : Policy::group_m;
+  const std::int64_t in_group = block % per_group;
+  const std::int64_t tile_m = first_m + in_group % rows;
+  const std::int64_t tile_n = in_group / rows;
+  Tiled::template run<VectorFill>(storage, a, b, c, tile_m * Tiled::shape::tile_m, tile_n * Tiled::shape::tile_n, epi);
+}
+
+// Elements spanned by a matrix stored as `rows x cols` in `order` with leading dimension ld,
+// or -1 when that overflows 64-bit byte offsets.
+inline std::int64_t matrix_span(Order order, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  const std::int64_t major = order == Order::row_major ? rows : cols;
+  const std::int64_t minor = order == Order::row_major ? cols : rows;
+  if (major == 0 || minor == 0) return 0;
+  constexpr std::int64_t max_elems = INT64_MAX / static_cast<std::int64_t>(sizeof(float));
+  if (ld > max_elems / major) return -1;
+  return (major - 1) * ld + minor;
+}
+
+inline bool overlaps(const float* x, std::int64_t x_span, const float* y, std::int64_t y_span) {
+  const auto x0 = reinterpret_cast<std::uintptr_t>(x);
+  const auto y0 = reinterpret_cast<std::uintptr_t>(y);
+  const auto x1 = x0 + static_cast<std::uintptr_t>(x_span) * sizeof(float);
+  const auto y1 = y0 + static_cast<std::uintptr_t>(y_span) * sizeof(float);
+  return x_span > 0 && y_span > 0 && x0 < y1 && y0 < x1;
+}
+
+// BLAS argument checks (see gemm()); cudaSuccess when the call is valid.
+inline cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                   const float* a, std::int64_t lda, const float* b, std::int64_t ldb, const float* c,
+                                   std::int64_t ldc) {
+  const bool row = order == Order::row_major;
+  if (!row && order != Order::col_major) return cudaErrorInvalidValue;
+  if ((op_a != Op::none && op_a != Op::transpose) || (op_b != Op::none && op_b != Op::transpose)) {
+    return cudaErrorInvalidValue;
+  }
+  if (m < 0 || n < 0 || k < 0) return cudaErrorInvalidValue;
+  // Stored shapes: A is m x k (or k x m under Op::transpose), B is k x n (or n x k), C m x n;
+  // BLAS's rule: ld >= max(1, elements of a stored row (row-major) or column (column-major)).
+  const bool ta = op_a == Op::transpose;
+  const bool tb = op_b == Op::transpose;
+  const std::int64_t a_rows = ta ? k : m, a_cols = ta ? m : k;
+  const std::int64_t b_rows = tb ? n : k, b_cols = tb ? k : n;
+  auto ld_ok = [&](std::int64_t ld, std::int64_t rows, std::int64_t cols) {
+    const std::int64_t need = row ? cols : rows;
+    return ld >= (need > 1 ? need : 1);
+  };
+  if (!ld_ok(lda, a_rows, a_cols) || !ld_ok(ldb, b_rows, b_cols) || !ld_ok(ldc, m, n)) return cudaErrorInvalidValue;
+  if (m == 0 || n == 0) return cudaSuccess;  // nothing is read or written
+  if (c == nullptr || (k > 0 && (a == nullptr || b == nullptr))) return cudaErrorInvalidValue;
+  const Order stored = row ? Order::row_major : Order::col_major;
+  const std::int64_t c_span = matrix_span(stored, m, n, ldc);
+  const std::int64_t a_span = k > 0 ? matrix_span(stored, a_rows, a_cols, lda) : 0;
+  const std::int64_t b_span = k > 0 ? matrix_span(stored, b_rows, b_cols, ldb) : 0;
+  if (c_span < 0 || a_span < 0 || b_span < 0) return cudaErrorInvalidValue;
+  // Elements must be float-aligned; C must not overlap A or B (the kernel reads A and B while
+  // other blocks write C).
+  auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(float) != 0; };
+  if (misaligned(c) || (k > 0 && (misaligned(a) || misaligned(b)))) return cudaErrorInvalidValue;
+  if (overlaps(c, c_span, a, a_span) || overlaps(c, c_span, b, b_span)) return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+// A column-major C is computed as the row-major C^T: the user's epilogue gets its own
+// coordinates back. A run-time flag rather than a second type: one set of kernels serves both.
+template <class Epilogue>
+struct OrientedEpilogue {
+  Epilogue epi;
+  bool transposed;
+  TILECRAFT_HOST_DEVICE bool reads_c() const { return epi.reads_c(); }
+  TILECRAFT_HOST_DEVICE float operator()(float acc, float c_old, std::int64_t r, std::int64_t col) const {
+    return transposed ? epi(acc, c_old, col, r) : epi(acc, c_old, r, col);
+  }
+};
+
+// Runs C (row-major, M x N) = epi(a * b) with a = op(A) (M x K) and b = op(B) (K x N) given in
+// run-time orders: picks the instantiation.
+template <class Policy, class Epilogue>
+[[nodiscard]] cudaError_t gemm_row_major_c(Order order_a, Order order_b, MatrixRef<const float> a_mem,
+                                           MatrixRef<const float> b_mem, MatrixRef<float> c, const Epilogue& epi,
+                                           cudaStream_t stream) {
+  using Tiled = typename Policy::tiled;
+  const std::int64_t tiles_m = ceil_div<std::int64_t>(c.rows, Tiled::shape::tile_m);
+  const std::int64_t tiles_n = ceil_div<std::int64_t>(c.cols, Tiled::shape::tile_n);
+  if (tiles_m > INT_MAX / tiles_n) return cudaErrorInvalidValue;  // a 1D grid of 2^31 - 1 blocks
+  const unsigned grid = static_cast<unsigned>(tiles_m * tiles_n);
+
+  auto launch = [&](auto a, auto b) -> cudaError_t {
+    const bool vector_fill = (decltype(a)::order == Order::row_major || Tiled::vector_fill_ok(a)) &&
+                             (decltype(b)::order == Order::col_major || Tiled::vector_fill_ok(b));
+    auto kernel = vector_fill ? gemm_kernel<Policy, decltype(a)::order, decltype(b)::order, true, Epilogue>
+                              : gemm_kernel<Policy, decltype(a)::order, decltype(b)::order, false, Epilogue>;
+    TILECRAFT_RETURN_IF_ERROR(opt_in_dynamic_smem(kernel, Tiled::smem_bytes));
+    kernel<<<grid, Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n);
+    return last_launch_error();
+  };
+  // The operands as views in their own order: a is M x K, b is K x N.
+  const MatrixRef<const float, Order::row_major> a_row{a_mem.data, c.rows, a_mem.cols, a_mem.ld};
+  const MatrixRef<const float, Order::col_major> a_col{a_mem.data, c.rows, a_mem.cols, a_mem.ld};
+  const MatrixRef<const float, Order::row_major> b_row{b_mem.data, b_mem.rows, c.cols, b_mem.ld};
+  const MatrixRef<const float, Order::col_major> b_col{b_mem.data, b_mem.rows, c.cols, b_mem.ld};
+  if (order_a == Order::row_major) {
+    return order_b == Order::row_major ? launch(a_row, b_row) : launch(a_row, b_col);
+  }
+  return order_b == Order::row_major ? launch(a_col, b_row) : launch(a_col, b_col);
+}
+
+// The SMs of the current device, cached per device (queried on every call it would cost
+// microseconds between back-to-back launches).
+inline cudaError_t sm_count(int& sms) {
+  constexpr int cached_devices = 64;
+  static std::atomic<int> cache[cached_devices] = {};
+  int device = 0;
+  TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
+  std::atomic<int>* slot = device >= 0 && device < cached_devices ? &cache[device] : nullptr;
+  if (slot != nullptr && (sms = slot->load()) > 0) return cudaSuccess;
+  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (slot != nullptr) slot->store(sms);
+  return cudaSuccess;
+}
+
+#endif  // __CUDACC__
+
+}  // namespace detail
+
+#if defined(__CUDACC__)
+
+//! C = epi(op(A) * op(B), C) for float matrices: the general form of gemm() with an epilogue
+//! functor (see GemmEpilogue) in place of alpha and beta, e.g. a bias and a ReLU. Same
+//! arguments and checks as gemm(); with k == 0 the epilogue gets zero accumulators.
+//! \code
+//! struct BiasRelu {
+//!   const float* bias;
+//!   __host__ __device__ bool reads_c() const { return false; }
+//!   __host__ __device__ float operator()(float acc, float, std::int64_t, std::int64_t col) const {
+//!     return fmaxf(acc + bias[col], 0.0f);
+//!   }
+//! };
+//! cudaError_t run(const float* a, const float* b, float* c, const float* bias, int m, int n, int k) {
+//!   return tilecraft::gemm_epilogue(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none, m, n, k,
+//!                                   a, k, b, n, c, n, BiasRelu{bias});
+//! }
+//! \endcode
+template <class Policy = void, GemmEpilogue Epilogue>
+[[nodiscard]] cudaError_t gemm_epilogue(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                        const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
+                                        std::int64_t ldc, const Epilogue& epi, cudaStream_t stream = nullptr) {
+  TILECRAFT_NVTX_RANGE("tilecraft::gemm");
+  TILECRAFT_RETURN_IF_ERROR(detail::check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
+  if (m == 0 || n == 0) return cudaSuccess;
+  const bool row = order == Order::row_major;
+  const bool ta = op_a == Op::transpose;
+  const bool tb = op_b == Op::transpose;
+
+  // op(X) of a row-major X is row-major; of a column-major X, column-major; transposing flips
+  // the order. A column-major C is the row-major C^T = op(B)^T op(A)^T: swap the operands.
+  auto op_order = [&](bool transpose) { return row != transpose ? Order::row_major : Order::col_major; };
+  auto flip = [](Order o) { return o == Order::row_major ? Order::col_major : Order::row_major; };
+  Order order_a = op_order(ta), order_b = op_order(tb);
+  MatrixRef<const float> a_mem{a, m, k, lda}, b_mem{b, k, n, ldb};
+  MatrixRef<float> c_rm{c, m, n, ldc};
+  if (!row) {
+    const Order new_a = flip(order_b), new_b = flip(order_a);
+    order_a = new_a;
+    order_b = new_b;
+    a_mem = MatrixRef<const float>{b, n, k, ldb};
+    b_mem = MatrixRef<const float>{a, k, m, lda};
+    c_rm = MatrixRef<float>{c, n, m, ldc};
+  }
+  const detail::OrientedEpilogue<Epilogue> e{epi, !row};
+  if constexpr (!std::is_void_v<Policy>) {
+    return detail::gemm_row_major_c<Policy>(order_a, order_b, a_mem, b_mem, c_rm, e, stream);
+  } else {
+    int sms = 0;
+    TILECRAFT_RETURN_IF_ERROR(detail::sm_count(sms));
+    const std::int64_t large_tiles = ceil_div<std::int64_t>(c_rm.rows, GemmPolicyLarge::tiled::shape::tile_m) *
+                                     ceil_div<std::int64_t>(c_rm.cols, GemmPolicyLarge::tiled::shape::tile_n);
+    if (large_tiles >= sms) {
+      return detail::gemm_row_major_c<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, stream);
+    }
+    return detail::gemm_row_major_c<GemmPolicySmall>(order_a, order_b, a_mem, b_mem, c_rm, e, stream);
+  }
+}
+
+//! C = alpha * op(A) * op(B) + beta * C for float matrices in `order` (all row-major or all
+//! column-major), op(A) m x k, op(B) k x n, C m x n, with BLAS semantics: beta == 0 means C is
+//! not read (NaN in C does not propagate); k == 0 or alpha == 0 scales C by beta. Any sizes
+//! and leading dimensions, any float-aligned pointers (16-byte-aligned operands with leading
+//! dimensions that are multiples of 4 take the vector path). FP32 FMAs only (no TF32).
+//! Asynchronous on `stream`. `Policy`: a GemmPolicy, or void to choose by shape
+//! (GemmPolicyLarge when there are at least as many 128 x 128 tiles as SMs, else
+//! GemmPolicySmall).
+//!
+//! Returns cudaErrorInvalidValue, launching nothing, when: an enumerator is out of range;
+//! m, n or k is negative; a leading dimension is below BLAS's minimum (max(1, elements of a
+//! stored row for row-major, of a stored column for column-major)); a pointer needed is null
+//! or not float-aligned; C overlaps A or B; the sizes overflow 64-bit byte offsets or the
+//! grid. m == 0 or n == 0 is a successful no-op. Otherwise the launch status.
+//! \code
+//! // Row-major C (m x n) = A (m x k) * B (k x n).
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::gemm(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none,
+//!                                          m, n, k, 1.0f, d_a, k, d_b, n, 0.0f, d_c, n, stream));
+//! \endcode
+template <class Policy = void>
+[[nodiscard]] cudaError_t gemm(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                               float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                               float beta, float* c, std::int64_t ldc, cudaStream_t stream = nullptr) {
+  TILECRAFT_RETURN_IF_ERROR(detail::check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
+  // BLAS's quick return: nothing to add and C kept as is.
+  if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return cudaSuccess;
+  if (alpha == 0.0f) k = 0;  // alpha * (A * B) is zero: only C is scaled (and NaN in A or B ignored)
+  return gemm_epilogue<Policy>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc, LinearCombination{alpha, beta},
+                               stream);
+}
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft

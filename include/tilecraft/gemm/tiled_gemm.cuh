@@ -1,0 +1,189 @@
+//! \file gemm/tiled_gemm.cuh
+//! The block level of the GEMM: one block computes one TM x TN tile of C = op(A) * op(B),
+//! streaming K in steps of TK through a multi-stage pipeline of shared A and B tiles (filled
+//! with cp.async on sm_80+, synchronous copies below), each thread accumulating an RM x RN
+//! register block, then hands every accumulator to an epilogue functor. Callable inside a
+//! user's kernel (tiled_gemm) and the building block of the device-wide tilecraft::gemm.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../config.cuh"
+#include "../memory/matrix_ref.cuh"
+#include "../memory/pipeline.cuh"
+#include "detail/operand_fill.cuh"
+#include "epilogue.cuh"
+#include "gemm_shape.cuh"
+#include "warp_mma.cuh"
+
+namespace tilecraft {
+
+//! A block-tiled GEMM configuration and its block-level algorithm. TM x TN: the C tile of one
+//! block; RegBlockT: each thread's RegBlock<RM, RN>; TK: the K step; LanesM: rows of a warp's
+//! lane grid; Stages: pipeline depth. Every rule between them is checked by GemmShape.
+//! The block must have exactly `threads` threads (one-dimensional or not: the rank is
+//! threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)).
+//! Shared memory: sizeof(TempStorage) = smem_bytes (above 48 KiB it must be dynamic shared
+//! memory, opted in with opt_in_dynamic_smem).
+//! \code
+//! using Gemm = tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<8, 8>>;
+//! static_assert(Gemm::threads == 256 && Gemm::smem_bytes <= 48 * 1024);
+//! \endcode
+template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3>
+struct TiledGemm {
+  //! The configuration's shapes and maps.
+  using shape = GemmShape<TM, TN, TK, RegBlockT, LanesM, Stages>;
+  //! Threads per block.
+  static constexpr int threads = shape::threads;
+  //! The shared memory a block needs: Stages pairs of (padded) A and B tiles.
+  using TempStorage = PipelineStorage<typename shape::Stage, Stages>;
+  //! sizeof(TempStorage).
+  static constexpr std::size_t smem_bytes = sizeof(TempStorage);
+
+#if defined(__CUDACC__)
+  //! Whether an operand not stored K-contiguous may be filled in 16-byte vectors: 16-byte
+  //! aligned with a leading dimension that is a multiple of 4 floats.
+  template <class T, Order O>
+  TILECRAFT_HOST_DEVICE static bool vector_fill_ok(const MatrixRef<T, O>& m) {
+    return reinterpret_cast<std::uintptr_t>(m.data) % 16 == 0 && m.ld % 4 == 0;
+  }
+
+  //! Computes the tile of C at (m0, n0) and stores it through `epi` (see tiled_gemm()).
+  //! VectorFill: fill the operands that are not K-contiguous in 16-byte vectors (the caller
+  //! has checked vector_fill_ok); otherwise float by float.
+  template <bool VectorFill, Order OA, Order OB, Order OC, class Epilogue>
+  TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const float, OA> a, MatrixRef<const float, OB> b,
+                                   MatrixRef<float, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
+    const int thread = static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+    TILECRAFT_ASSERT(blockDim.x * blockDim.y * blockDim.z == threads &&
+                     "tiled_gemm: the block must have threads threads");
+    const WarpMma<shape> mma(thread / warp_threads, thread % warp_threads);
+    float acc[shape::reg_block::rows][shape::reg_block::cols] = {};
+    accumulate<VectorFill>(storage, mma, a, b, m0, n0, thread, acc);
+    store(mma, acc, c, m0, n0, epi);
+  }
+
+ private:
+  template <bool VectorFill, Order OA, Order OB, class Acc>
+  TILECRAFT_DEVICE static void accumulate(TempStorage& storage, const WarpMma<shape>& mma, MatrixRef<const float, OA> a,
+                                          MatrixRef<const float, OB> b, std::int64_t m0, std::int64_t n0, int thread,
+                                          Acc& acc) {
+    // A (M x K) is K-contiguous when row-major, B (K x N) when column-major.
+    constexpr bool a_k_contiguous = OA == Order::row_major;
+    constexpr bool b_k_contiguous = OB == Order::col_major;
+    using FillA =
+        detail::OperandFill<shape, typename shape::TileA, a_k_contiguous, (VectorFill && !a_k_contiguous) ? 4 : 1>;
+    using FillB =
+        detail::OperandFill<shape, typename shape::TileB, b_k_contiguous, (VectorFill && !b_k_contiguous) ? 4 : 1>;
+    const std::int64_t k_count = a.cols;
+    const FillA fill_a(a.data, a.ld, a.rows, k_count, m0, thread);
+    const FillB fill_b(b.data, b.ld, b.cols, k_count, n0, thread);
+    const std::int64_t steps = (k_count + TK - 1) / TK;
+
+    Pipeline pipe(storage);
+    auto issue = [&](std::int64_t step) {
+      typename shape::Stage& stage = pipe.producer_acquire();
+      fill_a.issue(stage.a, step * TK);
+      fill_b.issue(stage.b, step * TK);
+      pipe.producer_commit();
+    };
+#pragma unroll 1
+    for (int s = 0; s < Stages - 1; ++s) {
+      if (s < steps) issue(s);
+    }
+#pragma unroll 1
+    for (std::int64_t step = 0; step < steps; ++step) {
+      const typename shape::Stage& stage = pipe.consumer_wait();
+      // Refill the stage released one step ago: consumer_wait's barrier has made it free.
+      if (step + Stages - 1 < steps) issue(step + Stages - 1);
+      mma.multiply(stage, acc);
+      pipe.consumer_release();
+    }
+    // The storage may be reused (by the next tile of a persistent loop, or the caller) only
+    // once every thread has finished reading it.
+    __syncthreads();
+  }
+
+  template <Order OC, class Acc, class Epilogue>
+  TILECRAFT_DEVICE static void store(const WarpMma<shape>& mma, const Acc& acc, MatrixRef<float, OC> c, std::int64_t m0,
+                                     std::int64_t n0, const Epilogue& epi) {
+    using Rb = typename shape::reg_block;
+    const bool reads = epi.reads_c();
+    // Row-major C: each group of vector_n == 4 columns is one 16-byte store when aligned
+    // (a quarter-warp then writes 128 contiguous bytes).
+    const bool vector_store = OC == Order::row_major && Rb::vector_n == 4 &&
+                              reinterpret_cast<std::uintptr_t>(c.data) % 16 == 0 && c.ld % 4 == 0;
+#pragma unroll
+    for (int i = 0; i < Rb::rows; ++i) {
+      const std::int64_t r = m0 + mma.row(i);
+      if (r >= c.rows) continue;
+#pragma unroll
+      for (int g = 0; g < Rb::groups_n; ++g) {
+        const std::int64_t c0 = n0 + mma.col(g * Rb::vector_n);
+        const float* const v = &acc[i][g * Rb::vector_n];
+        if constexpr (OC == Order::row_major && Rb::vector_n == 4) {
+          if (vector_store && c0 + 4 <= c.cols) {
+            float4* const p = reinterpret_cast<float4*>(c.data + r * c.ld + c0);
+            const float4 old = reads ? *p : float4{0.0f, 0.0f, 0.0f, 0.0f};
+            *p = float4{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1), epi(v[2], old.z, r, c0 + 2),
+                        epi(v[3], old.w, r, c0 + 3)};
+            continue;
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < Rb::vector_n; ++j) {
+          if (c0 + j < c.cols) {
+            float& dst = c(r, c0 + j);
+            dst = epi(v[j], reads ? dst : 0.0f, r, c0 + j);
+          }
+        }
+      }
+    }
+  }
+#endif  // __CUDACC__
+};
+
+#if defined(__CUDACC__)
+
+//! Inside a user's kernel: computes the TM x TN tile of C whose first element is (m0, n0),
+//! C(i, j) = epi(sum_k a(i, k) * b(k, j), C(i, j), i, j) for the (i, j) of the tile inside C.
+//! `a` is op(A), M x K, and `b` is op(B), K x N, in either order (a transposed operand is the
+//! other order's view of the same memory: tilecraft::transposed); `c` is M x N. Any M, N,
+//! K >= 0, any leading dimension, any float alignment: operands filled in 16-byte vectors when
+//! aligned for it (see TiledGemm::vector_fill_ok), float by float otherwise; elements outside
+//! the matrices read as zeros, so tiles may overhang every edge.
+//! Every thread of the block calls it, with the same arguments; the block must have exactly
+//! TiledGemm::threads threads. Barriers: one per K step, plus one at the end, after which
+//! `storage` may be reused. Shared memory: TiledGemm::smem_bytes.
+//! \code
+//! using Gemm = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>>;
+//! __global__ void gemm_kernel(tilecraft::MatrixRef<const float> a, tilecraft::MatrixRef<const float> b,
+//!                             tilecraft::MatrixRef<float> c) {
+//!   __shared__ Gemm::TempStorage storage;
+//!   tilecraft::tiled_gemm<64, 64, tilecraft::RegBlock<4, 4>>(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL);
+//! }
+//! \endcode
+template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class TA, Order OA, class TB,
+          Order OB, Order OC, GemmEpilogue Epilogue = LinearCombination>
+TILECRAFT_DEVICE void tiled_gemm(typename TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>::TempStorage& storage,
+                                 MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<float, OC> c, std::int64_t m0,
+                                 std::int64_t n0, const Epilogue& epi = {}) {
+  static_assert(std::is_same_v<std::remove_const_t<TA>, float> && std::is_same_v<std::remove_const_t<TB>, float>,
+                "tiled_gemm: A and B must be float matrices (MatrixRef<const float, Order>)");
+  using Gemm = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>;
+  const MatrixRef<const float, OA> ca{a.data, a.rows, a.cols, a.ld};
+  const MatrixRef<const float, OB> cb{b.data, b.rows, b.cols, b.ld};
+  // Each operand's vector fill needs alignment only when it is not K-contiguous.
+  const bool vector_fill =
+      (OA == Order::row_major || Gemm::vector_fill_ok(ca)) && (OB == Order::col_major || Gemm::vector_fill_ok(cb));
+  if (vector_fill) {
+    Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
+  } else {
+    Gemm::template run<false>(storage, ca, cb, c, m0, n0, epi);
+  }
+}
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft

@@ -1,0 +1,123 @@
+//! \file gemm/warp_mma.cuh
+//! The thread and warp levels of a SIMT GEMM: each thread multiplies RM x RN register blocks
+//! (thread_mma), and a warp reads its threads' fragments from one stage's shared tiles through
+//! the lane map GemmShape defines (WarpMma), what CUTLASS calls the warp-level SIMT MMA.
+//! Everything is indexed with compile-time constants, so the accumulators and fragments live
+//! in registers.
+#pragma once
+
+#include "../config.cuh"
+#include "gemm_shape.cuh"
+
+namespace tilecraft {
+
+#if defined(__CUDACC__)
+
+//! Thread level: acc[i][j] += a[i] * b[j], RM * RN FMAs on registers.
+//! \code
+//! float acc[8][8] = {}, a[8], b[8];
+//! // ... a and b filled ...
+//! tilecraft::thread_mma(acc, a, b);
+//! \endcode
+template <int RM, int RN>
+TILECRAFT_DEVICE inline void thread_mma(float (&acc)[RM][RN], const float (&a)[RM], const float (&b)[RN]) {
+#pragma unroll
+  for (int i = 0; i < RM; ++i) {
+#pragma unroll
+    for (int j = 0; j < RN; ++j) {
+      acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  }
+}
+
+
+//! Warp level: one thread's view of the warp tile of a GemmShape. Constructed once per
+//! thread from its warp and lane; multiply() runs the TK steps of one stage: at step k the
+//! thread reads its RM floats of A and RN floats of B from row k of the stage's tiles in
+//! vectors of min(R, 4) floats (LDS.128 for R >= 4; conflict-free by GemmShape's
+//! static_asserts) and issues RM * RN FMAs. Accumulator (i, j) is C element
+//! (row(i), col(j)) of the block tile. No barriers; reads shared memory only.
+//! \code
+//! using Shape = tilecraft::GemmShape<128, 128, 8, tilecraft::RegBlock<8, 8>>;
+//! __device__ void step(const Shape::Stage& stage, float (&acc)[8][8]) {
+//!   const tilecraft::WarpMma<Shape> mma(threadIdx.x / 32, threadIdx.x % 32);
+//!   mma.multiply(stage, acc);
+//! }
+//! \endcode
+template <class Shape>
+class WarpMma {
+  using Rb = typename Shape::reg_block;
+
+ public:
+  //! Rows of the thread's register block.
+  static constexpr int rm = Rb::rows;
+  //! Columns of the thread's register block.
+  static constexpr int rn = Rb::cols;
+  //! The thread's accumulators.
+  using Accumulators = float[rm][rn];
+
+  //! The view of lane `lane` of warp `warp` (of the block's Shape::warps).
+  TILECRAFT_DEVICE WarpMma(int warp, int lane)
+      : a_col_(Shape::fragment_col_a(warp, lane, 0)), b_col_(Shape::fragment_col_b(warp, lane, 0)) {}
+
+  //! Block-tile row of accumulator row i.
+  TILECRAFT_DEVICE int row(int i) const {
+    return a_col_ + (i / Rb::vector_m) * Shape::lanes_m * Rb::vector_m + i % Rb::vector_m;
+  }
+  //! Block-tile column of accumulator column j.
+  TILECRAFT_DEVICE int col(int j) const {
+    return b_col_ + (j / Rb::vector_n) * Shape::lanes_n * Rb::vector_n + j % Rb::vector_n;
+  }
+
+  //! The thread's A fragment of step k.
+  TILECRAFT_DEVICE void load_a(const typename Shape::TileA& tile, int k, float (&a)[rm]) const {
+#pragma unroll
+    for (int g = 0; g < Rb::groups_m; ++g) {
+      load_vector<Rb::vector_m>(&tile(k, a_col_ + g * Shape::lanes_m * Rb::vector_m), &a[g * Rb::vector_m]);
+    }
+  }
+  //! The thread's B fragment of step k.
+  TILECRAFT_DEVICE void load_b(const typename Shape::TileB& tile, int k, float (&b)[rn]) const {
+#pragma unroll
+    for (int g = 0; g < Rb::groups_n; ++g) {
+      load_vector<Rb::vector_n>(&tile(k, b_col_ + g * Shape::lanes_n * Rb::vector_n), &b[g * Rb::vector_n]);
+    }
+  }
+
+  //! acc += (the stage's A tile)^T-slice x (B tile)-slice: the TK steps of one stage.
+  TILECRAFT_DEVICE void multiply(const typename Shape::Stage& stage, Accumulators& acc) const {
+#pragma unroll
+    for (int k = 0; k < Shape::tile_k; ++k) {
+      float a[rm];
+      float b[rn];
+      load_a(stage.a, k, a);
+      load_b(stage.b, k, b);
+      thread_mma(acc, a, b);
+    }
+  }
+
+ private:
+  template <int V>
+  TILECRAFT_DEVICE static void load_vector(const float* src, float* dst) {
+    if constexpr (V == 4) {
+      const float4 v = *reinterpret_cast<const float4*>(src);
+      dst[0] = v.x;
+      dst[1] = v.y;
+      dst[2] = v.z;
+      dst[3] = v.w;
+    } else if constexpr (V == 2) {
+      const float2 v = *reinterpret_cast<const float2*>(src);
+      dst[0] = v.x;
+      dst[1] = v.y;
+    } else {
+      dst[0] = *src;
+    }
+  }
+
+  int a_col_;
+  int b_col_;
+};
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft
