@@ -20,7 +20,7 @@ namespace tilecraft {
 //! tilecraft::thread_mma(acc, a, b);
 //! \endcode
 template <int RM, int RN>
-TILECRAFT_DEVICE inline void thread_mma(float (&acc)[RM][RN], const float (&a)[RM], const float (&b)[RN]) {
+TILECRAFT_DEVICE void thread_mma(float (&acc)[RM][RN], const float (&a)[RM], const float (&b)[RN]) {
 #pragma unroll
   for (int i = 0; i < RM; ++i) {
 #pragma unroll
