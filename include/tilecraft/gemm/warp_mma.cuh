@@ -6,6 +6,8 @@
 //! in registers.
 #pragma once
 
+#include <cstddef>
+
 #include "../config.cuh"
 #include "gemm_shape.cuh"
 
@@ -19,12 +21,12 @@ namespace tilecraft {
 //! // ... a and b filled ...
 //! tilecraft::thread_mma(acc, a, b);
 //! \endcode
-template <int RM, int RN>
+template <std::size_t RM, std::size_t RN>
 TILECRAFT_DEVICE void thread_mma(float (&acc)[RM][RN], const float (&a)[RM], const float (&b)[RN]) {
 #pragma unroll
-  for (int i = 0; i < RM; ++i) {
+  for (std::size_t i = 0; i < RM; ++i) {
 #pragma unroll
-    for (int j = 0; j < RN; ++j) {
+    for (std::size_t j = 0; j < RN; ++j) {
       acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
   }
