@@ -59,7 +59,7 @@ struct TiledGemm {
     TILECRAFT_ASSERT(blockDim.x * blockDim.y * blockDim.z == threads &&
                      "tiled_gemm: the block must have threads threads");
     const WarpMma<shape> mma(thread / warp_threads, thread % warp_threads);
-    float acc[shape::reg_block::rows][shape::reg_block::cols] = {};
+    typename WarpMma<shape>::Accumulators acc = {};
     accumulate<VectorFill>(storage, mma, a, b, m0, n0, thread, acc);
     store(mma, acc, c, m0, n0, epi);
   }

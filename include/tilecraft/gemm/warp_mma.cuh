@@ -52,9 +52,9 @@ class WarpMma {
 
  public:
   //! Rows of the thread's register block.
-  static constexpr int rm = Rb::rows;
+  static constexpr std::size_t rm = static_cast<std::size_t>(Rb::rows);
   //! Columns of the thread's register block.
-  static constexpr int rn = Rb::cols;
+  static constexpr std::size_t rn = static_cast<std::size_t>(Rb::cols);
   //! The thread's accumulators.
   using Accumulators = float[rm][rn];
 
