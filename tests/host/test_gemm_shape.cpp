@@ -49,9 +49,9 @@ void check_shape() {
   CHECK(Shape::TileA::layout::row_stride >= Shape::tile_m);
   // Fills: every tile element is written exactly once by the row fills (both widths) and the
   // K-contiguous fill, and each thread's i-th element is its first moved by the stated step.
-  check_fill<Shape, typename Shape::template FillRows<Shape::tile_m, 4>, 4, Shape::tile_m>();
-  check_fill<Shape, typename Shape::template FillRows<Shape::tile_n, 4>, 4, Shape::tile_n>();
-  check_fill<Shape, typename Shape::template FillRows<Shape::tile_m, 1>, 1, Shape::tile_m>();
+  check_fill<Shape, typename Shape::template FillRows<Shape::tile_k, Shape::tile_m, 4>, 4, Shape::tile_m>();
+  check_fill<Shape, typename Shape::template FillRows<Shape::tile_k, Shape::tile_n, 4>, 4, Shape::tile_n>();
+  check_fill<Shape, typename Shape::template FillRows<Shape::tile_k, Shape::tile_m, 1>, 1, Shape::tile_m>();
   check_fill<Shape, typename Shape::template FillScatter<Shape::tile_m>, 1, Shape::tile_m>();
   check_fill<Shape, typename Shape::template FillScatter<Shape::tile_n>, 1, Shape::tile_n>();
   // Every element of C belongs to exactly one (warp, lane, register): the map covers the tile.

@@ -159,8 +159,7 @@ template <class Policy, class Epilogue>
   const unsigned grid = static_cast<unsigned>(tiles_m * tiles_n);
 
   auto launch = [&](auto a, auto b) -> cudaError_t {
-    const bool vector_fill = (decltype(a)::order == Order::row_major || Tiled::vector_fill_ok(a)) &&
-                             (decltype(b)::order == Order::col_major || Tiled::vector_fill_ok(b));
+    const bool vector_fill = Tiled::vector_fill_ok(a, b);
     auto kernel = vector_fill ? gemm_kernel<Policy, decltype(a)::order, decltype(b)::order, true, Epilogue>
                               : gemm_kernel<Policy, decltype(a)::order, decltype(b)::order, false, Epilogue>;
     TILECRAFT_RETURN_IF_ERROR(opt_in_dynamic_smem(kernel, Tiled::smem_bytes));

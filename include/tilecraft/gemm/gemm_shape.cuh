@@ -103,24 +103,24 @@ struct GemmShape {
   //! Shared memory of all stages, in bytes.
   static constexpr std::size_t smem_bytes = static_cast<std::size_t>(Stages) * sizeof(Stage);
 
-  //! The fill of an operand tile with L columns (TM for A, TN for B) from global memory where
-  //! L is contiguous, in vectors of Width floats (4: 16-byte copies, for aligned operands; 1:
-  //! single floats): vector v = thread + i * threads at row v / (L / Width), column
-  //! Width * (v % (L / Width)). A warp writes consecutive words of a row (conflict-free) and
-  //! reads contiguous global memory. Because threads and L / Width divide one another, a
-  //! thread's i-th vector is its first one moved by the compile-time (row_step(i), col_step(i)),
-  //! so a thread keeps one address per operand, not one per vector.
-  template <int L, int Width>
+  //! The fill of a Rows x Cols tile whose rows are contiguous in global memory too (the K-major
+  //! tile of an operand stored with L contiguous: Rows = TK, Cols = TM or TN), in vectors of Width floats (4: 16-byte
+  //! copies, for aligned operands; 1: single floats): vector v = thread + i * threads at row v / (Cols / Width), column
+  //! Width * (v % (Cols / Width)). A warp writes consecutive words (conflict-free) and reads
+  //! contiguous global memory. Because threads and Cols / Width divide one another, a
+  //! thread's i-th vector is its first one moved by the compile-time (row_step(i),
+  //! col_step(i)), so a thread keeps one address per operand, not one per vector.
+  template <int Rows, int Cols, int Width>
   struct FillRows {
     static_assert(Width == 1 || Width == 4, "GemmShape::FillRows: Width must be 1 or 4 floats");
     //! Vectors per tile row.
-    static constexpr int per_row = L / Width;
+    static constexpr int per_row = Cols / Width;
     static_assert(threads % per_row == 0 || per_row % threads == 0,
-                  "GemmShape: the block's thread count and the vectors per tile row (TM / 4, TN / 4, TM, TN) "
+                  "GemmShape: the block's thread count and the vectors per tile row (TM / 4, TN / 4, TM or TN) "
                   "must divide one another");
     //! Vectors per tile.
-    static constexpr int vectors = TK * per_row;
-    //! Vectors per thread (in a ragged last pass, guard with `row < TK`).
+    static constexpr int vectors = Rows * per_row;
+    //! Vectors per thread (in a ragged last pass, guard with `row < Rows`).
     static constexpr int per_thread = (vectors + threads - 1) / threads;
     //! Tile row of vector v.
     TILECRAFT_HOST_DEVICE static constexpr int row(int v) { return v / per_row; }
@@ -201,7 +201,8 @@ struct GemmShape {
   static constexpr int fill_conflict_factor() {
     constexpr int l = Tile::cols;
     constexpr int access = Scatter ? 4 : 4 * Width;
-    constexpr int total = Scatter ? FillScatter<l>::elements : FillRows<l, Width>::vectors;
+    constexpr int r = Tile::rows;
+    constexpr int total = Scatter ? FillScatter<l>::elements : FillRows<r, l, Width>::vectors;
     int worst = 1;
     for (int w = 0; w < threads / warp_threads; ++w) {
       const int wf = bank::tile_wavefronts<Tile>(
@@ -211,7 +212,7 @@ struct GemmShape {
             if constexpr (Scatter) {
               return bank::Coord{FillScatter<l>::row(i), FillScatter<l>::col(i)};
             } else {
-              return bank::Coord{FillRows<l, Width>::row(i), FillRows<l, Width>::col(i)};
+              return bank::Coord{FillRows<r, l, Width>::row(i), FillRows<r, l, Width>::col(i)};
             }
           },
           access);

@@ -36,17 +36,22 @@ struct TiledGemm {
   using shape = GemmShape<TM, TN, TK, RegBlockT, LanesM, Stages>;
   //! Threads per block.
   static constexpr int threads = shape::threads;
-  //! The shared memory a block needs: Stages pairs of (padded) A and B tiles.
-  using TempStorage = PipelineStorage<typename shape::Stage, Stages>;
   //! sizeof(TempStorage).
-  static constexpr std::size_t smem_bytes = sizeof(TempStorage);
+  static constexpr std::size_t smem_bytes = shape::smem_bytes;
+  //! The shared memory a block needs: Stages pairs of (padded) A and B tiles. Trivial, so it
+  //! can be `__shared__`, carved from dynamic shared memory or put in a union.
+  using TempStorage = PipelineStorage<typename shape::Stage, Stages>;
 
 #if defined(__CUDACC__)
-  //! Whether an operand not stored K-contiguous may be filled in 16-byte vectors: 16-byte
-  //! aligned with a leading dimension that is a multiple of 4 floats.
-  template <class T, Order O>
-  TILECRAFT_HOST_DEVICE static bool vector_fill_ok(const MatrixRef<T, O>& m) {
-    return reinterpret_cast<std::uintptr_t>(m.data) % 16 == 0 && m.ld % 4 == 0;
+  //! Whether the operands may be filled in 16-byte vectors: every operand whose fill moves
+  //! vectors (all but a K-major tile of a K-contiguous operand) is 16-byte aligned with a
+  //! leading dimension that is a multiple of 4 floats.
+  template <class TA, Order OA, class TB, Order OB>
+  TILECRAFT_HOST_DEVICE static bool vector_fill_ok(const MatrixRef<TA, OA>& a, const MatrixRef<TB, OB>& b) {
+    auto aligned = [](const auto& m) { return reinterpret_cast<std::uintptr_t>(m.data) % 16 == 0 && m.ld % 4 == 0; };
+    const bool a_vector = OA == Order::col_major;
+    const bool b_vector = OB == Order::row_major;
+    return (!a_vector || aligned(a)) && (!b_vector || aligned(b));
   }
 
   //! Computes the tile of C at (m0, n0) and stores it through `epi` (see tiled_gemm()).
@@ -69,13 +74,16 @@ struct TiledGemm {
   TILECRAFT_DEVICE static void accumulate(TempStorage& storage, const WarpMma<shape>& mma, MatrixRef<const float, OA> a,
                                           MatrixRef<const float, OB> b, std::int64_t m0, std::int64_t n0, int thread,
                                           Acc& acc) {
-    // A (M x K) is K-contiguous when row-major, B (K x N) when column-major.
-    constexpr bool a_k_contiguous = OA == Order::row_major;
-    constexpr bool b_k_contiguous = OB == Order::col_major;
-    using FillA =
-        detail::OperandFill<shape, typename shape::TileA, a_k_contiguous, (VectorFill && !a_k_contiguous) ? 4 : 1>;
-    using FillB =
-        detail::OperandFill<shape, typename shape::TileB, b_k_contiguous, (VectorFill && !b_k_contiguous) ? 4 : 1>;
+    // A (M x K) is K-contiguous when row-major, B (K x N) when column-major: those are
+    // scattered into their K-major tiles float by float, the others fill by rows.
+    using detail::FillKind;
+    constexpr bool a_scatter = OA == Order::row_major;
+    constexpr bool b_scatter = OB == Order::col_major;
+    using Stage = typename shape::Stage;
+    using FillA = detail::OperandFill<shape, typename shape::TileA, a_scatter ? FillKind::scatter : FillKind::rows,
+                                      (VectorFill && !a_scatter) ? 4 : 1>;
+    using FillB = detail::OperandFill<shape, typename shape::TileB, b_scatter ? FillKind::scatter : FillKind::rows,
+                                      (VectorFill && !b_scatter) ? 4 : 1>;
     const std::int64_t k_count = a.cols;
     const FillA fill_a(a.data, a.ld, a.rows, k_count, m0, thread);
     const FillB fill_b(b.data, b.ld, b.cols, k_count, n0, thread);
@@ -83,7 +91,7 @@ struct TiledGemm {
 
     Pipeline pipe(storage);
     auto issue = [&](std::int64_t step) {
-      typename shape::Stage& stage = pipe.producer_acquire();
+      Stage& stage = pipe.producer_acquire();
       fill_a.issue(stage.a, step * TK);
       fill_b.issue(stage.b, step * TK);
       pipe.producer_commit();
@@ -94,7 +102,7 @@ struct TiledGemm {
     }
 #pragma unroll 1
     for (std::int64_t step = 0; step < steps; ++step) {
-      const typename shape::Stage& stage = pipe.consumer_wait();
+      const Stage& stage = pipe.consumer_wait();
       // Refill the stage released one step ago: consumer_wait's barrier has made it free.
       if (step + Stages - 1 < steps) issue(step + Stages - 1);
       mma.multiply(stage, acc);
@@ -151,7 +159,7 @@ struct TiledGemm {
 //! `a` is op(A), M x K, and `b` is op(B), K x N, in either order (a transposed operand is the
 //! other order's view of the same memory: tilecraft::transposed); `c` is M x N. Any M, N,
 //! K >= 0, any leading dimension, any float alignment: operands filled in 16-byte vectors when
-//! aligned for it (see TiledGemm::vector_fill_ok), float by float otherwise; elements outside
+//! aligned for it (TiledGemm::vector_fill_ok), float by float otherwise; elements outside
 //! the matrices read as zeros, so tiles may overhang every edge.
 //! Every thread of the block calls it, with the same arguments; the block must have exactly
 //! TiledGemm::threads threads. Barriers: one per K step, plus one at the end, after which

@@ -32,7 +32,6 @@ TILECRAFT_DEVICE void thread_mma(float (&acc)[RM][RN], const float (&a)[RM], con
   }
 }
 
-
 //! Warp level: one thread's view of the warp tile of a GemmShape. Constructed once per
 //! thread from its warp and lane; multiply() runs the TK steps of one stage: at step k the
 //! thread reads its RM floats of A and RN floats of B from row k of the stage's tiles in
@@ -86,7 +85,8 @@ class WarpMma {
     }
   }
 
-  //! acc += (the stage's A tile)^T-slice x (B tile)-slice: the TK steps of one stage.
+  //! acc += the products of one stage (TK steps): at step k, the thread's A and B fragments
+  //! times each other.
   TILECRAFT_DEVICE void multiply(const typename Shape::Stage& stage, Accumulators& acc) const {
 #pragma unroll
     for (int k = 0; k < Shape::tile_k; ++k) {
