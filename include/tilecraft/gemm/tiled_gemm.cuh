@@ -182,10 +182,7 @@ TILECRAFT_DEVICE void tiled_gemm(typename TiledGemm<TM, TN, RegBlockT, TK, Lanes
   using Gemm = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>;
   const MatrixRef<const float, OA> ca{a.data, a.rows, a.cols, a.ld};
   const MatrixRef<const float, OB> cb{b.data, b.rows, b.cols, b.ld};
-  // Each operand's vector fill needs alignment only when it is not K-contiguous.
-  const bool vector_fill =
-      (OA == Order::row_major || Gemm::vector_fill_ok(ca)) && (OB == Order::col_major || Gemm::vector_fill_ok(cb));
-  if (vector_fill) {
+  if (Gemm::vector_fill_ok(ca, cb)) {
     Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
   } else {
     Gemm::template run<false>(storage, ca, cb, c, m0, n0, epi);
