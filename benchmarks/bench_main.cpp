@@ -1,4 +1,4 @@
-// tilecraft's benchmark binary: every family (copy, transpose, reduce, block_reduce, stencil) in one
+// tilecraft's benchmark binary: every family (copy, transpose, reduce, block_reduce, stencil, gemm) in one
 // run, with the GPU's name, clocks and driver in the JSON context.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>

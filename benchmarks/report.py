@@ -5,7 +5,9 @@ summary.json (one entry per benchmark, size and comparison), summary.md, and PNG
 Benchmarks are named family/implementation/size. Implementations named memcpy, cub, cublas or
 libcupp_pipeline are peers; course_* are textbook baselines; everything else is a subject
 (tilecraft's own). Named arguments after the size label variants of the family:
-stencil_f32/tilecraft/67108864/r:4 belongs to the family stencil_f32_r4.
+stencil_f32/tilecraft/67108864/r:4 belongs to the family stencil_f32_r4. A size is an integer,
+or a string of integers joined by x for a multi-dimensional problem (gemm_f32/cublas/64x8192x8192:
+M x N x K), kept as that string in summary.json.
 ratio = subject speed / peer speed (same work, so peer time / subject time): > 1 is faster.
 """
 import argparse
@@ -23,6 +25,20 @@ UNITS = ("TFLOP/s", "GB/s", "Greductions/s")
 
 def slug(text):
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+
+
+def parse_size(text):
+    """An integer size, or the MxNxK string of a multi-dimensional one."""
+    return int(text) if text.isdigit() else text
+
+
+def size_key(size):
+    """Orders sizes by the work they stand for (the product of their dimensions), then by name."""
+    dims = [int(d) for d in re.findall(r"\d+", str(size))]
+    product = 1
+    for d in dims:
+        product *= d
+    return (product, str(size))
 
 
 def load(paths):
@@ -47,7 +63,7 @@ def load(paths):
                 seconds = b["median_us"] * 1e-6
             else:
                 seconds = b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
-            rows.append(dict(family=family, impl=impl, size=int(size), unit=unit or "1/s",
+            rows.append(dict(family=family, impl=impl, size=parse_size(size), unit=unit or "1/s",
                              value=b[unit] if unit else 1.0 / seconds, seconds=seconds))
     return context, rows
 
@@ -57,7 +73,7 @@ def summarize(rows):
     for r in rows:
         by_key[(r["family"], r["size"])][r["impl"]] = r
     entries = []
-    for (family, size), impls in sorted(by_key.items()):
+    for (family, size), impls in sorted(by_key.items(), key=lambda kv: (kv[0][0], size_key(kv[0][1]))):
         comparators = [i for i in impls if i in PEERS] + sorted(i for i in impls if i.startswith("course_"))
         subjects = [i for i in impls if i not in PEERS and not i.startswith("course_")]
         for s in subjects:
@@ -94,7 +110,7 @@ def plots(out_dir, by_key, gpu):
         return []
     families = defaultdict(lambda: defaultdict(list))
     units = {}
-    for (family, size), impls in sorted(by_key.items()):
+    for (family, size), impls in sorted(by_key.items(), key=lambda kv: (kv[0][0], size_key(kv[0][1]))):
         for impl, r in impls.items():
             families[family][impl].append((size, r["value"]))
             units[family] = r["unit"]
@@ -102,11 +118,22 @@ def plots(out_dir, by_key, gpu):
     for family, impls in families.items():
         fig, ax = plt.subplots(figsize=(6.4, 4))
         multi = any(len(v) > 1 for v in impls.values())
-        if multi:
+        numeric = all(isinstance(size, int) for pts in impls.values() for size, _ in pts)
+        if multi and numeric:
             for impl, pts in sorted(impls.items()):
                 xs, ys = zip(*sorted(pts))
                 ax.plot(xs, ys, marker="o", label=impl)
             ax.set_xscale("log", base=2)
+            ax.set_xlabel("size")
+        elif multi:
+            # MxNxK sizes: one tick per shape, ordered by the work they stand for.
+            shapes = sorted({size for pts in impls.values() for size, _ in pts}, key=size_key)
+            where = {size: i for i, size in enumerate(shapes)}
+            for impl, pts in sorted(impls.items()):
+                pts = sorted(pts, key=lambda p: where[p[0]])
+                ax.plot([where[size] for size, _ in pts], [v for _, v in pts], marker="o", label=impl)
+            ax.set_xticks(range(len(shapes)))
+            ax.set_xticklabels(shapes, rotation=45, ha="right", fontsize=7)
             ax.set_xlabel("size")
         else:
             names = sorted(impls)

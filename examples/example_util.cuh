@@ -1,4 +1,4 @@
-// Small helpers the examples share: event timing and a bandwidth line.
+// Small helpers the examples share: event timing and a bandwidth (or TFLOP/s) line.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -33,6 +33,11 @@ inline void report(const char* step, double ms, double bytes, const char* verdic
   std::printf("  %-34s %9.1f us %8.1f GB/s  %s\n", step, ms * 1e3, bytes / (ms * 1e-3) * 1e-9, verdict);
 }
 inline const char* verdict(bool correct) { return correct ? "ok" : "WRONG"; }
+
+//! The same line for compute-bound work: time and TFLOP/s.
+inline void report_flops(const char* step, double ms, double flops, const char* verdict) {
+  std::printf("  %-34s %9.1f us %8.2f TFLOP/s  %s\n", step, ms * 1e3, flops / (ms * 1e-3) * 1e-12, verdict);
+}
 
 //! True when a GPU is present; otherwise says so (the examples then exit 0).
 inline bool have_gpu(const char* name) {
