@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include <tilecraft/device/gemm.cuh>
 #include <tilecraft/device/reduce.cuh>
 #include <tilecraft/device/stencil.cuh>
 #include <tilecraft/device/transpose.cuh>
@@ -69,6 +70,130 @@ TEST_CASE("stencil_1d rejects bad arguments before launching") {
   CHECK(stencil_1d(static_cast<float*>(nullptr), static_cast<const float*>(nullptr), 0, w) == cudaSuccess);
   const StencilWeights<double, 16> wd{};
   CHECK(stencil_1d(static_cast<double*>(nullptr), static_cast<const double*>(nullptr), 0, wd) == cudaSuccess);
+}
+
+namespace {
+// A GEMM epilogue for the checks of gemm_epilogue (never run).
+struct AddBias {
+  const float* bias;
+  TILECRAFT_HOST_DEVICE bool reads_c() const { return false; }
+  TILECRAFT_HOST_DEVICE float operator()(float acc, float, std::int64_t, std::int64_t col) const {
+    return acc + bias[col];
+  }
+};
+}  // namespace
+
+TEST_CASE("gemm rejects bad arguments before launching") {
+  auto* a = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  auto* b = reinterpret_cast<const float*>(std::uintptr_t{1} << 30);
+  auto* c = reinterpret_cast<float*>(std::uintptr_t{1} << 40);
+  constexpr cudaError_t bad = cudaErrorInvalidValue;
+  const Op ops[] = {Op::none, Op::transpose};
+  const std::int64_t m = 5, n = 6, k = 7;
+  // alpha = 0 with beta = 1 is BLAS's quick return: a valid call succeeds without a CUDA call,
+  // so each rejection below is shown to come from its one bad argument. With alpha = 1 and
+  // beta = 0 the same calls would launch; rejected, they never get that far.
+  for (Order order : {Order::row_major, Order::col_major}) {
+    const bool row = order == Order::row_major;
+    for (Op op_a : ops) {
+      for (Op op_b : ops) {
+        CAPTURE(row);
+        CAPTURE(op_a == Op::transpose);
+        CAPTURE(op_b == Op::transpose);
+        // BLAS's minimum: the elements of a stored row (row-major) or column (column-major).
+        const bool ta = op_a == Op::transpose, tb = op_b == Op::transpose;
+        const std::int64_t lda = row ? (ta ? m : k) : (ta ? k : m);
+        const std::int64_t ldb = row ? (tb ? k : n) : (tb ? n : k);
+        const std::int64_t ldc = row ? n : m;
+        for (float alpha : {0.0f, 1.0f}) {
+          const float beta = alpha == 0.0f ? 1.0f : 0.0f;
+          auto call = [&](std::int64_t mm, std::int64_t nn, std::int64_t kk, const float* pa, std::int64_t la,
+                          const float* pb, std::int64_t lb, float* pc, std::int64_t lc) {
+            return gemm(order, op_a, op_b, mm, nn, kk, alpha, pa, la, pb, lb, beta, pc, lc);
+          };
+          if (alpha == 0.0f) CHECK(call(m, n, k, a, lda, b, ldb, c, ldc) == cudaSuccess);
+          CHECK(call(m, n, k, a, lda - 1, b, ldb, c, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, b, ldb - 1, c, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, b, ldb, c, ldc - 1) == bad);
+          CHECK(call(-1, n, k, a, lda, b, ldb, c, ldc) == bad);
+          CHECK(call(m, -1, k, a, lda, b, ldb, c, ldc) == bad);
+          CHECK(call(m, n, -1, a, lda, b, ldb, c, ldc) == bad);
+          CHECK(call(m, n, k, nullptr, lda, b, ldb, c, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, nullptr, ldb, c, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, b, ldb, nullptr, ldc) == bad);
+          // Not float-aligned.
+          const auto plus2 = [](auto* p) {
+            return reinterpret_cast<decltype(p)>(reinterpret_cast<std::uintptr_t>(p) + 2);
+          };
+          CHECK(call(m, n, k, plus2(a), lda, b, ldb, c, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, plus2(b), ldb, c, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, b, ldb, plus2(c), ldc) == bad);
+          // C overlapping A or B (in place included); just beside them it is fine.
+          const std::int64_t span_a = (row ? (ta ? k : m) : (ta ? m : k)) - 1;  // stored rows (columns) - 1
+          const std::int64_t end_a = span_a * lda + (row ? (ta ? m : k) : (ta ? k : m));
+          const std::int64_t end_c = (row ? m - 1 : n - 1) * ldc + (row ? n : m);
+          auto* ca = const_cast<float*>(a);
+          auto* cb = const_cast<float*>(b);
+          CHECK(call(m, n, k, a, lda, b, ldb, ca, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, b, ldb, ca + end_a - 1, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, b, ldb, ca - end_c + 1, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, b, ldb, cb + 3, ldc) == bad);
+          if (alpha == 0.0f) {
+            CHECK(call(m, n, k, a, lda, b, ldb, ca + end_a, ldc) == cudaSuccess);
+            CHECK(call(m, n, k, a, lda, b, ldb, ca - end_c, ldc) == cudaSuccess);
+          }
+          // Byte offsets that overflow 64 bits.
+          CHECK(call(m, n, k, a, INT64_MAX / 2, b, ldb, c, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, b, ldb, c, INT64_MAX / 4) == bad);
+          // K = 0: A and B are not read (may be null), but their leading dimensions still obey
+          // max(1, ...).
+          const std::int64_t lda0 = row ? (ta ? m : 1) : (ta ? 1 : m);
+          const std::int64_t ldb0 = row ? (tb ? 1 : n) : (tb ? n : 1);
+          if (alpha == 0.0f) CHECK(call(m, n, 0, nullptr, lda0, nullptr, ldb0, c, ldc) == cudaSuccess);
+          CHECK(call(m, n, 0, nullptr, lda0 - 1, nullptr, ldb0, c, ldc) == bad);
+          CHECK(call(m, n, 0, nullptr, lda0, nullptr, ldb0 - 1, c, ldc) == bad);
+          CHECK(call(m, n, 0, nullptr, lda0, nullptr, ldb0, nullptr, ldc) == bad);
+          // m == 0 or n == 0: a successful no-op, null pointers included (leading dimensions
+          // are still checked).
+          const std::int64_t lda_m0 = row ? (ta ? 1 : k) : (ta ? k : 1);
+          const std::int64_t ldc_m0 = row ? n : 1;
+          CHECK(call(0, n, k, nullptr, lda_m0, nullptr, ldb, nullptr, ldc_m0) == cudaSuccess);
+          CHECK(call(0, n, k, nullptr, lda_m0, nullptr, ldb, nullptr, ldc_m0 - 1) == bad);
+          CHECK(call(0, n, -1, nullptr, lda_m0, nullptr, ldb, nullptr, ldc_m0) == bad);
+          const std::int64_t ldb_n0 = row ? (tb ? k : 1) : (tb ? 1 : k);
+          const std::int64_t ldc_n0 = row ? 1 : m;
+          CHECK(call(m, 0, k, nullptr, lda, nullptr, ldb_n0, nullptr, ldc_n0) == cudaSuccess);
+        }
+      }
+    }
+  }
+  // Enumerators out of range, even for an empty product.
+  const Order row = Order::row_major;
+  CHECK(gemm(static_cast<Order>(7), Op::none, Op::none, m, n, k, 0.0f, a, k, b, n, 1.0f, c, n) == bad);
+  CHECK(gemm(row, static_cast<Op>(7), Op::none, m, n, k, 0.0f, a, k, b, n, 1.0f, c, n) == bad);
+  CHECK(gemm(row, Op::none, static_cast<Op>(7), m, n, k, 0.0f, a, k, b, n, 1.0f, c, n) == bad);
+  CHECK(gemm(row, static_cast<Op>(-1), Op::none, 0, 0, 0, 1.0f, a, 1, b, 1, 0.0f, c, 1) == bad);
+  CHECK(gemm(static_cast<Order>(2), Op::none, Op::none, 0, 0, 0, 1.0f, a, 1, b, 1, 0.0f, c, 1) == bad);
+  // (A grid of more than 2^31 - 1 blocks is rejected too, but after a device query: see
+  // tests/device/test_gemm.cu.)
+}
+
+TEST_CASE("gemm_epilogue rejects bad arguments before launching") {
+  auto* a = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  auto* b = reinterpret_cast<const float*>(std::uintptr_t{1} << 30);
+  auto* c = reinterpret_cast<float*>(std::uintptr_t{1} << 40);
+  const AddBias epi{reinterpret_cast<const float*>(std::uintptr_t{1} << 44)};
+  const Order row = Order::row_major, col = Order::col_major;
+  const Op none = Op::none, t = Op::transpose;
+  CHECK(gemm_epilogue<GemmPolicySmall>(row, none, none, -1, 6, 7, a, 7, b, 6, c, 6, epi) == cudaErrorInvalidValue);
+  CHECK(gemm_epilogue<GemmPolicySmall>(col, t, none, 5, 6, 7, a, 6, b, 7, c, 5, epi) == cudaErrorInvalidValue);
+  CHECK(gemm_epilogue<GemmPolicySmall>(col, none, t, 5, 6, 7, a, 5, b, 6, nullptr, 5, epi) == cudaErrorInvalidValue);
+  CHECK(gemm_epilogue<GemmPolicySmall>(row, none, none, 5, 6, 7, a, 7, b, 6, const_cast<float*>(b) + 1, 6, epi) ==
+        cudaErrorInvalidValue);
+  CHECK(gemm_epilogue<GemmPolicySmall>(row, static_cast<Op>(3), none, 5, 6, 7, a, 7, b, 6, c, 6, epi) ==
+        cudaErrorInvalidValue);
+  CHECK(gemm_epilogue(row, none, none, 0, 6, 7, nullptr, 7, nullptr, 6, nullptr, 6, epi) == cudaSuccess);
+  CHECK(gemm_epilogue(col, none, none, 5, 0, 7, nullptr, 5, nullptr, 7, nullptr, 5, epi) == cudaSuccess);
 }
 
 // Compiled, never launched: a fill value of another arithmetic type converts to the tile's

@@ -139,6 +139,14 @@ inline bool overlaps(const float* x, std::int64_t x_span, const float* y, std::i
   return x_span > 0 && y_span > 0 && x0 < y1 && y0 < x1;
 }
 
+// The shortest side of the C tiles `Policy` (or, for void, any default policy) uses.
+template <class Policy>
+constexpr std::int64_t min_tile_side() {
+  using P = std::conditional_t<std::is_void_v<Policy>, GemmPolicySmall, Policy>;
+  constexpr int tm = P::tiled::shape::tile_m, tn = P::tiled::shape::tile_n;
+  return tm < tn ? tm : tn;
+}
+
 // BLAS argument checks (see gemm()); cudaSuccess when the call is valid.
 inline cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
                                    const float* a, std::int64_t lda, const float* b, std::int64_t ldb, const float* c,
@@ -329,9 +337,16 @@ template <class Policy = void, GemmEpilogue Epilogue>
 [[nodiscard]] cudaError_t gemm_epilogue(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
                                         const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
                                         std::int64_t ldc, const Epilogue& epi, cudaStream_t stream = nullptr) {
-  TILECRAFT_NVTX_RANGE("tilecraft::gemm");
+  TILECRAFT_NVTX_RANGE("tilecraft::gemm_epilogue");
   TILECRAFT_RETURN_IF_ERROR(detail::check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
   if (m == 0 || n == 0) return cudaSuccess;
+  // One block per C tile, at most 2^31 - 1 of them: checked before anything asks the device,
+  // for the policy's tile (or the default policies' smallest side), in either orientation.
+  constexpr std::int64_t side = detail::min_tile_side<Policy>();
+  if (static_cast<double>(ceil_div<std::int64_t>(m, side)) * static_cast<double>(ceil_div<std::int64_t>(n, side)) >
+      static_cast<double>(INT_MAX)) {
+    return cudaErrorInvalidValue;
+  }
   const bool row = order == Order::row_major;
   const bool ta = op_a == Op::transpose;
   const bool tb = op_b == Op::transpose;
@@ -381,10 +396,9 @@ template <class Policy = void, GemmEpilogue Epilogue>
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when: an enumerator is out of range;
 //! m, n or k is negative; a leading dimension is below BLAS's minimum (max(1, elements of a
-//! stored row for row-major, of a stored column for column-major)); a pointer needed is null
-//! or not float-aligned; C overlaps A or B; the sizes overflow 64-bit byte offsets or the
-//! grid. m == 0 or n == 0 is a successful no-op. Otherwise the launch status.
-//! \code
+//! stored row for row-major, of a stored column for column-major)); C (m, n > 0), or A or B
+//! (k > 0, whatever alpha) is null or not float-aligned; C overlaps A or B; the sizes overflow 64-bit byte offsets or
+//! the grid. m == 0 or n == 0 is a successful no-op. Otherwise the launch status. \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n).
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::gemm(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none,
 //!                                          m, n, k, 1.0f, d_a, k, d_b, n, 0.0f, d_c, n, stream));

@@ -121,7 +121,7 @@ struct TiledGemm {
     // Row-major C: each group of vector_n == 4 columns is one 16-byte store when aligned
     // (a quarter-warp then writes 128 contiguous bytes).
     const bool vector_store = OC == Order::row_major && Rb::vector_n == 4 &&
-                              reinterpret_cast<std::uintptr_t>(c.data) % 16 == 0 && c.ld % 4 == 0;
+                              reinterpret_cast<std::uintptr_t>(c.data) % 16 == 0 && c.ld % 4 == 0 && n0 % 4 == 0;
 #pragma unroll
     for (int i = 0; i < Rb::rows; ++i) {
       const std::int64_t r = m0 + mma.row(i);
@@ -159,8 +159,9 @@ struct TiledGemm {
 //! `a` is op(A), M x K, and `b` is op(B), K x N, in either order (a transposed operand is the
 //! other order's view of the same memory: tilecraft::transposed); `c` is M x N. Any M, N,
 //! K >= 0, any leading dimension, any float alignment: operands filled in 16-byte vectors when
-//! aligned for it (TiledGemm::vector_fill_ok), float by float otherwise; elements outside
-//! the matrices read as zeros, so tiles may overhang every edge.
+//! aligned for it (TiledGemm::vector_fill_ok, and m0, n0 multiples of 4), float by float
+//! otherwise; elements past M, N or K read as zeros, so tiles may overhang the far edges.
+//! Rule: m0 >= 0 and n0 >= 0 (checked with TILECRAFT_ENABLE_DEVICE_ASSERTIONS).
 //! Every thread of the block calls it, with the same arguments; the block must have exactly
 //! TiledGemm::threads threads. Barriers: one per K step, plus one at the end, after which
 //! `storage` may be reused. Shared memory: TiledGemm::smem_bytes.
@@ -182,7 +183,9 @@ TILECRAFT_DEVICE void tiled_gemm(typename TiledGemm<TM, TN, RegBlockT, TK, Lanes
   using Gemm = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>;
   const MatrixRef<const float, OA> ca{a.data, a.rows, a.cols, a.ld};
   const MatrixRef<const float, OB> cb{b.data, b.rows, b.cols, b.ld};
-  if (Gemm::vector_fill_ok(ca, cb)) {
+  TILECRAFT_ASSERT(m0 >= 0 && n0 >= 0 && "tiled_gemm: tile origins must be >= 0");
+  // 16-byte vectors start at the tile's origin along M (A column-major) and N (B row-major).
+  if (Gemm::vector_fill_ok(ca, cb) && m0 % 4 == 0 && n0 % 4 == 0) {
     Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
   } else {
     Gemm::template run<false>(storage, ca, cb, c, m0, n0, epi);
