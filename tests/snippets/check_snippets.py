@@ -4,7 +4,8 @@ the public headers and each ```cpp block of README.md, so that no snippet a user
 compile. All snippets go into one translation unit (one nvcc run), each in a scope that
 declares the names snippets use (in, out, rows, cols, ld, r0, c0, tile, d_in, stream, ...);
 `#line` directives make compiler errors point at the snippet's own file and line. A snippet
-with a __global__ function is placed at namespace scope; one that calls a host launcher or
+that defines something (a __global__ or __device__ function, a struct, a host function) is
+placed at namespace scope; one that calls a host launcher or
 cudaMalloc goes in a host function; every other one in a kernel.
 
 usage: check_snippets.py --nvcc NVCC --source DIR --out DIR [--arch sm_80]
@@ -38,13 +39,15 @@ DEVICE_OPEN = r'''__global__ void {name}(const float* in, float* out, const floa
   {{
 '''
 HOST_OPEN = r'''void {name}(const float* d_in, float* d_out, std::int64_t n, void* d_temp, cudaStream_t stream,
-                       std::int64_t M, std::int64_t N, dim3 grid, dim3 block, float* args) {{
+                       std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t m, std::int64_t k,
+                       const float* d_a, const float* d_b, float* d_c, dim3 grid, dim3 block, float* args) {{
   using namespace snippet_context;
   {{
 '''
 CLOSE = "  }\n}\n"
 
 HOST_MARKERS = ("cudaMalloc", "TILECRAFT_THROW_IF_ERROR", "tilecraft::reduce(", "tilecraft::transpose(", "tilecraft::stencil_1d(", "<<<",
+                "tilecraft::gemm(", "tilecraft::gemm_epilogue(",
                 "tilecraft::opt_in_dynamic_smem(")
 
 
@@ -96,7 +99,9 @@ def main():
         name = f"snippet_{count}"
         count += 1
         located = f'#line {line} "{path}"\n{body}\n'
-        if "__global__" in body:
+        # Definitions (a kernel, a struct, a function) go at namespace scope.
+        if "__global__" in body or re.search(r"^(struct|class|__device__|__host__)\b", body, re.M) or re.search(
+                r"^[A-Za-z_][\w:<>]*\s+\w+\([^;]*\)\s*\{\s*$", body, re.M):
             parts.append(f"namespace {name} {{\n{located}}}\n")
         elif any(m in body for m in HOST_MARKERS):
             parts.append(HOST_OPEN.format(name=name) + located + CLOSE)
