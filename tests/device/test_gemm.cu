@@ -658,8 +658,9 @@ TEST_CASE("gemm: m == 0 or n == 0 does nothing; a rejected call launches nothing
 
 // ---- user configurations -------------------------------------------------------------------------
 
-TEST_CASE_TEMPLATE("gemm<Policy>: user configurations and both defaults, chosen explicitly", Policy, Policy64, Policy32,
-                   Policy128, Policy64Group3, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicySmall) {
+TEST_CASE_TEMPLATE("gemm<Policy>: user configurations and the defaults, chosen explicitly", Policy, Policy64, Policy32,
+                   Policy128, Policy64Group3, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicySkinny,
+                   tilecraft::GemmPolicyMedium, tilecraft::GemmPolicySmall) {
   const std::int64_t shapes[][3] = {{1, 1, 1},     {33, 31, 17},  {127, 129, 65}, {300, 200, 33},
                                     {70, 90, 300}, {64, 128, 40}, {3, 5, 4100}};
   const bool full = full_run();

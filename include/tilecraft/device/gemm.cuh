@@ -59,10 +59,17 @@ struct GemmPolicy {
 
 //! The default: 128 x 128 tiles, K step 16, 8 x 8 per thread, 256 threads, 4 stages.
 using GemmPolicyLarge = GemmPolicy<128, 128, RegBlock<8, 8>, 16, 4, 4, 2, 8>;
-//! The default when C has at most 64 rows (as computed: a column-major C is computed as its
-//! row-major transpose, so there: at most 64 columns) or fewer 128 x 128 tiles than the GPU
-//! has SMs: 64 x 128 tiles, K step 8, 8 x 8 per thread, 128 threads.
-using GemmPolicySmall = GemmPolicy<64, 128, RegBlock<8, 8>, 8, 4, 3, 4, 8>;
+//! The default for C with at most 64 rows (as computed: a column-major C is computed as its
+//! row-major transpose, so there: at most 64 columns) or too few 128 x 128 tiles, when K is
+//! long (>= 2048, so split-K makes up the blocks): 64 x 128 tiles, K step 8, 8 x 8 per thread,
+//! 128 threads.
+using GemmPolicySkinny = GemmPolicy<64, 128, RegBlock<8, 8>, 8, 4, 3, 4, 8>;
+//! The default for C with too few 128 x 128 tiles and a short K, when 64 x 64 tiles are enough
+//! to fill the SMs: 64 x 64 tiles, K step 16, 4 x 8 per thread, 128 threads.
+using GemmPolicyMedium = GemmPolicy<64, 64, RegBlock<4, 8>, 16, 4, 3, 4, 8>;
+//! The default for C too small even for that: 32 x 64 tiles, K step 16, 4 x 4 per thread, 128
+//! threads.
+using GemmPolicySmall = GemmPolicy<32, 64, RegBlock<4, 4>, 16, 4, 3, 6, 8>;
 
 namespace detail {
 
@@ -142,7 +149,7 @@ inline bool overlaps(const float* x, std::int64_t x_span, const float* y, std::i
 // The shortest side of the C tiles `Policy` (or, for void, any default policy) uses.
 template <class Policy>
 constexpr std::int64_t min_tile_side() {
-  using P = std::conditional_t<std::is_void_v<Policy>, GemmPolicySmall, Policy>;
+  using P = std::conditional_t<std::is_void_v<Policy>, GemmPolicySmall, Policy>;  // the smallest default
   constexpr int tm = P::tiled::shape::tile_m, tn = P::tiled::shape::tile_n;
   return tm < tn ? tm : tn;
 }
@@ -372,11 +379,20 @@ template <class Policy = void, GemmEpilogue Epilogue>
   if constexpr (!std::is_void_v<Policy>) {
     return detail::gemm_row_major_c<Policy>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
   } else {
-    // The small tiles when 128 x 128 ones would leave half of every tile empty (a C of at most
-    // 64 rows) or the GPU short of work (fewer tiles than SMs).
-    const std::int64_t large_tiles = ceil_div<std::int64_t>(c_rm.rows, GemmPolicyLarge::tiled::shape::tile_m) *
-                                     ceil_div<std::int64_t>(c_rm.cols, GemmPolicyLarge::tiled::shape::tile_n);
-    if (c_rm.rows <= 64 || large_tiles < sms) {
+    // 128 x 128 tiles unless they would leave half of every tile empty (a C of at most 64
+    // rows) or the GPU short of blocks (fewer tiles than SMs). Then: with a long K, 64 x 128
+    // tiles and split-K; with a short one, the largest tiles that still give every SM a block
+    // (benchmarks/TUNING.md has the measurements).
+    auto tiles = [&](int tm, int tn) {
+      return ceil_div<std::int64_t>(c_rm.rows, tm) * ceil_div<std::int64_t>(c_rm.cols, tn);
+    };
+    if (c_rm.rows <= 64 || tiles(128, 128) < sms) {
+      if (k >= 2048) {
+        return detail::gemm_row_major_c<GemmPolicySkinny>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+      }
+      if (tiles(64, 64) >= sms) {
+        return detail::gemm_row_major_c<GemmPolicyMedium>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+      }
       return detail::gemm_row_major_c<GemmPolicySmall>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
     }
     return detail::gemm_row_major_c<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
@@ -390,7 +406,8 @@ template <class Policy = void, GemmEpilogue Epilogue>
 //! dimensions that are multiples of 4 take the vector path). FP32 FMAs only (no TF32).
 //! Asynchronous on `stream`. `Policy`: a GemmPolicy, or void to choose by shape
 //! (GemmPolicyLarge when C has more than 64 rows and at least as many 128 x 128 tiles as the
-//! GPU has SMs, else GemmPolicySmall). When C has fewer tiles than the GPU has block slots and
+//! GPU has SMs; else GemmPolicySkinny for k >= 2048, GemmPolicyMedium when its 64 x 64 tiles
+//! fill the SMs, GemmPolicySmall otherwise). When C has fewer tiles than the GPU has block slots and
 //! K is long, K is split (see GemmPolicy); the split uses a stream-ordered workspace
 //! (cudaMallocAsync) and stays deterministic.
 //!
