@@ -178,17 +178,20 @@ template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stage
 TILECRAFT_DEVICE void tiled_gemm(typename TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>::TempStorage& storage,
                                  MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<float, OC> c, std::int64_t m0,
                                  std::int64_t n0, const Epilogue& epi = {}) {
-  static_assert(std::is_same_v<std::remove_const_t<TA>, float> && std::is_same_v<std::remove_const_t<TB>, float>,
-                "tiled_gemm: A and B must be float matrices (MatrixRef<const float, Order>)");
-  using Gemm = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>;
-  const MatrixRef<const float, OA> ca{a.data, a.rows, a.cols, a.ld};
-  const MatrixRef<const float, OB> cb{b.data, b.rows, b.cols, b.ld};
-  TILECRAFT_ASSERT(m0 >= 0 && n0 >= 0 && "tiled_gemm: tile origins must be >= 0");
-  // 16-byte vectors start at the tile's origin along M (A column-major) and N (B row-major).
-  if (Gemm::vector_fill_ok(ca, cb) && m0 % 4 == 0 && n0 % 4 == 0) {
-    Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
-  } else {
-    Gemm::template run<false>(storage, ca, cb, c, m0, n0, epi);
+  constexpr bool floats =
+      std::is_same_v<std::remove_const_t<TA>, float> && std::is_same_v<std::remove_const_t<TB>, float>;
+  static_assert(floats, "tiled_gemm: A and B must be float matrices (MatrixRef<const float, Order>)");
+  if constexpr (floats) {  // (nothing more to say when the rule is broken)
+    using Gemm = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>;
+    const MatrixRef<const float, OA> ca{a.data, a.rows, a.cols, a.ld};
+    const MatrixRef<const float, OB> cb{b.data, b.rows, b.cols, b.ld};
+    TILECRAFT_ASSERT(m0 >= 0 && n0 >= 0 && "tiled_gemm: tile origins must be >= 0");
+    // 16-byte vectors start at the tile's origin along M (A column-major) and N (B row-major).
+    if (Gemm::vector_fill_ok(ca, cb) && m0 % 4 == 0 && n0 % 4 == 0) {
+      Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
+    } else {
+      Gemm::template run<false>(storage, ca, cb, c, m0, n0, epi);
+    }
   }
 }
 
