@@ -109,3 +109,14 @@ TEST_CASE("GemmShape: derived sizes, a map that covers the tile once, conflict-f
   check_shape<GemmShape<32, 64, 8, RegBlock<1, 2>, 8, 2>>();  // the course's 1 x 2 blocking
   check_shape<GemmShape<128, 32, 8, RegBlock<4, 1>, 32, 4>>();
 }
+
+TEST_CASE("GemmShape: the default GEMM configurations' shared memory") {
+  // sm_75 gives a block at most 64 KiB: every default but the 4-stage 128 x 128 one (which the
+  // launcher replaces by its 3-stage twin there) fits.
+  constexpr std::size_t sm75 = 64 * 1024;
+  CHECK(GemmShape<128, 128, 16, RegBlock<8, 8>, 4, 4>::smem_bytes > sm75);
+  CHECK(GemmShape<128, 128, 16, RegBlock<8, 8>, 4, 3>::smem_bytes <= sm75);
+  CHECK(GemmShape<64, 128, 8, RegBlock<8, 8>, 4, 3>::smem_bytes <= sm75);
+  CHECK(GemmShape<64, 64, 16, RegBlock<4, 8>, 4, 3>::smem_bytes <= sm75);
+  CHECK(GemmShape<32, 64, 16, RegBlock<4, 4>, 4, 3>::smem_bytes <= sm75);
+}

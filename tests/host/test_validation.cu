@@ -128,16 +128,12 @@ TEST_CASE("gemm rejects bad arguments before launching") {
           CHECK(call(m, n, k, plus2(a), lda, b, ldb, c, ldc) == bad);
           CHECK(call(m, n, k, a, lda, plus2(b), ldb, c, ldc) == bad);
           CHECK(call(m, n, k, a, lda, b, ldb, plus2(c), ldc) == bad);
-          // C overlapping A or B (in place included); just beside them it is fine.
+          // C beside A is fine (C sharing elements with A or B is the caller's mistake, unchecked
+          // as in BLAS: disjoint blocks of one allocation, as in a blocked LU update, are valid).
           const std::int64_t span_a = (row ? (ta ? k : m) : (ta ? m : k)) - 1;  // stored rows (columns) - 1
           const std::int64_t end_a = span_a * lda + (row ? (ta ? m : k) : (ta ? k : m));
           const std::int64_t end_c = (row ? m - 1 : n - 1) * ldc + (row ? n : m);
           auto* ca = const_cast<float*>(a);
-          auto* cb = const_cast<float*>(b);
-          CHECK(call(m, n, k, a, lda, b, ldb, ca, ldc) == bad);
-          CHECK(call(m, n, k, a, lda, b, ldb, ca + end_a - 1, ldc) == bad);
-          CHECK(call(m, n, k, a, lda, b, ldb, ca - end_c + 1, ldc) == bad);
-          CHECK(call(m, n, k, a, lda, b, ldb, cb + 3, ldc) == bad);
           if (alpha == 0.0f) {
             CHECK(call(m, n, k, a, lda, b, ldb, ca + end_a, ldc) == cudaSuccess);
             CHECK(call(m, n, k, a, lda, b, ldb, ca - end_c, ldc) == cudaSuccess);
@@ -188,8 +184,6 @@ TEST_CASE("gemm_epilogue rejects bad arguments before launching") {
   CHECK(gemm_epilogue<GemmPolicySmall>(row, none, none, -1, 6, 7, a, 7, b, 6, c, 6, epi) == cudaErrorInvalidValue);
   CHECK(gemm_epilogue<GemmPolicySmall>(col, t, none, 5, 6, 7, a, 6, b, 7, c, 5, epi) == cudaErrorInvalidValue);
   CHECK(gemm_epilogue<GemmPolicySmall>(col, none, t, 5, 6, 7, a, 5, b, 6, nullptr, 5, epi) == cudaErrorInvalidValue);
-  CHECK(gemm_epilogue<GemmPolicySmall>(row, none, none, 5, 6, 7, a, 7, b, 6, const_cast<float*>(b) + 1, 6, epi) ==
-        cudaErrorInvalidValue);
   CHECK(gemm_epilogue<GemmPolicySmall>(row, static_cast<Op>(3), none, 5, 6, 7, a, 7, b, 6, c, 6, epi) ==
         cudaErrorInvalidValue);
   CHECK(gemm_epilogue(row, none, none, 0, 6, 7, nullptr, 7, nullptr, 6, nullptr, 6, epi) == cudaSuccess);

@@ -46,6 +46,8 @@ struct GemmPolicy {
   static_assert(MinBlocksPerSm >= 1, "GemmPolicy: MinBlocksPerSm must be >= 1");
   static_assert(GroupM >= 1, "GemmPolicy: GroupM (tile rows per block group) must be >= 1");
   static_assert(MaxSplitK >= 1 && MaxSplitK <= 64, "GemmPolicy: MaxSplitK must be between 1 and 64");
+  static_assert(MinBlocksPerSm * TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>::threads <= 2048,
+                "GemmPolicy: MinBlocksPerSm * threads must be <= 2048 (the most threads an SM holds)");
   //! The block level.
   using tiled = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>;
   //! __launch_bounds__ minimum blocks per SM.
@@ -57,8 +59,22 @@ struct GemmPolicy {
   static constexpr int max_split_k = MaxSplitK;
 };
 
-//! The default: 128 x 128 tiles, K step 16, 8 x 8 per thread, 256 threads, 4 stages.
+//! The default: 128 x 128 tiles, K step 16, 8 x 8 per thread, 256 threads, 4 stages (66 KiB of
+//! shared memory).
 using GemmPolicyLarge = GemmPolicy<128, 128, RegBlock<8, 8>, 16, 4, 4, 2, 8>;
+//! GemmPolicyLarge with 3 stages (50 KiB): the default on devices that give a block less shared
+//! memory than GemmPolicyLarge needs (sm_75: 64 KiB).
+using GemmPolicyLarge3 = GemmPolicy<128, 128, RegBlock<8, 8>, 16, 4, 3, 2, 8>;
+
+//! True for every GemmPolicy instantiation.
+template <class>
+inline constexpr bool is_gemm_policy_v = false;
+//! \cond SPECIALIZATIONS
+template <int TM, int TN, class RegBlockT, int TK, int LanesM, int Stages, int MinBlocksPerSm, int GroupM,
+          int MaxSplitK>
+inline constexpr bool
+    is_gemm_policy_v<GemmPolicy<TM, TN, RegBlockT, TK, LanesM, Stages, MinBlocksPerSm, GroupM, MaxSplitK>> = true;
+//! \endcond
 //! The default for C with at most 64 rows (as computed: a column-major C is computed as its
 //! row-major transpose, so there: at most 64 columns) or too few 128 x 128 tiles, when K is
 //! long (>= 2048, so split-K makes up the blocks): 64 x 128 tiles, K step 8, 8 x 8 per thread,
@@ -70,6 +86,12 @@ using GemmPolicyMedium = GemmPolicy<64, 64, RegBlock<4, 8>, 16, 4, 3, 4, 8>;
 //! The default for C too small even for that: 32 x 64 tiles, K step 16, 4 x 4 per thread, 128
 //! threads.
 using GemmPolicySmall = GemmPolicy<32, 64, RegBlock<4, 4>, 16, 4, 3, 6, 8>;
+
+// Every default but GemmPolicyLarge fits the smallest per-block limit of the supported GPUs
+// (sm_75: 64 KiB), so gemm() has a configuration for every device.
+static_assert(GemmPolicyLarge3::tiled::smem_bytes <= 64 * 1024 && GemmPolicySkinny::tiled::smem_bytes <= 64 * 1024 &&
+                  GemmPolicyMedium::tiled::smem_bytes <= 64 * 1024 && GemmPolicySmall::tiled::smem_bytes <= 64 * 1024,
+              "gemm: the fallback default policies must fit 64 KiB of shared memory (sm_75)");
 
 namespace detail {
 
@@ -95,8 +117,9 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   const std::int64_t tile_n = in_group / rows;
   const std::int64_t m0 = tile_m * Tiled::shape::tile_m;
   const std::int64_t n0 = tile_n * Tiled::shape::tile_n;
-  // K slice [k0, k0 + k_slice) of both operands (k_slice is a multiple of TK, so 16-byte
-  // alignment carries over). Split: the raw product goes to the slice's workspace block.
+  // K slice [k0, k0 + k_slice) of both operands. The vector fills stay aligned: an operand
+  // filled in vectors moves by k0 * ld with ld a multiple of 4, a K-contiguous one is filled
+  // float by float. Split: the raw product goes to the slice's workspace block.
   const bool split = gridDim.y > 1;
   const std::int64_t k0 = blockIdx.y * k_slice;
   const std::int64_t k_len = a.cols - k0 < k_slice ? a.cols - k0 : k_slice;
@@ -138,14 +161,6 @@ inline std::int64_t matrix_span(Order order, std::int64_t rows, std::int64_t col
   return (major - 1) * ld + minor;
 }
 
-inline bool overlaps(const float* x, std::int64_t x_span, const float* y, std::int64_t y_span) {
-  const auto x0 = reinterpret_cast<std::uintptr_t>(x);
-  const auto y0 = reinterpret_cast<std::uintptr_t>(y);
-  const auto x1 = x0 + static_cast<std::uintptr_t>(x_span) * sizeof(float);
-  const auto y1 = y0 + static_cast<std::uintptr_t>(y_span) * sizeof(float);
-  return x_span > 0 && y_span > 0 && x0 < y1 && y0 < x1;
-}
-
 // The shortest side of the C tiles `Policy` (or, for void, any default policy) uses.
 template <class Policy>
 constexpr std::int64_t min_tile_side() {
@@ -182,11 +197,11 @@ inline cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m
   const std::int64_t a_span = k > 0 ? matrix_span(stored, a_rows, a_cols, lda) : 0;
   const std::int64_t b_span = k > 0 ? matrix_span(stored, b_rows, b_cols, ldb) : 0;
   if (c_span < 0 || a_span < 0 || b_span < 0) return cudaErrorInvalidValue;
-  // Elements must be float-aligned; C must not overlap A or B (the kernel reads A and B while
-  // other blocks write C).
+  // Elements must be float-aligned. (C sharing elements with A or B is not checked, as in BLAS:
+  // disjoint blocks of one allocation with one leading dimension, as in a blocked LU update,
+  // are valid, and an exact check would cost more than the call.)
   auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(float) != 0; };
   if (misaligned(c) || (k > 0 && (misaligned(a) || misaligned(b)))) return cudaErrorInvalidValue;
-  if (overlaps(c, c_span, a, a_span) || overlaps(c, c_span, b, b_span)) return cudaErrorInvalidValue;
   return cudaSuccess;
 }
 
@@ -251,6 +266,7 @@ template <class Policy, class Epilogue>
   const std::int64_t tiles_n = ceil_div<std::int64_t>(c.cols, Tiled::shape::tile_n);
   if (tiles_m > INT_MAX / tiles_n) return cudaErrorInvalidValue;  // a 1D grid of 2^31 - 1 blocks
   const std::int64_t tiles = tiles_m * tiles_n;
+  if (ceil_div<std::int64_t>(k, tk) > INT_MAX) return cudaErrorInvalidValue;  // the pipeline counts steps in int
   int slices = split_k_slices<Policy>(c.rows, c.cols, k, tiles, sms);
   std::int64_t k_slice = k;
   float* partial = nullptr;
@@ -304,17 +320,25 @@ template <class Policy, class Epilogue>
   return status;
 }
 
-// The SMs of the current device, cached per device (queried on every call it would cost
-// microseconds between back-to-back launches).
-inline cudaError_t sm_count(int& sms) {
+// The current device's SMs and the shared memory it gives one block (opt-in), cached per
+// device (queried on every call they would cost microseconds between back-to-back launches).
+inline cudaError_t device_limits(int& sms, int& smem_optin) {
   constexpr int cached_devices = 64;
-  static std::atomic<int> cache[cached_devices] = {};
+  static std::atomic<int> cached_sms[cached_devices] = {};
+  static std::atomic<int> cached_smem[cached_devices] = {};
   int device = 0;
   TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
-  std::atomic<int>* slot = device >= 0 && device < cached_devices ? &cache[device] : nullptr;
-  if (slot != nullptr && (sms = slot->load()) > 0) return cudaSuccess;
+  const bool cacheable = device >= 0 && device < cached_devices;
+  if (cacheable && (sms = cached_sms[device].load()) > 0) {
+    smem_optin = cached_smem[device].load();
+    return cudaSuccess;
+  }
   TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (slot != nullptr) slot->store(sms);
+  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (cacheable) {
+    cached_smem[device].store(smem_optin);
+    cached_sms[device].store(sms);
+  }
   return cudaSuccess;
 }
 
@@ -344,6 +368,8 @@ template <class Policy = void, GemmEpilogue Epilogue>
 [[nodiscard]] cudaError_t gemm_epilogue(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
                                         const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
                                         std::int64_t ldc, const Epilogue& epi, cudaStream_t stream = nullptr) {
+  static_assert(std::is_void_v<Policy> || is_gemm_policy_v<Policy>,
+                "gemm: Policy must be void (chosen by shape) or a tilecraft::GemmPolicy");
   TILECRAFT_NVTX_RANGE("tilecraft::gemm_epilogue");
   TILECRAFT_RETURN_IF_ERROR(detail::check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
   if (m == 0 || n == 0) return cudaSuccess;
@@ -374,8 +400,8 @@ template <class Policy = void, GemmEpilogue Epilogue>
     c_rm = MatrixRef<float>{c, n, m, ldc};
   }
   const detail::LauncherEpilogue<Epilogue> e{epi, !row, false};
-  int sms = 0;
-  TILECRAFT_RETURN_IF_ERROR(detail::sm_count(sms));
+  int sms = 0, smem_optin = 0;
+  TILECRAFT_RETURN_IF_ERROR(detail::device_limits(sms, smem_optin));
   if constexpr (!std::is_void_v<Policy>) {
     return detail::gemm_row_major_c<Policy>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
   } else {
@@ -395,27 +421,37 @@ template <class Policy = void, GemmEpilogue Epilogue>
       }
       return detail::gemm_row_major_c<GemmPolicySmall>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
     }
+    if (GemmPolicyLarge::tiled::smem_bytes > static_cast<std::size_t>(smem_optin)) {
+      return detail::gemm_row_major_c<GemmPolicyLarge3>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+    }
     return detail::gemm_row_major_c<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
   }
 }
 
 //! C = alpha * op(A) * op(B) + beta * C for float matrices in `order` (all row-major or all
 //! column-major), op(A) m x k, op(B) k x n, C m x n, with BLAS semantics: beta == 0 means C is
-//! not read (NaN in C does not propagate); k == 0 or alpha == 0 scales C by beta. Any sizes
-//! and leading dimensions, any float-aligned pointers (16-byte-aligned operands with leading
-//! dimensions that are multiples of 4 take the vector path). FP32 FMAs only (no TF32).
-//! Asynchronous on `stream`. `Policy`: a GemmPolicy, or void to choose by shape
-//! (GemmPolicyLarge when C has more than 64 rows and at least as many 128 x 128 tiles as the
-//! GPU has SMs; else GemmPolicySkinny for k >= 2048, GemmPolicyMedium when its 64 x 64 tiles
-//! fill the SMs, GemmPolicySmall otherwise). When C has fewer tiles than the GPU has block slots and
-//! K is long, K is split (see GemmPolicy); the split uses a stream-ordered workspace
-//! (cudaMallocAsync) and stays deterministic.
+//! not read (NaN in C does not propagate); k == 0 or alpha == 0 scales C by beta (whatever
+//! alpha, A and B hold). Any sizes and leading dimensions, any float-aligned pointers
+//! (16-byte-aligned operands with leading dimensions that are multiples of 4 take the vector
+//! path). FP32 FMAs only (no TF32). Asynchronous on `stream`. C must not share elements with A
+//! or B (not checked, as in BLAS: disjoint blocks of one allocation are fine).
+//! `Policy`: a GemmPolicy, or void to choose by the shape of C as computed (row-major; a
+//! column-major C is computed as its transpose): GemmPolicyLarge when it has more than 64 rows
+//! and at least as many 128 x 128 tiles as the GPU has SMs (GemmPolicyLarge3 where the device
+//! gives a block less shared memory than GemmPolicyLarge needs, e.g. sm_75); else
+//! GemmPolicySkinny for k >= 2048, GemmPolicyMedium when its 64 x 64 tiles fill the SMs,
+//! GemmPolicySmall otherwise. When C has fewer tiles than the GPU has block slots and K is
+//! long, K is split (see GemmPolicy): the slices go to a stream-ordered workspace
+//! (cudaMallocAsync; without a stream-ordered allocator the product is computed unsplit) and
+//! are summed in a fixed order, so results are deterministic.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when: an enumerator is out of range;
 //! m, n or k is negative; a leading dimension is below BLAS's minimum (max(1, elements of a
 //! stored row for row-major, of a stored column for column-major)); C (m, n > 0), or A or B
-//! (k > 0, whatever alpha) is null or not float-aligned; C overlaps A or B; the sizes overflow 64-bit byte offsets or
-//! the grid. m == 0 or n == 0 is a successful no-op. Otherwise the launch status. \code
+//! (k > 0, whatever alpha) is null or not float-aligned; the sizes overflow 64-bit byte offsets,
+//! the grid or the K steps (k / TK >= 2^31); a user Policy needs more shared memory than the
+//! device gives a block. m == 0 or n == 0 is a successful no-op. Otherwise the launch status.
+//! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n).
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::gemm(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none,
 //!                                          m, n, k, 1.0f, d_a, k, d_b, n, 0.0f, d_c, n, stream));
@@ -427,9 +463,11 @@ template <class Policy = void>
   TILECRAFT_RETURN_IF_ERROR(detail::check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
   // BLAS's quick return: nothing to add and C kept as is.
   if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return cudaSuccess;
-  if (alpha == 0.0f) k = 0;  // alpha * (A * B) is zero: only C is scaled (and NaN in A or B ignored)
-  return gemm_epilogue<Policy>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc, LinearCombination{alpha, beta},
-                               stream);
+  // With alpha == 0 or k == 0 only C is scaled: no product is formed, so neither NaN in A or B
+  // nor an infinite alpha times the empty sum reaches C.
+  const bool scale_only = alpha == 0.0f || k == 0;
+  return gemm_epilogue<Policy>(order, op_a, op_b, m, n, scale_only ? 0 : k, a, lda, b, ldb, c, ldc,
+                               LinearCombination{scale_only ? 0.0f : alpha, beta}, stream);
 }
 
 #endif  // __CUDACC__

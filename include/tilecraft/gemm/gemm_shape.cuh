@@ -34,7 +34,10 @@ namespace tilecraft {
 //! Rules (each a static_assert): RegBlockT is a RegBlock; LanesM is a power of two from 1 to
 //! 32; TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN; the block has 1 to 32
 //! warps; TM and TN are multiples of 4; TK is 1, 2, 4 or a multiple of 8; 2 <= Stages <= 8;
-//! every fragment load and every shared write of the fills is bank-conflict free.
+//! the thread count and each fill's vectors per tile row (TM / 4, TN / 4, TM, TN) divide one
+//! another, as do threads / min(TK, 8) and TM, TN (so a thread's fill elements are
+//! compile-time steps apart); the stages fit one block's shared memory (227 KiB); every
+//! fragment load and every shared write of the fills is bank-conflict free.
 //! \code
 //! using Shape = tilecraft::GemmShape<128, 128, 8, tilecraft::RegBlock<8, 8>>;
 //! static_assert(Shape::threads == 256 && Shape::warp_m == 32 && Shape::warp_n == 64);
@@ -82,7 +85,7 @@ struct GemmShape {
   //! Threads per block.
   static constexpr int threads = warps * warp_threads;
 
-  //! K rows a warp's K-contiguous fill covers at once (min(TK, 8)); see fill_scatter().
+  //! K rows a warp's K-contiguous fill covers at once (min(TK, 8)); see FillScatter.
   static constexpr int fill_k_run = TK < 8 ? TK : 8;
   //! Elements of padding after each row of an operand tile with L columns: makes the row
   //! stride 32 / fill_k_run banks apart (mod 32), so the fill_k_run x (32 / fill_k_run) block
@@ -102,6 +105,8 @@ struct GemmShape {
   };
   //! Shared memory of all stages, in bytes.
   static constexpr std::size_t smem_bytes = static_cast<std::size_t>(Stages) * sizeof(Stage);
+  static_assert(smem_bytes <= static_cast<std::size_t>(max_smem_per_block),
+                "GemmShape: Stages * TK * (TM + TN + padding) * 4 bytes must fit one block's shared memory (227 KiB)");
 
   //! The fill of a Rows x Cols tile whose rows are contiguous in global memory too (the K-major
   //! tile of an operand stored with L contiguous: Rows = TK, Cols = TM or TN), in vectors of Width floats (4: 16-byte

@@ -54,15 +54,22 @@ struct TiledGemm {
     return (!a_vector || aligned(a)) && (!b_vector || aligned(b));
   }
 
-  //! Computes the tile of C at (m0, n0) and stores it through `epi` (see tiled_gemm()).
-  //! VectorFill: fill the operands that are not K-contiguous in 16-byte vectors (the caller
-  //! has checked vector_fill_ok); otherwise float by float.
+  //! Computes the tile of C at (m0, n0) and stores it through `epi` (see tiled_gemm(), which
+  //! chooses VectorFill and is the entry to call). VectorFill: fill the operands that are not
+  //! K-contiguous in 16-byte vectors, which needs vector_fill_ok(a, b) and m0, n0 multiples
+  //! of 4; otherwise float by float. Preconditions (checked with
+  //! TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c M x N; m0, n0 >= 0.
   template <bool VectorFill, Order OA, Order OB, Order OC, class Epilogue>
   TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const float, OA> a, MatrixRef<const float, OB> b,
                                    MatrixRef<float, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
     const int thread = static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
     TILECRAFT_ASSERT(blockDim.x * blockDim.y * blockDim.z == threads &&
-                     "tiled_gemm: the block must have threads threads");
+                     "tiled_gemm: blockDim.x * blockDim.y * blockDim.z must equal TiledGemm::threads");
+    TILECRAFT_ASSERT(a.cols == b.rows && a.rows == c.rows && b.cols == c.cols &&
+                     "tiled_gemm: a must be M x K, b K x N and c M x N");
+    TILECRAFT_ASSERT(m0 >= 0 && n0 >= 0 && "tiled_gemm: tile origins must be >= 0");
+    TILECRAFT_ASSERT((!VectorFill || (vector_fill_ok(a, b) && m0 % 4 == 0 && n0 % 4 == 0)) &&
+                     "tiled_gemm: the vector fill needs aligned operands and origins that are multiples of 4");
     const WarpMma<shape> mma(thread / warp_threads, thread % warp_threads);
     typename WarpMma<shape>::Accumulators acc = {};
     accumulate<VectorFill>(storage, mma, a, b, m0, n0, thread, acc);
@@ -163,8 +170,11 @@ struct TiledGemm {
 //! otherwise; elements past M, N or K read as zeros, so tiles may overhang the far edges.
 //! Rule: m0 >= 0 and n0 >= 0 (checked with TILECRAFT_ENABLE_DEVICE_ASSERTIONS).
 //! Every thread of the block calls it, with the same arguments; the block must have exactly
-//! TiledGemm::threads threads. Barriers: one per K step, plus one at the end, after which
-//! `storage` may be reused. Shared memory: TiledGemm::smem_bytes.
+//! TiledGemm::threads threads. `storage` must be free on entry (its first copies are issued
+//! without a barrier: if the block used that memory just before, run `__syncthreads()`
+//! first). Barriers: one per K step, plus one at the end, after which `storage` may be reused.
+//! Shared memory: TiledGemm::smem_bytes. K / TK must be below 2^31 (the pipeline counts steps
+//! in int).
 //! \code
 //! using Gemm = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>>;
 //! __global__ void gemm_kernel(tilecraft::MatrixRef<const float> a, tilecraft::MatrixRef<const float> b,
@@ -185,7 +195,6 @@ TILECRAFT_DEVICE void tiled_gemm(typename TiledGemm<TM, TN, RegBlockT, TK, Lanes
     using Gemm = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>;
     const MatrixRef<const float, OA> ca{a.data, a.rows, a.cols, a.ld};
     const MatrixRef<const float, OB> cb{b.data, b.rows, b.cols, b.ld};
-    TILECRAFT_ASSERT(m0 >= 0 && n0 >= 0 && "tiled_gemm: tile origins must be >= 0");
     // 16-byte vectors start at the tile's origin along M (A column-major) and N (B row-major).
     if (Gemm::vector_fill_ok(ca, cb) && m0 % 4 == 0 && n0 % 4 == 0) {
       Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
