@@ -47,12 +47,15 @@ struct GemmShape {
   static_assert(is_reg_block_v<RegBlockT>, "GemmShape: RegBlockT must be a tilecraft::RegBlock<RM, RN>");
   static_assert(is_pow2(LanesM) && LanesM <= warp_threads,
                 "GemmShape: LanesM (rows of a warp's lane grid) must be a power of two from 1 to 32");
-  static_assert(TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0),
-                "GemmShape: TK (the K step) must be 1, 2, 4 or a multiple of 8");
+  // Each rule once, as a constant: its static_assert below and shape_ok use the same one.
+  //! The K-step rule holds: TK is 1, 2, 4 or a multiple of 8.
+  static constexpr bool k_step_rule = TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0);
+  //! The tile rule holds: TM and TN are multiples of 4.
+  static constexpr bool tile_rule = TM % 4 == 0 && TN % 4 == 0;
+  static_assert(k_step_rule, "GemmShape: TK (the K step) must be 1, 2, 4 or a multiple of 8");
   static_assert(Stages >= 2 && Stages <= 8,
                 "GemmShape: Stages must be between 2 and 8 (one stage is computed on while the next loads)");
-  static_assert(TM % 4 == 0 && TN % 4 == 0,
-                "GemmShape: TM and TN must be multiples of 4 (shared rows are filled in 16-byte vectors)");
+  static_assert(tile_rule, "GemmShape: TM and TN must be multiples of 4 (shared rows are filled in 16-byte vectors)");
 
   //! The thread's register block.
   using reg_block = RegBlockT;
@@ -72,6 +75,8 @@ struct GemmShape {
   static constexpr int warp_m = lanes_m * RegBlockT::rows;
   //! Columns of the warp tile (WN).
   static constexpr int warp_n = lanes_n * RegBlockT::cols;
+  //! The warp tiles divide the block tile.
+  static constexpr bool warp_tile_rule = TM % warp_m == 0 && TN % warp_n == 0;
   static_assert(TM % warp_m == 0, "GemmShape: TM must be a multiple of the warp tile's rows (LanesM * RM)");
   static_assert(TN % warp_n == 0, "GemmShape: TN must be a multiple of the warp tile's columns (LanesN * RN)");
   //! Warps along M.
@@ -80,8 +85,9 @@ struct GemmShape {
   static constexpr int warps_n = TN / warp_n;
   //! Warps per block.
   static constexpr int warps = warps_m * warps_n;
-  static_assert(TM % warp_m != 0 || TN % warp_n != 0 || (warps >= 1 && warps <= max_block_threads / warp_threads),
-                "GemmShape: the block must have 1 to 32 warps ((TM / WM) * (TN / WN))");
+  //! The block has 1 to 32 warps.
+  static constexpr bool warps_rule = warps >= 1 && warps <= max_block_threads / warp_threads;
+  static_assert(!warp_tile_rule || warps_rule, "GemmShape: the block must have 1 to 32 warps ((TM / WM) * (TN / WN))");
   //! Threads per block.
   static constexpr int threads = warps * warp_threads;
 
@@ -228,9 +234,7 @@ struct GemmShape {
   }
 
   //! The rules above hold (so the analysis below is worth running).
-  static constexpr bool shape_ok = TM % warp_m == 0 && TN % warp_n == 0 && warps >= 1 &&
-                                   warps <= max_block_threads / warp_threads && TM % 4 == 0 && TN % 4 == 0 &&
-                                   (TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0));
+  static constexpr bool shape_ok = k_step_rule && tile_rule && warp_tile_rule && warps_rule;
   static_assert(!shape_ok || fragment_conflict_factor<false>() == 1,
                 "GemmShape: the A fragment loads must be bank-conflict free (choose LanesM so that a "
                 "quarter-warp reads one A vector or consecutive ones)");
