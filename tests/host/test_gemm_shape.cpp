@@ -103,20 +103,20 @@ TEST_CASE("RegBlock: accumulators and fragment vectors") {
 }
 
 TEST_CASE("GemmShape: derived sizes, a map that covers the tile once, conflict-free fragments") {
-  check_shape<GemmShape<128, 128, 8, RegBlock<8, 8>>>();         // 8 warps of 32 x 64
-  check_shape<GemmShape<256, 128, 8, RegBlock<8, 16>, 8, 3>>();  // 8 warps of 64 x 64
-  check_shape<GemmShape<64, 64, 16, RegBlock<4, 4>, 4, 2>>();
-  check_shape<GemmShape<32, 64, 8, RegBlock<1, 2>, 8, 2>>();  // the course's 1 x 2 blocking
-  check_shape<GemmShape<128, 32, 8, RegBlock<4, 1>, 32, 4>>();
+  check_shape<GemmShape<128, 128, RegBlock<8, 8>, 8>>();         // 8 warps of 32 x 64
+  check_shape<GemmShape<256, 128, RegBlock<8, 16>, 8, 8, 3>>();  // 8 warps of 64 x 64
+  check_shape<GemmShape<64, 64, RegBlock<4, 4>, 16, 4, 2>>();
+  check_shape<GemmShape<32, 64, RegBlock<1, 2>, 8, 8, 2>>();  // the course's 1 x 2 blocking
+  check_shape<GemmShape<128, 32, RegBlock<4, 1>, 8, 32, 4>>();
 }
 
 TEST_CASE("GemmShape: the default GEMM configurations' shared memory") {
   // sm_75 gives a block at most 64 KiB: every default but the 4-stage 128 x 128 one (which the
   // launcher replaces by its 3-stage twin there) fits.
   constexpr std::size_t sm75 = 64 * 1024;
-  CHECK(GemmShape<128, 128, 16, RegBlock<8, 8>, 4, 4>::smem_bytes > sm75);
-  CHECK(GemmShape<128, 128, 16, RegBlock<8, 8>, 4, 3>::smem_bytes <= sm75);
-  CHECK(GemmShape<64, 128, 8, RegBlock<8, 8>, 4, 3>::smem_bytes <= sm75);
-  CHECK(GemmShape<64, 64, 16, RegBlock<4, 8>, 4, 3>::smem_bytes <= sm75);
-  CHECK(GemmShape<32, 64, 16, RegBlock<4, 4>, 4, 3>::smem_bytes <= sm75);
+  CHECK(GemmShape<128, 128, RegBlock<8, 8>, 16, 4, 4>::smem_bytes > sm75);
+  CHECK(GemmShape<128, 128, RegBlock<8, 8>, 16, 4, 3>::smem_bytes <= sm75);
+  CHECK(GemmShape<64, 128, RegBlock<8, 8>, 8, 4, 3>::smem_bytes <= sm75);
+  CHECK(GemmShape<64, 64, RegBlock<4, 8>, 16, 4, 3>::smem_bytes <= sm75);
+  CHECK(GemmShape<32, 64, RegBlock<4, 4>, 16, 4, 3>::smem_bytes <= sm75);
 }

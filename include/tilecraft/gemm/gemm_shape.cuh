@@ -28,9 +28,10 @@
 
 namespace tilecraft {
 
-//! A GEMM block configuration. TM x TN: the C tile one block computes; TK: the K step (one
-//! stage of the A and B tiles); RegBlockT: the thread's RegBlock<RM, RN>; LanesM: rows of the
-//! warp's lane grid (LanesN = 32 / LanesM); Stages: A/B tile pairs in flight.
+//! A GEMM block configuration, in TiledGemm's parameter order. TM x TN: the C tile one block
+//! computes; RegBlockT: the thread's RegBlock<RM, RN>; TK: the K step (one stage of the A and
+//! B tiles); LanesM: rows of the warp's lane grid (LanesN = 32 / LanesM); Stages: A/B tile
+//! pairs in flight.
 //! Rules (each a static_assert): RegBlockT is a RegBlock; LanesM is a power of two from 1 to
 //! 32; TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN; the block has 1 to 32
 //! warps; TM and TN are multiples of 4; TK is 1, 2, 4 or a multiple of 8; 2 <= Stages <= 8;
@@ -39,10 +40,10 @@ namespace tilecraft {
 //! compile-time steps apart); the stages fit one block's shared memory (227 KiB); every
 //! fragment load and every shared write of the fills is bank-conflict free.
 //! \code
-//! using Shape = tilecraft::GemmShape<128, 128, 8, tilecraft::RegBlock<8, 8>>;
+//! using Shape = tilecraft::GemmShape<128, 128, tilecraft::RegBlock<8, 8>, 8>;
 //! static_assert(Shape::threads == 256 && Shape::warp_m == 32 && Shape::warp_n == 64);
 //! \endcode
-template <int TM, int TN, int TK, class RegBlockT, int LanesM = 4, int Stages = 3>
+template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3>
 struct GemmShape {
   static_assert(is_reg_block_v<RegBlockT>, "GemmShape: RegBlockT must be a tilecraft::RegBlock<RM, RN>");
   static_assert(is_pow2(LanesM) && LanesM <= warp_threads,

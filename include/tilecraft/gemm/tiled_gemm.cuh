@@ -33,7 +33,7 @@ namespace tilecraft {
 template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3>
 struct TiledGemm {
   //! The configuration's shapes and maps.
-  using shape = GemmShape<TM, TN, TK, RegBlockT, LanesM, Stages>;
+  using shape = GemmShape<TM, TN, RegBlockT, TK, LanesM, Stages>;
   //! Threads per block.
   static constexpr int threads = shape::threads;
   //! sizeof(TempStorage).

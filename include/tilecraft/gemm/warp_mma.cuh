@@ -39,7 +39,7 @@ TILECRAFT_DEVICE void thread_mma(float (&acc)[RM][RN], const float (&a)[RM], con
 //! static_asserts) and issues RM * RN FMAs. Accumulator (i, j) is C element
 //! (row(i), col(j)) of the block tile. No barriers; reads shared memory only.
 //! \code
-//! using Shape = tilecraft::GemmShape<128, 128, 8, tilecraft::RegBlock<8, 8>>;
+//! using Shape = tilecraft::GemmShape<128, 128, tilecraft::RegBlock<8, 8>, 8>;
 //! __device__ void step(const Shape::Stage& stage, float (&acc)[8][8]) {
 //!   const tilecraft::WarpMma<Shape> mma(threadIdx.x / 32, threadIdx.x % 32);
 //!   mma.multiply(stage, acc);
