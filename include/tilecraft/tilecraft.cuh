@@ -40,3 +40,4 @@
 #include "device/reduce.cuh"
 #include "device/stencil.cuh"
 #include "device/transpose.cuh"
+#include "device/workspace.cuh"

@@ -16,6 +16,8 @@
 // TILECRAFT_TEST_HUGE=0 (what .ci/gpu-check sets for the sanitizer runs) makes a light run:
 // no cuBLAS (the sanitizers are there for tilecraft's kernels), no cuBLAS-only shapes
 // (1000 x 999 x 1001, 2048^3), no shape above about 10^6 multiply-adds, one layout per case.
+// Packing (the launcher transposing K-contiguous operands into a workspace, in panels when
+// they exceed its budget) is forced on small shapes by lowering detail::gemm_pack_limits.
 #include <cublas_v2.h>
 #include <doctest/doctest.h>
 
@@ -551,6 +553,62 @@ TEST_CASE("gemm: few C tiles and a long K (K split across blocks, summed by a se
   }
 }
 
+namespace {
+// Lowers the launcher's packing limits for one scope, so that packing (K-contiguous operands
+// transposed into a workspace) and its panels run on small matrices.
+struct PackLimits {
+  tilecraft::detail::GemmPackLimits saved = tilecraft::detail::gemm_pack_limits;
+  explicit PackLimits(std::int64_t bytes) { tilecraft::detail::gemm_pack_limits = {1, 1.0, bytes}; }
+  ~PackLimits() { tilecraft::detail::gemm_pack_limits = saved; }
+  PackLimits(const PackLimits&) = delete;
+  PackLimits& operator=(const PackLimits&) = delete;
+};
+}  // namespace
+
+TEST_CASE("gemm: K-contiguous operands packed into a workspace, whole and in panels of C") {
+  // Panels: a budget of 16 KiB holds 136 packed rows of K = 30, so every default tile gives
+  // panels of 128 rows of A (or columns of B) and a ragged last one; 64 MiB packs whole. With
+  // K = 2100 (split K too: GemmPolicySkinny, 64 x 128 tiles) 600 KiB holds 73 rows: A in
+  // panels of 64 rows, B (128-column tiles) not packed.
+  const std::int64_t shapes[][4] = {{150, 140, 30, 16 << 10},
+                                    {150, 140, 30, std::int64_t{64} << 20},
+                                    {1, 257, 9, 16 << 10},
+                                    {100, 90, 2100, 600 << 10}};
+  const bool full = full_run();
+  std::optional<Cublas> slot;
+  const Cublas* cublas = cublas_if_full(slot);
+  std::uint64_t salt = 1800;
+  int variant = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    const PackLimits limits(s[3]);
+    for (const Combo& c : combos) {
+      for (int l : layouts_for(variant, full)) {
+        const Problem p = make_problem(c, s[0], s[1], s[2], layouts[l], 0.75f, variant % 2 ? 0.0f : 1.5f);
+        check_gemm(p, ++salt, run_gemm<>, cublas, true, Fill{false, variant % 2 == 1});
+        if (variant % 3 == 0) check_gemm(p, ++salt, run_gemm<tilecraft::GemmPolicyLarge>, nullptr, true);
+      }
+      ++variant;
+    }
+  }
+}
+
+TEST_CASE("release_workspace hands the pool's memory back; the next gemm takes new workspace") {
+  std::optional<Cublas> slot;
+  const Cublas* cublas = cublas_if_full(slot);
+  const PackLimits limits(16 << 10);
+  const Problem p = make_problem(combos[0], 150, 140, 30, layouts[0], 1.0f, 0.0f);  // A packed in panels
+  check_gemm(p, 1900, run_gemm<>, cublas, true);
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
+  CHECK(tilecraft::release_workspace() == cudaSuccess);
+  check_gemm(p, 1901, run_gemm<>, cublas, true);
+  const Problem split = make_problem(combos[4], 31, 17, 2049, layouts[1], 1.0f, 0.0f);  // split K
+  check_gemm(split, 1902, run_gemm<>, cublas, true);
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
+  CHECK(tilecraft::release_workspace() == cudaSuccess);
+  CHECK(tilecraft::release_workspace() == cudaSuccess);
+}
+
 TEST_CASE("gemm: K = 0 scales C by beta and reads neither A nor B") {
   const std::int64_t shapes[][2] = {{1, 1}, {33, 17}, {130, 129}, {64, 64}};
   std::optional<Cublas> slot;
@@ -757,6 +815,12 @@ TEST_CASE("gemm_epilogue: bias + ReLU by column, a row-scaled residual that read
   // An explicit policy through gemm_epilogue<Policy>.
   for (const Combo& c : combos) {
     check_epilogues<tilecraft::GemmPolicyLarge>(make_problem(c, 129, 127, 33, layouts[2], 1.0f, 0.0f), salt += 4);
+  }
+  // Packed operands in panels of C: the epilogue still gets the coordinates of the whole C.
+  const PackLimits limits(16 << 10);
+  for (const Combo& c : combos) {
+    check_epilogues<void>(make_problem(c, 150, 140, 30, layouts[variant++ % 2], 1.0f, 0.0f), salt += 4);
+    check_epilogues<tilecraft::GemmPolicyLarge>(make_problem(c, 300, 270, 20, layouts[0], 1.0f, 0.0f), salt += 4);
   }
 }
 

@@ -12,6 +12,8 @@
 #include <type_traits>
 
 #include "../config.cuh"
+#include "transpose.cuh"
+#include "workspace.cuh"
 #include "../gemm/epilogue.cuh"
 #include "../gemm/tiled_gemm.cuh"
 #include "../memory/matrix_ref.cuh"
@@ -34,7 +36,7 @@ enum class Op {
 //! down GroupM tile rows before moving to the next tile column, so a wave of blocks shares A
 //! and B tiles in L2) and MaxSplitK: when C has fewer tiles than the GPU has block slots,
 //! K is split into up to MaxSplitK slices computed by separate blocks into a stream-ordered
-//! workspace (cudaMallocAsync), then summed in a fixed order (deterministic) by a second
+//! workspace (device/workspace.cuh), then summed in a fixed order (deterministic) by a second
 //! kernel that applies the epilogue.
 //! \code
 //! using Mine = tilecraft::GemmPolicy<64, 128, tilecraft::RegBlock<4, 8>, 8, 4, 3, 2, 8>;
@@ -77,9 +79,9 @@ inline constexpr bool
 //! \endcond
 //! The default for C with at most 64 rows (as computed: a column-major C is computed as its
 //! row-major transpose, so there: at most 64 columns) or too few 128 x 128 tiles, when K is
-//! long (>= 2048, so split-K makes up the blocks): 64 x 128 tiles, K step 8, 8 x 8 per thread,
+//! long (>= 2048, so split-K makes up the blocks): 64 x 128 tiles, K step 16, 8 x 8 per thread,
 //! 128 threads.
-using GemmPolicySkinny = GemmPolicy<64, 128, RegBlock<8, 8>, 8, 4, 3, 4, 8>;
+using GemmPolicySkinny = GemmPolicy<64, 128, RegBlock<8, 8>, 16, 4, 3, 4, 8>;
 //! The default for C with too few 128 x 128 tiles and a short K, when 64 x 64 tiles are enough
 //! to fill the SMs: 64 x 64 tiles, K step 16, 4 x 8 per thread, 128 threads.
 using GemmPolicyMedium = GemmPolicy<64, 64, RegBlock<4, 8>, 16, 4, 3, 4, 8>;
@@ -207,15 +209,20 @@ inline cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m
 
 // The user's epilogue as the launcher's kernels apply it. A column-major C is computed as the
 // row-major C^T, so the epilogue gets its own coordinates back (transposed); a K slice stores
-// its raw product (raw). Run-time flags rather than more types: one set of kernels serves all.
+// its raw product (raw); a panel of C (see gemm_packed) starts at (row0, col0) of the whole.
+// Run-time fields rather than more types: one set of kernels serves all.
 template <class Epilogue>
 struct LauncherEpilogue {
   Epilogue epi;
   bool transposed;
   bool raw;
+  std::int64_t row0 = 0;
+  std::int64_t col0 = 0;
   TILECRAFT_HOST_DEVICE bool reads_c() const { return !raw && epi.reads_c(); }
   TILECRAFT_HOST_DEVICE float operator()(float acc, float c_old, std::int64_t r, std::int64_t col) const {
     if (raw) return acc;
+    r += row0;
+    col += col0;
     return transposed ? epi(acc, c_old, col, r) : epi(acc, c_old, r, col);
   }
 };
@@ -275,9 +282,8 @@ template <class Policy, class Epilogue>
     slices = static_cast<int>(ceil_div<std::int64_t>(k, k_slice));
     const std::size_t bytes =
         static_cast<std::size_t>(slices) * static_cast<std::size_t>(c.rows * c.cols) * sizeof(float);
-    if (cudaMallocAsync(reinterpret_cast<void**>(&partial), bytes, stream) != cudaSuccess) {
-      (void)cudaGetLastError();  // no stream-ordered allocator here: compute unsplit
-      partial = nullptr;
+    if (workspace_alloc(reinterpret_cast<void**>(&partial), bytes, stream) != cudaSuccess) {
+      // No workspace (no memory pools, or no memory): compute unsplit.
       slices = 1;
       k_slice = k;
     }
@@ -314,10 +320,109 @@ template <class Policy, class Epilogue>
       gemm_split_k_reduce_kernel<<<grid, threads, 0, stream>>>(partial, slices, c, epi);
       status = last_launch_error();
     }
-    const cudaError_t freed = cudaFreeAsync(partial, stream);
+    const cudaError_t freed = workspace_free(partial, stream);
     if (status == cudaSuccess) status = freed;
   }
   return status;
+}
+
+// Packing. A K-contiguous operand (a = op(A) row-major, b = op(B) column-major, as computed)
+// reaches its K-major shared tile float by float (a transposing scatter); transposed once into
+// a workspace it fills in 16-byte vectors, and the kernel runs about 5% faster (0.87 -> 0.91 of
+// cuBLAS at 4096^3 and 8192^3, 0.83 -> 0.90 at 1024^3; benchmarks/TUNING.md). The transpose
+// reads and writes the operand once, so it pays when the product reuses each element often:
+// the other side of C at least min_side and M * N * K at least min_volume (below those it
+// cost more than it gained: 512^3, 1000 x 999 x 1001). The workspace holds at most `bytes` per
+// operand: a larger operand is packed and multiplied in panels of whole tiles (A by rows of C,
+// B by columns), one after the other on the stream.
+struct GemmPackLimits {
+  std::int64_t min_side = 1024;
+  double min_volume = 1073741824.0;  // 2^30 multiply-adds
+  std::int64_t bytes = std::int64_t{64} << 20;
+};
+// A variable, so that tests can lower the limits and exercise packing and panels on small
+// matrices (host code reads it once per call).
+inline GemmPackLimits gemm_pack_limits{};
+
+// C (row-major) = epi(a * b) as gemm_row_major_c, packing K-contiguous operands first when
+// that pays (see above). Without workspace the operands are used unpacked.
+template <class Policy, class Epilogue>
+[[nodiscard]] cudaError_t gemm_packed(Order order_a, Order order_b, MatrixRef<const float> a_mem,
+                                      MatrixRef<const float> b_mem, MatrixRef<float> c,
+                                      const LauncherEpilogue<Epilogue>& epi, int sms, cudaStream_t stream) {
+  using shape = typename Policy::tiled::shape;
+  const std::int64_t m = c.rows, n = c.cols, k = a_mem.cols;
+  const bool a_scattered = order_a == Order::row_major;
+  const bool b_scattered = order_b == Order::col_major;
+  const GemmPackLimits limits = gemm_pack_limits;
+  const bool pays =
+      k > 0 && static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume;
+  const std::int64_t budget = limits.bytes;
+  const std::int64_t row_bytes = k * static_cast<std::int64_t>(sizeof(float));  // of a packed operand's L index
+  bool pack_a = a_scattered && pays && n >= limits.min_side && row_bytes <= budget / shape::tile_m;
+  bool pack_b = b_scattered && pays && m >= limits.min_side && row_bytes <= budget / shape::tile_n;
+  // Packing only pays through the vector fill, which needs every row-filled operand aligned.
+  auto aligned = [](const MatrixRef<const float>& x) {
+    return reinterpret_cast<std::uintptr_t>(x.data) % 16 == 0 && x.ld % 4 == 0;
+  };
+  if ((!a_scattered && !aligned(a_mem)) || (!b_scattered && !aligned(b_mem))) pack_a = pack_b = false;
+  if (!pack_a && !pack_b) return gemm_row_major_c<Policy>(order_a, order_b, a_mem, b_mem, c, epi, sms, stream);
+
+  // Panels of whole tiles whose packed copy fits the budget; packed leading dimensions are
+  // multiples of 4 floats, so every packed row stays 16-byte aligned.
+  auto panel = [&](bool pack, std::int64_t extent, std::int64_t tile) {
+    if (!pack) return extent;
+    const std::int64_t p = budget / row_bytes / tile * tile;
+    return p < extent ? p : extent;
+  };
+  const std::int64_t panel_m = panel(pack_a, m, shape::tile_m);
+  const std::int64_t panel_n = panel(pack_b, n, shape::tile_n);
+  const std::int64_t ld_a = round_up<std::int64_t>(panel_m, 4);
+  const std::int64_t ld_b = round_up<std::int64_t>(panel_n, 4);
+  const std::int64_t a_elems = pack_a ? k * ld_a : 0;
+  const std::int64_t b_elems = pack_b ? k * ld_b : 0;
+  float* workspace = nullptr;
+  if (workspace_alloc(reinterpret_cast<void**>(&workspace), static_cast<std::size_t>(a_elems + b_elems) * sizeof(float),
+                      stream) != cudaSuccess) {
+    // No workspace (no memory pools, or no memory): multiply unpacked.
+    return gemm_row_major_c<Policy>(order_a, order_b, a_mem, b_mem, c, epi, sms, stream);
+  }
+  float* const packed_a = workspace;
+  float* const packed_b = workspace + a_elems;  // a_elems is a multiple of 4: 16-byte aligned
+
+  cudaError_t status = cudaSuccess;
+  for (std::int64_t r0 = 0; r0 < m && status == cudaSuccess; r0 += panel_m) {
+    const std::int64_t rows = m - r0 < panel_m ? m - r0 : panel_m;
+    // Rows [r0, r0 + rows) of a: row-major (packed: transposed into a K x rows matrix, which
+    // is the column-major rows x K view) or column-major (rows start r0 elements in).
+    Order oa = order_a;
+    MatrixRef<const float> a_panel{a_scattered ? a_mem.data + r0 * a_mem.ld : a_mem.data + r0, rows, k, a_mem.ld};
+    if (pack_a) {
+      status = transpose(packed_a, ld_a, a_panel.data, a_mem.ld, rows, k, stream);
+      a_panel = MatrixRef<const float>{packed_a, rows, k, ld_a};
+      oa = Order::col_major;
+    }
+    for (std::int64_t c0 = 0; c0 < n && status == cudaSuccess; c0 += panel_n) {
+      const std::int64_t cols = n - c0 < panel_n ? n - c0 : panel_n;
+      // Columns [c0, c0 + cols) of b: column-major (packed: the transposed cols x K rows are
+      // the row-major K x cols matrix) or row-major (columns start c0 elements in).
+      Order ob = order_b;
+      MatrixRef<const float> b_panel{b_scattered ? b_mem.data + c0 * b_mem.ld : b_mem.data + c0, k, cols, b_mem.ld};
+      if (pack_b) {
+        status = transpose(packed_b, ld_b, b_panel.data, b_mem.ld, cols, k, stream);
+        if (status != cudaSuccess) break;
+        b_panel = MatrixRef<const float>{packed_b, k, cols, ld_b};
+        ob = Order::row_major;
+      }
+      LauncherEpilogue<Epilogue> e = epi;
+      e.row0 += r0;
+      e.col0 += c0;
+      const MatrixRef<float> c_panel{c.data + r0 * c.ld + c0, rows, cols, c.ld};
+      status = gemm_row_major_c<Policy>(oa, ob, a_panel, b_panel, c_panel, e, sms, stream);
+    }
+  }
+  const cudaError_t freed = workspace_free(workspace, stream);
+  return status != cudaSuccess ? status : freed;
 }
 
 // The current device's SMs and the shared memory it gives one block (opt-in), cached per
@@ -403,7 +508,7 @@ template <class Policy = void, GemmEpilogue Epilogue>
   int sms = 0, smem_optin = 0;
   TILECRAFT_RETURN_IF_ERROR(detail::device_limits(sms, smem_optin));
   if constexpr (!std::is_void_v<Policy>) {
-    return detail::gemm_row_major_c<Policy>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+    return detail::gemm_packed<Policy>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
   } else {
     // 128 x 128 tiles unless they would leave half of every tile empty (a C of at most 64
     // rows) or the GPU short of blocks (fewer tiles than SMs). Then: with a long K, 64 x 128
@@ -414,17 +519,17 @@ template <class Policy = void, GemmEpilogue Epilogue>
     };
     if (c_rm.rows <= 64 || tiles(128, 128) < sms) {
       if (k >= 2048) {
-        return detail::gemm_row_major_c<GemmPolicySkinny>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+        return detail::gemm_packed<GemmPolicySkinny>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
       }
       if (tiles(64, 64) >= sms) {
-        return detail::gemm_row_major_c<GemmPolicyMedium>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+        return detail::gemm_packed<GemmPolicyMedium>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
       }
-      return detail::gemm_row_major_c<GemmPolicySmall>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+      return detail::gemm_packed<GemmPolicySmall>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
     }
     if (GemmPolicyLarge::tiled::smem_bytes > static_cast<std::size_t>(smem_optin)) {
-      return detail::gemm_row_major_c<GemmPolicyLarge3>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+      return detail::gemm_packed<GemmPolicyLarge3>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
     }
-    return detail::gemm_row_major_c<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+    return detail::gemm_packed<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
   }
 }
 
@@ -441,9 +546,14 @@ template <class Policy = void, GemmEpilogue Epilogue>
 //! gives a block less shared memory than GemmPolicyLarge needs, e.g. sm_75); else
 //! GemmPolicySkinny for k >= 2048, GemmPolicyMedium when its 64 x 64 tiles fill the SMs,
 //! GemmPolicySmall otherwise. When C has fewer tiles than the GPU has block slots and K is
-//! long, K is split (see GemmPolicy): the slices go to a stream-ordered workspace
-//! (cudaMallocAsync; without a stream-ordered allocator the product is computed unsplit) and
-//! are summed in a fixed order, so results are deterministic.
+//! long, K is split (see GemmPolicy): the slices go to a stream-ordered workspace and are
+//! summed in a fixed order, so results are deterministic. An operand whose K index is the
+//! contiguous one (A row-major or B column-major as computed: the common NN case of either
+//! order) is first transposed into workspace when the product reuses it enough (the other side
+//! of C at least 1024 and M * N * K >= 2^30): its shared tiles then fill in 16-byte vectors,
+//! about 5% faster for the cost of one copy. An operand above 64 MiB is packed in panels, each
+//! multiplied as it is packed. Workspace comes from tilecraft's own stream-ordered pool (see
+//! release_workspace()); where none can be had, the product is computed unsplit and unpacked.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when: an enumerator is out of range;
 //! m, n or k is negative; a leading dimension is below BLAS's minimum (max(1, elements of a

@@ -6,6 +6,7 @@
 //! user's kernel (tiled_gemm) and the building block of the device-wide tilecraft::gemm.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -77,6 +78,16 @@ struct TiledGemm {
   }
 
  private:
+  // Whether the mainloop overlaps each stage boundary with the last FMAs of the stage before.
+  // It pays where an operand is scattered (many single-float copies to issue after each
+  // barrier) and a k step has FMAs enough to cover the next stage's fragment loads: measured on
+  // the H200, +3 points of cuBLAS at 2048^3 to 8192^3 with row-major A and 8 x 8 per thread,
+  // +3.5 at 1000^3 with 4 x 8; but -1 with both operands filled in vectors, and -4 at 512^3
+  // with 4 x 4 (benchmarks/TUNING.md).
+  template <Order OA, Order OB>
+  static constexpr bool overlap_stages =
+      (OA == Order::row_major || OB == Order::col_major) && shape::reg_block::rows* shape::reg_block::cols >= 32;
+
   template <bool VectorFill, Order OA, Order OB, class Acc>
   TILECRAFT_DEVICE static void accumulate(TempStorage& storage, const WarpMma<shape>& mma, MatrixRef<const float, OA> a,
                                           MatrixRef<const float, OB> b, std::int64_t m0, std::int64_t n0, int thread,
@@ -107,12 +118,51 @@ struct TiledGemm {
     for (int s = 0; s < Stages - 1; ++s) {
       if (s < steps) issue(s);
     }
+    if constexpr (!overlap_stages<OA, OB>) {
 #pragma unroll 1
-    for (std::int64_t step = 0; step < steps; ++step) {
-      const Stage& stage = pipe.consumer_wait();
-      // Refill the stage released one step ago: consumer_wait's barrier has made it free.
-      if (step + Stages - 1 < steps) issue(step + Stages - 1);
-      mma.multiply(stage, acc);
+      for (std::int64_t step = 0; step < steps; ++step) {
+        const Stage& stage = pipe.consumer_wait();
+        // Refill the stage released one step ago: consumer_wait's barrier has made it free.
+        if (step + Stages - 1 < steps) issue(step + Stages - 1);
+        mma.multiply(stage, acc);
+        pipe.consumer_release();
+      }
+    } else if (steps > 0) {
+      // The barrier, the refill and the next stage's first fragment loads come before the
+      // current stage's last FMAs, which then cover the loads' latency (fragments are
+      // double-buffered in registers). See overlap_stages for where that pays.
+      using Mma = WarpMma<shape>;
+      float frag_a[2][Mma::rm];
+      float frag_b[2][Mma::rn];
+      const Stage* stage = &pipe.consumer_wait();
+      if (Stages - 1 < steps) issue(Stages - 1);
+      mma.load_a(stage->a, 0, frag_a[0]);
+      mma.load_b(stage->b, 0, frag_b[0]);
+#pragma unroll 1
+      for (std::int64_t step = 0; step < steps; ++step) {
+#pragma unroll
+        for (int k = 0; k < TK; ++k) {
+          const int next = (k + 1) % 2;
+          if (k + 1 < TK) {
+            mma.load_a(stage->a, k + 1, frag_a[next]);
+            mma.load_b(stage->b, k + 1, frag_b[next]);
+          } else if (step + 1 < steps) {
+            pipe.consumer_release();
+            stage = &pipe.consumer_wait();
+            // Refill the stage just released: the barrier above has made it free.
+            if (step + Stages < steps) issue(step + Stages);
+            mma.load_a(stage->a, 0, frag_a[next]);
+            mma.load_b(stage->b, 0, frag_b[next]);
+          }
+          thread_mma(acc, frag_a[k % 2], frag_b[k % 2]);
+        }
+        if constexpr (TK % 2 == 1) {  // the next stage's first fragments went to slot 1
+#pragma unroll
+          for (std::size_t i = 0; i < Mma::rm; ++i) frag_a[0][i] = frag_a[1][i];
+#pragma unroll
+          for (std::size_t j = 0; j < Mma::rn; ++j) frag_b[0][j] = frag_b[1][j];
+        }
+      }
       pipe.consumer_release();
     }
     // The storage may be reused (by the next tile of a persistent loop, or the caller) only
