@@ -138,7 +138,7 @@ TEST_CASE("RegBlock and GemmShape: accumulators, and fragment vectors of 16 byte
   CHECK(Small::vector_m == 1);
   CHECK(Small::vector_n == 2);
   CHECK(GemmShape<128, 256, RegBlock<8, 16>, 8>::groups_n == 4);
-  CHECK(GemmShape<128, 256, RegBlock<8, 16>, 8, 4, 3, double>::groups_n == 8);
+  CHECK(GemmShape<64, 128, RegBlock<4, 16>, 8, 4, 3, double>::groups_n == 8);
   // Padding: the row stride is bank_row_elems / fill_k_run elements mod bank_row_elems.
   CHECK(F::bank_row_elems == 32);
   CHECK(D::bank_row_elems == 16);

@@ -33,8 +33,9 @@ namespace tilecraft {
 //! computes; RegBlockT: the thread's RegBlock<RM, RN>; TK: the K step (one stage of the A and
 //! B tiles); LanesM: rows of the warp's lane grid (LanesN = 32 / LanesM); Stages: A/B tile
 //! pairs in flight; T: the element type of A, B, C and the accumulators (float or double).
-//! Rules (each a static_assert): T is float or double; RegBlockT is a RegBlock; LanesM is a
-//! power of two from 1 to 32; TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN;
+//! Rules (each a static_assert): T is float or double; RegBlockT is a RegBlock whose
+//! RM * RN * sizeof(T) is at most 512 bytes (64 double accumulators); LanesM is a power of two
+//! from 1 to 32; TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN;
 //! the block has 1 to 32 warps; TM and TN are multiples of V = 16 / sizeof(T); TK is 1, 2, 4
 //! or a multiple of 8; 2 <= Stages <= 8; the thread count and each fill's vectors per tile row
 //! (TM / V, TN / V, TM, TN) divide one another, as do threads / min(TK, 8) and TM, TN (so a
@@ -53,6 +54,18 @@ struct GemmShape {
   static constexpr bool element_rule = std::is_same_v<T, float> || std::is_same_v<T, double>;
   static_assert(element_rule, "GemmShape: T (the element type) must be float or double");
   static_assert(is_reg_block_v<RegBlockT>, "GemmShape: RegBlockT must be a tilecraft::RegBlock<RM, RN>");
+  //! The accumulators fit in registers: RM * RN * sizeof(T) <= 512 bytes (RegBlock's 128 floats,
+  //! or 64 doubles: a double takes two registers).
+  static constexpr bool accumulator_rule = [] {
+    if constexpr (is_reg_block_v<RegBlockT>) {
+      return RegBlockT::accumulators * sizeof(T) <= 512;
+    } else {
+      return true;  // (the rule above has said why)
+    }
+  }();
+  static_assert(accumulator_rule,
+                "GemmShape: RM * RN * sizeof(T) must be <= 512 bytes (at most 64 double accumulators: they must fit "
+                "in registers)");
   static_assert(is_pow2(LanesM) && LanesM <= warp_threads,
                 "GemmShape: LanesM (rows of a warp's lane grid) must be a power of two from 1 to 32");
   // Each rule once, as a constant: its static_assert below and shape_ok use the same one.

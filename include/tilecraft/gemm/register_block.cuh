@@ -16,8 +16,9 @@ namespace tilecraft {
 //! warp tile, which is what keeps every fragment load conflict-free (GemmShape defines the
 //! vectors and groups, since they depend on the element type).
 //! Rules: RM and RN are powers of two from 1 to 16; RM * RN <= 128 (accumulators must stay in
-//! registers next to the fragments: 128 + 32 of the 255 a thread may have for float; a double
-//! takes two registers, so for double keep RM * RN <= 64 or expect spills).
+//! registers next to the fragments: 128 + 32 of the 255 a thread may have for float). A double
+//! takes two registers: 8 x 8 doubles need about 240 (one block of 256 threads per SM), which
+//! is why the double defaults use 4 x 8 and 4 x 4.
 //! \code
 //! using Rb = tilecraft::RegBlock<8, 8>;  // 64 accumulators, 2 + 2 LDS.128 per k for float
 //! static_assert(Rb::accumulators == 64);
