@@ -30,14 +30,18 @@ enum class Op {
 };
 
 //! A device GEMM configuration: the block level's TiledGemm parameters (TM, TN, RegBlockT, TK,
-//! LanesM, Stages, and the element type T, last: float or double), the occupancy the kernel is compiled for
-//! (MinBlocksPerSm: registers are capped so that many blocks fit on an SM), the block order (GroupM consecutive blocks
-//! walk down GroupM tile rows before moving to the next tile column, so a wave of blocks shares A and B tiles in L2)
-//! and MaxSplitK: when C has fewer tiles than the GPU has block slots, K is split into up to MaxSplitK slices computed
-//! by separate blocks into a stream-ordered workspace (cudaMallocAsync), then summed in a fixed order (deterministic)
-//! by a second kernel that applies the epilogue. A policy serves the matrices of its element type only. \code using
-//! Mine = tilecraft::GemmPolicy<64, 128, tilecraft::RegBlock<4, 8>, 8, 4, 3, 2, 8>; static_assert(Mine::tiled::threads
-//! == 256); using MineF64 = tilecraft::GemmPolicy<64, 64, tilecraft::RegBlock<4, 4>, 8, 4, 3, 2, 8, 16, double>;
+//! LanesM, Stages, and last the element type T, float or double), the occupancy the kernel is
+//! compiled for (MinBlocksPerSm: registers are capped so that many blocks fit on an SM), the
+//! block order (GroupM consecutive blocks walk down GroupM tile rows before moving to the next
+//! tile column, so a wave of blocks shares A and B tiles in L2) and MaxSplitK: when C has fewer
+//! tiles than the GPU has block slots, K is split into up to MaxSplitK slices computed by
+//! separate blocks into a stream-ordered workspace (cudaMallocAsync), then summed in a fixed
+//! order (deterministic) by a second kernel that applies the epilogue. A policy serves the
+//! matrices of its element type only.
+//! \code
+//! using Mine = tilecraft::GemmPolicy<64, 128, tilecraft::RegBlock<4, 8>, 8, 4, 3, 2, 8>;
+//! static_assert(Mine::tiled::threads == 256);
+//! using MineF64 = tilecraft::GemmPolicy<64, 64, tilecraft::RegBlock<4, 4>, 8, 4, 3, 2, 8, 16, double>;
 //! static_assert(std::is_same_v<MineF64::element_type, double>);
 //! \endcode
 template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, int MinBlocksPerSm = 1,

@@ -1,9 +1,10 @@
 //! \file gemm/gemm_shape.cuh
 //! Every divisibility rule of a block-tiled SIMT GEMM (float or double) in one place: the block
 //! tile TM x TN with K step TK, the thread's RegBlock, the warp's lane arrangement, the stages
-//! and the element type, and what follows from them (warps, threads, shared memory, the lane -> fragment map, which
-//! thread fills which shared element), checked with static_asserts whose messages state the rule. Host-usable
-//! (constexpr), so tests and the launcher can reason about a configuration without a GPU.
+//! and the element type, and what follows from them (warps, threads, shared memory, the lane ->
+//! fragment map, which thread fills which shared element), checked with static_asserts whose
+//! messages state the rule. Host-usable (constexpr), so tests and the launcher can reason about
+//! a configuration without a GPU.
 //!
 //! Layout of the shared tiles (per stage): A as TK x TM (K-major: a k-row holds TM elements of
 //! A's column k), B as TK x TN, each row padded (see operand_pad) so that a fill that walks
@@ -53,6 +54,11 @@ struct GemmShape {
   //! T is float or double.
   static constexpr bool element_rule = std::is_same_v<T, float> || std::is_same_v<T, double>;
   static_assert(element_rule, "GemmShape: T (the element type) must be float or double");
+  //! The element type (of A, B, C and the accumulators).
+  using element_type = T;
+  //! Elements in one 16-byte vector (V: 4 floats, 2 doubles): the width of the vector fills,
+  //! fragment loads (LDS.128) and C stores.
+  static constexpr int vector_elems = static_cast<int>(16 / sizeof(T));
   static_assert(is_reg_block_v<RegBlockT>, "GemmShape: RegBlockT must be a tilecraft::RegBlock<RM, RN>");
   //! The accumulators fit in registers: RM * RN * sizeof(T) <= 512 bytes (RegBlock's 128 floats,
   //! or 64 doubles: a double takes two registers).
@@ -71,11 +77,6 @@ struct GemmShape {
   // Each rule once, as a constant: its static_assert below and shape_ok use the same one.
   //! The K-step rule holds: TK is 1, 2, 4 or a multiple of 8.
   static constexpr bool k_step_rule = TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0);
-  //! The element type (of A, B, C and the accumulators).
-  using element_type = T;
-  //! Elements in one 16-byte vector (V: 4 floats, 2 doubles): the width of the vector fills,
-  //! fragment loads (LDS.128) and C stores.
-  static constexpr int vector_elems = static_cast<int>(16 / sizeof(T));
   //! The tile rule holds: TM and TN are multiples of vector_elems.
   static constexpr bool tile_rule = TM % vector_elems == 0 && TN % vector_elems == 0;
   static_assert(k_step_rule, "GemmShape: TK (the K step) must be 1, 2, 4 or a multiple of 8");
@@ -161,10 +162,11 @@ struct GemmShape {
   //! The fill of a Rows x Cols tile whose rows are contiguous in global memory too (the K-major
   //! tile of an operand stored with L contiguous: Rows = TK, Cols = TM or TN), in vectors of
   //! Width elements (vector_elems: 16-byte copies, for aligned operands; 1: single elements):
-  //! vector v = thread + i * threads at row v / (Cols / Width), column Width * (v % (Cols / Width)). A warp writes
-  //! consecutive words (conflict-free) and reads contiguous global memory. Because threads and Cols / Width divide one
-  //! another, a thread's i-th vector is its first one moved by the compile-time (row_step(i), col_step(i)), so a thread
-  //! keeps one address per operand, not one per vector.
+  //! vector v = thread + i * threads at row v / (Cols / Width), column
+  //! Width * (v % (Cols / Width)). A warp writes consecutive words (conflict-free) and reads
+  //! contiguous global memory. Because threads and Cols / Width divide one another, a thread's
+  //! i-th vector is its first one moved by the compile-time (row_step(i), col_step(i)), so a
+  //! thread keeps one address per operand, not one per vector.
   template <int Rows, int Cols, int Width>
   struct FillRows {
     static_assert(Width == 1 || Width == vector_elems,
@@ -191,8 +193,9 @@ struct GemmShape {
   //! row-major, B column-major): element e = thread + i * threads at row (K) e % R +
   //! R * (e / (R * L)), column e / R % L, with R = fill_k_run. A warp reads R consecutive
   //! elements (for R = 8, a 32-byte sector of floats, two of doubles) of 32 / R columns and
-  //! writes them transposed into the K-major tile; the padding keeps those writes conflict-free. As for FillRows, a
-  //! thread's i-th element is its first one moved by a compile-time step.
+  //! writes them transposed into the K-major tile; the padding keeps those writes
+  //! conflict-free. As for FillRows, a thread's i-th element is its first one moved by a
+  //! compile-time step.
   template <int L>
   struct FillScatter {
     //! Threads that share one k (one per column of an R x (threads / R) block).
