@@ -11,6 +11,12 @@
 // an error, so a wrong kernel cannot post a rate).
 // Inputs: uniform in [-1, 1) from a hash of the index, generated on the GPU once for all shapes
 // (every shape reads the leading part of the same two 8192 x 8192 buffers).
+// Double: gemm_f64/<impl>/<MxNxK> at 2048^3 and 4096^3, the same harness and check (max_rel_err
+// above 1e-10 is an error) on two 4096 x 4096 buffers of doubles, against cublasDgemm. cuBLAS
+// runs DGEMM on the FP64 tensor cores (DMMA) from sm_80 on, at twice the SIMT FP64 rate that
+// tilecraft's DFMA kernel is bound by, so the ratio is expected well below 1. tilecraft's row
+// is named tilecraft_simt, not tilecraft: the GEMM goals (../shared/tools/goals.py, FP32 vs
+// cuBLAS FP32) count the subject named tilecraft, and this comparison is not theirs.
 #include <cublas_v2.h>
 
 #include <cmath>
@@ -20,6 +26,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <tilecraft/device/gemm.cuh>
 
@@ -52,9 +59,14 @@ constexpr GemmSize gemm_sizes[] = {
 // Elements of the largest operand or result above.
 constexpr std::size_t gemm_max_elems = std::size_t{8192} * 8192;
 
+// Shapes of the double rows.
+constexpr GemmSize gemm_f64_sizes[] = {{2048, 2048, 2048}, {4096, 4096, 4096}};
+constexpr std::size_t gemm_f64_max_elems = std::size_t{4096} * 4096;
+
 // p[i] uniform in [-1, 1), from a hash of (i, seed): fills gigabytes in microseconds, where the
-// harness's host generator would take seconds per shape.
-__global__ void fill_hashed(float* p, std::size_t n, std::uint32_t seed) {
+// harness's host generator would take seconds per shape. (Double: the same 24-bit values.)
+template <class T>
+__global__ void fill_hashed(T* p, std::size_t n, std::uint32_t seed) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
     std::uint32_t h = static_cast<std::uint32_t>(i) * 0x9e3779b9u + seed + static_cast<std::uint32_t>(i >> 32);
@@ -63,44 +75,60 @@ __global__ void fill_hashed(float* p, std::size_t n, std::uint32_t seed) {
     h ^= h >> 15;
     h *= 0x846ca68bu;
     h ^= h >> 16;
-    p[i] = static_cast<float>(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
+    p[i] = static_cast<T>(h >> 8) * (T(2) / T(16777216)) - T(1);
   }
 }
+
+// The unsigned type of T's bits: non-negative floats and doubles order like their bits.
+template <class T>
+using Bits = std::conditional_t<std::is_same_v<T, float>, unsigned, unsigned long long>;
 
 // out[0] = max |c - ref| (+inf for a NaN: an element never written), out[1] = max |ref|, as
-// float bits (non-negative floats order like their bits); out must start at zero.
-__global__ void max_errors(const float* c, const float* ref, std::size_t n, unsigned* out) {
-  float err = 0.0f, mag = 0.0f;
+// T's bits; out must start at zero.
+template <class T>
+__global__ void max_errors(const T* c, const T* ref, std::size_t n, Bits<T>* out) {
+  constexpr T largest = std::is_same_v<T, float> ? T(3.0e38f) : T(1.7e308);  // below the maximum, above any error
+  T err = 0, mag = 0;
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
-    const float d = fabsf(c[i] - ref[i]);
-    err = fmaxf(err, d <= 3.0e38f ? d : INFINITY);
-    mag = fmaxf(mag, fabsf(ref[i]));
+    const T d = fabs(c[i] - ref[i]);
+    err = fmax(err, d <= largest ? d : T(INFINITY));
+    mag = fmax(mag, fabs(ref[i]));
   }
   for (int o = 16; o > 0; o /= 2) {
-    err = fmaxf(err, __shfl_xor_sync(0xffffffffu, err, o));
-    mag = fmaxf(mag, __shfl_xor_sync(0xffffffffu, mag, o));
+    err = fmax(err, __shfl_xor_sync(0xffffffffu, err, o));
+    mag = fmax(mag, __shfl_xor_sync(0xffffffffu, mag, o));
   }
   if (threadIdx.x % 32 == 0) {
-    atomicMax(&out[0], __float_as_uint(err));
-    atomicMax(&out[1], __float_as_uint(mag));
+    if constexpr (std::is_same_v<T, float>) {
+      atomicMax(&out[0], __float_as_uint(err));
+      atomicMax(&out[1], __float_as_uint(mag));
+    } else {
+      atomicMax(&out[0], static_cast<unsigned long long>(__double_as_longlong(err)));
+      atomicMax(&out[1], static_cast<unsigned long long>(__double_as_longlong(mag)));
+    }
   }
 }
 
-//! The operands every shape shares, the result and cuBLAS's reference result.
+//! The operands every shape of element type T shares, the result and cuBLAS's reference
+//! result: 8192 x 8192 floats, or 4096 x 4096 doubles.
+template <class T>
 struct GemmData {
-  DeviceMemory a{gemm_max_elems * sizeof(float)}, b{gemm_max_elems * sizeof(float)};
-  DeviceMemory c{gemm_max_elems * sizeof(float)}, ref{gemm_max_elems * sizeof(float)};
-  DeviceMemory errors{2 * sizeof(unsigned)};
+  static constexpr std::size_t elems = std::is_same_v<T, float> ? gemm_max_elems : gemm_f64_max_elems;
+  DeviceMemory a{elems * sizeof(T)}, b{elems * sizeof(T)};
+  DeviceMemory c{elems * sizeof(T)}, ref{elems * sizeof(T)};
+  DeviceMemory errors{2 * sizeof(Bits<T>)};
   GemmData() {
-    fill_hashed<<<1024, 256>>>(a.as<float>(), gemm_max_elems, 1);
-    fill_hashed<<<1024, 256>>>(b.as<float>(), gemm_max_elems, 2);
+    fill_hashed<<<1024, 256>>>(a.as<T>(), elems, 1);
+    fill_hashed<<<1024, 256>>>(b.as<T>(), elems, 2);
     TILECRAFT_BENCH_CHECK(cudaGetLastError());
     TILECRAFT_BENCH_CHECK(cudaDeviceSynchronize());
   }
 };
-GemmData& gemm_data() {
-  static const auto data = std::make_unique<GemmData>();
+// Made on first use: a run filtered to one family allocates only its buffers.
+template <class T>
+GemmData<T>& gemm_data() {
+  static const auto data = std::make_unique<GemmData<T>>();
   return *data;
 }
 
@@ -117,57 +145,71 @@ cublasHandle_t cublas() {
 }
 
 // Row-major C = A B with column-major cuBLAS: C^T (n x m, ld n) = B^T (n x k, ld n) A^T (k x m, ld k).
-void cublas_gemm(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
-  const float one = 1.0f, zero = 0.0f;
+// cublasSgemm for float, cublasDgemm for double (DMMA tensor cores on sm_80+).
+template <class T>
+void cublas_gemm(const GemmSize& s, const T* a, const T* b, T* c, cudaStream_t stream) {
+  const T one = 1, zero = 0;
+  const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
   TILECRAFT_CUBLAS_CHECK(cublasSetStream(cublas(), stream));
-  TILECRAFT_CUBLAS_CHECK(cublasSgemm(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
-                                     static_cast<int>(s.k), &one, b, static_cast<int>(s.n), a, static_cast<int>(s.k),
-                                     &zero, c, static_cast<int>(s.n)));
+  if constexpr (std::is_same_v<T, float>) {
+    TILECRAFT_CUBLAS_CHECK(cublasSgemm(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n));
+  } else {
+    TILECRAFT_CUBLAS_CHECK(cublasDgemm(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n));
+  }
 }
 
-template <class Policy = void>
-void tilecraft_gemm(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
+template <class T, class Policy = void>
+void tilecraft_gemm(const GemmSize& s, const T* a, const T* b, T* c, cudaStream_t stream) {
   using tilecraft::Op;
   using tilecraft::Order;
-  TILECRAFT_BENCH_CHECK(tilecraft::gemm<Policy>(Order::row_major, Op::none, Op::none, s.m, s.n, s.k, 1.0f, a, s.k, b,
-                                                s.n, 0.0f, c, s.n, stream));
+  TILECRAFT_BENCH_CHECK(tilecraft::gemm<Policy>(Order::row_major, Op::none, Op::none, s.m, s.n, s.k, T(1), a, s.k, b,
+                                                s.n, T(0), c, s.n, stream));
+}
+
+// The benchmark family of element type T.
+template <class T>
+std::string gemm_family() {
+  return std::is_same_v<T, float> ? "gemm_f32" : "gemm_f64";
 }
 
 //! Times run(a, b, c, stream) on `s` with the harness (peer: remember the time; otherwise
-//! report the ratio to cuBLAS's), then checks the result of the last run against cuBLAS.
-template <class Run>
+//! report the ratio to cuBLAS's), then checks the result of the last run against cuBLAS:
+//! max_rel_err above 1e-4 (float) or 1e-10 (double) is an error.
+template <class T, class Run>
 void gemm_bench(benchmark::State& state, const GemmSize& s, bool peer, Run run) {
-  GemmData& d = gemm_data();
-  const float* a = d.a.as<float>();
-  const float* b = d.b.as<float>();
-  float* c = d.c.as<float>();
+  GemmData<T>& d = gemm_data<T>();
+  const T* a = d.a.template as<T>();
+  const T* b = d.b.template as<T>();
+  T* c = d.c.template as<T>();
   const std::size_t elems = static_cast<std::size_t>(s.m * s.n);
-  TILECRAFT_BENCH_CHECK(cudaMemset(c, 0xff, elems * sizeof(float)));  // NaN where nothing is written
-  const std::string key = "gemm_f32/" + s.name();
+  TILECRAFT_BENCH_CHECK(cudaMemset(c, 0xff, elems * sizeof(T)));  // NaN where nothing is written
+  const std::string key = gemm_family<T>() + "/" + s.name();
   time_it(
       state, [&](cudaStream_t stream) { run(s, a, b, c, stream); }, Measure{0, s.flops()}, peer ? key : std::string{},
       peer ? std::string{} : key);
   if (peer) return;
-  float* ref = d.ref.as<float>();
-  unsigned* errors = d.errors.as<unsigned>();
+  T* ref = d.ref.template as<T>();
+  Bits<T>* errors = d.errors.template as<Bits<T>>();
   cublas_gemm(s, a, b, ref, nullptr);
-  TILECRAFT_BENCH_CHECK(cudaMemset(errors, 0, 2 * sizeof(unsigned)));
+  TILECRAFT_BENCH_CHECK(cudaMemset(errors, 0, 2 * sizeof(Bits<T>)));
   max_errors<<<1024, 256>>>(c, ref, elems, errors);
   TILECRAFT_BENCH_CHECK(cudaGetLastError());
-  unsigned bits[2] = {};
+  Bits<T> bits[2] = {};
   TILECRAFT_BENCH_CHECK(cudaMemcpy(bits, errors, sizeof bits, cudaMemcpyDeviceToHost));
-  float err = 0.0f, mag = 0.0f;
+  T err = 0, mag = 0;
   std::memcpy(&err, &bits[0], sizeof err);
   std::memcpy(&mag, &bits[1], sizeof mag);
-  const double rel = mag > 0.0f ? static_cast<double>(err) / mag : static_cast<double>(err);
+  const double rel = mag > T(0) ? static_cast<double>(err / mag) : static_cast<double>(err);
+  const double limit = std::is_same_v<T, float> ? 1e-4 : 1e-10;
   state.counters["max_rel_err"] = benchmark::Counter(rel);
-  if (!(rel <= 1e-4)) state.SkipWithError("the result differs from cuBLAS's (max_rel_err > 1e-4)");
+  if (!(rel <= limit)) state.SkipWithError("the result differs from cuBLAS's (max_rel_err above the limit)");
 }
 
+template <class T>
 void register_gemm(const std::string& impl, const GemmSize& s, bool peer,
-                   void (*run)(const GemmSize&, const float*, const float*, float*, cudaStream_t)) {
-  benchmark::RegisterBenchmark(("gemm_f32/" + impl + "/" + s.name()).c_str(),
-                               [s, peer, run](benchmark::State& state) { gemm_bench(state, s, peer, run); })
+                   void (*run)(const GemmSize&, const T*, const T*, T*, cudaStream_t)) {
+  benchmark::RegisterBenchmark((gemm_family<T>() + "/" + impl + "/" + s.name()).c_str(),
+                               [s, peer, run](benchmark::State& state) { gemm_bench<T>(state, s, peer, run); })
       ->UseManualTime()
       ->MinTime(0.1)
       ->Unit(benchmark::kMicrosecond);
@@ -183,15 +225,20 @@ void course_tiled_1x2(const GemmSize& s, const float* a, const float* b, float* 
 }
 
 // The default run: per shape, cuBLAS first (the others report their ratio to it), then
-// tilecraft, then the course's kernels at 2048^3 and 4096^3 (at 8192^3 they would take seconds).
+// tilecraft, then the course's kernels at 2048^3 and 4096^3 (at 8192^3 they would take seconds);
+// then the double rows (see the file comment for the name tilecraft_simt).
 const bool gemm_registered = [] {
   for (const GemmSize& s : gemm_sizes) {
-    register_gemm("cublas", s, true, cublas_gemm);
-    register_gemm("tilecraft", s, false, tilecraft_gemm<>);
+    register_gemm<float>("cublas", s, true, cublas_gemm<float>);
+    register_gemm<float>("tilecraft", s, false, tilecraft_gemm<float>);
     if (course::gemm_supports(s.m, s.n, s.k) && (s.n == 2048 || s.n == 4096)) {
-      register_gemm("course_tiled", s, false, course_tiled);
-      register_gemm("course_tiled_1x2", s, false, course_tiled_1x2);
+      register_gemm<float>("course_tiled", s, false, course_tiled);
+      register_gemm<float>("course_tiled_1x2", s, false, course_tiled_1x2);
     }
+  }
+  for (const GemmSize& s : gemm_f64_sizes) {
+    register_gemm<double>("cublas", s, true, cublas_gemm<double>);
+    register_gemm<double>("tilecraft_simt", s, false, tilecraft_gemm<double>);
   }
   return true;
 }();
@@ -215,7 +262,13 @@ std::string policy_name() {
 }
 template <class Policy>
 void register_gemm_variant() {
-  for (const GemmSize& s : gemm_sizes) register_gemm(policy_name<Policy>(), s, false, tilecraft_gemm<Policy>);
+  using T = typename Policy::element_type;
+  if constexpr (std::is_same_v<T, float>) {
+    for (const GemmSize& s : gemm_sizes) register_gemm<T>(policy_name<Policy>(), s, false, tilecraft_gemm<T, Policy>);
+  } else {
+    for (const GemmSize& s : gemm_f64_sizes)
+      register_gemm<T>(policy_name<Policy>(), s, false, tilecraft_gemm<T, Policy>);
+  }
 }
 const bool gemm_variants_registered = [] {
   if (std::getenv("TILECRAFT_BENCH_VARIANTS") == nullptr) return false;
@@ -231,6 +284,15 @@ const bool gemm_variants_registered = [] {
   register_gemm_variant<GemmPolicy<128, 64, RegBlock<8, 4>, 8, 4, 3, 2, 8>>();
   register_gemm_variant<GemmPolicy<64, 128, RegBlock<4, 8>, 8, 4, 3, 2, 8>>();
   register_gemm_variant<GemmPolicy<64, 64, RegBlock<4, 4>, 8, 4, 3, 3, 8>>();  // 256 threads, 16 accumulators each
+  // Double (gemm_f64/tc_*): each default, and 8 x 8 doubles per thread (128 accumulator
+  // registers, 224-250 in all at 1 block per SM, no spills on sm_75/80/90): the fragment loads'
+  // shared-memory traffic per DFMA halves against RegBlock<4, 8>.
+  register_gemm_variant<tilecraft::GemmPolicyLargeF64>();
+  register_gemm_variant<tilecraft::GemmPolicyMediumF64>();
+  register_gemm_variant<GemmPolicy<128, 128, RegBlock<8, 8>, 8, 4, 2, 1, 8, 16, double>>();
+  register_gemm_variant<GemmPolicy<128, 128, RegBlock<8, 8>, 8, 4, 3, 1, 8, 16, double>>();
+  register_gemm_variant<GemmPolicy<128, 64, RegBlock<4, 8>, 16, 4, 2, 2, 8, 16, double>>();  // K step 16
+  register_gemm_variant<GemmPolicy<128, 64, RegBlock<4, 8>, 8, 4, 4, 2, 8, 16, double>>();   // 4 stages
   return true;
 }();
 

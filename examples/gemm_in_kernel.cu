@@ -8,9 +8,12 @@
 // W^T is never materialised: tilecraft::transposed(W) is the K x N column-major view of W's
 // memory, and tiled_gemm takes either order. Any M, N, K: tiles that overhang an edge read
 // zeros and store only what lies inside Y.
+// The same layer runs in float and in double: the element type is TiledGemm's last parameter
+// (float by default), and tiled_gemm takes it from the matrices.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 #include <vector>
 
 #include <tilecraft/gemm/tiled_gemm.cuh>
@@ -20,30 +23,101 @@
 namespace {
 
 // 64 x 64 tiles of Y, 4 x 4 accumulators per thread, K steps of 8, 3 stages: 256 threads and
-// 13 KiB of shared memory, so static __shared__ will do.
+// 13 KiB of shared memory for float, 25 KiB for double, so static __shared__ will do.
 constexpr int tile = 64;
-using Gemm = tilecraft::TiledGemm<tile, tile, tilecraft::RegBlock<4, 4>>;
-static_assert(Gemm::threads == 256 && Gemm::smem_bytes <= 48 * 1024);
+template <class T>
+using Gemm = tilecraft::TiledGemm<tile, tile, tilecraft::RegBlock<4, 4>, 8, 4, 3, T>;
+static_assert(Gemm<float>::threads == 256 && Gemm<float>::smem_bytes <= 48 * 1024);
+static_assert(Gemm<double>::threads == 256 && Gemm<double>::smem_bytes <= 48 * 1024);
 
 // The fused epilogue: y = max(acc + bias[col], 0). reads_c() is false: the old Y is not read
 // (the functor gets 0 for it), so Y may start uninitialised.
+template <class T>
 struct BiasRelu {
-  const float* bias;
+  const T* bias;
   __host__ __device__ bool reads_c() const { return false; }
-  __host__ __device__ float operator()(float acc, float, std::int64_t, std::int64_t col) const {
-    return fmaxf(acc + bias[col], 0.0f);
+  __host__ __device__ T operator()(T acc, T, std::int64_t, std::int64_t col) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return fmaxf(acc + bias[col], 0.0f);
+    } else {
+      return fmax(acc + bias[col], 0.0);
+    }
   }
 };
-static_assert(tilecraft::GemmEpilogue<BiasRelu>);
+static_assert(tilecraft::GemmEpilogue<BiasRelu<float>> && tilecraft::GemmEpilogue<BiasRelu<double>, double>);
 
-__global__ void __launch_bounds__(Gemm::threads)
-    linear_relu(tilecraft::MatrixRef<const float> x,                                // M x K
-                tilecraft::MatrixRef<const float, tilecraft::Order::col_major> wt,  // K x N: W^T
-                tilecraft::MatrixRef<float> y, BiasRelu epi) {                      // M x N
-  __shared__ Gemm::TempStorage storage;  // every thread of the block calls tiled_gemm with it
+template <class T>
+__global__ void __launch_bounds__(Gemm<T>::threads)
+    linear_relu(tilecraft::MatrixRef<const T> x,                                // M x K
+                tilecraft::MatrixRef<const T, tilecraft::Order::col_major> wt,  // K x N: W^T
+                tilecraft::MatrixRef<T> y, BiasRelu<T> epi) {                   // M x N
+  __shared__ typename Gemm<T>::TempStorage storage;  // every thread of the block calls tiled_gemm with it
   const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.y) * tile;
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * tile;
   tilecraft::tiled_gemm<tile, tile, tilecraft::RegBlock<4, 4>>(storage, x, wt, y, m0, n0, epi);
+}
+
+// Runs the layer in T, checks it against a host reference and reports; true when correct.
+template <class T>
+bool run_layer(std::int64_t m, std::int64_t n, std::int64_t k) {
+  std::vector<T> hx(static_cast<std::size_t>(m * k)), hw(static_cast<std::size_t>(n * k)),
+      hbias(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = static_cast<T>((i * 2654435761u) % 2000) / T(1000) - T(1);
+  for (std::size_t i = 0; i < hw.size(); ++i) hw[i] = static_cast<T>((i * 40503u) % 1000) / T(1000) - T(0.5);
+  for (std::size_t i = 0; i < hbias.size(); ++i) hbias[i] = static_cast<T>(i % 7) - T(3);
+  T *x = nullptr, *w = nullptr, *bias = nullptr, *y = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&x, hx.size() * sizeof(T)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&w, hw.size() * sizeof(T)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&bias, hbias.size() * sizeof(T)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&y, static_cast<std::size_t>(m * n) * sizeof(T)));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(x, hx.data(), hx.size() * sizeof(T), cudaMemcpyHostToDevice));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(w, hw.data(), hw.size() * sizeof(T), cudaMemcpyHostToDevice));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(bias, hbias.data(), hbias.size() * sizeof(T), cudaMemcpyHostToDevice));
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(y, 0xff, static_cast<std::size_t>(m * n) * sizeof(T)));  // NaN
+
+  const tilecraft::MatrixRef<const T> x_ref{x, m, k, k};
+  const tilecraft::MatrixRef<const T> w_ref{w, n, k, k};
+  const tilecraft::MatrixRef<T> y_ref{y, m, n, n};
+  const dim3 grid(static_cast<unsigned>((n + tile - 1) / tile), static_cast<unsigned>((m + tile - 1) / tile));
+  auto launch = [&] {
+    linear_relu<T><<<grid, Gemm<T>::threads>>>(x_ref, tilecraft::transposed(w_ref), y_ref, BiasRelu<T>{bias});
+    TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+  };
+  launch();
+  std::vector<T> got(static_cast<std::size_t>(m * n));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(got.data(), y, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+
+  // Reference in a wider type; the error scales with the sum of the terms' magnitudes, by
+  // about K unit roundoffs of T (float 2^-24, double 2^-53): 1e-5 and 1e-12 leave room.
+  using Wide = std::conditional_t<std::is_same_v<T, float>, double, long double>;
+  const double tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+  double worst = 0;
+  bool ok = true;
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      Wide sum = hbias[static_cast<std::size_t>(j)], mag = std::fabs(sum);
+      for (std::int64_t kk = 0; kk < k; ++kk) {
+        const Wide term = Wide(hx[static_cast<std::size_t>(i * k + kk)]) * hw[static_cast<std::size_t>(j * k + kk)];
+        sum += term;
+        mag += std::fabs(term);
+      }
+      const Wide want = sum > 0 ? sum : Wide(0);
+      const double err = static_cast<double>(std::fabs(got[static_cast<std::size_t>(i * n + j)] - want) / mag);
+      ok = ok && err < tolerance;  // false for a NaN too: an element never written
+      worst = std::fmax(worst, err);
+    }
+  }
+  const double ms = example::time_ms(launch);
+  char verdict[64];
+  std::snprintf(verdict, sizeof verdict, "%s (worst relative error %.1e)", example::verdict(ok), worst);
+  example::report_flops(
+      std::is_same_v<T, float> ? "tiled_gemm + fused bias/ReLU, float" : "tiled_gemm + fused bias/ReLU, double", ms,
+      2.0 * double(m) * double(n) * double(k), verdict);
+  TILECRAFT_THROW_IF_ERROR(cudaFree(x));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(w));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(bias));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(y));
+  return ok;
 }
 
 }  // namespace
@@ -51,59 +125,10 @@ __global__ void __launch_bounds__(Gemm::threads)
 int main() {
   if (!example::have_gpu("gemm_in_kernel")) return 0;
   const std::int64_t m = 1000, n = 300, k = 515;  // batch, outputs, inputs: multiples of nothing useful
-  std::vector<float> hx(static_cast<std::size_t>(m * k)), hw(static_cast<std::size_t>(n * k)),
-      hbias(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = static_cast<float>((i * 2654435761u) % 2000) / 1000.0f - 1.0f;
-  for (std::size_t i = 0; i < hw.size(); ++i) hw[i] = static_cast<float>((i * 40503u) % 1000) / 1000.0f - 0.5f;
-  for (std::size_t i = 0; i < hbias.size(); ++i) hbias[i] = static_cast<float>(i % 7) - 3.0f;
-  float *x = nullptr, *w = nullptr, *bias = nullptr, *y = nullptr;
-  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&x, hx.size() * sizeof(float)));
-  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&w, hw.size() * sizeof(float)));
-  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&bias, hbias.size() * sizeof(float)));
-  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&y, static_cast<std::size_t>(m * n) * sizeof(float)));
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(x, hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice));
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(w, hw.data(), hw.size() * sizeof(float), cudaMemcpyHostToDevice));
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(bias, hbias.data(), hbias.size() * sizeof(float), cudaMemcpyHostToDevice));
-  TILECRAFT_THROW_IF_ERROR(cudaMemset(y, 0xff, static_cast<std::size_t>(m * n) * sizeof(float)));  // NaN
-
-  const tilecraft::MatrixRef<const float> x_ref{x, m, k, k};
-  const tilecraft::MatrixRef<const float> w_ref{w, n, k, k};
-  const tilecraft::MatrixRef<float> y_ref{y, m, n, n};
-  const dim3 grid(static_cast<unsigned>((n + tile - 1) / tile), static_cast<unsigned>((m + tile - 1) / tile));
-  auto launch = [&] {
-    linear_relu<<<grid, Gemm::threads>>>(x_ref, tilecraft::transposed(w_ref), y_ref, BiasRelu{bias});
-    TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
-  };
-  launch();
-  std::vector<float> got(static_cast<std::size_t>(m * n));
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(got.data(), y, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
-
-  // Reference in double; the float error scales with the sum of the terms' magnitudes.
-  double worst = 0;
-  bool ok = true;
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      double sum = hbias[static_cast<std::size_t>(j)], mag = std::fabs(sum);
-      for (std::int64_t kk = 0; kk < k; ++kk) {
-        const double term = double(hx[static_cast<std::size_t>(i * k + kk)]) * hw[static_cast<std::size_t>(j * k + kk)];
-        sum += term;
-        mag += std::fabs(term);
-      }
-      const double err = std::fabs(got[static_cast<std::size_t>(i * n + j)] - std::fmax(sum, 0.0)) / mag;
-      ok = ok && err < 1e-5;  // false for a NaN too: an element never written
-      worst = std::fmax(worst, err);
-    }
-  }
-  const double ms = example::time_ms(launch);
   std::printf("Y = relu(X W^T + bias), X %lld x %lld, W %lld x %lld, one 64 x 64 tile per block:\n",
               static_cast<long long>(m), static_cast<long long>(k), static_cast<long long>(n),
               static_cast<long long>(k));
-  char verdict[64];
-  std::snprintf(verdict, sizeof verdict, "%s (worst relative error %.1e)", example::verdict(ok), worst);
-  example::report_flops("tiled_gemm + fused bias/ReLU", ms, 2.0 * double(m) * double(n) * double(k), verdict);
-  TILECRAFT_THROW_IF_ERROR(cudaFree(x));
-  TILECRAFT_THROW_IF_ERROR(cudaFree(w));
-  TILECRAFT_THROW_IF_ERROR(cudaFree(bias));
-  TILECRAFT_THROW_IF_ERROR(cudaFree(y));
-  return ok ? 0 : 1;
+  const bool ok_float = run_layer<float>(m, n, k);
+  const bool ok_double = run_layer<double>(m, n, k);
+  return ok_float && ok_double ? 0 : 1;
 }

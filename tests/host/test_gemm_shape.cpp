@@ -1,7 +1,9 @@
-// GemmShape and RegBlock: derived quantities against their definitions, the lane -> fragment
-// map, and the fragment loads' bank behaviour recomputed from raw byte addresses.
+// GemmShape and RegBlock, for float and double: derived quantities against their definitions,
+// the lane -> fragment map, the fills' maps, and the fragment loads' bank behaviour recomputed
+// from raw byte addresses.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 
 #include <tilecraft/gemm/gemm_shape.cuh>
@@ -33,6 +35,10 @@ void check_fill() {
 template <class Shape>
 void check_shape() {
   using Rb = typename Shape::reg_block;
+  using T = typename Shape::element_type;
+  constexpr int v = Shape::vector_elems;
+  constexpr long long elem = static_cast<long long>(sizeof(T));
+  CAPTURE(sizeof(T));
   CAPTURE(Shape::tile_m);
   CAPTURE(Shape::tile_n);
   CAPTURE(Rb::rows);
@@ -42,15 +48,39 @@ void check_shape() {
   CHECK(Shape::warp_m * Shape::warps_m == Shape::tile_m);
   CHECK(Shape::warp_n * Shape::warps_n == Shape::tile_n);
   CHECK(Shape::threads == 32 * Shape::warps);
-  // Shared memory: every stage holds both padded tiles, rows 16-byte aligned.
+  CHECK(v * sizeof(T) == 16);
+  CHECK(Shape::vector_m == std::min(Rb::rows, v));
+  CHECK(Shape::vector_n == std::min(Rb::cols, v));
+  CHECK(Shape::groups_m * Shape::vector_m == Rb::rows);
+  CHECK(Shape::groups_n * Shape::vector_n == Rb::cols);
+  // Shared memory: every stage holds both padded tiles of T, rows 16-byte aligned.
   CHECK(Shape::smem_bytes == static_cast<std::size_t>(Shape::stages) * (Shape::TileA::bytes + Shape::TileB::bytes));
-  CHECK(Shape::TileA::layout::row_stride % 4 == 0);
-  CHECK(Shape::TileB::layout::row_stride % 4 == 0);
+  CHECK(Shape::TileA::bytes == sizeof(T) * static_cast<std::size_t>(Shape::TileA::storage_elems));
+  CHECK(Shape::TileA::layout::row_stride * sizeof(T) % 16 == 0);
+  CHECK(Shape::TileB::layout::row_stride * sizeof(T) % 16 == 0);
   CHECK(Shape::TileA::layout::row_stride >= Shape::tile_m);
+  // The padding's purpose, from raw byte addresses: the K-contiguous fill's warps write
+  // fill_k_run consecutive rows of 32 / fill_k_run columns, element by element, on distinct
+  // banks in every phase (all 32 lanes for 4-byte elements, 16 for 8-byte ones).
+  for (int w = 0; w < Shape::threads / 32; ++w) {
+    const auto scatter_wavefronts = [&](auto map, int l, int stride) {
+      return bank::wavefronts(
+          [&](int lane) {
+            const int e = w * 32 + lane;
+            if (e >= Shape::tile_k * l) return -1LL;
+            return elem * (static_cast<long long>(map.row(e)) * stride + map.col(e));
+          },
+          static_cast<int>(elem));
+    };
+    CHECK(scatter_wavefronts(typename Shape::template FillScatter<Shape::tile_m>{}, Shape::tile_m,
+                             Shape::TileA::layout::row_stride) <= bank::ideal_wavefronts(static_cast<int>(elem)));
+    CHECK(scatter_wavefronts(typename Shape::template FillScatter<Shape::tile_n>{}, Shape::tile_n,
+                             Shape::TileB::layout::row_stride) <= bank::ideal_wavefronts(static_cast<int>(elem)));
+  }
   // Fills: every tile element is written exactly once by the row fills (both widths) and the
   // K-contiguous fill, and each thread's i-th element is its first moved by the stated step.
-  check_fill<Shape, typename Shape::template FillRows<Shape::tile_k, Shape::tile_m, 4>, 4, Shape::tile_m>();
-  check_fill<Shape, typename Shape::template FillRows<Shape::tile_k, Shape::tile_n, 4>, 4, Shape::tile_n>();
+  check_fill<Shape, typename Shape::template FillRows<Shape::tile_k, Shape::tile_m, v>, v, Shape::tile_m>();
+  check_fill<Shape, typename Shape::template FillRows<Shape::tile_k, Shape::tile_n, v>, v, Shape::tile_n>();
   check_fill<Shape, typename Shape::template FillRows<Shape::tile_k, Shape::tile_m, 1>, 1, Shape::tile_m>();
   check_fill<Shape, typename Shape::template FillScatter<Shape::tile_m>, 1, Shape::tile_m>();
   check_fill<Shape, typename Shape::template FillScatter<Shape::tile_n>, 1, Shape::tile_n>();
@@ -58,10 +88,10 @@ void check_shape() {
   std::set<long> seen;
   for (int warp = 0; warp < Shape::warps; ++warp) {
     for (int lane = 0; lane < 32; ++lane) {
-      for (int gm = 0; gm < Rb::groups_m; ++gm) {
-        for (int vm = 0; vm < Rb::vector_m; ++vm) {
-          for (int gn = 0; gn < Rb::groups_n; ++gn) {
-            for (int vn = 0; vn < Rb::vector_n; ++vn) {
+      for (int gm = 0; gm < Shape::groups_m; ++gm) {
+        for (int vm = 0; vm < Shape::vector_m; ++vm) {
+          for (int gn = 0; gn < Shape::groups_n; ++gn) {
+            for (int vn = 0; vn < Shape::vector_n; ++vn) {
               const int m = Shape::fragment_col_a(warp, lane, gm) + vm;
               const int n = Shape::fragment_col_b(warp, lane, gn) + vn;
               REQUIRE(m < Shape::tile_m);
@@ -74,17 +104,18 @@ void check_shape() {
     }
   }
   CHECK(seen.size() == static_cast<std::size_t>(Shape::tile_m) * Shape::tile_n);
-  // Fragment loads: from byte addresses, every quarter-warp of a 16-byte load (or the whole
-  // warp for narrower ones) touches at most one 128-byte line's worth of distinct words.
+  // Fragment loads: from byte addresses, every phase of the load (a quarter-warp of a 16-byte
+  // load, a half-warp of an 8-byte one, the whole warp for narrower ones) touches at most one
+  // 128-byte line's worth of distinct words.
   for (int warp = 0; warp < Shape::warps; ++warp) {
-    for (int g = 0; g < Rb::groups_m; ++g) {
-      const int bytes = Rb::vector_m * 4;
-      const int w = bank::wavefronts([&](int lane) { return 4LL * Shape::fragment_col_a(warp, lane, g); }, bytes);
+    for (int g = 0; g < Shape::groups_m; ++g) {
+      const int bytes = Shape::vector_m * static_cast<int>(elem);
+      const int w = bank::wavefronts([&](int lane) { return elem * Shape::fragment_col_a(warp, lane, g); }, bytes);
       CHECK(w == bank::ideal_wavefronts(bytes));
     }
-    for (int g = 0; g < Rb::groups_n; ++g) {
-      const int bytes = Rb::vector_n * 4;
-      const int w = bank::wavefronts([&](int lane) { return 4LL * Shape::fragment_col_b(warp, lane, g); }, bytes);
+    for (int g = 0; g < Shape::groups_n; ++g) {
+      const int bytes = Shape::vector_n * static_cast<int>(elem);
+      const int w = bank::wavefronts([&](int lane) { return elem * Shape::fragment_col_b(warp, lane, g); }, bytes);
       CHECK(w == bank::ideal_wavefronts(bytes));
     }
   }
@@ -93,13 +124,27 @@ void check_shape() {
 }
 }  // namespace
 
-TEST_CASE("RegBlock: accumulators and fragment vectors") {
+TEST_CASE("RegBlock and GemmShape: accumulators, and fragment vectors of 16 bytes by element type") {
   CHECK(RegBlock<8, 8>::accumulators == 64);
-  CHECK(RegBlock<8, 8>::vector_m == 4);
-  CHECK(RegBlock<8, 8>::groups_m == 2);
-  CHECK(RegBlock<1, 2>::vector_m == 1);
-  CHECK(RegBlock<1, 2>::vector_n == 2);
-  CHECK(RegBlock<8, 16>::groups_n == 4);
+  using F = GemmShape<128, 128, RegBlock<8, 8>, 8>;
+  CHECK(F::vector_elems == 4);
+  CHECK(F::vector_m == 4);
+  CHECK(F::groups_m == 2);
+  using D = GemmShape<128, 128, RegBlock<8, 8>, 8, 4, 3, double>;
+  CHECK(D::vector_elems == 2);
+  CHECK(D::vector_m == 2);
+  CHECK(D::groups_m == 4);
+  using Small = GemmShape<32, 64, RegBlock<1, 2>, 8, 8, 2>;
+  CHECK(Small::vector_m == 1);
+  CHECK(Small::vector_n == 2);
+  CHECK(GemmShape<128, 256, RegBlock<8, 16>, 8>::groups_n == 4);
+  CHECK(GemmShape<64, 128, RegBlock<4, 16>, 8, 4, 3, double>::groups_n == 8);
+  // Padding: the row stride is bank_row_elems / fill_k_run elements mod bank_row_elems.
+  CHECK(F::bank_row_elems == 32);
+  CHECK(D::bank_row_elems == 16);
+  CHECK(F::TileA::layout::row_stride % 32 == 4);
+  CHECK(D::TileA::layout::row_stride % 16 == 2);
+  CHECK(GemmShape<64, 64, RegBlock<4, 4>, 4, 4, 2, double>::TileA::layout::row_stride % 16 == 4);
 }
 
 TEST_CASE("GemmShape: derived sizes, a map that covers the tile once, conflict-free fragments") {
@@ -108,6 +153,17 @@ TEST_CASE("GemmShape: derived sizes, a map that covers the tile once, conflict-f
   check_shape<GemmShape<64, 64, RegBlock<4, 4>, 16, 4, 2>>();
   check_shape<GemmShape<32, 64, RegBlock<1, 2>, 8, 8, 2>>();  // the course's 1 x 2 blocking
   check_shape<GemmShape<128, 32, RegBlock<4, 1>, 8, 32, 4>>();
+}
+
+TEST_CASE("GemmShape<..., double>: derived sizes, a map that covers the tile once, conflict-free fills and fragments") {
+  check_shape<GemmShape<128, 64, RegBlock<4, 8>, 8, 4, 3, double>>();   // GemmPolicyLargeF64
+  check_shape<GemmShape<64, 64, RegBlock<4, 8>, 8, 4, 3, double>>();    // GemmPolicyMediumF64
+  check_shape<GemmShape<32, 64, RegBlock<4, 4>, 16, 4, 3, double>>();   // GemmPolicySmallF64
+  check_shape<GemmShape<64, 64, RegBlock<4, 4>, 8, 4, 3, double>>();    // the tests' tiled_gemm
+  check_shape<GemmShape<128, 128, RegBlock<8, 8>, 8, 4, 2, double>>();  // 8 x 8 doubles, 2 stages
+  check_shape<GemmShape<64, 64, RegBlock<4, 4>, 4, 4, 2, double>>();    // TK = 4: 4-row scatter runs
+  check_shape<GemmShape<32, 64, RegBlock<1, 2>, 8, 8, 2, double>>();    // 1 x 2: 8-byte B fragments
+  check_shape<GemmShape<64, 32, RegBlock<2, 1>, 2, 4, 2, double>>();    // TK = 2, single-double B fragments
 }
 
 TEST_CASE("GemmShape: the default GEMM configurations' shared memory") {
@@ -119,4 +175,9 @@ TEST_CASE("GemmShape: the default GEMM configurations' shared memory") {
   CHECK(GemmShape<64, 128, RegBlock<8, 8>, 8, 4, 3>::smem_bytes <= sm75);
   CHECK(GemmShape<64, 64, RegBlock<4, 8>, 16, 4, 3>::smem_bytes <= sm75);
   CHECK(GemmShape<32, 64, RegBlock<4, 4>, 16, 4, 3>::smem_bytes <= sm75);
+  // The double defaults fit the 48 KiB of static shared memory.
+  constexpr std::size_t static_smem = 48 * 1024;
+  CHECK(GemmShape<128, 64, RegBlock<4, 8>, 8, 4, 3, double>::smem_bytes <= static_smem);
+  CHECK(GemmShape<64, 64, RegBlock<4, 8>, 8, 4, 3, double>::smem_bytes <= static_smem);
+  CHECK(GemmShape<32, 64, RegBlock<4, 4>, 16, 4, 3, double>::smem_bytes <= static_smem);
 }

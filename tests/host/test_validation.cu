@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include <tilecraft/device/gemm.cuh>
 #include <tilecraft/device/reduce.cuh>
@@ -73,20 +74,25 @@ TEST_CASE("stencil_1d rejects bad arguments before launching") {
 }
 
 namespace {
-// A GEMM epilogue for the checks of gemm_epilogue (never run).
+// A GEMM epilogue on T for the checks of gemm_epilogue (never run).
+template <class T>
 struct AddBias {
-  const float* bias;
+  const T* bias;
   TILECRAFT_HOST_DEVICE bool reads_c() const { return false; }
-  TILECRAFT_HOST_DEVICE float operator()(float acc, float, std::int64_t, std::int64_t col) const {
-    return acc + bias[col];
-  }
+  TILECRAFT_HOST_DEVICE T operator()(T acc, T, std::int64_t, std::int64_t col) const { return acc + bias[col]; }
 };
+
+// p moved by `bytes`: a pointer off its type's alignment (or off 16 bytes only).
+template <class P>
+P* moved(P* p, std::uintptr_t bytes) {
+  return reinterpret_cast<P*>(reinterpret_cast<std::uintptr_t>(p) + bytes);
+}
 }  // namespace
 
-TEST_CASE("gemm rejects bad arguments before launching") {
-  auto* a = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
-  auto* b = reinterpret_cast<const float*>(std::uintptr_t{1} << 30);
-  auto* c = reinterpret_cast<float*>(std::uintptr_t{1} << 40);
+TEST_CASE_TEMPLATE("gemm rejects bad arguments before launching", T, float, double) {
+  auto* a = reinterpret_cast<const T*>(std::uintptr_t{1} << 20);
+  auto* b = reinterpret_cast<const T*>(std::uintptr_t{1} << 30);
+  auto* c = reinterpret_cast<T*>(std::uintptr_t{1} << 40);
   constexpr cudaError_t bad = cudaErrorInvalidValue;
   const Op ops[] = {Op::none, Op::transpose};
   const std::int64_t m = 5, n = 6, k = 7;
@@ -105,13 +111,13 @@ TEST_CASE("gemm rejects bad arguments before launching") {
         const std::int64_t lda = row ? (ta ? m : k) : (ta ? k : m);
         const std::int64_t ldb = row ? (tb ? k : n) : (tb ? n : k);
         const std::int64_t ldc = row ? n : m;
-        for (float alpha : {0.0f, 1.0f}) {
-          const float beta = alpha == 0.0f ? 1.0f : 0.0f;
-          auto call = [&](std::int64_t mm, std::int64_t nn, std::int64_t kk, const float* pa, std::int64_t la,
-                          const float* pb, std::int64_t lb, float* pc, std::int64_t lc) {
+        for (T alpha : {T(0), T(1)}) {
+          const T beta = alpha == T(0) ? T(1) : T(0);
+          auto call = [&](std::int64_t mm, std::int64_t nn, std::int64_t kk, const T* pa, std::int64_t la, const T* pb,
+                          std::int64_t lb, T* pc, std::int64_t lc) {
             return gemm(order, op_a, op_b, mm, nn, kk, alpha, pa, la, pb, lb, beta, pc, lc);
           };
-          if (alpha == 0.0f) CHECK(call(m, n, k, a, lda, b, ldb, c, ldc) == cudaSuccess);
+          if (alpha == T(0)) CHECK(call(m, n, k, a, lda, b, ldb, c, ldc) == cudaSuccess);
           CHECK(call(m, n, k, a, lda - 1, b, ldb, c, ldc) == bad);
           CHECK(call(m, n, k, a, lda, b, ldb - 1, c, ldc) == bad);
           CHECK(call(m, n, k, a, lda, b, ldb, c, ldc - 1) == bad);
@@ -121,20 +127,23 @@ TEST_CASE("gemm rejects bad arguments before launching") {
           CHECK(call(m, n, k, nullptr, lda, b, ldb, c, ldc) == bad);
           CHECK(call(m, n, k, a, lda, nullptr, ldb, c, ldc) == bad);
           CHECK(call(m, n, k, a, lda, b, ldb, nullptr, ldc) == bad);
-          // Not float-aligned.
-          const auto plus2 = [](auto* p) {
-            return reinterpret_cast<decltype(p)>(reinterpret_cast<std::uintptr_t>(p) + 2);
-          };
-          CHECK(call(m, n, k, plus2(a), lda, b, ldb, c, ldc) == bad);
-          CHECK(call(m, n, k, a, lda, plus2(b), ldb, c, ldc) == bad);
-          CHECK(call(m, n, k, a, lda, b, ldb, plus2(c), ldc) == bad);
+          // Not aligned to T (a float* 2 bytes off, a double* 4 bytes off: 4-byte aligned only).
+          constexpr std::uintptr_t half = sizeof(T) / 2;
+          CHECK(call(m, n, k, moved(a, half), lda, b, ldb, c, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, moved(b, half), ldb, c, ldc) == bad);
+          CHECK(call(m, n, k, a, lda, b, ldb, moved(c, half), ldc) == bad);
+          // Aligned to T but not to 16 bytes is fine (the element-by-element path).
+          if (alpha == T(0)) {
+            CHECK(call(m, n, k, moved(a, sizeof(T)), lda, moved(b, sizeof(T)), ldb, moved(c, sizeof(T)), ldc) ==
+                  cudaSuccess);
+          }
           // C beside A is fine (C sharing elements with A or B is the caller's mistake, unchecked
           // as in BLAS: disjoint blocks of one allocation, as in a blocked LU update, are valid).
           const std::int64_t span_a = (row ? (ta ? k : m) : (ta ? m : k)) - 1;  // stored rows (columns) - 1
           const std::int64_t end_a = span_a * lda + (row ? (ta ? m : k) : (ta ? k : m));
           const std::int64_t end_c = (row ? m - 1 : n - 1) * ldc + (row ? n : m);
-          auto* ca = const_cast<float*>(a);
-          if (alpha == 0.0f) {
+          auto* ca = const_cast<T*>(a);
+          if (alpha == T(0)) {
             CHECK(call(m, n, k, a, lda, b, ldb, ca + end_a, ldc) == cudaSuccess);
             CHECK(call(m, n, k, a, lda, b, ldb, ca - end_c, ldc) == cudaSuccess);
           }
@@ -145,7 +154,7 @@ TEST_CASE("gemm rejects bad arguments before launching") {
           // max(1, ...).
           const std::int64_t lda0 = row ? (ta ? m : 1) : (ta ? 1 : m);
           const std::int64_t ldb0 = row ? (tb ? 1 : n) : (tb ? n : 1);
-          if (alpha == 0.0f) CHECK(call(m, n, 0, nullptr, lda0, nullptr, ldb0, c, ldc) == cudaSuccess);
+          if (alpha == T(0)) CHECK(call(m, n, 0, nullptr, lda0, nullptr, ldb0, c, ldc) == cudaSuccess);
           CHECK(call(m, n, 0, nullptr, lda0 - 1, nullptr, ldb0, c, ldc) == bad);
           CHECK(call(m, n, 0, nullptr, lda0, nullptr, ldb0 - 1, c, ldc) == bad);
           CHECK(call(m, n, 0, nullptr, lda0, nullptr, ldb0, nullptr, ldc) == bad);
@@ -165,29 +174,36 @@ TEST_CASE("gemm rejects bad arguments before launching") {
   }
   // Enumerators out of range, even for an empty product.
   const Order row = Order::row_major;
-  CHECK(gemm(static_cast<Order>(7), Op::none, Op::none, m, n, k, 0.0f, a, k, b, n, 1.0f, c, n) == bad);
-  CHECK(gemm(row, static_cast<Op>(7), Op::none, m, n, k, 0.0f, a, k, b, n, 1.0f, c, n) == bad);
-  CHECK(gemm(row, Op::none, static_cast<Op>(7), m, n, k, 0.0f, a, k, b, n, 1.0f, c, n) == bad);
-  CHECK(gemm(row, static_cast<Op>(-1), Op::none, 0, 0, 0, 1.0f, a, 1, b, 1, 0.0f, c, 1) == bad);
-  CHECK(gemm(static_cast<Order>(2), Op::none, Op::none, 0, 0, 0, 1.0f, a, 1, b, 1, 0.0f, c, 1) == bad);
+  const T zero = 0, one = 1;
+  CHECK(gemm(static_cast<Order>(7), Op::none, Op::none, m, n, k, zero, a, k, b, n, one, c, n) == bad);
+  CHECK(gemm(row, static_cast<Op>(7), Op::none, m, n, k, zero, a, k, b, n, one, c, n) == bad);
+  CHECK(gemm(row, Op::none, static_cast<Op>(7), m, n, k, zero, a, k, b, n, one, c, n) == bad);
+  CHECK(gemm(row, static_cast<Op>(-1), Op::none, 0, 0, 0, one, a, 1, b, 1, zero, c, 1) == bad);
+  CHECK(gemm(static_cast<Order>(2), Op::none, Op::none, 0, 0, 0, one, a, 1, b, 1, zero, c, 1) == bad);
   // (A grid of more than 2^31 - 1 blocks is rejected too, but after a device query: see
   // tests/device/test_gemm.cu.)
 }
 
-TEST_CASE("gemm_epilogue rejects bad arguments before launching") {
-  auto* a = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
-  auto* b = reinterpret_cast<const float*>(std::uintptr_t{1} << 30);
-  auto* c = reinterpret_cast<float*>(std::uintptr_t{1} << 40);
-  const AddBias epi{reinterpret_cast<const float*>(std::uintptr_t{1} << 44)};
+TEST_CASE_TEMPLATE("gemm_epilogue rejects bad arguments before launching", T, float, double) {
+  using Small = std::conditional_t<std::is_same_v<T, float>, GemmPolicySmall, GemmPolicySmallF64>;
+  auto* a = reinterpret_cast<const T*>(std::uintptr_t{1} << 20);
+  auto* b = reinterpret_cast<const T*>(std::uintptr_t{1} << 30);
+  auto* c = reinterpret_cast<T*>(std::uintptr_t{1} << 40);
+  const AddBias<T> epi{reinterpret_cast<const T*>(std::uintptr_t{1} << 44)};
   const Order row = Order::row_major, col = Order::col_major;
   const Op none = Op::none, t = Op::transpose;
-  CHECK(gemm_epilogue<GemmPolicySmall>(row, none, none, -1, 6, 7, a, 7, b, 6, c, 6, epi) == cudaErrorInvalidValue);
-  CHECK(gemm_epilogue<GemmPolicySmall>(col, t, none, 5, 6, 7, a, 6, b, 7, c, 5, epi) == cudaErrorInvalidValue);
-  CHECK(gemm_epilogue<GemmPolicySmall>(col, none, t, 5, 6, 7, a, 5, b, 6, nullptr, 5, epi) == cudaErrorInvalidValue);
-  CHECK(gemm_epilogue<GemmPolicySmall>(row, static_cast<Op>(3), none, 5, 6, 7, a, 7, b, 6, c, 6, epi) ==
+  CHECK(gemm_epilogue<Small>(row, none, none, -1, 6, 7, a, 7, b, 6, c, 6, epi) == cudaErrorInvalidValue);
+  CHECK(gemm_epilogue<Small>(col, t, none, 5, 6, 7, a, 6, b, 7, c, 5, epi) == cudaErrorInvalidValue);
+  CHECK(gemm_epilogue<Small>(col, none, t, 5, 6, 7, a, 5, b, 6, static_cast<T*>(nullptr), 5, epi) ==
         cudaErrorInvalidValue);
-  CHECK(gemm_epilogue(row, none, none, 0, 6, 7, nullptr, 7, nullptr, 6, nullptr, 6, epi) == cudaSuccess);
-  CHECK(gemm_epilogue(col, none, none, 5, 0, 7, nullptr, 5, nullptr, 7, nullptr, 5, epi) == cudaSuccess);
+  CHECK(gemm_epilogue<Small>(row, static_cast<Op>(3), none, 5, 6, 7, a, 7, b, 6, c, 6, epi) == cudaErrorInvalidValue);
+  CHECK(gemm_epilogue<Small>(row, none, none, 5, 6, 7, moved(a, sizeof(T) / 2), 7, b, 6, c, 6, epi) ==
+        cudaErrorInvalidValue);
+  // m == 0 or n == 0 with null pointers: a no-op. (One of them typed: with all three nullptr
+  // literals the float and double overloads would both fit an epilogue that takes either.)
+  const T* none_a = nullptr;
+  CHECK(gemm_epilogue(row, none, none, 0, 6, 7, none_a, 7, nullptr, 6, nullptr, 6, epi) == cudaSuccess);
+  CHECK(gemm_epilogue(col, none, none, 5, 0, 7, none_a, 5, nullptr, 7, nullptr, 5, epi) == cudaSuccess);
 }
 
 // Compiled, never launched: a fill value of another arithmetic type converts to the tile's

@@ -1,7 +1,8 @@
 //! \file device/gemm.cuh
-//! Device-wide FP32 GEMM with BLAS semantics, built from the block-level tiled_gemm:
-//! C = alpha * op(A) * op(B) + beta * C, row- or column-major, any sizes and leading
-//! dimensions, on a stream. Its configuration is a GemmPolicy, chosen by shape unless given.
+//! Device-wide SIMT GEMM with BLAS semantics for float (FP32 FMAs) and double (FP64 FMAs), built
+//! from the block-level tiled_gemm: C = alpha * op(A) * op(B) + beta * C, row- or column-major,
+//! any sizes and leading dimensions, on a stream. Its configuration is a GemmPolicy, chosen by
+//! shape unless given.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -31,27 +32,32 @@ enum class Op {
 };
 
 //! A device GEMM configuration: the block level's TiledGemm parameters (TM, TN, RegBlockT, TK,
-//! LanesM, Stages), the occupancy the kernel is compiled for (MinBlocksPerSm: registers are
-//! capped so that many blocks fit on an SM), the block order (GroupM consecutive blocks walk
-//! down GroupM tile rows before moving to the next tile column, so a wave of blocks shares A
-//! and B tiles in L2) and MaxSplitK: when C has fewer tiles than the GPU has block slots,
-//! K is split into up to MaxSplitK slices computed by separate blocks into a stream-ordered
-//! workspace (device/workspace.cuh), then summed in a fixed order (deterministic) by a second
-//! kernel that applies the epilogue.
+//! LanesM, Stages, and last the element type T, float or double), the occupancy the kernel is
+//! compiled for (MinBlocksPerSm: registers are capped so that many blocks fit on an SM), the
+//! block order (GroupM consecutive blocks walk down GroupM tile rows before moving to the next
+//! tile column, so a wave of blocks shares A and B tiles in L2) and MaxSplitK: when C has fewer
+//! tiles than the GPU has block slots, K is split into up to MaxSplitK slices computed by
+//! separate blocks into a stream-ordered workspace (device/workspace.cuh), then summed in a fixed
+//! order (deterministic) by a second kernel that applies the epilogue. A policy serves the
+//! matrices of its element type only.
 //! \code
 //! using Mine = tilecraft::GemmPolicy<64, 128, tilecraft::RegBlock<4, 8>, 8, 4, 3, 2, 8>;
 //! static_assert(Mine::tiled::threads == 256);
+//! using MineF64 = tilecraft::GemmPolicy<64, 64, tilecraft::RegBlock<4, 4>, 8, 4, 3, 2, 8, 16, double>;
+//! static_assert(std::is_same_v<MineF64::element_type, double>);
 //! \endcode
 template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, int MinBlocksPerSm = 1,
-          int GroupM = 8, int MaxSplitK = 16>
+          int GroupM = 8, int MaxSplitK = 16, class T = float>
 struct GemmPolicy {
   static_assert(MinBlocksPerSm >= 1, "GemmPolicy: MinBlocksPerSm must be >= 1");
   static_assert(GroupM >= 1, "GemmPolicy: GroupM (tile rows per block group) must be >= 1");
   static_assert(MaxSplitK >= 1 && MaxSplitK <= 64, "GemmPolicy: MaxSplitK must be between 1 and 64");
-  static_assert(MinBlocksPerSm * TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>::threads <= 2048,
+  static_assert(MinBlocksPerSm * TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::threads <= 2048,
                 "GemmPolicy: MinBlocksPerSm * threads must be <= 2048 (the most threads an SM holds)");
   //! The block level.
-  using tiled = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>;
+  using tiled = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>;
+  //! The element type of the matrices it multiplies (float or double).
+  using element_type = T;
   //! __launch_bounds__ minimum blocks per SM.
   static constexpr int min_blocks_per_sm = MinBlocksPerSm;
   //! Tile rows per block group (L2 rasterization).
@@ -73,9 +79,9 @@ template <class>
 inline constexpr bool is_gemm_policy_v = false;
 //! \cond SPECIALIZATIONS
 template <int TM, int TN, class RegBlockT, int TK, int LanesM, int Stages, int MinBlocksPerSm, int GroupM,
-          int MaxSplitK>
+          int MaxSplitK, class T>
 inline constexpr bool
-    is_gemm_policy_v<GemmPolicy<TM, TN, RegBlockT, TK, LanesM, Stages, MinBlocksPerSm, GroupM, MaxSplitK>> = true;
+    is_gemm_policy_v<GemmPolicy<TM, TN, RegBlockT, TK, LanesM, Stages, MinBlocksPerSm, GroupM, MaxSplitK, T>> = true;
 //! \endcond
 //! The default for C with at most 64 rows (as computed: a column-major C is computed as its
 //! row-major transpose, so there: at most 64 columns) or too few 128 x 128 tiles, when K is
@@ -95,6 +101,31 @@ static_assert(GemmPolicyLarge3::tiled::smem_bytes <= 64 * 1024 && GemmPolicySkin
                   GemmPolicyMedium::tiled::smem_bytes <= 64 * 1024 && GemmPolicySmall::tiled::smem_bytes <= 64 * 1024,
               "gemm: the fallback default policies must fit 64 KiB of shared memory (sm_75)");
 
+// The double defaults. A double accumulator takes two registers, so the thread's register
+// block is half the float one's (RegBlock<4, 8>: 64 registers of accumulators, as the float
+// 8 x 8 block has) and the block tile shrinks with it; a 16-byte vector holds 2 doubles. The
+// SIMT FP64 pipe does half the FP32 rate (64 DFMA per clock per SM on sm_80/sm_90), so
+// instruction issue matters less than for float; what bounds these tiles is the shared-memory
+// bandwidth of the fragment loads (RM + RN doubles per RM * RN DFMA per thread).
+
+//! The double default for C with more than 64 rows and at least as many 128 x 64 tiles as the
+//! GPU has SMs: 128 x 64 tiles, K step 8, 4 x 8 doubles per thread (64 accumulator
+//! registers), 256 threads, 3 stages (37 KiB of shared memory), 2 blocks per SM.
+using GemmPolicyLargeF64 = GemmPolicy<128, 64, RegBlock<4, 8>, 8, 4, 3, 2, 8, 16, double>;
+//! The double default for C with too few 128 x 64 tiles (or at most 64 rows) when 64 x 64 tiles
+//! fill the SMs or K is long (>= 2048, where split-K makes up the blocks): 64 x 64 tiles, K step
+//! 8, 4 x 8 doubles per thread, 128 threads, 3 stages (25 KiB), 4 blocks per SM.
+using GemmPolicyMediumF64 = GemmPolicy<64, 64, RegBlock<4, 8>, 8, 4, 3, 4, 8, 16, double>;
+//! The double default for C too small even for that: 32 x 64 tiles, K step 16, 4 x 4 doubles
+//! per thread, 128 threads, 3 stages (38 KiB), 4 blocks per SM.
+using GemmPolicySmallF64 = GemmPolicy<32, 64, RegBlock<4, 4>, 16, 4, 3, 4, 8, 16, double>;
+
+// Every double default fits the static 48 KiB (and so sm_75's 64 KiB): no fallback needed.
+static_assert(GemmPolicyLargeF64::tiled::smem_bytes <= 48 * 1024 &&
+                  GemmPolicyMediumF64::tiled::smem_bytes <= 48 * 1024 &&
+                  GemmPolicySmallF64::tiled::smem_bytes <= 48 * 1024,
+              "gemm: the double default policies must fit 48 KiB of shared memory");
+
 namespace detail {
 
 #if defined(__CUDACC__)
@@ -103,9 +134,12 @@ namespace detail {
 // gridDim.y > 1 the slice's raw product goes to its own M x N block of `partial`).
 template <class Policy, Order OA, Order OB, bool VectorFill, class Epilogue>
 __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per_sm)
-    gemm_kernel(MatrixRef<const float, OA> a, MatrixRef<const float, OB> b, MatrixRef<float> c, Epilogue epi,
-                std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t k_slice, float* partial) {
+    gemm_kernel(MatrixRef<const typename Policy::element_type, OA> a,
+                MatrixRef<const typename Policy::element_type, OB> b, MatrixRef<typename Policy::element_type> c,
+                Epilogue epi, std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t k_slice,
+                typename Policy::element_type* partial) {
   using Tiled = typename Policy::tiled;
+  using T = typename Policy::element_type;
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   auto& storage = *reinterpret_cast<typename Tiled::TempStorage*>(gemm_smem);
   // Grouped order: blocks [g * G * tiles_n, (g + 1) * G * tiles_n) cover tile rows
@@ -120,61 +154,72 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   const std::int64_t m0 = tile_m * Tiled::shape::tile_m;
   const std::int64_t n0 = tile_n * Tiled::shape::tile_n;
   // K slice [k0, k0 + k_slice) of both operands. The vector fills stay aligned: an operand
-  // filled in vectors moves by k0 * ld with ld a multiple of 4, a K-contiguous one is filled
-  // float by float. Split: the raw product goes to the slice's workspace block.
+  // filled in vectors moves by k0 * ld with ld a multiple of a 16-byte vector's elements, a
+  // K-contiguous one is filled element by element. Split: the raw product goes to the slice's
+  // workspace block.
   const bool split = gridDim.y > 1;
   const std::int64_t k0 = blockIdx.y * k_slice;
   const std::int64_t k_len = a.cols - k0 < k_slice ? a.cols - k0 : k_slice;
-  const MatrixRef<const float, OA> a_slice{OA == Order::row_major ? a.data + k0 : a.data + k0 * a.ld, a.rows, k_len,
-                                           a.ld};
-  const MatrixRef<const float, OB> b_slice{OB == Order::row_major ? b.data + k0 * b.ld : b.data + k0, k_len, b.cols,
-                                           b.ld};
-  const MatrixRef<float> out =
-      split ? MatrixRef<float>{partial + blockIdx.y * c.rows * c.cols, c.rows, c.cols, c.cols} : c;
+  const MatrixRef<const T, OA> a_slice{OA == Order::row_major ? a.data + k0 : a.data + k0 * a.ld, a.rows, k_len, a.ld};
+  const MatrixRef<const T, OB> b_slice{OB == Order::row_major ? b.data + k0 * b.ld : b.data + k0, k_len, b.cols, b.ld};
+  const MatrixRef<T> out = split ? MatrixRef<T>{partial + blockIdx.y * c.rows * c.cols, c.rows, c.cols, c.cols} : c;
   Epilogue e = epi;
   e.raw = split;
   Tiled::template run<VectorFill>(storage, a_slice, b_slice, out, m0, n0, e);
 }
 
 // C = epi(sum of the K slices' products, C), summing the slices in order.
-template <class Epilogue>
-__global__ void gemm_split_k_reduce_kernel(const float* partial, int slices, MatrixRef<float> c, Epilogue epi) {
+template <class T, class Epilogue>
+__global__ void gemm_split_k_reduce_kernel(const T* partial, int slices, MatrixRef<T> c, Epilogue epi) {
   const std::int64_t elements = c.rows * c.cols;
   const bool reads = epi.reads_c();
   for (std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; e < elements;
        e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    float sum = partial[e];
+    T sum = partial[e];
     for (int s = 1; s < slices; ++s) sum += partial[s * elements + e];
     const std::int64_t r = e / c.cols;
     const std::int64_t col = e - r * c.cols;
-    float& dst = c(r, col);
-    dst = epi(sum, reads ? dst : 0.0f, r, col);
+    T& dst = c(r, col);
+    dst = epi(sum, reads ? dst : T(0), r, col);
   }
 }
 
-// Elements spanned by a matrix stored as `rows x cols` in `order` with leading dimension ld,
-// or -1 when that overflows 64-bit byte offsets.
-inline std::int64_t matrix_span(Order order, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+// Elements spanned by a matrix of T stored as `rows x cols` in `order` with leading dimension
+// ld, or -1 when that overflows 64-bit byte offsets.
+template <class T>
+std::int64_t matrix_span(Order order, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
   const std::int64_t major = order == Order::row_major ? rows : cols;
   const std::int64_t minor = order == Order::row_major ? cols : rows;
   if (major == 0 || minor == 0) return 0;
-  constexpr std::int64_t max_elems = INT64_MAX / static_cast<std::int64_t>(sizeof(float));
+  constexpr std::int64_t max_elems = INT64_MAX / static_cast<std::int64_t>(sizeof(T));
   if (ld > max_elems / major) return -1;
   return (major - 1) * ld + minor;
 }
 
-// The shortest side of the C tiles `Policy` (or, for void, any default policy) uses.
-template <class Policy>
+// The default policies of element type T, as gemm() chooses among them.
+template <class T>
+struct GemmDefaults;
+template <>
+struct GemmDefaults<float> {
+  using smallest = GemmPolicySmall;
+};
+template <>
+struct GemmDefaults<double> {
+  using smallest = GemmPolicySmallF64;
+};
+
+// The shortest side of the C tiles `Policy` (or, for void, any default policy for T) uses.
+template <class Policy, class T>
 constexpr std::int64_t min_tile_side() {
-  using P = std::conditional_t<std::is_void_v<Policy>, GemmPolicySmall, Policy>;  // the smallest default
+  using P = std::conditional_t<std::is_void_v<Policy>, typename GemmDefaults<T>::smallest, Policy>;
   constexpr int tm = P::tiled::shape::tile_m, tn = P::tiled::shape::tile_n;
   return tm < tn ? tm : tn;
 }
 
 // BLAS argument checks (see gemm()); cudaSuccess when the call is valid.
-inline cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
-                                   const float* a, std::int64_t lda, const float* b, std::int64_t ldb, const float* c,
-                                   std::int64_t ldc) {
+template <class T>
+cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
+                            std::int64_t lda, const T* b, std::int64_t ldb, const T* c, std::int64_t ldc) {
   const bool row = order == Order::row_major;
   if (!row && order != Order::col_major) return cudaErrorInvalidValue;
   if ((op_a != Op::none && op_a != Op::transpose) || (op_b != Op::none && op_b != Op::transpose)) {
@@ -195,14 +240,14 @@ inline cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m
   if (m == 0 || n == 0) return cudaSuccess;  // nothing is read or written
   if (c == nullptr || (k > 0 && (a == nullptr || b == nullptr))) return cudaErrorInvalidValue;
   const Order stored = row ? Order::row_major : Order::col_major;
-  const std::int64_t c_span = matrix_span(stored, m, n, ldc);
-  const std::int64_t a_span = k > 0 ? matrix_span(stored, a_rows, a_cols, lda) : 0;
-  const std::int64_t b_span = k > 0 ? matrix_span(stored, b_rows, b_cols, ldb) : 0;
+  const std::int64_t c_span = matrix_span<T>(stored, m, n, ldc);
+  const std::int64_t a_span = k > 0 ? matrix_span<T>(stored, a_rows, a_cols, lda) : 0;
+  const std::int64_t b_span = k > 0 ? matrix_span<T>(stored, b_rows, b_cols, ldb) : 0;
   if (c_span < 0 || a_span < 0 || b_span < 0) return cudaErrorInvalidValue;
-  // Elements must be float-aligned. (C sharing elements with A or B is not checked, as in BLAS:
-  // disjoint blocks of one allocation with one leading dimension, as in a blocked LU update,
-  // are valid, and an exact check would cost more than the call.)
-  auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(float) != 0; };
+  // Elements must be aligned to their type. (C sharing elements with A or B is not checked, as
+  // in BLAS: disjoint blocks of one allocation with one leading dimension, as in a blocked LU
+  // update, are valid, and an exact check would cost more than the call.)
+  auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0; };
   if (misaligned(c) || (k > 0 && (misaligned(a) || misaligned(b)))) return cudaErrorInvalidValue;
   return cudaSuccess;
 }
@@ -211,7 +256,7 @@ inline cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m
 // row-major C^T, so the epilogue gets its own coordinates back (transposed); a K slice stores
 // its raw product (raw); a panel of C (see gemm_packed) starts at (row0, col0) of the whole.
 // Run-time fields rather than more types: one set of kernels serves all.
-template <class Epilogue>
+template <class T, class Epilogue>
 struct LauncherEpilogue {
   Epilogue epi;
   bool transposed;
@@ -219,7 +264,7 @@ struct LauncherEpilogue {
   std::int64_t row0 = 0;
   std::int64_t col0 = 0;
   TILECRAFT_HOST_DEVICE bool reads_c() const { return !raw && epi.reads_c(); }
-  TILECRAFT_HOST_DEVICE float operator()(float acc, float c_old, std::int64_t r, std::int64_t col) const {
+  TILECRAFT_HOST_DEVICE T operator()(T acc, T c_old, std::int64_t r, std::int64_t col) const {
     if (raw) return acc;
     r += row0;
     col += col0;
@@ -248,12 +293,12 @@ cudaError_t prepare_gemm_kernel() {
 // in 4 slices), the workspace at most 64 MiB.
 template <class Policy>
 int split_k_slices(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tiles, int sms) {
-  using Tiled = typename Policy::tiled;
+  using T = typename Policy::element_type;
   const std::int64_t slots = static_cast<std::int64_t>(sms) * Policy::min_blocks_per_sm;
   if (Policy::max_split_k == 1 || tiles >= slots) return 1;
   std::int64_t slices = slots / tiles;
   const std::int64_t by_k = k / 1024;
-  const std::int64_t by_bytes = (std::int64_t{64} << 20) / (m * n * static_cast<std::int64_t>(sizeof(float)));
+  const std::int64_t by_bytes = (std::int64_t{64} << 20) / (m * n * static_cast<std::int64_t>(sizeof(T)));
   if (slices > Policy::max_split_k) slices = Policy::max_split_k;
   if (slices > by_k) slices = by_k;
   if (slices > by_bytes) slices = by_bytes;
@@ -263,10 +308,13 @@ int split_k_slices(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t 
 // Runs C (row-major, M x N) = epi(a * b) with a = op(A) (M x K) and b = op(B) (K x N) given in
 // run-time orders: picks the instantiation, and splits K when C has too few tiles.
 template <class Policy, class Epilogue>
-[[nodiscard]] cudaError_t gemm_row_major_c(Order order_a, Order order_b, MatrixRef<const float> a_mem,
-                                           MatrixRef<const float> b_mem, MatrixRef<float> c, const Epilogue& epi,
-                                           int sms, cudaStream_t stream) {
+[[nodiscard]] cudaError_t gemm_row_major_c(Order order_a, Order order_b,
+                                           MatrixRef<const typename Policy::element_type> a_mem,
+                                           MatrixRef<const typename Policy::element_type> b_mem,
+                                           MatrixRef<typename Policy::element_type> c, const Epilogue& epi, int sms,
+                                           cudaStream_t stream) {
   using Tiled = typename Policy::tiled;
+  using T = typename Policy::element_type;
   constexpr int tk = Tiled::shape::tile_k;
   const std::int64_t k = a_mem.cols;
   const std::int64_t tiles_m = ceil_div<std::int64_t>(c.rows, Tiled::shape::tile_m);
@@ -276,12 +324,11 @@ template <class Policy, class Epilogue>
   if (ceil_div<std::int64_t>(k, tk) > INT_MAX) return cudaErrorInvalidValue;  // the pipeline counts steps in int
   int slices = split_k_slices<Policy>(c.rows, c.cols, k, tiles, sms);
   std::int64_t k_slice = k;
-  float* partial = nullptr;
+  T* partial = nullptr;
   if (slices > 1) {
     k_slice = ceil_div<std::int64_t>(ceil_div<std::int64_t>(k, slices), tk) * tk;
     slices = static_cast<int>(ceil_div<std::int64_t>(k, k_slice));
-    const std::size_t bytes =
-        static_cast<std::size_t>(slices) * static_cast<std::size_t>(c.rows * c.cols) * sizeof(float);
+    const std::size_t bytes = static_cast<std::size_t>(slices) * static_cast<std::size_t>(c.rows * c.cols) * sizeof(T);
     if (workspace_alloc(reinterpret_cast<void**>(&partial), bytes, stream) != cudaSuccess) {
       // No workspace (no memory pools, or no memory): compute unsplit.
       slices = 1;
@@ -302,10 +349,10 @@ template <class Policy, class Epilogue>
     return last_launch_error();
   };
   // The operands as views in their own order: a is M x K, b is K x N.
-  const MatrixRef<const float, Order::row_major> a_row{a_mem.data, c.rows, k, a_mem.ld};
-  const MatrixRef<const float, Order::col_major> a_col{a_mem.data, c.rows, k, a_mem.ld};
-  const MatrixRef<const float, Order::row_major> b_row{b_mem.data, k, c.cols, b_mem.ld};
-  const MatrixRef<const float, Order::col_major> b_col{b_mem.data, k, c.cols, b_mem.ld};
+  const MatrixRef<const T, Order::row_major> a_row{a_mem.data, c.rows, k, a_mem.ld};
+  const MatrixRef<const T, Order::col_major> a_col{a_mem.data, c.rows, k, a_mem.ld};
+  const MatrixRef<const T, Order::row_major> b_row{b_mem.data, k, c.cols, b_mem.ld};
+  const MatrixRef<const T, Order::col_major> b_col{b_mem.data, k, c.cols, b_mem.ld};
   cudaError_t status = cudaSuccess;
   if (order_a == Order::row_major) {
     status = order_b == Order::row_major ? launch(a_row, b_row) : launch(a_row, b_col);
@@ -334,7 +381,8 @@ template <class Policy, class Epilogue>
 // the other side of C at least min_side and M * N * K at least min_volume (below those it
 // cost more than it gained: 512^3, 1000 x 999 x 1001). The workspace holds at most `bytes` per
 // operand: a larger operand is packed and multiplied in panels of whole tiles (A by rows of C,
-// B by columns), one after the other on the stream.
+// B by columns), one after the other on the stream. (Measured for float; double follows the
+// same rule.)
 struct GemmPackLimits {
   std::int64_t min_side = 1024;
   double min_volume = 1073741824.0;  // 2^30 multiply-adds
@@ -346,11 +394,12 @@ inline GemmPackLimits gemm_pack_limits{};
 
 // C (row-major) = epi(a * b) as gemm_row_major_c, packing K-contiguous operands first when
 // that pays (see above). Without workspace the operands are used unpacked.
-template <class Policy, class Epilogue>
-[[nodiscard]] cudaError_t gemm_packed(Order order_a, Order order_b, MatrixRef<const float> a_mem,
-                                      MatrixRef<const float> b_mem, MatrixRef<float> c,
-                                      const LauncherEpilogue<Epilogue>& epi, int sms, cudaStream_t stream) {
+template <class Policy, class T, class Epilogue>
+[[nodiscard]] cudaError_t gemm_packed(Order order_a, Order order_b, MatrixRef<const T> a_mem, MatrixRef<const T> b_mem,
+                                      MatrixRef<T> c, const LauncherEpilogue<T, Epilogue>& epi, int sms,
+                                      cudaStream_t stream) {
   using shape = typename Policy::tiled::shape;
+  constexpr std::int64_t vector = shape::vector_elems;
   const std::int64_t m = c.rows, n = c.cols, k = a_mem.cols;
   const bool a_scattered = order_a == Order::row_major;
   const bool b_scattered = order_b == Order::col_major;
@@ -358,18 +407,18 @@ template <class Policy, class Epilogue>
   const bool pays =
       k > 0 && static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume;
   const std::int64_t budget = limits.bytes;
-  const std::int64_t row_bytes = k * static_cast<std::int64_t>(sizeof(float));  // of a packed operand's L index
+  const std::int64_t row_bytes = k * static_cast<std::int64_t>(sizeof(T));  // of a packed operand's L index
   bool pack_a = a_scattered && pays && n >= limits.min_side && row_bytes <= budget / shape::tile_m;
   bool pack_b = b_scattered && pays && m >= limits.min_side && row_bytes <= budget / shape::tile_n;
   // Packing only pays through the vector fill, which needs every row-filled operand aligned.
-  auto aligned = [](const MatrixRef<const float>& x) {
-    return reinterpret_cast<std::uintptr_t>(x.data) % 16 == 0 && x.ld % 4 == 0;
+  auto aligned = [](const MatrixRef<const T>& x) {
+    return reinterpret_cast<std::uintptr_t>(x.data) % 16 == 0 && x.ld % vector == 0;
   };
   if ((!a_scattered && !aligned(a_mem)) || (!b_scattered && !aligned(b_mem))) pack_a = pack_b = false;
   if (!pack_a && !pack_b) return gemm_row_major_c<Policy>(order_a, order_b, a_mem, b_mem, c, epi, sms, stream);
 
   // Panels of whole tiles whose packed copy fits the budget; packed leading dimensions are
-  // multiples of 4 floats, so every packed row stays 16-byte aligned.
+  // multiples of a 16-byte vector's elements, so every packed row stays 16-byte aligned.
   auto panel = [&](bool pack, std::int64_t extent, std::int64_t tile) {
     if (!pack) return extent;
     const std::int64_t p = budget / row_bytes / tile * tile;
@@ -377,18 +426,18 @@ template <class Policy, class Epilogue>
   };
   const std::int64_t panel_m = panel(pack_a, m, shape::tile_m);
   const std::int64_t panel_n = panel(pack_b, n, shape::tile_n);
-  const std::int64_t ld_a = round_up<std::int64_t>(panel_m, 4);
-  const std::int64_t ld_b = round_up<std::int64_t>(panel_n, 4);
+  const std::int64_t ld_a = round_up<std::int64_t>(panel_m, vector);
+  const std::int64_t ld_b = round_up<std::int64_t>(panel_n, vector);
   const std::int64_t a_elems = pack_a ? k * ld_a : 0;
   const std::int64_t b_elems = pack_b ? k * ld_b : 0;
-  float* workspace = nullptr;
-  if (workspace_alloc(reinterpret_cast<void**>(&workspace), static_cast<std::size_t>(a_elems + b_elems) * sizeof(float),
+  T* workspace = nullptr;
+  if (workspace_alloc(reinterpret_cast<void**>(&workspace), static_cast<std::size_t>(a_elems + b_elems) * sizeof(T),
                       stream) != cudaSuccess) {
     // No workspace (no memory pools, or no memory): multiply unpacked.
     return gemm_row_major_c<Policy>(order_a, order_b, a_mem, b_mem, c, epi, sms, stream);
   }
-  float* const packed_a = workspace;
-  float* const packed_b = workspace + a_elems;  // a_elems is a multiple of 4: 16-byte aligned
+  T* const packed_a = workspace;
+  T* const packed_b = workspace + a_elems;  // a_elems is a multiple of a vector: 16-byte aligned
 
   cudaError_t status = cudaSuccess;
   for (std::int64_t r0 = 0; r0 < m && status == cudaSuccess; r0 += panel_m) {
@@ -396,10 +445,10 @@ template <class Policy, class Epilogue>
     // Rows [r0, r0 + rows) of a: row-major (packed: transposed into a K x rows matrix, which
     // is the column-major rows x K view) or column-major (rows start r0 elements in).
     Order oa = order_a;
-    MatrixRef<const float> a_panel{a_scattered ? a_mem.data + r0 * a_mem.ld : a_mem.data + r0, rows, k, a_mem.ld};
+    MatrixRef<const T> a_panel{a_scattered ? a_mem.data + r0 * a_mem.ld : a_mem.data + r0, rows, k, a_mem.ld};
     if (pack_a) {
       status = transpose(packed_a, ld_a, a_panel.data, a_mem.ld, rows, k, stream);
-      a_panel = MatrixRef<const float>{packed_a, rows, k, ld_a};
+      a_panel = MatrixRef<const T>{packed_a, rows, k, ld_a};
       oa = Order::col_major;
     }
     for (std::int64_t c0 = 0; c0 < n && status == cudaSuccess; c0 += panel_n) {
@@ -407,17 +456,17 @@ template <class Policy, class Epilogue>
       // Columns [c0, c0 + cols) of b: column-major (packed: the transposed cols x K rows are
       // the row-major K x cols matrix) or row-major (columns start c0 elements in).
       Order ob = order_b;
-      MatrixRef<const float> b_panel{b_scattered ? b_mem.data + c0 * b_mem.ld : b_mem.data + c0, k, cols, b_mem.ld};
+      MatrixRef<const T> b_panel{b_scattered ? b_mem.data + c0 * b_mem.ld : b_mem.data + c0, k, cols, b_mem.ld};
       if (pack_b) {
         status = transpose(packed_b, ld_b, b_panel.data, b_mem.ld, cols, k, stream);
         if (status != cudaSuccess) break;
-        b_panel = MatrixRef<const float>{packed_b, k, cols, ld_b};
+        b_panel = MatrixRef<const T>{packed_b, k, cols, ld_b};
         ob = Order::row_major;
       }
-      LauncherEpilogue<Epilogue> e = epi;
+      LauncherEpilogue<T, Epilogue> e = epi;
       e.row0 += r0;
       e.col0 += c0;
-      const MatrixRef<float> c_panel{c.data + r0 * c.ld + c0, rows, cols, c.ld};
+      const MatrixRef<T> c_panel{c.data + r0 * c.ld + c0, rows, cols, c.ld};
       status = gemm_row_major_c<Policy>(oa, ob, a_panel, b_panel, c_panel, e, sms, stream);
     }
   }
@@ -447,6 +496,115 @@ inline cudaError_t device_limits(int& sms, int& smem_optin) {
   return cudaSuccess;
 }
 
+// Whether Policy is a GemmPolicy for elements other than T.
+template <class Policy, class T>
+constexpr bool policy_of_other_type() {
+  if constexpr (is_gemm_policy_v<Policy>) {
+    return !std::is_same_v<typename Policy::element_type, T>;
+  } else {
+    return false;
+  }
+}
+
+// C = epi(op(A) * op(B), C) for matrices of T: gemm_epilogue() for either element type (the
+// arguments are checked here; see there).
+template <class Policy, class T, class Epilogue>
+[[nodiscard]] cudaError_t gemm_epilogue_of(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n,
+                                           std::int64_t k, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
+                                           T* c, std::int64_t ldc, const Epilogue& epi, cudaStream_t stream) {
+  static_assert(std::is_void_v<Policy> || is_gemm_policy_v<Policy>,
+                "gemm: Policy must be void (chosen by shape) or a tilecraft::GemmPolicy");
+  static_assert(!policy_of_other_type<Policy, T>(),
+                "gemm: the Policy's element type (GemmPolicy's last parameter, float by default) must be the "
+                "matrices' element type");
+  if constexpr ((std::is_void_v<Policy> || is_gemm_policy_v<Policy>)&&!policy_of_other_type<Policy, T>()) {
+    TILECRAFT_NVTX_RANGE("tilecraft::gemm_epilogue");
+    TILECRAFT_RETURN_IF_ERROR(check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
+    if (m == 0 || n == 0) return cudaSuccess;
+    // One block per C tile, at most 2^31 - 1 of them: checked before anything asks the device,
+    // for the policy's tile (or the default policies' smallest side), in either orientation.
+    constexpr std::int64_t side = min_tile_side<Policy, T>();
+    if (static_cast<double>(ceil_div<std::int64_t>(m, side)) * static_cast<double>(ceil_div<std::int64_t>(n, side)) >
+        static_cast<double>(INT_MAX)) {
+      return cudaErrorInvalidValue;
+    }
+    const bool row = order == Order::row_major;
+    const bool ta = op_a == Op::transpose;
+    const bool tb = op_b == Op::transpose;
+
+    // op(X) of a row-major X is row-major; of a column-major X, column-major; transposing flips
+    // the order. A column-major C is the row-major C^T = op(B)^T op(A)^T: swap the operands.
+    auto op_order = [&](bool transpose) { return row != transpose ? Order::row_major : Order::col_major; };
+    auto flip = [](Order o) { return o == Order::row_major ? Order::col_major : Order::row_major; };
+    Order order_a = op_order(ta), order_b = op_order(tb);
+    MatrixRef<const T> a_mem{a, m, k, lda}, b_mem{b, k, n, ldb};
+    MatrixRef<T> c_rm{c, m, n, ldc};
+    if (!row) {
+      const Order new_a = flip(order_b), new_b = flip(order_a);
+      order_a = new_a;
+      order_b = new_b;
+      a_mem = MatrixRef<const T>{b, n, k, ldb};
+      b_mem = MatrixRef<const T>{a, k, m, lda};
+      c_rm = MatrixRef<T>{c, n, m, ldc};
+    }
+    const LauncherEpilogue<T, Epilogue> e{epi, !row, false};
+    int sms = 0, smem_optin = 0;
+    TILECRAFT_RETURN_IF_ERROR(device_limits(sms, smem_optin));
+    auto tiles = [&](int tm, int tn) {
+      return ceil_div<std::int64_t>(c_rm.rows, tm) * ceil_div<std::int64_t>(c_rm.cols, tn);
+    };
+    if constexpr (!std::is_void_v<Policy>) {
+      return gemm_packed<Policy>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+    } else if constexpr (std::is_same_v<T, float>) {
+      // 128 x 128 tiles unless they would leave half of every tile empty (a C of at most 64
+      // rows) or the GPU short of blocks (fewer tiles than SMs). Then: with a long K, 64 x 128
+      // tiles and split-K; with a short one, the largest tiles that still give every SM a block
+      // (benchmarks/TUNING.md has the measurements).
+      if (c_rm.rows <= 64 || tiles(128, 128) < sms) {
+        if (k >= 2048) {
+          return gemm_packed<GemmPolicySkinny>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+        }
+        if (tiles(64, 64) >= sms) {
+          return gemm_packed<GemmPolicyMedium>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+        }
+        return gemm_packed<GemmPolicySmall>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+      }
+      if (GemmPolicyLarge::tiled::smem_bytes > static_cast<std::size_t>(smem_optin)) {
+        return gemm_packed<GemmPolicyLarge3>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+      }
+      return gemm_packed<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+    } else {
+      // The same rule on the double tiles: 128 x 64 unless C has at most 64 rows or fewer such
+      // tiles than SMs; then 64 x 64 when they fill the SMs or K is long enough for split-K to
+      // make up the blocks, else 32 x 64. (Every double default fits 48 KiB: no fallback.)
+      if (c_rm.rows <= 64 || tiles(128, 64) < sms) {
+        if (k >= 2048 || tiles(64, 64) >= sms) {
+          return gemm_packed<GemmPolicyMediumF64>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+        }
+        return gemm_packed<GemmPolicySmallF64>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+      }
+      return gemm_packed<GemmPolicyLargeF64>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+    }
+  } else {
+    return cudaErrorInvalidValue;  // (the static_assert above has said why)
+  }
+}
+
+// C = alpha * op(A) * op(B) + beta * C for matrices of T: gemm() for either element type.
+template <class Policy, class T>
+[[nodiscard]] cudaError_t gemm_of(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                  T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+                                  std::int64_t ldc, cudaStream_t stream) {
+  TILECRAFT_RETURN_IF_ERROR(check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
+  // BLAS's quick return: nothing to add and C kept as is.
+  if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return cudaSuccess;
+  // With alpha == 0 or k == 0 only C is scaled: no product is formed, so neither NaN in A or B
+  // nor an infinite alpha times the empty sum reaches C.
+  const bool scale_only = alpha == T(0) || k == 0;
+  return gemm_epilogue_of<Policy>(order, op_a, op_b, m, n, scale_only ? 0 : k, a, lda, b, ldb, c, ldc,
+                                  BasicLinearCombination<T>{scale_only ? T(0) : alpha, beta}, stream);
+}
+
 #endif  // __CUDACC__
 
 }  // namespace detail
@@ -456,6 +614,9 @@ inline cudaError_t device_limits(int& sms, int& smem_optin) {
 //! C = epi(op(A) * op(B), C) for float matrices: the general form of gemm() with an epilogue
 //! functor (see GemmEpilogue) in place of alpha and beta, e.g. a bias and a ReLU. Same
 //! arguments and checks as gemm(); with k == 0 the epilogue gets zero accumulators.
+//! (With a double overload beside it, a call whose three pointers are all `nullptr` literals
+//! is ambiguous when the epilogue takes either type: type one of them, e.g.
+//! `static_cast<float*>(nullptr)`.)
 //! \code
 //! struct BiasRelu {
 //!   const float* bias;
@@ -473,64 +634,30 @@ template <class Policy = void, GemmEpilogue Epilogue>
 [[nodiscard]] cudaError_t gemm_epilogue(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
                                         const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float* c,
                                         std::int64_t ldc, const Epilogue& epi, cudaStream_t stream = nullptr) {
-  static_assert(std::is_void_v<Policy> || is_gemm_policy_v<Policy>,
-                "gemm: Policy must be void (chosen by shape) or a tilecraft::GemmPolicy");
-  TILECRAFT_NVTX_RANGE("tilecraft::gemm_epilogue");
-  TILECRAFT_RETURN_IF_ERROR(detail::check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
-  if (m == 0 || n == 0) return cudaSuccess;
-  // One block per C tile, at most 2^31 - 1 of them: checked before anything asks the device,
-  // for the policy's tile (or the default policies' smallest side), in either orientation.
-  constexpr std::int64_t side = detail::min_tile_side<Policy>();
-  if (static_cast<double>(ceil_div<std::int64_t>(m, side)) * static_cast<double>(ceil_div<std::int64_t>(n, side)) >
-      static_cast<double>(INT_MAX)) {
-    return cudaErrorInvalidValue;
-  }
-  const bool row = order == Order::row_major;
-  const bool ta = op_a == Op::transpose;
-  const bool tb = op_b == Op::transpose;
+  return detail::gemm_epilogue_of<Policy>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc, epi, stream);
+}
 
-  // op(X) of a row-major X is row-major; of a column-major X, column-major; transposing flips
-  // the order. A column-major C is the row-major C^T = op(B)^T op(A)^T: swap the operands.
-  auto op_order = [&](bool transpose) { return row != transpose ? Order::row_major : Order::col_major; };
-  auto flip = [](Order o) { return o == Order::row_major ? Order::col_major : Order::row_major; };
-  Order order_a = op_order(ta), order_b = op_order(tb);
-  MatrixRef<const float> a_mem{a, m, k, lda}, b_mem{b, k, n, ldb};
-  MatrixRef<float> c_rm{c, m, n, ldc};
-  if (!row) {
-    const Order new_a = flip(order_b), new_b = flip(order_a);
-    order_a = new_a;
-    order_b = new_b;
-    a_mem = MatrixRef<const float>{b, n, k, ldb};
-    b_mem = MatrixRef<const float>{a, k, m, lda};
-    c_rm = MatrixRef<float>{c, n, m, ldc};
-  }
-  const detail::LauncherEpilogue<Epilogue> e{epi, !row, false};
-  int sms = 0, smem_optin = 0;
-  TILECRAFT_RETURN_IF_ERROR(detail::device_limits(sms, smem_optin));
-  if constexpr (!std::is_void_v<Policy>) {
-    return detail::gemm_packed<Policy>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
-  } else {
-    // 128 x 128 tiles unless they would leave half of every tile empty (a C of at most 64
-    // rows) or the GPU short of blocks (fewer tiles than SMs). Then: with a long K, 64 x 128
-    // tiles and split-K; with a short one, the largest tiles that still give every SM a block
-    // (benchmarks/TUNING.md has the measurements).
-    auto tiles = [&](int tm, int tn) {
-      return ceil_div<std::int64_t>(c_rm.rows, tm) * ceil_div<std::int64_t>(c_rm.cols, tn);
-    };
-    if (c_rm.rows <= 64 || tiles(128, 128) < sms) {
-      if (k >= 2048) {
-        return detail::gemm_packed<GemmPolicySkinny>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
-      }
-      if (tiles(64, 64) >= sms) {
-        return detail::gemm_packed<GemmPolicyMedium>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
-      }
-      return detail::gemm_packed<GemmPolicySmall>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
-    }
-    if (GemmPolicyLarge::tiled::smem_bytes > static_cast<std::size_t>(smem_optin)) {
-      return detail::gemm_packed<GemmPolicyLarge3>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
-    }
-    return detail::gemm_packed<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
-  }
+//! C = epi(op(A) * op(B), C) for double matrices: gemm_epilogue() in FP64 (DFMA), with an
+//! epilogue on doubles (GemmEpilogue<E, double>). Same arguments and checks as the double
+//! gemm(); a Policy must have double as its element type.
+//! \code
+//! struct AddBias {
+//!   const double* bias;
+//!   __host__ __device__ bool reads_c() const { return false; }
+//!   __host__ __device__ double operator()(double acc, double, std::int64_t, std::int64_t col) const {
+//!     return acc + bias[col];
+//!   }
+//! };
+//! cudaError_t run(const double* a, const double* b, double* c, const double* bias, int m, int n, int k) {
+//!   return tilecraft::gemm_epilogue(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none, m, n, k,
+//!                                   a, k, b, n, c, n, AddBias{bias});
+//! }
+//! \endcode
+template <class Policy = void, GemmEpilogue<double> Epilogue>
+[[nodiscard]] cudaError_t gemm_epilogue(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                        const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double* c,
+                                        std::int64_t ldc, const Epilogue& epi, cudaStream_t stream = nullptr) {
+  return detail::gemm_epilogue_of<Policy>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc, epi, stream);
 }
 
 //! C = alpha * op(A) * op(B) + beta * C for float matrices in `order` (all row-major or all
@@ -570,14 +697,28 @@ template <class Policy = void>
 [[nodiscard]] cudaError_t gemm(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
                                float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
                                float beta, float* c, std::int64_t ldc, cudaStream_t stream = nullptr) {
-  TILECRAFT_RETURN_IF_ERROR(detail::check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
-  // BLAS's quick return: nothing to add and C kept as is.
-  if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return cudaSuccess;
-  // With alpha == 0 or k == 0 only C is scaled: no product is formed, so neither NaN in A or B
-  // nor an infinite alpha times the empty sum reaches C.
-  const bool scale_only = alpha == 0.0f || k == 0;
-  return gemm_epilogue<Policy>(order, op_a, op_b, m, n, scale_only ? 0 : k, a, lda, b, ldb, c, ldc,
-                               LinearCombination{scale_only ? 0.0f : alpha, beta}, stream);
+  return detail::gemm_of<Policy, float>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+}
+
+//! C = alpha * op(A) * op(B) + beta * C for double matrices: the float gemm()'s semantics,
+//! arguments and checks (pointers double-aligned: 8 bytes; 16-byte-aligned operands with even
+//! leading dimensions take the vector path), with FP64 FMAs (DFMA on the SIMT pipe, not the
+//! FP64 tensor cores). `Policy`: a GemmPolicy whose element type is double, or void to choose
+//! by the shape of C as computed: GemmPolicyLargeF64 when it has more than 64 rows and at least
+//! as many 128 x 64 tiles as the GPU has SMs; else GemmPolicyMediumF64 when its 64 x 64 tiles
+//! fill the SMs or k >= 2048 (K is then split as for float), GemmPolicySmallF64 otherwise.
+//! \code
+//! // Column-major C (m x n) = 2 A^T B + C, A stored k x m, all double.
+//! cudaError_t dgemm(const double* a, const double* b, double* c, int m, int n, int k, cudaStream_t stream) {
+//!   return tilecraft::gemm(tilecraft::Order::col_major, tilecraft::Op::transpose, tilecraft::Op::none, m, n, k, 2.0,
+//!                          a, k, b, k, 1.0, c, m, stream);
+//! }
+//! \endcode
+template <class Policy = void>
+[[nodiscard]] cudaError_t gemm(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                               double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
+                               double beta, double* c, std::int64_t ldc, cudaStream_t stream = nullptr) {
+  return detail::gemm_of<Policy, double>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
 }
 
 #endif  // __CUDACC__

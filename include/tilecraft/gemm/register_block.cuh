@@ -11,13 +11,16 @@ namespace tilecraft {
 
 //! A thread's register block: RM x RN accumulators of C. Per step of k the thread loads RM
 //! elements of A and RN of B into registers and issues RM * RN FMAs, all register-indexed at
-//! compile time. Fragments are read from shared memory as vectors of min(R, 4) floats (LDS.128
-//! when R >= 4); for R > 4 the R elements form R / 4 groups of 4, spread across the warp tile
-//! (see GemmShape), which is what keeps every fragment load conflict-free.
+//! compile time. Fragments are read from shared memory in vectors of up to 16 bytes (LDS.128:
+//! 4 floats or 2 doubles); an R longer than that forms R / vector groups spread across the
+//! warp tile, which is what keeps every fragment load conflict-free (GemmShape defines the
+//! vectors and groups, since they depend on the element type).
 //! Rules: RM and RN are powers of two from 1 to 16; RM * RN <= 128 (accumulators must stay in
-//! registers next to the fragments: 128 + 32 of the 255 a thread may have).
+//! registers next to the fragments: 128 + 32 of the 255 a thread may have for float). A double
+//! takes two registers: 8 x 8 doubles need about 240 (one block of 256 threads per SM), which
+//! is why the double defaults use 4 x 8 and 4 x 4.
 //! \code
-//! using Rb = tilecraft::RegBlock<8, 8>;  // 64 accumulators, 2 + 2 LDS.128 per k
+//! using Rb = tilecraft::RegBlock<8, 8>;  // 64 accumulators, 2 + 2 LDS.128 per k for float
 //! static_assert(Rb::accumulators == 64);
 //! \endcode
 template <int RM, int RN>
@@ -30,16 +33,8 @@ struct RegBlock {
   static constexpr int rows = RM;
   //! Columns of C per thread.
   static constexpr int cols = RN;
-  //! Accumulator registers per thread.
+  //! Accumulators per thread (registers for float; twice as many for double).
   static constexpr int accumulators = RM * RN;
-  //! Floats per A-fragment vector: min(RM, 4).
-  static constexpr int vector_m = RM < 4 ? RM : 4;
-  //! Floats per B-fragment vector: min(RN, 4).
-  static constexpr int vector_n = RN < 4 ? RN : 4;
-  //! A-fragment vectors (groups) per k step.
-  static constexpr int groups_m = RM / vector_m;
-  //! B-fragment vectors (groups) per k step.
-  static constexpr int groups_n = RN / vector_n;
 };
 
 //! True for every RegBlock instantiation.

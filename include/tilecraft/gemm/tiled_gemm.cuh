@@ -22,7 +22,8 @@ namespace tilecraft {
 
 //! A block-tiled GEMM configuration and its block-level algorithm. TM x TN: the C tile of one
 //! block; RegBlockT: each thread's RegBlock<RM, RN>; TK: the K step; LanesM: rows of a warp's
-//! lane grid; Stages: pipeline depth. Every rule between them is checked by GemmShape.
+//! lane grid; Stages: pipeline depth; T: the element type of A, B, C and the accumulators
+//! (float or double). Every rule between them is checked by GemmShape.
 //! The block must have exactly `threads` threads (one-dimensional or not: the rank is
 //! threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)).
 //! Shared memory: sizeof(TempStorage) = smem_bytes (above 48 KiB it must be dynamic shared
@@ -30,11 +31,15 @@ namespace tilecraft {
 //! \code
 //! using Gemm = tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<8, 8>>;
 //! static_assert(Gemm::threads == 256 && Gemm::smem_bytes <= 48 * 1024);
+//! using Dgemm = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>, 8, 4, 3, double>;
+//! static_assert(Dgemm::threads == 256 && Dgemm::smem_bytes <= 48 * 1024);
 //! \endcode
-template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3>
+template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class T = float>
 struct TiledGemm {
   //! The configuration's shapes and maps.
-  using shape = GemmShape<TM, TN, RegBlockT, TK, LanesM, Stages>;
+  using shape = GemmShape<TM, TN, RegBlockT, TK, LanesM, Stages, T>;
+  //! The element type of A, B, C and the accumulators.
+  using element_type = T;
   //! Threads per block.
   static constexpr int threads = shape::threads;
   //! sizeof(TempStorage).
@@ -46,10 +51,12 @@ struct TiledGemm {
 #if defined(__CUDACC__)
   //! Whether the operands may be filled in 16-byte vectors: every operand whose fill moves
   //! vectors (all but a K-major tile of a K-contiguous operand) is 16-byte aligned with a
-  //! leading dimension that is a multiple of 4 floats.
+  //! leading dimension that is a multiple of shape::vector_elems (4 floats, 2 doubles).
   template <class TA, Order OA, class TB, Order OB>
   TILECRAFT_HOST_DEVICE static bool vector_fill_ok(const MatrixRef<TA, OA>& a, const MatrixRef<TB, OB>& b) {
-    auto aligned = [](const auto& m) { return reinterpret_cast<std::uintptr_t>(m.data) % 16 == 0 && m.ld % 4 == 0; };
+    auto aligned = [](const auto& m) {
+      return reinterpret_cast<std::uintptr_t>(m.data) % 16 == 0 && m.ld % shape::vector_elems == 0;
+    };
     const bool a_vector = OA == Order::col_major;
     const bool b_vector = OB == Order::row_major;
     return (!a_vector || aligned(a)) && (!b_vector || aligned(b));
@@ -58,19 +65,21 @@ struct TiledGemm {
   //! Computes the tile of C at (m0, n0) and stores it through `epi` (see tiled_gemm(), which
   //! chooses VectorFill and is the entry to call). VectorFill: fill the operands that are not
   //! K-contiguous in 16-byte vectors, which needs vector_fill_ok(a, b) and m0, n0 multiples
-  //! of 4; otherwise float by float. Preconditions (checked with
+  //! of shape::vector_elems; otherwise element by element. Preconditions (checked with
   //! TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c M x N; m0, n0 >= 0.
   template <bool VectorFill, Order OA, Order OB, Order OC, class Epilogue>
-  TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const float, OA> a, MatrixRef<const float, OB> b,
-                                   MatrixRef<float, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
+  TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const T, OA> a, MatrixRef<const T, OB> b,
+                                   MatrixRef<T, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
     const int thread = static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
     TILECRAFT_ASSERT(blockDim.x * blockDim.y * blockDim.z == threads &&
                      "tiled_gemm: blockDim.x * blockDim.y * blockDim.z must equal TiledGemm::threads");
     TILECRAFT_ASSERT(a.cols == b.rows && a.rows == c.rows && b.cols == c.cols &&
                      "tiled_gemm: a must be M x K, b K x N and c M x N");
     TILECRAFT_ASSERT(m0 >= 0 && n0 >= 0 && "tiled_gemm: tile origins must be >= 0");
-    TILECRAFT_ASSERT((!VectorFill || (vector_fill_ok(a, b) && m0 % 4 == 0 && n0 % 4 == 0)) &&
-                     "tiled_gemm: the vector fill needs aligned operands and origins that are multiples of 4");
+    TILECRAFT_ASSERT(
+        (!VectorFill || (vector_fill_ok(a, b) && m0 % shape::vector_elems == 0 && n0 % shape::vector_elems == 0)) &&
+        "tiled_gemm: the vector fill needs aligned operands and origins that are multiples of "
+        "16 / sizeof(T)");
     const WarpMma<shape> mma(thread / warp_threads, thread % warp_threads);
     typename WarpMma<shape>::Accumulators acc = {};
     accumulate<VectorFill>(storage, mma, a, b, m0, n0, thread, acc);
@@ -79,29 +88,30 @@ struct TiledGemm {
 
  private:
   // Whether the mainloop overlaps each stage boundary with the last FMAs of the stage before.
-  // It pays where an operand is scattered (many single-float copies to issue after each
+  // It pays where an operand is scattered (many single-element copies to issue after each
   // barrier) and a k step has FMAs enough to cover the next stage's fragment loads: measured on
   // the H200, +3 points of cuBLAS at 2048^3 to 8192^3 with row-major A and 8 x 8 per thread,
   // +3.5 at 1000^3 with 4 x 8; but -1 with both operands filled in vectors, and -4 at 512^3
-  // with 4 x 4 (benchmarks/TUNING.md).
+  // with 4 x 4 (benchmarks/TUNING.md; measured for float, applied alike to double).
   template <Order OA, Order OB>
   static constexpr bool overlap_stages =
-      (OA == Order::row_major || OB == Order::col_major) && shape::reg_block::rows* shape::reg_block::cols >= 32;
+      (OA == Order::row_major || OB == Order::col_major) && RegBlockT::rows* RegBlockT::cols >= 32;
 
   template <bool VectorFill, Order OA, Order OB, class Acc>
-  TILECRAFT_DEVICE static void accumulate(TempStorage& storage, const WarpMma<shape>& mma, MatrixRef<const float, OA> a,
-                                          MatrixRef<const float, OB> b, std::int64_t m0, std::int64_t n0, int thread,
+  TILECRAFT_DEVICE static void accumulate(TempStorage& storage, const WarpMma<shape>& mma, MatrixRef<const T, OA> a,
+                                          MatrixRef<const T, OB> b, std::int64_t m0, std::int64_t n0, int thread,
                                           Acc& acc) {
     // A (M x K) is K-contiguous when row-major, B (K x N) when column-major: those are
-    // scattered into their K-major tiles float by float, the others fill by rows.
+    // scattered into their K-major tiles element by element, the others fill by rows.
     using detail::FillKind;
     constexpr bool a_scatter = OA == Order::row_major;
     constexpr bool b_scatter = OB == Order::col_major;
     using Stage = typename shape::Stage;
+    constexpr int vector = shape::vector_elems;
     using FillA = detail::OperandFill<shape, typename shape::TileA, a_scatter ? FillKind::scatter : FillKind::rows,
-                                      (VectorFill && !a_scatter) ? 4 : 1>;
+                                      (VectorFill && !a_scatter) ? vector : 1>;
     using FillB = detail::OperandFill<shape, typename shape::TileB, b_scatter ? FillKind::scatter : FillKind::rows,
-                                      (VectorFill && !b_scatter) ? 4 : 1>;
+                                      (VectorFill && !b_scatter) ? vector : 1>;
     const std::int64_t k_count = a.cols;
     const FillA fill_a(a.data, a.ld, a.rows, k_count, m0, thread);
     const FillB fill_b(b.data, b.ld, b.cols, k_count, n0, thread);
@@ -132,8 +142,8 @@ struct TiledGemm {
       // current stage's last FMAs, which then cover the loads' latency (fragments are
       // double-buffered in registers). See overlap_stages for where that pays.
       using Mma = WarpMma<shape>;
-      float frag_a[2][Mma::rm];
-      float frag_b[2][Mma::rn];
+      T frag_a[2][Mma::rm];
+      T frag_b[2][Mma::rn];
       const Stage* stage = &pipe.consumer_wait();
       if (Stages - 1 < steps) issue(Stages - 1);
       mma.load_a(stage->a, 0, frag_a[0]);
@@ -171,36 +181,45 @@ struct TiledGemm {
   }
 
   template <Order OC, class Acc, class Epilogue>
-  TILECRAFT_DEVICE static void store(const WarpMma<shape>& mma, const Acc& acc, MatrixRef<float, OC> c, std::int64_t m0,
+  TILECRAFT_DEVICE static void store(const WarpMma<shape>& mma, const Acc& acc, MatrixRef<T, OC> c, std::int64_t m0,
                                      std::int64_t n0, const Epilogue& epi) {
     using Rb = typename shape::reg_block;
+    constexpr int vn = shape::vector_n;
+    // A whole 16-byte vector of columns per group (4 floats, 2 doubles).
+    constexpr bool whole_vectors = vn == shape::vector_elems;
     const bool reads = epi.reads_c();
-    // Row-major C: each group of vector_n == 4 columns is one 16-byte store when aligned
-    // (a quarter-warp then writes 128 contiguous bytes).
-    const bool vector_store = OC == Order::row_major && Rb::vector_n == 4 &&
-                              reinterpret_cast<std::uintptr_t>(c.data) % 16 == 0 && c.ld % 4 == 0 && n0 % 4 == 0;
+    // Row-major C: each group of vector_n columns is one 16-byte store when aligned (a
+    // quarter-warp then writes 128 contiguous bytes).
+    const bool vector_store = OC == Order::row_major && whole_vectors &&
+                              reinterpret_cast<std::uintptr_t>(c.data) % 16 == 0 && c.ld % vn == 0 && n0 % vn == 0;
 #pragma unroll
     for (int i = 0; i < Rb::rows; ++i) {
       const std::int64_t r = m0 + mma.row(i);
       if (r >= c.rows) continue;
 #pragma unroll
-      for (int g = 0; g < Rb::groups_n; ++g) {
-        const std::int64_t c0 = n0 + mma.col(g * Rb::vector_n);
-        const float* const v = &acc[i][g * Rb::vector_n];
-        if constexpr (OC == Order::row_major && Rb::vector_n == 4) {
-          if (vector_store && c0 + 4 <= c.cols) {
-            float4* const p = reinterpret_cast<float4*>(c.data + r * c.ld + c0);
-            const float4 old = reads ? *p : float4{0.0f, 0.0f, 0.0f, 0.0f};
-            *p = float4{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1), epi(v[2], old.z, r, c0 + 2),
-                        epi(v[3], old.w, r, c0 + 3)};
+      for (int g = 0; g < shape::groups_n; ++g) {
+        const std::int64_t c0 = n0 + mma.col(g * vn);
+        const T* const v = &acc[i][g * vn];
+        if constexpr (OC == Order::row_major && whole_vectors) {
+          if (vector_store && c0 + vn <= c.cols) {
+            if constexpr (std::is_same_v<T, float>) {
+              float4* const p = reinterpret_cast<float4*>(c.data + r * c.ld + c0);
+              const float4 old = reads ? *p : float4{0.0f, 0.0f, 0.0f, 0.0f};
+              *p = float4{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1), epi(v[2], old.z, r, c0 + 2),
+                          epi(v[3], old.w, r, c0 + 3)};
+            } else {
+              double2* const p = reinterpret_cast<double2*>(c.data + r * c.ld + c0);
+              const double2 old = reads ? *p : double2{0.0, 0.0};
+              *p = double2{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1)};
+            }
             continue;
           }
         }
 #pragma unroll
-        for (int j = 0; j < Rb::vector_n; ++j) {
+        for (int j = 0; j < vn; ++j) {
           if (c0 + j < c.cols) {
-            float& dst = c(r, c0 + j);
-            dst = epi(v[j], reads ? dst : 0.0f, r, c0 + j);
+            T& dst = c(r, c0 + j);
+            dst = epi(v[j], reads ? dst : T(0), r, c0 + j);
           }
         }
       }
@@ -214,10 +233,15 @@ struct TiledGemm {
 //! Inside a user's kernel: computes the TM x TN tile of C whose first element is (m0, n0),
 //! C(i, j) = epi(sum_k a(i, k) * b(k, j), C(i, j), i, j) for the (i, j) of the tile inside C.
 //! `a` is op(A), M x K, and `b` is op(B), K x N, in either order (a transposed operand is the
-//! other order's view of the same memory: tilecraft::transposed); `c` is M x N. Any M, N,
-//! K >= 0, any leading dimension, any float alignment: operands filled in 16-byte vectors when
-//! aligned for it (TiledGemm::vector_fill_ok, and m0, n0 multiples of 4), float by float
-//! otherwise; elements past M, N or K read as zeros, so tiles may overhang the far edges.
+//! other order's view of the same memory: tilecraft::transposed); `c` is M x N. A, B and C
+//! share one element type T, float or double (MatrixRef<const T> or MatrixRef<T> for A and B,
+//! MatrixRef<T> for C), which is also the accumulators' type; `storage` is the
+//! TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::TempStorage of the same configuration,
+//! and the epilogue a GemmEpilogue for T (default: BasicLinearCombination<T>, C = A B).
+//! Any M, N, K >= 0, any leading dimension, any alignment of T: operands filled in 16-byte
+//! vectors when aligned for it (TiledGemm::vector_fill_ok, and m0, n0 multiples of 16 /
+//! sizeof(T)), element by element otherwise; elements past M, N or K read as zeros, so tiles
+//! may overhang the far edges.
 //! Rule: m0 >= 0 and n0 >= 0 (checked with TILECRAFT_ENABLE_DEVICE_ASSERTIONS).
 //! Every thread of the block calls it, with the same arguments; the block must have exactly
 //! TiledGemm::threads threads. `storage` must be free on entry (its first copies are issued
@@ -232,24 +256,45 @@ struct TiledGemm {
 //!   __shared__ Gemm::TempStorage storage;
 //!   tilecraft::tiled_gemm<64, 64, tilecraft::RegBlock<4, 4>>(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL);
 //! }
+//! // The same in double: T is the last parameter of TiledGemm, deduced from the matrices here.
+//! using Dgemm = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>, 8, 4, 3, double>;
+//! __global__ void dgemm_kernel(tilecraft::MatrixRef<const double> a, tilecraft::MatrixRef<const double> b,
+//!                              tilecraft::MatrixRef<double> c) {
+//!   __shared__ Dgemm::TempStorage storage;
+//!   tilecraft::tiled_gemm<64, 64, tilecraft::RegBlock<4, 4>>(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL);
+//! }
 //! \endcode
-template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class TA, Order OA, class TB,
-          Order OB, Order OC, GemmEpilogue Epilogue = LinearCombination>
-TILECRAFT_DEVICE void tiled_gemm(typename TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>::TempStorage& storage,
-                                 MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<float, OC> c, std::int64_t m0,
-                                 std::int64_t n0, const Epilogue& epi = {}) {
-  constexpr bool floats =
-      std::is_same_v<std::remove_const_t<TA>, float> && std::is_same_v<std::remove_const_t<TB>, float>;
-  static_assert(floats, "tiled_gemm: A and B must be float matrices (MatrixRef<const float, Order>)");
-  if constexpr (floats) {  // (nothing more to say when the rule is broken)
-    using Gemm = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages>;
-    const MatrixRef<const float, OA> ca{a.data, a.rows, a.cols, a.ld};
-    const MatrixRef<const float, OB> cb{b.data, b.rows, b.cols, b.ld};
-    // 16-byte vectors start at the tile's origin along M (A column-major) and N (B row-major).
-    if (Gemm::vector_fill_ok(ca, cb) && m0 % 4 == 0 && n0 % 4 == 0) {
-      Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
-    } else {
-      Gemm::template run<false>(storage, ca, cb, c, m0, n0, epi);
+template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class Storage, class TA,
+          Order OA, class TB, Order OB, class TC, Order OC,
+          class Epilogue = BasicLinearCombination<std::remove_const_t<TC>>>
+TILECRAFT_DEVICE void tiled_gemm(Storage& storage, MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<TC, OC> c,
+                                 std::int64_t m0, std::int64_t n0, const Epilogue& epi = {}) {
+  using T = std::remove_const_t<TC>;
+  constexpr bool one_type =
+      std::is_same_v<std::remove_const_t<TA>, T> && std::is_same_v<std::remove_const_t<TB>, T> && !std::is_const_v<TC>;
+  constexpr bool supported = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  static_assert(one_type && supported,
+                "tiled_gemm: A, B and C must share one element type T that is float or double (MatrixRef<const T>, "
+                "MatrixRef<const T>, MatrixRef<T>)");
+  if constexpr (one_type && supported) {  // (nothing more to say when the rule is broken)
+    using Gemm = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>;
+    constexpr bool storage_ok = std::is_same_v<Storage, typename Gemm::TempStorage>;
+    static_assert(storage_ok,
+                  "tiled_gemm: storage must be the TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::TempStorage of "
+                  "the call's configuration and element type");
+    static_assert(GemmEpilogue<Epilogue, T>,
+                  "tiled_gemm: the epilogue must be a GemmEpilogue for the element type (e.reads_c() and "
+                  "e(acc, c_old, row, col) on T)");
+    if constexpr (storage_ok && GemmEpilogue<Epilogue, T>) {
+      const MatrixRef<const T, OA> ca{a.data, a.rows, a.cols, a.ld};
+      const MatrixRef<const T, OB> cb{b.data, b.rows, b.cols, b.ld};
+      constexpr int v = Gemm::shape::vector_elems;
+      // 16-byte vectors start at the tile's origin along M (A column-major) and N (B row-major).
+      if (Gemm::vector_fill_ok(ca, cb) && m0 % v == 0 && n0 % v == 0) {
+        Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
+      } else {
+        Gemm::template run<false>(storage, ca, cb, c, m0, n0, epi);
+      }
     }
   }
 }

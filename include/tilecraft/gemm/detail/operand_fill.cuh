@@ -18,14 +18,15 @@ namespace tilecraft::detail {
 
 //! How an operand tile is laid out against the operand in global memory.
 enum class FillKind {
-  rows,     //!< tile rows are contiguous in global memory: vectors of Width floats
+  rows,     //!< tile rows are contiguous in global memory: vectors of Width elements
   scatter,  //!< K-major tile of a K-contiguous operand: element by element, transposed
 };
 
-//! The fill of one K-major operand tile (TK x L). Kind::rows: the operand is L-contiguous (A
-//! column-major, B row-major), so tile rows are contiguous in global memory and move in
-//! vectors of Width floats (4 when the operand is 16-byte aligned with ld % 4 == 0);
-//! Kind::scatter: the operand is K-contiguous, and single floats move transposed.
+//! The fill of one K-major operand tile (TK x L) of Shape's element type T. Kind::rows: the
+//! operand is L-contiguous (A column-major, B row-major), so tile rows are contiguous in global
+//! memory and move in vectors of Width elements (Shape::vector_elems, i.e. 16 bytes, when the
+//! operand is 16-byte aligned with ld a multiple of it); Kind::scatter: the operand is
+//! K-contiguous, and single elements move transposed.
 //! A thread keeps the global offset and tile position of its first element only; the others
 //! are compile-time steps away (GemmShape::FillRows / FillScatter). issue() takes a path
 //! without predicates when the whole K step lies inside the operand.
@@ -35,7 +36,10 @@ class OperandFill {
   static constexpr int cols = Tile::cols;
   static constexpr int tk = Shape::tile_k;
   static constexpr bool scatter = Kind == FillKind::scatter;
-  static_assert(!scatter || Width == 1, "OperandFill: a scatter moves single floats");
+  static_assert(!scatter || Width == 1, "OperandFill: a scatter moves single elements");
+  using T = typename Shape::element_type;
+  static constexpr int elem_bytes = static_cast<int>(sizeof(T));
+  static constexpr int vector = Shape::vector_elems;  // elements of one 16-byte copy
   using Map = std::conditional_t<scatter, typename Shape::template FillScatter<cols>,
                                  typename Shape::template FillRows<rows, cols, Width>>;
   static constexpr int per_thread = Map::per_thread;
@@ -46,7 +50,7 @@ class OperandFill {
   //! `base`: element (0, 0) of the operand (A: M x K, B: K x N); `ld`: its leading dimension;
   //! `l_count`, `k_count`: its extent along L (M for A, N for B) and K; `l0`: the tile's first
   //! L index; `thread`: the calling thread's rank in the block.
-  TILECRAFT_DEVICE OperandFill(const float* base, std::int64_t ld, std::int64_t l_count, std::int64_t k_count,
+  TILECRAFT_DEVICE OperandFill(const T* base, std::int64_t ld, std::int64_t l_count, std::int64_t k_count,
                                std::int64_t l0, int thread)
       : base_(base), ld_(ld), k_count_(k_count), row_(Map::row(thread)), col_(Map::col(thread)) {
     tile_offset_ = Tile::offset(row_, col_);
@@ -60,15 +64,15 @@ class OperandFill {
 
   //! Issues the copies of the K step starting at `k0` into `tile` (no commit).
   TILECRAFT_DEVICE void issue(Tile& tile, std::int64_t k0) const {
-    float* const dst = tile.data() + tile_offset_;
+    T* const dst = tile.data() + tile_offset_;
     const std::int64_t offset = offset_ + (scatter ? k0 : k0 * ld_);
     // Block-uniform: the step lies inside the operand along K and the tile along L.
     if (full_l_ && k0 + tk <= k_count_) {
 #pragma unroll
       for (int i = 0; i < per_thread; ++i) {
         if (ragged && row_ + Map::row_step(i) >= rows) break;
-        copy_async<4 * Width>(dst + Tile::offset(Map::row_step(i), Map::col_step(i)),
-                              base_ + (offset + global_step(i)));
+        copy_async<elem_bytes * Width>(dst + Tile::offset(Map::row_step(i), Map::col_step(i)),
+                                       base_ + (offset + global_step(i)));
       }
       return;
     }
@@ -77,23 +81,23 @@ class OperandFill {
     for (int i = 0; i < per_thread; ++i) {
       const int row = row_ + Map::row_step(i);
       if (ragged && row >= rows) break;
-      float* const d = dst + Tile::offset(Map::row_step(i), Map::col_step(i));
+      T* const d = dst + Tile::offset(Map::row_step(i), Map::col_step(i));
       const int left = l_left_ - (col_ + Map::col_step(i));
       const int n = row >= k_left || left <= 0 ? 0 : (left < Width ? left : Width);
       // Addresses are formed only for elements inside the operand; the others zero-fill and
       // read nothing (their source is the operand's first element).
       const std::int64_t o = offset + global_step(i);
-      if constexpr (Width == 4) {
-        if (n == 4) {
+      if constexpr (Width == vector && Width > 1) {
+        if (n == vector) {
           copy_async<16>(d, base_ + o);
         } else if (n == 0) {
           copy_async<16>(d, base_, false);
         } else {
 #pragma unroll
-          for (int j = 0; j < 4; ++j) copy_async<4>(d + j, j < n ? base_ + (o + j) : base_, j < n);
+          for (int j = 0; j < vector; ++j) copy_async<elem_bytes>(d + j, j < n ? base_ + (o + j) : base_, j < n);
         }
       } else {
-        copy_async<4>(d, n > 0 ? base_ + o : base_, n > 0);
+        copy_async<elem_bytes>(d, n > 0 ? base_ + o : base_, n > 0);
       }
     }
   }
@@ -104,7 +108,7 @@ class OperandFill {
     return scatter ? Map::col_step(i) * ld_ + Map::row_step(i) : Map::row_step(i) * ld_ + Map::col_step(i);
   }
 
-  const float* base_;
+  const T* base_;
   std::int64_t ld_;
   std::int64_t k_count_;
   std::int64_t offset_;  // global offset of this thread's first element at k0 = 0
