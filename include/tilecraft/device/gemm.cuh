@@ -381,7 +381,9 @@ template <class Policy, class Epilogue>
 // the other side of C at least min_side and M * N * K at least min_volume (below those it
 // cost more than it gained: 512^3, 1000 x 999 x 1001). The workspace holds at most `bytes` per
 // operand: a larger operand is packed and multiplied in panels of whole tiles (A by rows of C,
-// B by columns), one after the other on the stream. (Measured for float; double follows the
+// B by columns), one after the other on the stream. (When both operands need panels, B's are
+// packed again for every panel of A: one more read and write of B per 64 MiB of A, a few
+// percent of such a product, for a workspace that stays within the budget.) (Measured for float; double follows the
 // same rule.)
 struct GemmPackLimits {
   std::int64_t min_side = 1024;
