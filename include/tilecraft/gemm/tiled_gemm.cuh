@@ -1,7 +1,8 @@
 //! \file gemm/tiled_gemm.cuh
 //! The block level of the GEMM: one block computes one TM x TN tile of C = op(A) * op(B),
 //! streaming K in steps of TK through a multi-stage pipeline of shared A and B tiles (filled
-//! with cp.async on sm_80+, synchronous copies below), each thread accumulating an RM x RN
+//! with cp.async on sm_80+; below, a register double buffer over two of the stages), each
+//! thread accumulating an RM x RN
 //! register block, then hands every accumulator to an epilogue functor. Callable inside a
 //! user's kernel (tiled_gemm) and the building block of the device-wide tilecraft::gemm.
 #pragma once
@@ -10,7 +11,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <nv/target>
+
 #include "../config.cuh"
+#include "../memory/copy_async.cuh"
 #include "../memory/matrix_ref.cuh"
 #include "../memory/pipeline.cuh"
 #include "detail/operand_fill.cuh"
@@ -106,7 +110,6 @@ struct TiledGemm {
     using detail::FillKind;
     constexpr bool a_scatter = OA == Order::row_major;
     constexpr bool b_scatter = OB == Order::col_major;
-    using Stage = typename shape::Stage;
     constexpr int vector = shape::vector_elems;
     using FillA = detail::OperandFill<shape, typename shape::TileA, a_scatter ? FillKind::scatter : FillKind::rows,
                                       (VectorFill && !a_scatter) ? vector : 1>;
@@ -116,7 +119,21 @@ struct TiledGemm {
     const FillA fill_a(a.data, a.ld, a.rows, k_count, m0, thread);
     const FillB fill_b(b.data, b.ld, b.cols, k_count, n0, thread);
     const std::int64_t steps = (k_count + TK - 1) / TK;
+    // cp.async on sm_80+; below (or with TILECRAFT_DISABLE_CP_ASYNC) a register double buffer.
+    if constexpr (cp_async_disabled) {
+      accumulate_staged(storage, mma, fill_a, fill_b, steps, acc);
+    } else {
+      NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80, (accumulate_async<OA, OB>(storage, mma, fill_a, fill_b, steps, acc);),
+                        (accumulate_staged(storage, mma, fill_a, fill_b, steps, acc);))
+    }
+  }
 
+  // The mainloop of sm_80+: a Stages-deep cp.async pipeline (memory/pipeline.cuh), Stages - 1
+  // K steps in flight while one is computed on.
+  template <Order OA, Order OB, class FillA, class FillB, class Acc>
+  TILECRAFT_DEVICE static void accumulate_async(TempStorage& storage, const WarpMma<shape>& mma, const FillA& fill_a,
+                                                const FillB& fill_b, std::int64_t steps, Acc& acc) {
+    using Stage = typename shape::Stage;
     Pipeline pipe(storage);
     auto issue = [&](std::int64_t step) {
       Stage& stage = pipe.producer_acquire();
@@ -178,6 +195,43 @@ struct TiledGemm {
     // The storage may be reused (by the next tile of a persistent loop, or the caller) only
     // once every thread has finished reading it.
     __syncthreads();
+  }
+
+  // The mainloop below sm_80, where copies cannot run asynchronously: a register double buffer
+  // over the first two stages. Each thread loads its share of step s + 1 into registers before
+  // the FMAs of step s, which cover the loads' latency, and stores it into the other stage
+  // after them; one barrier per step then publishes the stage just stored and frees the one
+  // just read. (A synchronous copy into shared memory would stall each warp on every load.)
+  template <class FillA, class FillB, class Acc>
+  TILECRAFT_DEVICE static void accumulate_staged(TempStorage& storage, const WarpMma<shape>& mma, const FillA& fill_a,
+                                                 const FillB& fill_b, std::int64_t steps, Acc& acc) {
+    if (steps > 0) {
+      typename FillA::Staged staged_a;
+      typename FillB::Staged staged_b;
+      fill_a.load(staged_a, 0);
+      fill_b.load(staged_b, 0);
+      fill_a.store(storage.stage[0].a, staged_a);
+      fill_b.store(storage.stage[0].b, staged_b);
+      __syncthreads();
+#pragma unroll 1
+      for (std::int64_t step = 0; step < steps; ++step) {
+        const bool more = step + 1 < steps;
+        if (more) {
+          fill_a.load(staged_a, (step + 1) * TK);
+          fill_b.load(staged_b, (step + 1) * TK);
+        }
+        mma.multiply(storage.stage[step % 2], acc);
+        if (more) {
+          fill_a.store(storage.stage[(step + 1) % 2].a, staged_a);
+          fill_b.store(storage.stage[(step + 1) % 2].b, staged_b);
+        }
+        // Publishes stage (step + 1) % 2 and frees stage step % 2 for step + 2. After the last
+        // step it is the final barrier: the storage may then be reused.
+        __syncthreads();
+      }
+    } else {
+      __syncthreads();  // the same barrier count as the cp.async mainloop: one at the end
+    }
   }
 
   template <Order OC, class Acc, class Epilogue>

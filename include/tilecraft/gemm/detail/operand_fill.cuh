@@ -1,15 +1,19 @@
 //! \file gemm/detail/operand_fill.cuh
-//! Filling one stage's A or B tile from global memory with asynchronous copies: the GEMM's
-//! partition (GemmShape::FillRows / FillScatter decide which thread moves which element)
-//! bound to one operand's addressing. Elements outside the operand (past M, N or K) become
-//! zeros, so they add nothing to the accumulators and the mainloop needs no bounds of its own.
+//! Filling one stage's A or B tile from global memory: the GEMM's partition
+//! (GemmShape::FillRows / FillScatter decide which thread moves which element) bound to one
+//! operand's addressing, with two transfers: asynchronous copies (issue(), the cp.async
+//! mainloop of sm_80+) and a register stage (load() then store(), the register double buffer
+//! below sm_80). Elements outside the operand (past M, N or K) become zeros, so they add
+//! nothing to the accumulators and the mainloop needs no bounds of its own.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "../../config.cuh"
 #include "../../memory/copy_async.cuh"
+#include "../../memory/global_word.cuh"
 #include "../gemm_shape.cuh"
 
 namespace tilecraft::detail {
@@ -45,8 +49,16 @@ class OperandFill {
   static constexpr int per_thread = Map::per_thread;
   // A ragged last pass: some threads' last element lies past the tile.
   static constexpr bool ragged = per_thread * Shape::threads * (scatter ? 1 : Width) != rows * cols;
+  // One copy's register word: an element, or a 16-byte vector.
+  using Word = std::conditional_t<Width == 1, T, vector_word_t<elem_bytes * Width>>;
 
  public:
+  //! The register stage of one K step: this thread's copies (per_thread words of Width
+  //! elements), held between load() and store().
+  struct Staged {
+    Word word[per_thread];
+  };
+
   //! `base`: element (0, 0) of the operand (A: M x K, B: K x N); `ld`: its leading dimension;
   //! `l_count`, `k_count`: its extent along L (M for A, N for B) and K; `l0`: the tile's first
   //! L index; `thread`: the calling thread's rank in the block.
@@ -99,6 +111,52 @@ class OperandFill {
       } else {
         copy_async<elem_bytes>(d, n > 0 ? base_ + o : base_, n > 0);
       }
+    }
+  }
+
+  //! Loads this thread's elements of the K step starting at `k0` into registers (zeros for
+  //! those outside the operand): the first half of the register double buffer, issued before
+  //! the current stage's FMAs so that they cover the loads' latency.
+  TILECRAFT_DEVICE void load(Staged& staged, std::int64_t k0) const {
+    const std::int64_t offset = offset_ + (scatter ? k0 : k0 * ld_);
+    if (full_l_ && k0 + tk <= k_count_) {  // block-uniform, as in issue()
+#pragma unroll
+      for (int i = 0; i < per_thread; ++i) {
+        if (ragged && row_ + Map::row_step(i) >= rows) break;
+        staged.word[i] = *reinterpret_cast<const Word*>(base_ + (offset + global_step(i)));
+      }
+      return;
+    }
+    const std::int64_t k_left = k_count_ - k0;
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) {
+      const int row = row_ + Map::row_step(i);
+      if (ragged && row >= rows) break;
+      const int left = l_left_ - (col_ + Map::col_step(i));
+      const int n = row >= k_left || left <= 0 ? 0 : (left < Width ? left : Width);
+      const std::int64_t o = offset + global_step(i);
+      if constexpr (Width == vector && Width > 1) {
+        if (n == vector) {
+          staged.word[i] = *reinterpret_cast<const Word*>(base_ + o);
+        } else {
+          T e[vector];
+#pragma unroll
+          for (int j = 0; j < vector; ++j) e[j] = j < n ? base_[o + j] : T(0);
+          std::memcpy(&staged.word[i], e, sizeof(Word));
+        }
+      } else {
+        staged.word[i] = n > 0 ? base_[o] : T(0);
+      }
+    }
+  }
+
+  //! Stores what load() staged into `tile` (the stage no thread reads until the next barrier).
+  TILECRAFT_DEVICE void store(Tile& tile, const Staged& staged) const {
+    T* const dst = tile.data() + tile_offset_;
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) {
+      if (ragged && row_ + Map::row_step(i) >= rows) break;
+      *reinterpret_cast<Word*>(dst + Tile::offset(Map::row_step(i), Map::col_step(i))) = staged.word[i];
     }
   }
 
