@@ -992,4 +992,9 @@ TEST_CASE_TEMPLATE("gemm against cuBLAS: 1000 x 999 x 1001 in both orders with e
   // bases (the element-by-element path) and beta != 0.
   check_gemm(make_problem(combos[0], 2048, 2048, 2048, layouts[0], T(1), T(0)), ++salt, run_gemm<T>, &cublas, false);
   check_gemm(make_problem(combos[5], 2048, 2048, 2048, layouts[2], T(-1), T(0.5)), ++salt, run_gemm<T>, &cublas, false);
+  // Where both operands fill in vectors, float takes GemmPolicyLargeVector (K step 32): A^T as
+  // stored (no packing), and A packed with ragged tiles along M and a K of one and a bit steps.
+  check_gemm(make_problem(combos[1], 2048, 2048, 2048, layouts[1], T(1), T(0.5)), ++salt, run_gemm<T>, &cublas, false);
+  const PackLimits<T> limits(std::int64_t{64} << 20);
+  check_gemm(make_problem(combos[0], 1537, 1544, 37, layouts[1], T(0.75), T(0)), ++salt, run_gemm<T>, &cublas, false);
 }

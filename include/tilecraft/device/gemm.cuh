@@ -73,6 +73,12 @@ using GemmPolicyLarge = GemmPolicy<128, 128, RegBlock<8, 8>, 16, 4, 4, 2, 8>;
 //! GemmPolicyLarge with 3 stages (50 KiB): the default on devices that give a block less shared
 //! memory than GemmPolicyLarge needs (sm_75: 64 KiB).
 using GemmPolicyLarge3 = GemmPolicy<128, 128, RegBlock<8, 8>, 16, 4, 3, 2, 8>;
+//! GemmPolicyLarge with K step 32 and 3 stages (101 KiB): what gemm() runs instead of
+//! GemmPolicyLarge when both operands fill in 16-byte vectors (A column-major and B row-major
+//! as computed, aligned, or packed so) and the device gives a block the shared memory. Half the
+//! barriers and fill instructions per FMA; but with an operand filled element by element it
+//! needs more than 128 registers and spills (benchmarks/TUNING.md).
+using GemmPolicyLargeVector = GemmPolicy<128, 128, RegBlock<8, 8>, 32, 4, 3, 2, 8>;
 
 //! True for every GemmPolicy instantiation.
 template <class>
@@ -288,16 +294,26 @@ cudaError_t prepare_gemm_kernel() {
 }
 
 // How many K slices to split into: enough blocks to fill the GPU's block slots when C alone
-// has too few tiles, each slice at least 1024 long (shorter slices lose more to the workspace
-// round trip and the allocation than they gain: 1000^3 ran at 0.62 of cuBLAS unsplit, 0.52
-// in 4 slices), the workspace at most 64 MiB.
+// has too few tiles, each slice at least min_slice long, the workspace at most 64 MiB, and only
+// for products of at least min_volume multiply-adds (the workspace round trip and the second
+// kernel cost a few microseconds). Measured on the H200 (benchmarks/TUNING.md): 2 to 3 slices
+// of 256 or more took 768^3 from 0.69 to 0.95 of cuBLAS, 1024^3 from 0.83 to 0.87 and
+// 1000 x 999 x 1001 from 0.73 to 0.76; 512^3 lost (1.07 -> 0.96) until kept out by the volume.
+struct GemmSplitLimits {
+  std::int64_t min_slice = 256;
+  double min_volume = 268435456.0;  // 2^28 multiply-adds
+};
+// A variable, so that experiments and tests can change it (host code reads it once per call).
+inline GemmSplitLimits gemm_split_limits{};
 template <class Policy>
 int split_k_slices(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tiles, int sms) {
   using T = typename Policy::element_type;
+  const GemmSplitLimits limits = gemm_split_limits;
   const std::int64_t slots = static_cast<std::int64_t>(sms) * Policy::min_blocks_per_sm;
   if (Policy::max_split_k == 1 || tiles >= slots) return 1;
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < limits.min_volume) return 1;
   std::int64_t slices = slots / tiles;
-  const std::int64_t by_k = k / 1024;
+  const std::int64_t by_k = k / limits.min_slice;
   const std::int64_t by_bytes = (std::int64_t{64} << 20) / (m * n * static_cast<std::int64_t>(sizeof(T)));
   if (slices > Policy::max_split_k) slices = Policy::max_split_k;
   if (slices > by_k) slices = by_k;
@@ -306,8 +322,10 @@ int split_k_slices(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t 
 }
 
 // Runs C (row-major, M x N) = epi(a * b) with a = op(A) (M x K) and b = op(B) (K x N) given in
-// run-time orders: picks the instantiation, and splits K when C has too few tiles.
-template <class Policy, class Epilogue>
+// run-time orders: picks the instantiation, and splits K when C has too few tiles. VectorOnly:
+// instantiate only the kernel for a column-major, b row-major, both filled in vectors (the
+// caller has checked that; GemmPolicyLargeVector runs nothing else).
+template <class Policy, bool VectorOnly = false, class Epilogue>
 [[nodiscard]] cudaError_t gemm_row_major_c(Order order_a, Order order_b,
                                            MatrixRef<const typename Policy::element_type> a_mem,
                                            MatrixRef<const typename Policy::element_type> b_mem,
@@ -339,13 +357,20 @@ template <class Policy, class Epilogue>
   auto launch = [&](auto a, auto b) -> cudaError_t {
     constexpr Order oa = decltype(a)::order;
     constexpr Order ob = decltype(b)::order;
-    const bool vector_fill = Tiled::vector_fill_ok(a, b);
-    TILECRAFT_RETURN_IF_ERROR(vector_fill ? prepare_gemm_kernel<Policy, oa, ob, true, Epilogue>()
-                                          : prepare_gemm_kernel<Policy, oa, ob, false, Epilogue>());
-    auto kernel =
-        vector_fill ? gemm_kernel<Policy, oa, ob, true, Epilogue> : gemm_kernel<Policy, oa, ob, false, Epilogue>;
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(slices));
-    kernel<<<grid, Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n, k_slice, partial);
+    if constexpr (VectorOnly) {
+      if (!Tiled::vector_fill_ok(a, b)) return cudaErrorInvalidValue;  // (the caller checks it)
+      TILECRAFT_RETURN_IF_ERROR((prepare_gemm_kernel<Policy, oa, ob, true, Epilogue>()));
+      gemm_kernel<Policy, oa, ob, true, Epilogue>
+          <<<grid, Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n, k_slice, partial);
+    } else {
+      const bool vector_fill = Tiled::vector_fill_ok(a, b);
+      TILECRAFT_RETURN_IF_ERROR(vector_fill ? prepare_gemm_kernel<Policy, oa, ob, true, Epilogue>()
+                                            : prepare_gemm_kernel<Policy, oa, ob, false, Epilogue>());
+      auto kernel =
+          vector_fill ? gemm_kernel<Policy, oa, ob, true, Epilogue> : gemm_kernel<Policy, oa, ob, false, Epilogue>;
+      kernel<<<grid, Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n, k_slice, partial);
+    }
     return last_launch_error();
   };
   // The operands as views in their own order: a is M x K, b is K x N.
@@ -354,7 +379,9 @@ template <class Policy, class Epilogue>
   const MatrixRef<const T, Order::row_major> b_row{b_mem.data, k, c.cols, b_mem.ld};
   const MatrixRef<const T, Order::col_major> b_col{b_mem.data, k, c.cols, b_mem.ld};
   cudaError_t status = cudaSuccess;
-  if (order_a == Order::row_major) {
+  if constexpr (VectorOnly) {
+    status = order_a == Order::col_major && order_b == Order::row_major ? launch(a_col, b_row) : cudaErrorInvalidValue;
+  } else if (order_a == Order::row_major) {
     status = order_b == Order::row_major ? launch(a_row, b_row) : launch(a_row, b_col);
   } else {
     status = order_b == Order::row_major ? launch(a_col, b_row) : launch(a_col, b_col);
@@ -395,12 +422,16 @@ struct GemmPackLimits {
 inline GemmPackLimits gemm_pack_limits{};
 
 // C (row-major) = epi(a * b) as gemm_row_major_c, packing K-contiguous operands first when
-// that pays (see above). Without workspace the operands are used unpacked.
-template <class Policy, class T, class Epilogue>
+// that pays (see above). Without workspace the operands are used unpacked. VectorPolicy (void:
+// none) replaces Policy for every product whose operands both fill in vectors, packed or not.
+template <class Policy, class VectorPolicy = void, class T, class Epilogue>
 [[nodiscard]] cudaError_t gemm_packed(Order order_a, Order order_b, MatrixRef<const T> a_mem, MatrixRef<const T> b_mem,
                                       MatrixRef<T> c, const LauncherEpilogue<T, Epilogue>& epi, int sms,
                                       cudaStream_t stream) {
   using shape = typename Policy::tiled::shape;
+  if constexpr (!std::is_void_v<VectorPolicy>) {
+    static_assert(std::is_same_v<typename VectorPolicy::element_type, T>, "gemm_packed: VectorPolicy must be for T");
+  }
   constexpr std::int64_t vector = shape::vector_elems;
   const std::int64_t m = c.rows, n = c.cols, k = a_mem.cols;
   const bool a_scattered = order_a == Order::row_major;
@@ -417,7 +448,16 @@ template <class Policy, class T, class Epilogue>
     return reinterpret_cast<std::uintptr_t>(x.data) % 16 == 0 && x.ld % vector == 0;
   };
   if ((!a_scattered && !aligned(a_mem)) || (!b_scattered && !aligned(b_mem))) pack_a = pack_b = false;
-  if (!pack_a && !pack_b) return gemm_row_major_c<Policy>(order_a, order_b, a_mem, b_mem, c, epi, sms, stream);
+  auto product = [&](Order oa, Order ob, MatrixRef<const T> pa, MatrixRef<const T> pb, MatrixRef<T> pc,
+                     const LauncherEpilogue<T, Epilogue>& pe) {
+    if constexpr (!std::is_void_v<VectorPolicy>) {
+      if (oa == Order::col_major && ob == Order::row_major && aligned(pa) && aligned(pb)) {
+        return gemm_row_major_c<VectorPolicy, true>(oa, ob, pa, pb, pc, pe, sms, stream);
+      }
+    }
+    return gemm_row_major_c<Policy>(oa, ob, pa, pb, pc, pe, sms, stream);
+  };
+  if (!pack_a && !pack_b) return product(order_a, order_b, a_mem, b_mem, c, epi);
 
   // Panels of whole tiles whose packed copy fits the budget; packed leading dimensions are
   // multiples of a 16-byte vector's elements, so every packed row stays 16-byte aligned.
@@ -436,7 +476,7 @@ template <class Policy, class T, class Epilogue>
   if (workspace_alloc(reinterpret_cast<void**>(&workspace), static_cast<std::size_t>(a_elems + b_elems) * sizeof(T),
                       stream) != cudaSuccess) {
     // No workspace (no memory pools, or no memory): multiply unpacked.
-    return gemm_row_major_c<Policy>(order_a, order_b, a_mem, b_mem, c, epi, sms, stream);
+    return product(order_a, order_b, a_mem, b_mem, c, epi);
   }
   T* const packed_a = workspace;
   T* const packed_b = workspace + a_elems;  // a_elems is a multiple of a vector: 16-byte aligned
@@ -469,7 +509,7 @@ template <class Policy, class T, class Epilogue>
       e.row0 += r0;
       e.col0 += c0;
       const MatrixRef<T> c_panel{c.data + r0 * c.ld + c0, rows, cols, c.ld};
-      status = gemm_row_major_c<Policy>(oa, ob, a_panel, b_panel, c_panel, e, sms, stream);
+      status = product(oa, ob, a_panel, b_panel, c_panel, e);
     }
   }
   const cudaError_t freed = workspace_free(workspace, stream);
@@ -571,10 +611,14 @@ template <class Policy, class T, class Epilogue>
         }
         return gemm_packed<GemmPolicySmall>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
       }
-      if (GemmPolicyLarge::tiled::smem_bytes > static_cast<std::size_t>(smem_optin)) {
+      const auto optin = static_cast<std::size_t>(smem_optin);
+      if (GemmPolicyLarge::tiled::smem_bytes > optin) {
         return gemm_packed<GemmPolicyLarge3>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
       }
-      return gemm_packed<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+      if (GemmPolicyLargeVector::tiled::smem_bytes > optin) {
+        return gemm_packed<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+      }
+      return gemm_packed<GemmPolicyLarge, GemmPolicyLargeVector>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
     } else {
       // The same rule on the double tiles: 128 x 64 unless C has at most 64 rows or fewer such
       // tiles than SMs; then 64 x 64 when they fill the SMs or K is long enough for split-K to
@@ -672,10 +716,13 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! `Policy`: a GemmPolicy, or void to choose by the shape of C as computed (row-major; a
 //! column-major C is computed as its transpose): GemmPolicyLarge when it has more than 64 rows
 //! and at least as many 128 x 128 tiles as the GPU has SMs (GemmPolicyLarge3 where the device
-//! gives a block less shared memory than GemmPolicyLarge needs, e.g. sm_75); else
+//! gives a block less shared memory than GemmPolicyLarge needs, e.g. sm_75; and
+//! GemmPolicyLargeVector where both operands fill in 16-byte vectors, packed or as given, and
+//! the device gives a block its 101 KiB); else
 //! GemmPolicySkinny for k >= 2048, GemmPolicyMedium when its 64 x 64 tiles fill the SMs,
-//! GemmPolicySmall otherwise. When C has fewer tiles than the GPU has block slots and K is
-//! long, K is split (see GemmPolicy): the slices go to a stream-ordered workspace and are
+//! GemmPolicySmall otherwise. When C has fewer tiles than the GPU has block slots, K is split
+//! (see GemmPolicy) into slices of at least 256 when the product has at least 2^28
+//! multiply-adds: the slices go to a stream-ordered workspace and are
 //! summed in a fixed order, so results are deterministic. An operand whose K index is the
 //! contiguous one (A row-major or B column-major as computed: the common NN case of either
 //! order) is first transposed into workspace when the product reuses it enough (the other side
