@@ -245,12 +245,15 @@ const bool gemm_registered = [] {
 
 // Configurations to tune (tilecraft::GemmPolicy), on every shape, named
 // gemm_f32/tc_<TM>x<TN>x<TK>_rb<RM>x<RN>_l<LanesM>_s<Stages>_b<MinBlocksPerSm>_g<GroupM>/<MxNxK>.
-// Registered only when TILECRAFT_BENCH_VARIANTS is set (benchmarks/experiment.sh sets it), so
-// the default run stays the product and its peers; they report the ratio to cuBLAS when its
+// Compiled only with -DTILECRAFT_BENCH_VARIANTS=ON (CMake; they double the binary's build
+// time) and registered only when the environment variable TILECRAFT_BENCH_VARIANTS is set
+// (benchmarks/experiment.sh does both), so the default run stays the product and its peers;
+// they report the ratio to cuBLAS when its
 // benchmark of the same shape ran first, e.g.
 //   benchmarks/experiment.sh OUT 'gemm_f32/(cublas|tilecraft|tc_).*/4096x4096x4096/'
 //       'gemm_f32/tilecraft/4096x4096x4096/' 'gemm_kernel|sgemm'   (one command line)
 // benchmarks/TUNING.md records what each measured.
+#if defined(TILECRAFT_BENCH_VARIANTS_BUILT)
 template <class Policy>
 std::string policy_name() {
   using Shape = typename Policy::tiled::shape;
@@ -283,7 +286,9 @@ const bool gemm_variants_registered = [] {
   register_gemm_variant<GemmPolicy<128, 256, RegBlock<8, 16>, 8, 4, 3, 1, 8>>();
   register_gemm_variant<GemmPolicy<128, 64, RegBlock<8, 4>, 8, 4, 3, 2, 8>>();
   register_gemm_variant<GemmPolicy<64, 128, RegBlock<4, 8>, 8, 4, 3, 2, 8>>();
-  register_gemm_variant<GemmPolicy<64, 64, RegBlock<4, 4>, 8, 4, 3, 3, 8>>();  // 256 threads, 16 accumulators each
+  register_gemm_variant<GemmPolicy<64, 64, RegBlock<4, 4>, 8, 4, 3, 3, 8>>();   // 256 threads, 16 accumulators each
+  register_gemm_variant<GemmPolicy<64, 64, RegBlock<4, 4>, 16, 4, 3, 3, 8>>();  // the same, K step 16
+  register_gemm_variant<GemmPolicy<64, 32, RegBlock<4, 4>, 16, 4, 3, 6, 8>>();  // 128 threads: more blocks per SM
   // Double (gemm_f64/tc_*): each default, and 8 x 8 doubles per thread (128 accumulator
   // registers, 224-250 in all at 1 block per SM, no spills on sm_75/80/90): the fragment loads'
   // shared-memory traffic per DFMA halves against RegBlock<4, 8>.
@@ -295,5 +300,6 @@ const bool gemm_variants_registered = [] {
   register_gemm_variant<GemmPolicy<128, 64, RegBlock<4, 8>, 8, 4, 4, 2, 8, 16, double>>();   // 4 stages
   return true;
 }();
+#endif  // TILECRAFT_BENCH_VARIANTS_BUILT
 
 }  // namespace

@@ -13,7 +13,7 @@ ncu_kernels=${4:-}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-{ cmake --preset gpu && cmake --build --preset bench -j "$(nproc)"; } >"$out/experiment-build.log" 2>&1 ||
+{ cmake --preset gpu -DTILECRAFT_BENCH_VARIANTS=ON && cmake --build --preset bench -j "$(nproc)"; } >"$out/experiment-build.log" 2>&1 ||
   { tail -30 "$out/experiment-build.log"; exit 1; }
 bench=build/gpu/benchmarks/tilecraft_bench
 TILECRAFT_BENCH_VARIANTS=1 "$bench" --benchmark_filter="$filter" --benchmark_out="$out/experiment.json" --benchmark_out_format=json \

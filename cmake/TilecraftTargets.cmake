@@ -12,12 +12,25 @@ if(TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
   target_compile_definitions(tilecraft_dev_flags INTERFACE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
 endif()
 
+# tilecraft_skip_architectures(<target> <arch>...): build <target> for the project's CUDA
+# architectures less those named (75 drops 75, 75-real and 75-virtual), where that leaves any:
+# for a target whose code for those architectures would repeat another target's, byte for byte.
+function(tilecraft_skip_architectures target)
+  set(archs "${CMAKE_CUDA_ARCHITECTURES}")
+  foreach(arch IN LISTS ARGN)
+    list(FILTER archs EXCLUDE REGEX "^${arch}(-real|-virtual)?$")
+  endforeach()
+  if(archs)
+    set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
+  endif()
+endfunction()
+
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
-#                    [DEFINES <macros...>])
+#                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>])
 #   host:   runs everywhere (layouts, bank model, argument validation).
 #   device: needs a GPU; its main exits 77 without one, which ctest reports as skipped.
 function(tilecraft_add_test)
-  cmake_parse_arguments(ARG "" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   if(ARG_KIND STREQUAL "device")
     target_sources(${ARG_NAME} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support/device_main.cpp")
@@ -27,6 +40,9 @@ function(tilecraft_add_test)
   target_include_directories(${ARG_NAME} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support")
   target_link_libraries(${ARG_NAME} PRIVATE tilecraft_dev_flags doctest::doctest ${ARG_LIBRARIES})
   target_compile_definitions(${ARG_NAME} PRIVATE ${ARG_DEFINES})
+  if(ARG_SKIP_ARCHS)
+    tilecraft_skip_architectures(${ARG_NAME} ${ARG_SKIP_ARCHS})
+  endif()
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_KIND}" SKIP_RETURN_CODE 77)
 endfunction()
