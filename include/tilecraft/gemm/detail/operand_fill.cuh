@@ -7,6 +7,7 @@
 //! nothing to the accumulators and the mainloop needs no bounds of its own.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -56,7 +57,7 @@ class OperandFill {
   //! The register stage of one K step: this thread's copies (per_thread words of Width
   //! elements), held between load() and store().
   struct Staged {
-    Word word[per_thread];
+    Word word[static_cast<std::size_t>(per_thread)];
   };
 
   //! `base`: element (0, 0) of the operand (A: M x K, B: K x N); `ld`: its leading dimension;
@@ -139,7 +140,7 @@ class OperandFill {
         if (n == vector) {
           staged.word[i] = *reinterpret_cast<const Word*>(base_ + o);
         } else {
-          T e[vector];
+          T e[static_cast<std::size_t>(vector)];
 #pragma unroll
           for (int j = 0; j < vector; ++j) e[j] = j < n ? base_[o + j] : T(0);
           std::memcpy(&staged.word[i], e, sizeof(Word));
