@@ -593,10 +593,23 @@ TEST_CASE_TEMPLATE("gemm: odd shapes, both orders, every op, ld and alignment va
   }
 }
 
+namespace {
+// Splits K on small products too (the launcher keeps products below 2^28 multiply-adds whole),
+// with slices of at least 1024, for one scope: the split path's tests run on small matrices.
+struct SplitOnSmallProducts {
+  tilecraft::detail::GemmSplitLimits saved = tilecraft::detail::gemm_split_limits;
+  SplitOnSmallProducts() { tilecraft::detail::gemm_split_limits = {1024, 0.0}; }
+  ~SplitOnSmallProducts() { tilecraft::detail::gemm_split_limits = saved; }
+  SplitOnSmallProducts(const SplitOnSmallProducts&) = delete;
+  SplitOnSmallProducts& operator=(const SplitOnSmallProducts&) = delete;
+};
+}  // namespace
+
 TEST_CASE_TEMPLATE("gemm: few C tiles and a long K (K split across blocks, summed by a second kernel)", T, float,
                    double) {
   // {64, 257, 2100}: C of 64 rows, as split_k_slices splits it (2 slices of >= 1024).
   const std::int64_t shapes[][3] = {{1, 1, 4001}, {31, 17, 2049}, {40, 130, 2500}, {9, 300, 6000}, {64, 257, 2100}};
+  const SplitOnSmallProducts split;
   const bool full = full_run();
   std::optional<Cublas> slot;
   const Cublas* cublas = cublas_if_full(slot);
@@ -896,6 +909,7 @@ TEST_CASE_TEMPLATE(
   using Large = std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicyLargeF64>;
   // {9, 5, 4500}: K split, the epilogue applied once, by the kernel that sums the slices.
   const std::int64_t shapes[][3] = {{1, 1, 1}, {5, 9, 0}, {127, 129, 65}, {200, 70, 90}, {9, 5, 4500}};
+  const SplitOnSmallProducts split;
   const bool full = full_run();
   std::uint64_t salt = 6000;
   int variant = 0;
