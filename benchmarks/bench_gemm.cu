@@ -20,6 +20,7 @@
 #include <cublas_v2.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -279,7 +280,8 @@ const bool gemm_variants_registered = [] {
   using tilecraft::RegBlock;
   register_gemm_variant<tilecraft::GemmPolicyLarge>();  // each default on every shape
   register_gemm_variant<tilecraft::GemmPolicySmall>();
-  register_gemm_variant<GemmPolicy<128, 128, RegBlock<8, 8>, 32, 4, 3, 2, 8>>();  // K step 32, 3 stages (101 KiB)
+  register_gemm_variant<GemmPolicy<128, 128, RegBlock<8, 8>, 32, 4, 3, 2, 8>>();  // K step 32, 3 stages (99 KiB):
+                                                                                  // GemmPolicyLargeVector
   register_gemm_variant<GemmPolicy<128, 128, RegBlock<8, 8>, 8, 4, 4, 2, 8>>();   // 4 stages
   register_gemm_variant<GemmPolicy<128, 128, RegBlock<8, 8>, 8, 8, 3, 2, 8>>();   // 8 x 4 lane grid (64 x 32 warps)
   register_gemm_variant<GemmPolicy<256, 128, RegBlock<16, 8>, 8, 4, 3, 1, 8>>();  // cuBLAS's tile: 8 warps of 64 x 64
@@ -299,6 +301,15 @@ const bool gemm_variants_registered = [] {
   register_gemm_variant<GemmPolicy<128, 64, RegBlock<4, 8>, 16, 4, 2, 2, 8, 16, double>>();  // K step 16
   register_gemm_variant<GemmPolicy<128, 64, RegBlock<4, 8>, 8, 4, 4, 2, 8, 16, double>>();   // 4 stages
   return true;
+}();
+#else
+const bool gemm_variants_registered = [] {
+  if (std::getenv("TILECRAFT_BENCH_VARIANTS") != nullptr) {
+    std::fprintf(stderr,
+                 "TILECRAFT_BENCH_VARIANTS: the GEMM variants were not built (configure with "
+                 "-DTILECRAFT_BENCH_VARIANTS=ON)\n");
+  }
+  return false;
 }();
 #endif  // TILECRAFT_BENCH_VARIANTS_BUILT
 

@@ -12,16 +12,25 @@ if(TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
   target_compile_definitions(tilecraft_dev_flags INTERFACE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
 endif()
 
-# tilecraft_skip_architectures(<target> <arch>...): build <target> for the project's CUDA
-# architectures less those named (75 drops 75, 75-real and 75-virtual), where that leaves any:
-# for a target whose code for those architectures would repeat another target's, byte for byte.
+# tilecraft_skip_architectures(<test> <arch>...): build the device test <test> for the
+# project's CUDA architectures less those named (75 drops 75, 75-real and 75-virtual), where
+# that leaves any: for a test whose code for those architectures would repeat another test's,
+# byte for byte. Its main then reports "skipped" on a GPU older than the oldest one left
+# (TILECRAFT_TEST_MIN_SM), instead of failing for want of a kernel image.
 function(tilecraft_skip_architectures target)
   set(archs "${CMAKE_CUDA_ARCHITECTURES}")
   foreach(arch IN LISTS ARGN)
     list(FILTER archs EXCLUDE REGEX "^${arch}(-real|-virtual)?$")
   endforeach()
-  if(archs)
+  if(archs AND NOT archs STREQUAL CMAKE_CUDA_ARCHITECTURES)
     set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
+    set(numbers "${archs}")
+    list(TRANSFORM numbers REPLACE "^([0-9]+).*$" "\\1")
+    list(SORT numbers COMPARE NATURAL)
+    list(GET numbers 0 oldest)
+    if(oldest MATCHES "^[0-9]+$")
+      target_compile_definitions(${target} PRIVATE TILECRAFT_TEST_MIN_SM=${oldest})
+    endif()
   endif()
 endfunction()
 

@@ -654,6 +654,7 @@ TEST_CASE_TEMPLATE("gemm: K-contiguous operands packed into a workspace, whole a
                                     {150, 140, 30, std::int64_t{64} << 20},
                                     {1, 257, 9, 16 << 10},
                                     {100, 90, 2100, 600 << 10}};
+  const SplitOnSmallProducts split;
   const bool full = full_run();
   std::optional<Cublas> slot;
   const Cublas* cublas = cublas_if_full(slot);
@@ -678,6 +679,7 @@ TEST_CASE_TEMPLATE("release_workspace hands the pool's memory back; the next gem
   std::optional<Cublas> slot;
   const Cublas* cublas = cublas_if_full(slot);
   const PackLimits<T> limits(16 << 10);
+  const SplitOnSmallProducts split_small;
   const Problem<T> p = make_problem(combos[0], 150, 140, 30, layouts[0], T(1), T(0));  // A packed in panels
   check_gemm(p, 1900, run_gemm<T>, cublas, true);
   TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
@@ -817,6 +819,7 @@ void check_policy() {
   using T = typename Policy::element_type;
   const std::int64_t shapes[][3] = {{1, 1, 1},     {33, 31, 17},  {127, 129, 65}, {300, 200, 33},
                                     {70, 90, 300}, {64, 128, 40}, {3, 5, 4100}};
+  const SplitOnSmallProducts split;  // {3, 5, 4100}: K split (unless the policy never splits)
   const bool full = full_run();
   std::uint64_t salt = 5000;
   int variant = 0;

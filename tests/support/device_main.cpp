@@ -38,6 +38,15 @@ int main(int argc, char** argv) {
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
       std::printf("device: %s (sm_%d%d), seed: %llu\n", prop.name, prop.major, prop.minor,
                   static_cast<unsigned long long>(tilecraft::test::seed()));
+#if defined(TILECRAFT_TEST_MIN_SM)
+      // A twin built without code for older GPUs (tests/CMakeLists.txt: SKIP_ARCHS), whose
+      // plain test runs the same paths there.
+      if (prop.major * 10 + prop.minor < TILECRAFT_TEST_MIN_SM) {
+        std::printf("built for sm_%d and newer: skipped on this device (the plain test covers it)\n",
+                    TILECRAFT_TEST_MIN_SM);
+        return 77;
+      }
+#endif
     }
   }
   doctest::Context context;

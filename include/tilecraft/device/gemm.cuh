@@ -36,7 +36,8 @@ enum class Op {
 //! compiled for (MinBlocksPerSm: registers are capped so that many blocks fit on an SM), the
 //! block order (GroupM consecutive blocks walk down GroupM tile rows before moving to the next
 //! tile column, so a wave of blocks shares A and B tiles in L2) and MaxSplitK: when C has fewer
-//! tiles than the GPU has block slots, K is split into up to MaxSplitK slices computed by
+//! tiles than the GPU has block slots, K is split into up to MaxSplitK slices (each at least 256
+//! long, and only for products of at least 2^28 multiply-adds) computed by
 //! separate blocks into a stream-ordered workspace (device/workspace.cuh), then summed in a fixed
 //! order (deterministic) by a second kernel that applies the epilogue. A policy serves the
 //! matrices of its element type only.
@@ -73,9 +74,10 @@ using GemmPolicyLarge = GemmPolicy<128, 128, RegBlock<8, 8>, 16, 4, 4, 2, 8>;
 //! GemmPolicyLarge with 3 stages (50 KiB): the default on devices that give a block less shared
 //! memory than GemmPolicyLarge needs (sm_75: 64 KiB).
 using GemmPolicyLarge3 = GemmPolicy<128, 128, RegBlock<8, 8>, 16, 4, 3, 2, 8>;
-//! GemmPolicyLarge with K step 32 and 3 stages (101 KiB): what gemm() runs instead of
+//! GemmPolicyLarge with K step 32 and 3 stages (99 KiB): what gemm() runs instead of
 //! GemmPolicyLarge when both operands fill in 16-byte vectors (A column-major and B row-major
-//! as computed, aligned, or packed so) and the device gives a block the shared memory. Half the
+//! as computed, aligned, or packed so) and an SM holds two such blocks (sm_90: measured there;
+//! sm_80 and sm_86 hold one, and keep GemmPolicyLarge, which they hold two of). Half the
 //! barriers and fill instructions per FMA; but with an operand filled element by element it
 //! needs more than 128 registers and spills (benchmarks/TUNING.md).
 using GemmPolicyLargeVector = GemmPolicy<128, 128, RegBlock<8, 8>, 32, 4, 3, 2, 8>;
@@ -308,12 +310,13 @@ inline GemmSplitLimits gemm_split_limits{};
 template <class Policy>
 int split_k_slices(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tiles, int sms) {
   using T = typename Policy::element_type;
+  constexpr std::int64_t tk = Policy::tiled::shape::tile_k;
   const GemmSplitLimits limits = gemm_split_limits;
   const std::int64_t slots = static_cast<std::int64_t>(sms) * Policy::min_blocks_per_sm;
   if (Policy::max_split_k == 1 || tiles >= slots) return 1;
   if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < limits.min_volume) return 1;
   std::int64_t slices = slots / tiles;
-  const std::int64_t by_k = k / limits.min_slice;
+  const std::int64_t by_k = k / (limits.min_slice > tk ? limits.min_slice : tk);
   const std::int64_t by_bytes = (std::int64_t{64} << 20) / (m * n * static_cast<std::int64_t>(sizeof(T)));
   if (slices > Policy::max_split_k) slices = Policy::max_split_k;
   if (slices > by_k) slices = by_k;
@@ -346,6 +349,8 @@ template <class Policy, bool VectorOnly = false, class Epilogue>
   if (slices > 1) {
     k_slice = ceil_div<std::int64_t>(ceil_div<std::int64_t>(k, slices), tk) * tk;
     slices = static_cast<int>(ceil_div<std::int64_t>(k, k_slice));
+  }
+  if (slices > 1) {  // (rounding the slices to whole K steps can leave one)
     const std::size_t bytes = static_cast<std::size_t>(slices) * static_cast<std::size_t>(c.rows * c.cols) * sizeof(T);
     if (workspace_alloc(reinterpret_cast<void**>(&partial), bytes, stream) != cudaSuccess) {
       // No workspace (no memory pools, or no memory): compute unsplit.
@@ -516,24 +521,28 @@ template <class Policy, class VectorPolicy = void, class T, class Epilogue>
   return status != cudaSuccess ? status : freed;
 }
 
-// The current device's SMs and the shared memory it gives one block (opt-in), cached per
+// The current device's SMs, the shared memory it gives one block (opt-in) and one SM, cached per
 // device (queried on every call they would cost microseconds between back-to-back launches).
-inline cudaError_t device_limits(int& sms, int& smem_optin) {
+inline cudaError_t device_limits(int& sms, int& smem_optin, int& smem_per_sm) {
   constexpr int cached_devices = 64;
   static std::atomic<int> cached_sms[cached_devices] = {};
   static std::atomic<int> cached_smem[cached_devices] = {};
+  static std::atomic<int> cached_smem_sm[cached_devices] = {};
   int device = 0;
   TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
   const bool cacheable = device >= 0 && device < cached_devices;
   if (cacheable && (sms = cached_sms[device].load()) > 0) {
     smem_optin = cached_smem[device].load();
+    smem_per_sm = cached_smem_sm[device].load();
     return cudaSuccess;
   }
   TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
   if (cacheable) {
     cached_smem[device].store(smem_optin);
-    cached_sms[device].store(sms);
+    cached_smem_sm[device].store(smem_per_sm);
+    cached_sms[device].store(sms);  // last: a reader that sees it sees the others
   }
   return cudaSuccess;
 }
@@ -590,8 +599,8 @@ template <class Policy, class T, class Epilogue>
       c_rm = MatrixRef<T>{c, n, m, ldc};
     }
     const LauncherEpilogue<T, Epilogue> e{epi, !row, false};
-    int sms = 0, smem_optin = 0;
-    TILECRAFT_RETURN_IF_ERROR(device_limits(sms, smem_optin));
+    int sms = 0, smem_optin = 0, smem_per_sm = 0;
+    TILECRAFT_RETURN_IF_ERROR(device_limits(sms, smem_optin, smem_per_sm));
     auto tiles = [&](int tm, int tn) {
       return ceil_div<std::int64_t>(c_rm.rows, tm) * ceil_div<std::int64_t>(c_rm.cols, tn);
     };
@@ -615,7 +624,10 @@ template <class Policy, class T, class Epilogue>
       if (GemmPolicyLarge::tiled::smem_bytes > optin) {
         return gemm_packed<GemmPolicyLarge3>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
       }
-      if (GemmPolicyLargeVector::tiled::smem_bytes > optin) {
+      // The vector policy only where an SM holds two of its blocks (each with the 1 KiB the
+      // driver reserves per block), as GemmPolicyLarge's two (it was measured so, on sm_90).
+      constexpr std::size_t vector_bytes = GemmPolicyLargeVector::tiled::smem_bytes;
+      if (vector_bytes > optin || 2 * (vector_bytes + 1024) > static_cast<std::size_t>(smem_per_sm)) {
         return gemm_packed<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
       }
       return gemm_packed<GemmPolicyLarge, GemmPolicyLargeVector>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
@@ -718,7 +730,7 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! and at least as many 128 x 128 tiles as the GPU has SMs (GemmPolicyLarge3 where the device
 //! gives a block less shared memory than GemmPolicyLarge needs, e.g. sm_75; and
 //! GemmPolicyLargeVector where both operands fill in 16-byte vectors, packed or as given, and
-//! the device gives a block its 101 KiB); else
+//! an SM holds two of its 99 KiB blocks, e.g. sm_90); else
 //! GemmPolicySkinny for k >= 2048, GemmPolicyMedium when its 64 x 64 tiles fill the SMs,
 //! GemmPolicySmall otherwise. When C has fewer tiles than the GPU has block slots, K is split
 //! (see GemmPolicy) into slices of at least 256 when the product has at least 2^28

@@ -26,8 +26,10 @@ namespace tilecraft {
 
 //! A block-tiled GEMM configuration and its block-level algorithm. TM x TN: the C tile of one
 //! block; RegBlockT: each thread's RegBlock<RM, RN>; TK: the K step; LanesM: rows of a warp's
-//! lane grid; Stages: pipeline depth; T: the element type of A, B, C and the accumulators
-//! (float or double). Every rule between them is checked by GemmShape.
+//! lane grid; Stages: pipeline depth (below sm_80, where the mainloop is a register double
+//! buffer, it uses two of the stages; smem_bytes still counts all of them); T: the element type
+//! of A, B, C and the accumulators (float or double). Every rule between them is checked by
+//! GemmShape.
 //! The block must have exactly `threads` threads (one-dimensional or not: the rank is
 //! threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)).
 //! Shared memory: sizeof(TempStorage) = smem_bytes (above 48 KiB it must be dynamic shared

@@ -119,6 +119,8 @@ class OperandFill {
   //! those outside the operand): the first half of the register double buffer, issued before
   //! the current stage's FMAs so that they cover the loads' latency.
   TILECRAFT_DEVICE void load(Staged& staged, std::int64_t k0) const {
+    TILECRAFT_ASSERT((Width == 1 || (reinterpret_cast<std::uintptr_t>(base_) % 16 == 0 && ld_ % Width == 0)) &&
+                     "tiled_gemm: a vector fill needs a 16-byte aligned operand with ld a multiple of the vector");
     const std::int64_t offset = offset_ + (scatter ? k0 : k0 * ld_);
     if (full_l_ && k0 + tk <= k_count_) {  // block-uniform, as in issue()
 #pragma unroll
