@@ -607,7 +607,7 @@ struct SplitOnSmallProducts {
 
 TEST_CASE_TEMPLATE("gemm: few C tiles and a long K (K split across blocks, summed by a second kernel)", T, float,
                    double) {
-  // {64, 257, 2100}: C of 64 rows, as split_k_slices splits it (2 slices of >= 1024).
+  // {64, 257, 2100}: C of 64 rows, as split_k_plan splits it (2 slices of >= 1024).
   const std::int64_t shapes[][3] = {{1, 1, 4001}, {31, 17, 2049}, {40, 130, 2500}, {9, 300, 6000}, {64, 257, 2100}};
   const SplitOnSmallProducts split;
   const bool full = full_run();

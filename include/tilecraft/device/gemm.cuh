@@ -307,21 +307,32 @@ struct GemmSplitLimits {
 };
 // A variable, so that experiments and tests can change it (host code reads it once per call).
 inline GemmSplitLimits gemm_split_limits{};
+// A split of K: `slices` slices of k_slice (a whole number of K steps; the last one may be
+// shorter), or slices == 1 and k_slice == k.
+struct SplitPlan {
+  int slices;
+  std::int64_t k_slice;
+};
 template <class Policy>
-int split_k_slices(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tiles, int sms) {
+SplitPlan split_k_plan(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tiles, int sms) {
   using T = typename Policy::element_type;
   constexpr std::int64_t tk = Policy::tiled::shape::tile_k;
   const GemmSplitLimits limits = gemm_split_limits;
+  const SplitPlan whole{1, k};
   const std::int64_t slots = static_cast<std::int64_t>(sms) * Policy::min_blocks_per_sm;
-  if (Policy::max_split_k == 1 || tiles >= slots) return 1;
-  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < limits.min_volume) return 1;
+  if (Policy::max_split_k == 1 || tiles >= slots || m <= 0 || n <= 0) return whole;
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < limits.min_volume) return whole;
   std::int64_t slices = slots / tiles;
   const std::int64_t by_k = k / (limits.min_slice > tk ? limits.min_slice : tk);
   const std::int64_t by_bytes = (std::int64_t{64} << 20) / (m * n * static_cast<std::int64_t>(sizeof(T)));
   if (slices > Policy::max_split_k) slices = Policy::max_split_k;
   if (slices > by_k) slices = by_k;
   if (slices > by_bytes) slices = by_bytes;
-  return slices < 2 ? 1 : static_cast<int>(slices);
+  if (slices < 2) return whole;
+  // Whole K steps per slice; rounding up can leave fewer slices than asked for (even one).
+  const std::int64_t k_slice = ceil_div<std::int64_t>(ceil_div<std::int64_t>(k, slices), tk) * tk;
+  const std::int64_t rounded = ceil_div<std::int64_t>(k, k_slice);
+  return rounded < 2 ? whole : SplitPlan{static_cast<int>(rounded), k_slice};
 }
 
 // Runs C (row-major, M x N) = epi(a * b) with a = op(A) (M x K) and b = op(B) (K x N) given in
@@ -343,14 +354,11 @@ template <class Policy, bool VectorOnly = false, class Epilogue>
   if (tiles_m > INT_MAX / tiles_n) return cudaErrorInvalidValue;  // a 1D grid of 2^31 - 1 blocks
   const std::int64_t tiles = tiles_m * tiles_n;
   if (ceil_div<std::int64_t>(k, tk) > INT_MAX) return cudaErrorInvalidValue;  // the pipeline counts steps in int
-  int slices = split_k_slices<Policy>(c.rows, c.cols, k, tiles, sms);
-  std::int64_t k_slice = k;
+  const SplitPlan plan = split_k_plan<Policy>(c.rows, c.cols, k, tiles, sms);
+  int slices = plan.slices;
+  std::int64_t k_slice = plan.k_slice;
   T* partial = nullptr;
   if (slices > 1) {
-    k_slice = ceil_div<std::int64_t>(ceil_div<std::int64_t>(k, slices), tk) * tk;
-    slices = static_cast<int>(ceil_div<std::int64_t>(k, k_slice));
-  }
-  if (slices > 1) {  // (rounding the slices to whole K steps can leave one)
     const std::size_t bytes = static_cast<std::size_t>(slices) * static_cast<std::size_t>(c.rows * c.cols) * sizeof(T);
     if (workspace_alloc(reinterpret_cast<void**>(&partial), bytes, stream) != cudaSuccess) {
       // No workspace (no memory pools, or no memory): compute unsplit.

@@ -1,0 +1,101 @@
+// The launcher's split-K plan (detail::split_k_plan): host logic, checked without a GPU on
+// random shapes against the rules it promises, and on the shapes whose split was measured.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+
+#include <tilecraft/device/gemm.cuh>
+
+#include "test_util.cuh"
+
+namespace {
+using tilecraft::detail::GemmSplitLimits;
+using tilecraft::detail::split_k_plan;
+using tilecraft::detail::SplitPlan;
+
+// Sets the launcher's split limits for one scope.
+struct SplitLimits {
+  GemmSplitLimits saved = tilecraft::detail::gemm_split_limits;
+  explicit SplitLimits(GemmSplitLimits l) { tilecraft::detail::gemm_split_limits = l; }
+  ~SplitLimits() { tilecraft::detail::gemm_split_limits = saved; }
+  SplitLimits(const SplitLimits&) = delete;
+  SplitLimits& operator=(const SplitLimits&) = delete;
+};
+
+// A size between 1 and 2^bits, log-uniform (so small and large sizes both come up).
+std::int64_t pick(std::mt19937_64& gen, int bits) {
+  const int e = static_cast<int>(gen() % static_cast<std::uint64_t>(bits + 1));
+  return 1 + static_cast<std::int64_t>(gen() % (std::uint64_t{1} << e));
+}
+
+template <class Policy>
+void check_random_plans(std::uint64_t salt) {
+  using T = typename Policy::element_type;
+  using Shape = typename Policy::tiled::shape;
+  constexpr std::int64_t tk = Shape::tile_k;
+  const GemmSplitLimits limits = tilecraft::detail::gemm_split_limits;
+  const std::int64_t min_slice = limits.min_slice > tk ? limits.min_slice : tk;
+  auto gen = tilecraft::test::rng(salt);
+  int split = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t m = pick(gen, 13), n = pick(gen, 13), k = pick(gen, 17);
+    const int sms = static_cast<int>(1 + gen() % 200);
+    const std::int64_t tiles = ((m + Shape::tile_m - 1) / Shape::tile_m) * ((n + Shape::tile_n - 1) / Shape::tile_n);
+    const SplitPlan p = split_k_plan<Policy>(m, n, k, tiles, sms);
+    INFO("m = ", m, ", n = ", n, ", k = ", k, ", SMs = ", sms, ": ", p.slices, " slices of ", p.k_slice);
+    REQUIRE(p.slices >= 1);
+    if (p.slices == 1) {
+      REQUIRE(p.k_slice == k);
+      continue;
+    }
+    ++split;
+    // Whole K steps, every slice non-empty, together exactly K.
+    REQUIRE(p.k_slice % tk == 0);
+    REQUIRE((p.slices - 1) * p.k_slice < k);
+    REQUIRE(k <= p.slices * p.k_slice);
+    // Only to fill block slots C alone leaves empty, within the limits.
+    REQUIRE(p.slices <= Policy::max_split_k);
+    REQUIRE(tiles * p.slices <= static_cast<std::int64_t>(sms) * Policy::min_blocks_per_sm);
+    REQUIRE(p.k_slice >= min_slice);
+    REQUIRE(static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume);
+    REQUIRE(p.slices * m * n * static_cast<std::int64_t>(sizeof(T)) <= (std::int64_t{64} << 20));
+  }
+  CHECK(split >= 500);  // the shapes reach the split path often enough to test it
+}
+}  // namespace
+
+TEST_CASE("split-K plans: whole K steps that add up to K, within every limit, on random shapes") {
+  check_random_plans<tilecraft::GemmPolicyMedium>(1);
+  check_random_plans<tilecraft::GemmPolicySkinny>(2);
+  check_random_plans<tilecraft::GemmPolicySmall>(3);
+  check_random_plans<tilecraft::GemmPolicyMediumF64>(4);
+  check_random_plans<tilecraft::GemmPolicyLarge>(5);
+  check_random_plans<tilecraft::GemmPolicy<32, 64, tilecraft::RegBlock<2, 4>, 4, 4, 3, 8, 16>>(6);  // K step 4
+  // Limits below one K step, and no volume floor: slices are still whole, non-empty steps.
+  const SplitLimits tiny({1, 0.0});
+  check_random_plans<tilecraft::GemmPolicyMedium>(7);
+  check_random_plans<tilecraft::GemmPolicy<32, 64, tilecraft::RegBlock<2, 4>, 4, 4, 3, 8, 16>>(8);
+}
+
+TEST_CASE("split-K plans of the measured shapes (132 SMs, as on the H100 / H200)") {
+  // 1000 x 999 x 1001 on 64 x 64 tiles: 256 tiles, 528 slots: 2 slices of 32 K steps.
+  SplitPlan p = split_k_plan<tilecraft::GemmPolicyMedium>(1000, 999, 1001, 256, 132);
+  CHECK(p.slices == 2);
+  CHECK(p.k_slice == 512);
+  // 768^3: 144 tiles: 3 slices of 256.
+  p = split_k_plan<tilecraft::GemmPolicyMedium>(768, 768, 768, 144, 132);
+  CHECK(p.slices == 3);
+  CHECK(p.k_slice == 256);
+  // 512^3 on 32 x 64 tiles: below 2^28 multiply-adds, kept whole.
+  p = split_k_plan<tilecraft::GemmPolicySmall>(512, 512, 512, 128, 132);
+  CHECK(p.slices == 1);
+  CHECK(p.k_slice == 512);
+  // 64 x 8192 x 8192 on 64 x 128 tiles: 64 tiles, 528 slots: 8 slices of 1024.
+  p = split_k_plan<tilecraft::GemmPolicySkinny>(64, 8192, 8192, 64, 132);
+  CHECK(p.slices == 8);
+  CHECK(p.k_slice == 1024);
+  // 4096^3 on 128 x 128 tiles: more tiles than slots, never split.
+  p = split_k_plan<tilecraft::GemmPolicyLarge>(4096, 4096, 4096, 1024, 132);
+  CHECK(p.slices == 1);
+}
