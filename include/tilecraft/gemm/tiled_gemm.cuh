@@ -2,9 +2,9 @@
 //! The block level of the GEMM: one block computes one TM x TN tile of C = op(A) * op(B),
 //! streaming K in steps of TK through a multi-stage pipeline of shared A and B tiles (filled
 //! with cp.async on sm_80+; below, a register double buffer over two of the stages), each
-//! thread accumulating an RM x RN
-//! register block, then hands every accumulator to an epilogue functor. Callable inside a
-//! user's kernel (tiled_gemm) and the building block of the device-wide tilecraft::gemm.
+//! thread accumulating an RM x RN register block, then hands every accumulator to an epilogue
+//! functor. Callable inside a user's kernel (tiled_gemm) and the building block of the
+//! device-wide tilecraft::gemm.
 #pragma once
 
 #include <cstddef>
