@@ -78,24 +78,27 @@ TEST_CASE("split-K plans: whole K steps that add up to K, within every limit, on
   check_random_plans<tilecraft::GemmPolicy<32, 64, tilecraft::RegBlock<2, 4>, 4, 4, 3, 8, 16>>(8);
 }
 
+namespace {
+template <class Policy>
+void expect_plan(std::int64_t m, std::int64_t n, std::int64_t k, int slices, std::int64_t k_slice) {
+  using Shape = typename Policy::tiled::shape;
+  const std::int64_t tiles = ((m + Shape::tile_m - 1) / Shape::tile_m) * ((n + Shape::tile_n - 1) / Shape::tile_n);
+  const SplitPlan p = split_k_plan<Policy>(m, n, k, tiles, 132);
+  INFO(m, " x ", n, " x ", k, " on ", tiles, " tiles");
+  CHECK(p.slices == slices);
+  CHECK(p.k_slice == k_slice);
+}
+}  // namespace
+
 TEST_CASE("split-K plans of the measured shapes (132 SMs, as on the H100 / H200)") {
   // 1000 x 999 x 1001 on 64 x 64 tiles: 256 tiles, 528 slots: 2 slices of 32 K steps.
-  SplitPlan p = split_k_plan<tilecraft::GemmPolicyMedium>(1000, 999, 1001, 256, 132);
-  CHECK(p.slices == 2);
-  CHECK(p.k_slice == 512);
+  expect_plan<tilecraft::GemmPolicyMedium>(1000, 999, 1001, 2, 512);
   // 768^3: 144 tiles: 3 slices of 256.
-  p = split_k_plan<tilecraft::GemmPolicyMedium>(768, 768, 768, 144, 132);
-  CHECK(p.slices == 3);
-  CHECK(p.k_slice == 256);
+  expect_plan<tilecraft::GemmPolicyMedium>(768, 768, 768, 3, 256);
   // 512^3 on 32 x 64 tiles: below 2^28 multiply-adds, kept whole.
-  p = split_k_plan<tilecraft::GemmPolicySmall>(512, 512, 512, 128, 132);
-  CHECK(p.slices == 1);
-  CHECK(p.k_slice == 512);
+  expect_plan<tilecraft::GemmPolicySmall>(512, 512, 512, 1, 512);
   // 64 x 8192 x 8192 on 64 x 128 tiles: 64 tiles, 528 slots: 8 slices of 1024.
-  p = split_k_plan<tilecraft::GemmPolicySkinny>(64, 8192, 8192, 64, 132);
-  CHECK(p.slices == 8);
-  CHECK(p.k_slice == 1024);
+  expect_plan<tilecraft::GemmPolicySkinny>(64, 8192, 8192, 8, 1024);
   // 4096^3 on 128 x 128 tiles: more tiles than slots, never split.
-  p = split_k_plan<tilecraft::GemmPolicyLarge>(4096, 4096, 4096, 1024, 132);
-  CHECK(p.slices == 1);
+  expect_plan<tilecraft::GemmPolicyLarge>(4096, 4096, 4096, 1, 4096);
 }
