@@ -284,7 +284,9 @@ const bool gemm_variants_registered = [] {
                                                                                   // GemmPolicyLargeVector
   register_gemm_variant<GemmPolicy<128, 128, RegBlock<8, 8>, 8, 4, 4, 2, 8>>();   // 4 stages
   register_gemm_variant<GemmPolicy<128, 128, RegBlock<8, 8>, 8, 8, 3, 2, 8>>();   // 8 x 4 lane grid (64 x 32 warps)
-  register_gemm_variant<GemmPolicy<256, 128, RegBlock<16, 8>, 8, 4, 3, 1, 8>>();  // cuBLAS's tile: 8 warps of 64 x 64
+  register_gemm_variant<tilecraft::GemmPolicyHuge>();  // cuBLAS's tile (8 warps of 64 x 64), K step 16
+  register_gemm_variant<GemmPolicy<256, 128, RegBlock<16, 8>, 8, 4, 3, 1, 8>>();   // the same, K step 8
+  register_gemm_variant<GemmPolicy<256, 128, RegBlock<16, 8>, 16, 4, 4, 1, 8>>();  // the same, 4 stages
   register_gemm_variant<GemmPolicy<128, 256, RegBlock<8, 16>, 8, 4, 3, 1, 8>>();
   register_gemm_variant<GemmPolicy<128, 64, RegBlock<8, 4>, 8, 4, 3, 2, 8>>();
   register_gemm_variant<GemmPolicy<64, 128, RegBlock<4, 8>, 8, 4, 3, 2, 8>>();

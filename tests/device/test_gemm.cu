@@ -40,6 +40,7 @@
 #include <tilecraft/device/gemm.cuh>
 #include <tilecraft/gemm/tiled_gemm.cuh>
 
+#include "gemm_other_tu.cuh"
 #include "test_util.cuh"
 
 using tilecraft::BasicLinearCombination;
@@ -839,8 +840,35 @@ void check_policy() {
 
 TEST_CASE_TEMPLATE("gemm<Policy>: user configurations and the defaults, chosen explicitly", Policy, Policy64, Policy32,
                    Policy128, Policy64Group3, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicyLarge3,
-                   tilecraft::GemmPolicySkinny, tilecraft::GemmPolicyMedium, tilecraft::GemmPolicySmall) {
+                   tilecraft::GemmPolicyHuge, tilecraft::GemmPolicySkinny, tilecraft::GemmPolicyMedium,
+                   tilecraft::GemmPolicySmall) {
   check_policy<Policy>();
+}
+
+TEST_CASE("gemm<Policy>: one configuration launched from two translation units, each opting in its own kernel") {
+  // Each .cu file has its own copy of gemm_kernel<...>, to be opted in to its 52 KiB of shared
+  // memory on its own: the launcher once remembered the opt-in per template instantiation, and
+  // the second file's launches failed with cudaErrorInvalidValue. Alternating files, so that
+  // each goes first once (whichever ran first in this process).
+  using tilecraft::test::GemmPolicyDeep;
+  auto other_tu = [](const Problem<float>& p, const float* a, const float* b, float* c, cudaStream_t stream) {
+    return tilecraft::test::gemm_deep_in_other_tu(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a, p.lda(), b,
+                                                  p.ldb(), p.beta, c, p.ldc(), stream);
+  };
+  std::uint64_t salt = 9100;
+  for (int round = 0; round < 2; ++round) {
+    for (int v = 0; v < 4; ++v) {
+      const Problem<float> p = make_problem(combos[(round * 4 + v) % 8], 70 + 31 * v, 45 + 17 * v, 33 + 40 * v,
+                                            layouts[v % layout_count], 1.0f, v % 2 ? 0.0f : -0.5f);
+      if ((round + v) % 2 == 0) {
+        check_gemm(p, ++salt, run_gemm<float, GemmPolicyDeep>, nullptr, true);
+        check_gemm(p, ++salt, other_tu, nullptr, true);
+      } else {
+        check_gemm(p, ++salt, other_tu, nullptr, true);
+        check_gemm(p, ++salt, run_gemm<float, GemmPolicyDeep>, nullptr, true);
+      }
+    }
+  }
 }
 
 TEST_CASE_TEMPLATE("gemm<Policy> for double: user configurations and the defaults, chosen explicitly", Policy,
@@ -1009,9 +1037,14 @@ TEST_CASE_TEMPLATE("gemm against cuBLAS: 1000 x 999 x 1001 in both orders with e
   // bases (the element-by-element path) and beta != 0.
   check_gemm(make_problem(combos[0], 2048, 2048, 2048, layouts[0], T(1), T(0)), ++salt, run_gemm<T>, &cublas, false);
   check_gemm(make_problem(combos[5], 2048, 2048, 2048, layouts[2], T(-1), T(0.5)), ++salt, run_gemm<T>, &cublas, false);
-  // Where both operands fill in vectors, float takes GemmPolicyLargeVector (K step 32): A^T as
-  // stored (no packing), and A packed with ragged tiles along M and a K of one and a bit steps.
+  // Where both operands fill in vectors, float takes GemmPolicyHuge (256 x 128) for a long K
+  // and C's tiles filling at least half of a last wave on the GPU (on 132 SMs: both cases
+  // below), else GemmPolicyLargeVector (K step 32). A^T as stored (no packing), 2048^3 and with
+  // ragged tiles (2000 = 7.8 x 256 rows, 1100 = 8.6 x 128 columns, K = 1037: 64.8 steps of 16);
+  // A packed with ragged tiles along M and a K of one and a bit steps.
   check_gemm(make_problem(combos[1], 2048, 2048, 2048, layouts[1], T(1), T(0.5)), ++salt, run_gemm<T>, &cublas, false);
+  check_gemm(make_problem(combos[1], 2000, 1100, 1037, layouts[5], T(-1), T(0)), ++salt, run_gemm<T>, &cublas, false);
   const PackLimits<T> limits(std::int64_t{64} << 20);
   check_gemm(make_problem(combos[0], 1537, 1544, 37, layouts[1], T(0.75), T(0)), ++salt, run_gemm<T>, &cublas, false);
+  check_gemm(make_problem(combos[0], 2000, 1100, 1037, layouts[1], T(0.5), T(2)), ++salt, run_gemm<T>, &cublas, false);
 }

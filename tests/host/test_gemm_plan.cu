@@ -1,5 +1,6 @@
-// The launcher's split-K plan (detail::split_k_plan): host logic, checked without a GPU on
-// random shapes against the rules it promises, and on the shapes whose split was measured.
+// The launcher's host-side plans: the split of K (detail::split_k_plan), the packing panels
+// (detail::panel_extent) and the choice of GemmPolicyHuge (detail::huge_policy_pays), checked
+// without a GPU on random shapes against the rules they promise, and on the measured shapes.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -101,4 +102,60 @@ TEST_CASE("split-K plans of the measured shapes (132 SMs, as on the H100 / H200)
   expect_plan<tilecraft::GemmPolicySkinny>(64, 8192, 8192, 8, 1024);
   // 4096^3 on 128 x 128 tiles: more tiles than slots, never split.
   expect_plan<tilecraft::GemmPolicyLarge>(4096, 4096, 4096, 1, 4096);
+}
+
+TEST_CASE("packing panels: as few as the budget allows, equal in whole tiles, covering the extent") {
+  using tilecraft::detail::panel_extent;
+  auto gen = tilecraft::test::rng(11);
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t tile = std::int64_t{1} << (gen() % 9);  // 1 .. 256
+    const std::int64_t extent = pick(gen, 20);
+    const std::int64_t most = tile * (1 + static_cast<std::int64_t>(gen() % 64));
+    const std::int64_t p = panel_extent(extent, most, tile);
+    INFO(extent, " in panels of at most ", most, " (tile ", tile, "): ", p);
+    if (extent <= most) {
+      REQUIRE(p == extent);
+      continue;
+    }
+    REQUIRE(p % tile == 0);
+    REQUIRE(p <= most);
+    const std::int64_t panels = (extent + p - 1) / p;
+    REQUIRE(panels == (extent + most - 1) / most);       // no more panels than the budget needs
+    REQUIRE(extent - (panels - 1) * p > 0);              // the last panel is not empty
+    REQUIRE(p - (extent + panels - 1) / panels < tile);  // equal, but for the rounding to tiles
+  }
+  // 6144 rows of K = 6144 floats in 64 MiB on 256-row tiles: three panels of 2048 rows (the
+  // largest that fit would leave 1024 for the third).
+  const std::int64_t most = (std::int64_t{64} << 20) / (6144 * 4) / 256 * 256;
+  CHECK(most == 2560);
+  CHECK(panel_extent(6144, most, 256) == 2048);
+  CHECK(panel_extent(8192, (std::int64_t{64} << 20) / (8192 * 4) / 256 * 256, 256) == 2048);
+}
+
+TEST_CASE("GemmPolicyHuge: a long K, and C's tiles filling at least half of the last wave") {
+  using tilecraft::GemmPolicyHuge;
+  using tilecraft::detail::huge_policy_pays;
+  constexpr std::int64_t min_k = tilecraft::detail::GemmHugeLimits::min_k;
+  auto gen = tilecraft::test::rng(12);
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t m = pick(gen, 14), n = pick(gen, 14), k = pick(gen, 13);
+    const int sms = 1 + static_cast<int>(gen() % 160);
+    const std::int64_t tiles = ((m + 255) / 256) * ((n + 127) / 128);
+    const std::int64_t last = tiles % sms;
+    INFO(m, " x ", n, " x ", k, " on ", sms, " SMs");
+    REQUIRE(huge_policy_pays<GemmPolicyHuge>(m, n, k, sms) == (k >= min_k && (last == 0 || 2 * last >= sms)));
+  }
+  // The measured shapes on 132 SMs (benchmarks/TUNING.md): 4096^3 (512 tiles: 3 waves and
+  // 116), 8192^3, 2048^3 (128 tiles in one wave), 6144^3 in panels of 2048 rows (384 tiles:
+  // 2 waves and 120) take it; 3072^3 (288 tiles: 2 waves and 24), 5120^3 (6 waves and 8),
+  // 2304^3 and K = 512 or 64 do not.
+  CHECK(huge_policy_pays<GemmPolicyHuge>(4096, 4096, 4096, 132));
+  CHECK(huge_policy_pays<GemmPolicyHuge>(8192, 8192, 8192, 132));
+  CHECK(huge_policy_pays<GemmPolicyHuge>(2048, 2048, 2048, 132));
+  CHECK(huge_policy_pays<GemmPolicyHuge>(2048, 6144, 6144, 132));
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(3072, 3072, 3072, 132));
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(5120, 5120, 5120, 132));
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(2304, 2304, 2304, 132));
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(8192, 8192, 512, 132));
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(8192, 8192, 64, 132));
 }

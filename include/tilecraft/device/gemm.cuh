@@ -10,7 +10,11 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <mutex>
+#include <numeric>
+#include <set>
 #include <type_traits>
+#include <utility>
 
 #include "../config.cuh"
 #include "transpose.cuh"
@@ -81,6 +85,15 @@ using GemmPolicyLarge3 = GemmPolicy<128, 128, RegBlock<8, 8>, 16, 4, 3, 2, 8>;
 //! barriers and fill instructions per FMA; but with an operand filled element by element it
 //! needs more than 128 registers and spills (benchmarks/TUNING.md).
 using GemmPolicyLargeVector = GemmPolicy<128, 128, RegBlock<8, 8>, 32, 4, 3, 2, 8>;
+//! 256 x 128 tiles, K step 16, 16 x 8 per thread (eight warps of 64 x 64: the tile of cuBLAS's
+//! SIMT SGEMM), 3 stages (73.5 KiB of shared memory), one block per SM (up to 255 registers a
+//! thread), K never split. What gemm() runs instead of GemmPolicyLargeVector on GPUs where that
+//! runs, for products whose operands both fill in vectors, with K >= 1024 and a last wave of
+//! tiles that fills at least half of the SMs: 128 accumulators a thread halve the shared-memory
+//! loads per FMA (4096^3: 0.918 of cuBLAS against 0.901 on the H200), but a lone block per SM
+//! hides neither a short K's prologue and epilogue nor a thin last wave
+//! (benchmarks/TUNING.md). Filled element by element it is slower than GemmPolicyLarge.
+using GemmPolicyHuge = GemmPolicy<256, 128, RegBlock<16, 8>, 16, 4, 3, 1, 8, 1>;
 
 //! True for every GemmPolicy instantiation.
 template <class>
@@ -280,18 +293,37 @@ struct LauncherEpilogue {
   }
 };
 
-// Opts gemm_kernel<...> in to its dynamic shared memory once per device (a driver call per
-// launch would cost microseconds on small problems).
-template <class Policy, Order OA, Order OB, bool VectorFill, class Epilogue>
-cudaError_t prepare_gemm_kernel() {
-  static std::atomic<unsigned long long> ready{0};  // one bit per device below 64
+// The kernels opted in to their dynamic shared memory, by device. Keyed by the kernel's address,
+// not by its template arguments: nvcc gives every translation unit its own copy of a kernel (the
+// host stub has internal linkage, and each copy is registered with the runtime on its own), so
+// each copy needs its own opt-in. A static variable in a function template would be one
+// variable for all of them, and so would the function template itself: the linker keeps one
+// copy of an inline function, which names its own translation unit's kernel. Hence the caller
+// passes the very pointer it launches.
+struct OptedInKernels {
+  std::mutex mutex;
+  std::set<std::pair<const void*, int>> done;  // (kernel, device)
+};
+inline OptedInKernels& opted_in_kernels() {
+  static OptedInKernels kernels;
+  return kernels;
+}
+
+// Opts `kernel` in to `bytes` of dynamic shared memory once per device (a driver call per
+// launch would cost microseconds on small problems). A kernel is launched with one size only.
+template <class... Args>
+cudaError_t opt_in_once(void (*kernel)(Args...), std::size_t bytes) {
   int device = 0;
   TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
-  const unsigned long long bit = device >= 0 && device < 64 ? 1ull << device : 0;
-  if ((ready.load() & bit) != 0) return cudaSuccess;
-  TILECRAFT_RETURN_IF_ERROR(
-      opt_in_dynamic_smem(gemm_kernel<Policy, OA, OB, VectorFill, Epilogue>, Policy::tiled::smem_bytes));
-  ready.fetch_or(bit);
+  const std::pair<const void*, int> key{reinterpret_cast<const void*>(kernel), device};
+  OptedInKernels& opted = opted_in_kernels();
+  {
+    const std::lock_guard<std::mutex> lock(opted.mutex);
+    if (opted.done.count(key) != 0) return cudaSuccess;
+  }
+  TILECRAFT_RETURN_IF_ERROR(opt_in_dynamic_smem(kernel, bytes));
+  const std::lock_guard<std::mutex> lock(opted.mutex);
+  opted.done.insert(key);
   return cudaSuccess;
 }
 
@@ -335,10 +367,29 @@ SplitPlan split_k_plan(std::int64_t m, std::int64_t n, std::int64_t k, std::int6
   return rounded < 2 ? whole : SplitPlan{static_cast<int>(rounded), k_slice};
 }
 
+// Whether a product whose operands both fill in vectors runs on HugePolicy (one block of 256 x
+// 128 per SM, GemmPolicyHuge) rather than on two smaller blocks per SM: K at least min_k (a
+// lone block per SM hides neither the three-stage prologue nor the epilogue of its 128
+// accumulators a thread: 8192 x 8192 x 64 ran at 0.94 of cuBLAS against 1.06), and a last wave
+// of C's tiles that fills at least half of the SMs (a tile short of a full wave waits for the
+// whole of one, where a 128 x 128 block alone on an SM runs faster than two: 3072^3, 288 tiles
+// on 132 SMs, 0.74 against 0.85; benchmarks/TUNING.md).
+struct GemmHugeLimits {
+  static constexpr std::int64_t min_k = 1024;
+};
+template <class HugePolicy>
+bool huge_policy_pays(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
+  using shape = typename HugePolicy::tiled::shape;
+  if (k < GemmHugeLimits::min_k || m <= 0 || n <= 0 || sms <= 0) return false;
+  const std::int64_t tiles = ceil_div<std::int64_t>(m, shape::tile_m) * ceil_div<std::int64_t>(n, shape::tile_n);
+  const std::int64_t last_wave = tiles % sms;
+  return last_wave == 0 || 2 * last_wave >= sms;
+}
+
 // Runs C (row-major, M x N) = epi(a * b) with a = op(A) (M x K) and b = op(B) (K x N) given in
 // run-time orders: picks the instantiation, and splits K when C has too few tiles. VectorOnly:
 // instantiate only the kernel for a column-major, b row-major, both filled in vectors (the
-// caller has checked that; GemmPolicyLargeVector runs nothing else).
+// caller has checked that; GemmPolicyLargeVector and GemmPolicyHuge run nothing else).
 template <class Policy, bool VectorOnly = false, class Epilogue>
 [[nodiscard]] cudaError_t gemm_row_major_c(Order order_a, Order order_b,
                                            MatrixRef<const typename Policy::element_type> a_mem,
@@ -371,19 +422,14 @@ template <class Policy, bool VectorOnly = false, class Epilogue>
     constexpr Order oa = decltype(a)::order;
     constexpr Order ob = decltype(b)::order;
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(slices));
-    if constexpr (VectorOnly) {
-      if (!Tiled::vector_fill_ok(a, b)) return cudaErrorInvalidValue;  // (the caller checks it)
-      TILECRAFT_RETURN_IF_ERROR((prepare_gemm_kernel<Policy, oa, ob, true, Epilogue>()));
-      gemm_kernel<Policy, oa, ob, true, Epilogue>
-          <<<grid, Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n, k_slice, partial);
-    } else {
-      const bool vector_fill = Tiled::vector_fill_ok(a, b);
-      TILECRAFT_RETURN_IF_ERROR(vector_fill ? prepare_gemm_kernel<Policy, oa, ob, true, Epilogue>()
-                                            : prepare_gemm_kernel<Policy, oa, ob, false, Epilogue>());
-      auto kernel =
-          vector_fill ? gemm_kernel<Policy, oa, ob, true, Epilogue> : gemm_kernel<Policy, oa, ob, false, Epilogue>;
-      kernel<<<grid, Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n, k_slice, partial);
+    const bool vector_fill = Tiled::vector_fill_ok(a, b);
+    if (VectorOnly && !vector_fill) return cudaErrorInvalidValue;  // (the caller checks it)
+    auto* kernel = gemm_kernel<Policy, oa, ob, true, Epilogue>;
+    if constexpr (!VectorOnly) {
+      if (!vector_fill) kernel = gemm_kernel<Policy, oa, ob, false, Epilogue>;
     }
+    TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, Tiled::smem_bytes));
+    kernel<<<grid, Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n, k_slice, partial);
     return last_launch_error();
   };
   // The operands as views in their own order: a is M x K, b is K x N.
@@ -434,10 +480,41 @@ struct GemmPackLimits {
 // matrices (host code reads it once per call).
 inline GemmPackLimits gemm_pack_limits{};
 
+// The extent of each panel when `extent` rows (or columns) are packed at most `most` at a time
+// (a multiple of `tile`, at least one tile): as few panels as that allows, of equal size in
+// whole tiles (the last one may be shorter). Equal rather than as large as possible: a short
+// last panel is a product of few tiles that leaves most SMs idle (6144^3 in panels of 2560
+// rows: 2560, 2560, 1024; now 2048 each).
+inline std::int64_t panel_extent(std::int64_t extent, std::int64_t most, std::int64_t tile) {
+  if (extent <= most) return extent;
+  const std::int64_t panels = ceil_div<std::int64_t>(extent, most);
+  return round_up<std::int64_t>(ceil_div<std::int64_t>(extent, panels), tile);
+}
+
+// A policy's tile rows and columns; 1 for none (void).
+template <class Policy>
+constexpr std::int64_t tile_m_of() {
+  if constexpr (std::is_void_v<Policy>) {
+    return 1;
+  } else {
+    return Policy::tiled::shape::tile_m;
+  }
+}
+template <class Policy>
+constexpr std::int64_t tile_n_of() {
+  if constexpr (std::is_void_v<Policy>) {
+    return 1;
+  } else {
+    return Policy::tiled::shape::tile_n;
+  }
+}
+
 // C (row-major) = epi(a * b) as gemm_row_major_c, packing K-contiguous operands first when
 // that pays (see above). Without workspace the operands are used unpacked. VectorPolicy (void:
-// none) replaces Policy for every product whose operands both fill in vectors, packed or not.
-template <class Policy, class VectorPolicy = void, class T, class Epilogue>
+// none) replaces Policy for every product whose operands both fill in vectors, packed or not,
+// and HugePolicy (void: none) replaces VectorPolicy where huge_policy_pays. Panels are whole
+// tiles of every policy that may multiply them.
+template <class Policy, class VectorPolicy = void, class HugePolicy = void, class T, class Epilogue>
 [[nodiscard]] cudaError_t gemm_packed(Order order_a, Order order_b, MatrixRef<const T> a_mem, MatrixRef<const T> b_mem,
                                       MatrixRef<T> c, const LauncherEpilogue<T, Epilogue>& epi, int sms,
                                       cudaStream_t stream) {
@@ -445,7 +522,15 @@ template <class Policy, class VectorPolicy = void, class T, class Epilogue>
   if constexpr (!std::is_void_v<VectorPolicy>) {
     static_assert(std::is_same_v<typename VectorPolicy::element_type, T>, "gemm_packed: VectorPolicy must be for T");
   }
+  if constexpr (!std::is_void_v<HugePolicy>) {
+    static_assert(!std::is_void_v<VectorPolicy> && std::is_same_v<typename HugePolicy::element_type, T>,
+                  "gemm_packed: HugePolicy must be for T, and comes with a VectorPolicy");
+  }
   constexpr std::int64_t vector = shape::vector_elems;
+  constexpr std::int64_t panel_tile_m =
+      std::lcm(std::lcm(shape::tile_m, tile_m_of<VectorPolicy>()), tile_m_of<HugePolicy>());
+  constexpr std::int64_t panel_tile_n =
+      std::lcm(std::lcm(shape::tile_n, tile_n_of<VectorPolicy>()), tile_n_of<HugePolicy>());
   const std::int64_t m = c.rows, n = c.cols, k = a_mem.cols;
   const bool a_scattered = order_a == Order::row_major;
   const bool b_scattered = order_b == Order::col_major;
@@ -454,8 +539,8 @@ template <class Policy, class VectorPolicy = void, class T, class Epilogue>
       k > 0 && static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume;
   const std::int64_t budget = limits.bytes;
   const std::int64_t row_bytes = k * static_cast<std::int64_t>(sizeof(T));  // of a packed operand's L index
-  bool pack_a = a_scattered && pays && n >= limits.min_side && row_bytes <= budget / shape::tile_m;
-  bool pack_b = b_scattered && pays && m >= limits.min_side && row_bytes <= budget / shape::tile_n;
+  bool pack_a = a_scattered && pays && n >= limits.min_side && row_bytes <= budget / panel_tile_m;
+  bool pack_b = b_scattered && pays && m >= limits.min_side && row_bytes <= budget / panel_tile_n;
   // Packing only pays through the vector fill, which needs every row-filled operand aligned.
   auto aligned = [](const MatrixRef<const T>& x) {
     return reinterpret_cast<std::uintptr_t>(x.data) % 16 == 0 && x.ld % vector == 0;
@@ -465,6 +550,11 @@ template <class Policy, class VectorPolicy = void, class T, class Epilogue>
                      const LauncherEpilogue<T, Epilogue>& pe) {
     if constexpr (!std::is_void_v<VectorPolicy>) {
       if (oa == Order::col_major && ob == Order::row_major && aligned(pa) && aligned(pb)) {
+        if constexpr (!std::is_void_v<HugePolicy>) {
+          if (huge_policy_pays<HugePolicy>(pc.rows, pc.cols, pa.cols, sms)) {
+            return gemm_row_major_c<HugePolicy, true>(oa, ob, pa, pb, pc, pe, sms, stream);
+          }
+        }
         return gemm_row_major_c<VectorPolicy, true>(oa, ob, pa, pb, pc, pe, sms, stream);
       }
     }
@@ -472,15 +562,13 @@ template <class Policy, class VectorPolicy = void, class T, class Epilogue>
   };
   if (!pack_a && !pack_b) return product(order_a, order_b, a_mem, b_mem, c, epi);
 
-  // Panels of whole tiles whose packed copy fits the budget; packed leading dimensions are
-  // multiples of a 16-byte vector's elements, so every packed row stays 16-byte aligned.
+  // Equal panels of whole tiles whose packed copy fits the budget; packed leading dimensions
+  // are multiples of a 16-byte vector's elements, so every packed row stays 16-byte aligned.
   auto panel = [&](bool pack, std::int64_t extent, std::int64_t tile) {
-    if (!pack) return extent;
-    const std::int64_t p = budget / row_bytes / tile * tile;
-    return p < extent ? p : extent;
+    return pack ? panel_extent(extent, budget / row_bytes / tile * tile, tile) : extent;
   };
-  const std::int64_t panel_m = panel(pack_a, m, shape::tile_m);
-  const std::int64_t panel_n = panel(pack_b, n, shape::tile_n);
+  const std::int64_t panel_m = panel(pack_a, m, panel_tile_m);
+  const std::int64_t panel_n = panel(pack_b, n, panel_tile_n);
   const std::int64_t ld_a = round_up<std::int64_t>(panel_m, vector);
   const std::int64_t ld_b = round_up<std::int64_t>(panel_n, vector);
   const std::int64_t a_elems = pack_a ? k * ld_a : 0;
@@ -632,13 +720,17 @@ template <class Policy, class T, class Epilogue>
       if (GemmPolicyLarge::tiled::smem_bytes > optin) {
         return gemm_packed<GemmPolicyLarge3>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
       }
-      // The vector policy only where an SM holds two of its blocks (each with the 1 KiB the
-      // driver reserves per block), as GemmPolicyLarge's two (it was measured so, on sm_90).
+      // The vector policies only where an SM holds two GemmPolicyLargeVector blocks (each with
+      // the 1 KiB the driver reserves per block), as GemmPolicyLarge's two (they were measured
+      // so, on sm_90). GemmPolicyHuge needs less and fits wherever that does.
       constexpr std::size_t vector_bytes = GemmPolicyLargeVector::tiled::smem_bytes;
+      static_assert(GemmPolicyHuge::tiled::smem_bytes <= vector_bytes,
+                    "gemm: GemmPolicyHuge must fit wherever GemmPolicyLargeVector does");
       if (vector_bytes > optin || 2 * (vector_bytes + 1024) > static_cast<std::size_t>(smem_per_sm)) {
         return gemm_packed<GemmPolicyLarge>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
       }
-      return gemm_packed<GemmPolicyLarge, GemmPolicyLargeVector>(order_a, order_b, a_mem, b_mem, c_rm, e, sms, stream);
+      return gemm_packed<GemmPolicyLarge, GemmPolicyLargeVector, GemmPolicyHuge>(order_a, order_b, a_mem, b_mem, c_rm,
+                                                                                 e, sms, stream);
     } else {
       // The same rule on the double tiles: 128 x 64 unless C has at most 64 rows or fewer such
       // tiles than SMs; then 64 x 64 when they fill the SMs or K is long enough for split-K to
@@ -738,7 +830,8 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! and at least as many 128 x 128 tiles as the GPU has SMs (GemmPolicyLarge3 where the device
 //! gives a block less shared memory than GemmPolicyLarge needs, e.g. sm_75; and
 //! GemmPolicyLargeVector where both operands fill in 16-byte vectors, packed or as given, and
-//! an SM holds two of its 99 KiB blocks, e.g. sm_90); else
+//! an SM holds two of its 99 KiB blocks, e.g. sm_90; there, GemmPolicyHuge's 256 x 128 tiles
+//! for k >= 1024 when they fill at least half of the SMs in their last wave); else
 //! GemmPolicySkinny for k >= 2048, GemmPolicyMedium when its 64 x 64 tiles fill the SMs,
 //! GemmPolicySmall otherwise. When C has fewer tiles than the GPU has block slots, K is split
 //! (see GemmPolicy) into slices of at least 256 when the product has at least 2^28
@@ -747,8 +840,8 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! contiguous one (A row-major or B column-major as computed: the common NN case of either
 //! order) is first transposed into workspace when the product reuses it enough (the other side
 //! of C at least 1024 and M * N * K >= 2^30): its shared tiles then fill in 16-byte vectors,
-//! about 5% faster for the cost of one copy. An operand above 64 MiB is packed in panels, each
-//! multiplied as it is packed. Workspace comes from tilecraft's own stream-ordered pool (see
+//! about 5% faster for the cost of one copy. An operand above 64 MiB is packed in equal panels,
+//! each multiplied as it is packed. Workspace comes from tilecraft's own stream-ordered pool (see
 //! release_workspace()); where none can be had, the product is computed unsplit and unpacked.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when: an enumerator is out of range;

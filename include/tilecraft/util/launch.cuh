@@ -39,6 +39,9 @@ constexpr std::size_t max_smem_per_block_optin(int major, int minor) {
 //! memory exceeds what a block of this device may opt in to; otherwise raises the kernel's
 //! cudaFuncAttributeMaxDynamicSharedMemorySize to dynamic_bytes when that is above the 48 KiB
 //! default (idempotent; cheap enough to call before every launch) and returns its status.
+//! Opt in the very pointer you launch: every translation unit (.cu file) has its own copy of a
+//! kernel, registered on its own, so a cache of "already opted in" keyed by the kernel's
+//! template arguments (one variable for all translation units) leaves the other copies out.
 //! \code
 //! using Smem = tilecraft::SharedCarve<TileA, TileB>;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::opt_in_dynamic_smem(my_kernel, Smem::bytes));

@@ -1,0 +1,23 @@
+// A GEMM configuration launched from two translation units (test_gemm.cu and
+// test_gemm_other_tu.cu): nvcc gives each its own copy of the kernel, and each copy must be
+// opted in to its dynamic shared memory on its own.
+#pragma once
+
+#include <cstdint>
+
+#include <tilecraft/device/gemm.cuh>
+
+namespace tilecraft::test {
+
+//! More than the 48 KiB of shared memory a block gets without opting in, less than sm_75's
+//! 64 KiB: 32 x 64 tiles, K step 32, 4 stages (52 KiB).
+using GemmPolicyDeep = GemmPolicy<32, 64, RegBlock<4, 4>, 32, 4, 4>;
+static_assert(GemmPolicyDeep::tiled::smem_bytes > 48 * 1024 && GemmPolicyDeep::tiled::smem_bytes <= 64 * 1024,
+              "GemmPolicyDeep must need the opt-in, and fit every supported GPU");
+
+//! tilecraft::gemm<GemmPolicyDeep>, called from test_gemm_other_tu.cu.
+cudaError_t gemm_deep_in_other_tu(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                  float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                                  float beta, float* c, std::int64_t ldc, cudaStream_t stream);
+
+}  // namespace tilecraft::test
