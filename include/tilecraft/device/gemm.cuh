@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -491,21 +492,13 @@ inline std::int64_t panel_extent(std::int64_t extent, std::int64_t most, std::in
   return round_up<std::int64_t>(ceil_div<std::int64_t>(extent, panels), tile);
 }
 
-// A policy's tile rows and columns; 1 for none (void).
+// A policy's tile as {rows, columns}; {1, 1} for none (void).
 template <class Policy>
-constexpr std::int64_t tile_m_of() {
+constexpr std::array<std::int64_t, 2> tile_of() {
   if constexpr (std::is_void_v<Policy>) {
-    return 1;
+    return {1, 1};
   } else {
-    return Policy::tiled::shape::tile_m;
-  }
-}
-template <class Policy>
-constexpr std::int64_t tile_n_of() {
-  if constexpr (std::is_void_v<Policy>) {
-    return 1;
-  } else {
-    return Policy::tiled::shape::tile_n;
+    return {Policy::tiled::shape::tile_m, Policy::tiled::shape::tile_n};
   }
 }
 
@@ -528,9 +521,9 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
   }
   constexpr std::int64_t vector = shape::vector_elems;
   constexpr std::int64_t panel_tile_m =
-      std::lcm(std::lcm(shape::tile_m, tile_m_of<VectorPolicy>()), tile_m_of<HugePolicy>());
+      std::lcm(std::lcm(std::int64_t{shape::tile_m}, tile_of<VectorPolicy>()[0]), tile_of<HugePolicy>()[0]);
   constexpr std::int64_t panel_tile_n =
-      std::lcm(std::lcm(shape::tile_n, tile_n_of<VectorPolicy>()), tile_n_of<HugePolicy>());
+      std::lcm(std::lcm(std::int64_t{shape::tile_n}, tile_of<VectorPolicy>()[1]), tile_of<HugePolicy>()[1]);
   const std::int64_t m = c.rows, n = c.cols, k = a_mem.cols;
   const bool a_scattered = order_a == Order::row_major;
   const bool b_scattered = order_b == Order::col_major;
