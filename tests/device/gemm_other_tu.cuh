@@ -1,6 +1,7 @@
-// A GEMM configuration launched from two translation units (test_gemm.cu and
-// test_gemm_other_tu.cu): nvcc gives each its own copy of the kernel, and each copy must be
-// opted in to its dynamic shared memory on its own.
+// A GEMM kernel launched from two translation units (test_gemm.cu and test_gemm_other_tu.cu)
+// through two different launcher functions: nvcc gives each file its own copy of the kernel,
+// and each copy must be opted in to its dynamic shared memory on its own. (Through one launcher
+// function both files would run the one copy of it the linker keeps, and launch one kernel.)
 #pragma once
 
 #include <cstdint>
@@ -15,9 +16,13 @@ using GemmPolicyDeep = GemmPolicy<32, 64, RegBlock<4, 4>, 32, 4, 4>;
 static_assert(GemmPolicyDeep::tiled::smem_bytes > 48 * 1024 && GemmPolicyDeep::tiled::smem_bytes <= 64 * 1024,
               "GemmPolicyDeep must need the opt-in, and fit every supported GPU");
 
-//! tilecraft::gemm<GemmPolicyDeep>, called from test_gemm_other_tu.cu.
-cudaError_t gemm_deep_in_other_tu(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
-                                  float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
-                                  float beta, float* c, std::int64_t ldc, cudaStream_t stream);
+//! Row-major C (m x n) = alpha A B + beta C with A column-major (m x k) and B row-major (k x n),
+//! 16-byte aligned with leading dimensions that are multiples of 4, through the launcher's
+//! vector-only entry (detail::gemm_row_major_c<GemmPolicyDeep, true>): a launcher function
+//! other than the one gemm<GemmPolicyDeep> runs, instantiated only in test_gemm_other_tu.cu,
+//! that launches the same kernel instantiation (its own file's copy).
+cudaError_t gemm_deep_vector_only_in_other_tu(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                                              const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                                              float beta, float* c, std::int64_t ldc, cudaStream_t stream);
 
 }  // namespace tilecraft::test

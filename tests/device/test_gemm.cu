@@ -648,8 +648,9 @@ struct PackLimits {
 TEST_CASE_TEMPLATE("gemm: K-contiguous operands packed into a workspace, whole and in panels of C", T, float, double) {
   using Large = std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicyLargeF64>;
   // Panels (budgets for float; doubles get twice the bytes): 16 KiB holds 136 packed rows of
-  // K = 30, so every default tile gives panels of 128 rows of A (or columns of B, 64 for the
-  // double tiles) and a ragged last one; 64 MiB packs whole. With K = 2100 (split K too) 600 KiB
+  // K = 30, so 150 rows of A (or columns of B) go in two equal panels of whole tiles (the
+  // default GemmPolicySmall's 32-row tiles: 96 + 54; GemmPolicyLarge's 128: 128 + 22); 64 MiB
+  // packs whole. With K = 2100 (split K too) 600 KiB
   // holds 73 rows: A in panels of 64 rows, B (128-column tiles) not packed.
   const std::int64_t shapes[][4] = {{150, 140, 30, 16 << 10},
                                     {150, 140, 30, std::int64_t{64} << 20},
@@ -818,6 +819,21 @@ namespace {
 template <class Policy>
 void check_policy() {
   using T = typename Policy::element_type;
+  int device = 0, optin = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (Policy::tiled::smem_bytes > static_cast<std::size_t>(optin)) {
+    // More shared memory than this device gives a block (GemmPolicyLarge and GemmPolicyHuge on
+    // sm_75): refused before anything runs, C left alone.
+    MESSAGE("the policy does not fit this device: checking that gemm refuses it");
+    const Problem<T> p = make_problem(combos[0], 33, 31, 17, layouts[0], T(1), T(0));
+    const HostData<T> h = make_data(p, 4999);
+    DeviceData<T> d(h);
+    CHECK(run_gemm<T, Policy>(p, d.a.get(), d.b.get(), d.c.get(), nullptr) == cudaErrorInvalidValue);
+    tilecraft::test::sync_and_check();
+    CHECK(same_buffer(d.c.download(), h.c));
+    return;
+  }
   const std::int64_t shapes[][3] = {{1, 1, 1},     {33, 31, 17},  {127, 129, 65}, {300, 200, 33},
                                     {70, 90, 300}, {64, 128, 40}, {3, 5, 4100}};
   const SplitOnSmallProducts split;  // {3, 5, 4100}: K split (unless the policy never splits)
@@ -845,36 +861,30 @@ TEST_CASE_TEMPLATE("gemm<Policy>: user configurations and the defaults, chosen e
   check_policy<Policy>();
 }
 
-TEST_CASE("gemm<Policy>: one configuration launched from two translation units, each opting in its own kernel") {
-  // Each .cu file has its own copy of gemm_kernel<...>, to be opted in to its 52 KiB of shared
-  // memory on its own: the launcher once remembered the opt-in per template instantiation, and
-  // the second file's launches failed with cudaErrorInvalidValue. Alternating files, so that
-  // each goes first once (whichever ran first in this process).
+TEST_CASE("gemm: one kernel launched from two translation units, each opting in its own copy") {
+  // gemm<GemmPolicyDeep> (this file) and the vector-only launcher entry (test_gemm_other_tu.cu)
+  // launch the same kernel instantiation, each file its own copy, which needs its own opt-in to
+  // 52 KiB of shared memory: the launcher once remembered the opt-in per template instantiation
+  // (one flag for all files), and whichever file came second failed with cudaErrorInvalidValue.
+  // A^T as stored and B row-major, aligned with leading dimensions of multiples of 4, so that
+  // gemm<GemmPolicyDeep> runs the vector kernel too; alternating which file goes first.
   using tilecraft::test::GemmPolicyDeep;
   auto other_tu = [](const Problem<float>& p, const float* a, const float* b, float* c, cudaStream_t stream) {
-    return tilecraft::test::gemm_deep_in_other_tu(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a, p.lda(), b,
-                                                  p.ldb(), p.beta, c, p.ldc(), stream);
+    return tilecraft::test::gemm_deep_vector_only_in_other_tu(p.m, p.n, p.k, p.alpha, a, p.lda(), b, p.ldb(), p.beta, c,
+                                                              p.ldc(), stream);
   };
   std::uint64_t salt = 9100;
-  for (int round = 0; round < 2; ++round) {
-    for (int v = 0; v < 4; ++v) {
-      const Problem<float> p = make_problem(combos[(round * 4 + v) % 8], 70 + 31 * v, 45 + 17 * v, 33 + 40 * v,
-                                            layouts[v % layout_count], 1.0f, v % 2 ? 0.0f : -0.5f);
-      if ((round + v) % 2 == 0) {
-        check_gemm(p, ++salt, run_gemm<float, GemmPolicyDeep>, nullptr, true);
-        check_gemm(p, ++salt, other_tu, nullptr, true);
-      } else {
-        check_gemm(p, ++salt, other_tu, nullptr, true);
-        check_gemm(p, ++salt, run_gemm<float, GemmPolicyDeep>, nullptr, true);
-      }
+  for (int v = 0; v < 6; ++v) {
+    const Problem<float> p =
+        make_problem(combos[1], 70 + 31 * v, 45 + 17 * v, 33 + 40 * v, layouts[1], 1.0f, v % 2 ? 0.0f : -0.5f);
+    if (v % 2 == 0) {
+      check_gemm(p, ++salt, run_gemm<float, GemmPolicyDeep>, nullptr, true);
+      check_gemm(p, ++salt, other_tu, nullptr, true);
+    } else {
+      check_gemm(p, ++salt, other_tu, nullptr, true);
+      check_gemm(p, ++salt, run_gemm<float, GemmPolicyDeep>, nullptr, true);
     }
   }
-}
-
-TEST_CASE_TEMPLATE("gemm<Policy> for double: user configurations and the defaults, chosen explicitly", Policy,
-                   PolicyF64_64, PolicyF64_32, PolicyF64_8x8, PolicyF64_128, PolicyF64_Group3,
-                   tilecraft::GemmPolicyLargeF64, tilecraft::GemmPolicyMediumF64, tilecraft::GemmPolicySmallF64) {
-  check_policy<Policy>();
 }
 
 // ---- custom epilogues -----------------------------------------------------------------------------
@@ -1037,14 +1047,22 @@ TEST_CASE_TEMPLATE("gemm against cuBLAS: 1000 x 999 x 1001 in both orders with e
   // bases (the element-by-element path) and beta != 0.
   check_gemm(make_problem(combos[0], 2048, 2048, 2048, layouts[0], T(1), T(0)), ++salt, run_gemm<T>, &cublas, false);
   check_gemm(make_problem(combos[5], 2048, 2048, 2048, layouts[2], T(-1), T(0.5)), ++salt, run_gemm<T>, &cublas, false);
-  // Where both operands fill in vectors, float takes GemmPolicyHuge (256 x 128) for a long K
-  // and C's tiles filling at least half of a last wave on the GPU (on 132 SMs: both cases
-  // below), else GemmPolicyLargeVector (K step 32). A^T as stored (no packing), 2048^3 and with
-  // ragged tiles (2000 = 7.8 x 256 rows, 1100 = 8.6 x 128 columns, K = 1037: 64.8 steps of 16);
-  // A packed with ragged tiles along M and a K of one and a bit steps.
+  // Where both operands fill in vectors (and the GPU holds two GemmPolicyLargeVector blocks per
+  // SM, e.g. sm_90), float takes GemmPolicyHuge (256 x 128) for K >= 1024 when C's tiles fill
+  // at least half of a last wave, else GemmPolicyLargeVector (K step 32). Huge's shape comes
+  // from this GPU's SM count: 2000 rows (7.8 tiles of 256) by as many ragged 128-column tiles as
+  // make 8 x floor(SMs / 8) tiles (132 SMs: 2020 columns, 128 tiles), K = 1037 (64.8 steps of
+  // 16). A^T as stored (no packing): that and 2048^3; A packed: that and 1537 x 1544 x 37
+  // (LargeVector, ragged along M, a K of one and a bit steps).
+  int device = 0, sms = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::int64_t huge_n = 128 * std::max(sms / 8, 1) - 28;
+  CHECK(tilecraft::detail::huge_policy_pays<tilecraft::GemmPolicyHuge>(2000, huge_n, 1037, sms));
   check_gemm(make_problem(combos[1], 2048, 2048, 2048, layouts[1], T(1), T(0.5)), ++salt, run_gemm<T>, &cublas, false);
-  check_gemm(make_problem(combos[1], 2000, 1100, 1037, layouts[5], T(-1), T(0)), ++salt, run_gemm<T>, &cublas, false);
+  check_gemm(make_problem(combos[1], 2000, huge_n, 1037, layouts[1], T(-1), T(0)), ++salt, run_gemm<T>, &cublas, false);
   const PackLimits<T> limits(std::int64_t{64} << 20);
   check_gemm(make_problem(combos[0], 1537, 1544, 37, layouts[1], T(0.75), T(0)), ++salt, run_gemm<T>, &cublas, false);
-  check_gemm(make_problem(combos[0], 2000, 1100, 1037, layouts[1], T(0.5), T(2)), ++salt, run_gemm<T>, &cublas, false);
+  check_gemm(make_problem(combos[0], 2000, huge_n, 1037, layouts[1], T(0.5), T(2)), ++salt, run_gemm<T>, &cublas,
+             false);
 }

@@ -135,16 +135,19 @@ TEST_CASE("packing panels: as few as the budget allows, equal in whole tiles, co
 TEST_CASE("GemmPolicyHuge: a long K, and C's tiles filling at least half of the last wave") {
   using tilecraft::GemmPolicyHuge;
   using tilecraft::detail::huge_policy_pays;
-  constexpr std::int64_t min_k = tilecraft::detail::GemmHugeLimits::min_k;
-  auto gen = tilecraft::test::rng(12);
-  for (int i = 0; i < 20000; ++i) {
-    const std::int64_t m = pick(gen, 14), n = pick(gen, 14), k = pick(gen, 13);
-    const int sms = 1 + static_cast<int>(gen() % 160);
-    const std::int64_t tiles = ((m + 255) / 256) * ((n + 127) / 128);
-    const std::int64_t last = tiles % sms;
-    INFO(m, " x ", n, " x ", k, " on ", sms, " SMs");
-    REQUIRE(huge_policy_pays<GemmPolicyHuge>(m, n, k, sms) == (k >= min_k && (last == 0 || 2 * last >= sms)));
-  }
+  // The two limits at their edges, on 132 SMs: K of 1023 / 1024; 65 or 66 tiles past the full
+  // waves (256 x 128 tiles: 256 rows by 65 or 66 columns of 128, plus one or two full waves).
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(4096, 4096, 1023, 132));
+  CHECK(huge_policy_pays<GemmPolicyHuge>(4096, 4096, 1024, 132));
+  CHECK(huge_policy_pays<GemmPolicyHuge>(256, 66 * 128, 4096, 132));
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(256, 65 * 128, 4096, 132));
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(256, 65 * 128 - 127, 4096, 132));  // 65 tiles, the last ragged
+  CHECK(huge_policy_pays<GemmPolicyHuge>(512, 99 * 128, 4096, 132));              // 198 tiles: 1 wave + 66
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(512, 98 * 128, 4096, 132));        // 196: 1 wave + 64
+  CHECK(huge_policy_pays<GemmPolicyHuge>(3 * 256, 88 * 128, 4096, 132));          // 264: 2 full waves
+  CHECK(huge_policy_pays<GemmPolicyHuge>(1, 1, 4096, 1));                         // one tile, one SM
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(1, 1, 4096, 3));                   // one tile of three SMs
+  CHECK_FALSE(huge_policy_pays<GemmPolicyHuge>(0, 4096, 4096, 132));
   // The measured shapes on 132 SMs (benchmarks/TUNING.md): 4096^3 (512 tiles: 3 waves and
   // 116), 8192^3, 2048^3 (128 tiles in one wave), 6144^3 in panels of 2048 rows (384 tiles:
   // 2 waves and 120) take it; 3072^3 (288 tiles: 2 waves and 24), 5120^3 (6 waves and 8),

@@ -306,8 +306,8 @@ struct OptedInKernels {
   std::set<std::pair<const void*, int>> done;  // (kernel, device)
 };
 inline OptedInKernels& opted_in_kernels() {
-  static OptedInKernels kernels;
-  return kernels;
+  static OptedInKernels* const kernels = new OptedInKernels;  // never destroyed: usable from static destructors
+  return *kernels;
 }
 
 // Opts `kernel` in to `bytes` of dynamic shared memory once per device (a driver call per
@@ -484,10 +484,10 @@ inline GemmPackLimits gemm_pack_limits{};
 // The extent of each panel when `extent` rows (or columns) are packed at most `most` at a time
 // (a multiple of `tile`, at least one tile): as few panels as that allows, of equal size in
 // whole tiles (the last one may be shorter). Equal rather than as large as possible: a short
-// last panel is a product of few tiles that leaves most SMs idle (6144^3 in panels of 2560
-// rows: 2560, 2560, 1024; now 2048 each).
+// last panel is a product of few tiles that leaves most SMs idle (6144^3 on 256-row tiles:
+// 2560 + 2560 + 1024 rows, where 3 x 2048 fill the SMs alike).
 inline std::int64_t panel_extent(std::int64_t extent, std::int64_t most, std::int64_t tile) {
-  if (extent <= most) return extent;
+  if (extent <= most || most < tile) return extent;  // (most < tile: the caller's rules exclude it)
   const std::int64_t panels = ceil_div<std::int64_t>(extent, most);
   return round_up<std::int64_t>(ceil_div<std::int64_t>(extent, panels), tile);
 }
@@ -532,8 +532,10 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
       k > 0 && static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume;
   const std::int64_t budget = limits.bytes;
   const std::int64_t row_bytes = k * static_cast<std::int64_t>(sizeof(T));  // of a packed operand's L index
-  bool pack_a = a_scattered && pays && n >= limits.min_side && row_bytes <= budget / panel_tile_m;
-  bool pack_b = b_scattered && pays && m >= limits.min_side && row_bytes <= budget / panel_tile_n;
+  // Packed rows (of K elements) the budget holds: the whole operand, or panels of whole tiles.
+  const std::int64_t budget_rows = row_bytes > 0 ? budget / row_bytes : 0;
+  bool pack_a = a_scattered && pays && n >= limits.min_side && (m <= budget_rows || budget_rows >= panel_tile_m);
+  bool pack_b = b_scattered && pays && m >= limits.min_side && (n <= budget_rows || budget_rows >= panel_tile_n);
   // Packing only pays through the vector fill, which needs every row-filled operand aligned.
   auto aligned = [](const MatrixRef<const T>& x) {
     return reinterpret_cast<std::uintptr_t>(x.data) % 16 == 0 && x.ld % vector == 0;
@@ -558,7 +560,7 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
   // Equal panels of whole tiles whose packed copy fits the budget; packed leading dimensions
   // are multiples of a 16-byte vector's elements, so every packed row stays 16-byte aligned.
   auto panel = [&](bool pack, std::int64_t extent, std::int64_t tile) {
-    return pack ? panel_extent(extent, budget / row_bytes / tile * tile, tile) : extent;
+    return pack && extent > budget_rows ? panel_extent(extent, budget_rows / tile * tile, tile) : extent;
   };
   const std::int64_t panel_m = panel(pack_a, m, panel_tile_m);
   const std::int64_t panel_n = panel(pack_b, n, panel_tile_n);
@@ -690,6 +692,10 @@ template <class Policy, class T, class Epilogue>
     const LauncherEpilogue<T, Epilogue> e{epi, !row, false};
     int sms = 0, smem_optin = 0, smem_per_sm = 0;
     TILECRAFT_RETURN_IF_ERROR(device_limits(sms, smem_optin, smem_per_sm));
+    if constexpr (!std::is_void_v<Policy>) {
+      // A configuration the device cannot hold is refused before any workspace or packing.
+      if (Policy::tiled::smem_bytes > static_cast<std::size_t>(smem_optin)) return cudaErrorInvalidValue;
+    }
     auto tiles = [&](int tm, int tn) {
       return ceil_div<std::int64_t>(c_rm.rows, tm) * ceil_div<std::int64_t>(c_rm.cols, tn);
     };
