@@ -861,6 +861,12 @@ TEST_CASE_TEMPLATE("gemm<Policy>: user configurations and the defaults, chosen e
   check_policy<Policy>();
 }
 
+TEST_CASE_TEMPLATE("gemm<Policy> for double: user configurations and the defaults, chosen explicitly", Policy,
+                   PolicyF64_64, PolicyF64_32, PolicyF64_8x8, PolicyF64_128, PolicyF64_Group3,
+                   tilecraft::GemmPolicyLargeF64, tilecraft::GemmPolicyMediumF64, tilecraft::GemmPolicySmallF64) {
+  check_policy<Policy>();
+}
+
 TEST_CASE("gemm: one kernel launched from two translation units, each opting in its own copy") {
   // gemm<GemmPolicyDeep> (this file) and the vector-only launcher entry (test_gemm_other_tu.cu)
   // launch the same kernel instantiation, each file its own copy, which needs its own opt-in to
