@@ -90,12 +90,12 @@ struct StencilPolicy {
 };
 
 //! stencil_1d's default policy, by the width of a thread's halo in 16-byte vectors
-//! (h = ceil(Radius * sizeof(T) / 16)), measured on an H200 (benchmarks/TUNING.md):
+//! (h = ceil(Radius * sizeof(T) / 16)) (measured: benchmarks/TUNING.md):
 //!   h == 1 (float R <= 4, double R <= 2): direct, 256 threads, one vector each;
 //!   h == 2 (float R <= 8, double R <= 4): tiled, 128 threads x 2 vectors, one tile per block;
 //!   h > 2: tiled, 64 threads x 8 vectors (8 KiB of output a tile), one tile per block.
-//! One tile per block (and so one stage) beat persistent multi-stage blocks there: many
-//! resident blocks hide the load latency better than stages inside a block.
+//! One tile per block (and so one stage), not persistent multi-stage blocks: many resident
+//! blocks hide the load latency better than stages inside a block.
 template <class T, int Radius>
 using DefaultStencilPolicy =
     std::conditional_t<(Radius * sizeof(T) + max_vector_bytes - 1) / max_vector_bytes <= 1,

@@ -59,8 +59,7 @@ struct TransposePolicy {
                 "transpose: the transposed drain must be bank-conflict free");
 };
 
-//! tilecraft::transpose's default policy, chosen by measurement on an H200
-//! (benchmarks/TUNING.md), one block per tile:
+//! tilecraft::transpose's default policy (measured: benchmarks/TUNING.md), one block per tile:
 //!   4-byte elements: 64 x 64 tiles, 64 threads, Swizzled<16, 4>: the fill moves whole
 //!     256-byte rows with 16-byte vectors (16 loads in flight a thread), the drain reads 4 x 4
 //!     blocks with 16-byte shared loads and transposes them in registers
@@ -86,7 +85,7 @@ namespace detail {
 
 //! One block per tile: blockIdx.x walks the tile columns, blockIdx.y (+ blockIdx.z * gridDim.y
 //! past 65535) the tile rows, so blocks that run at the same time read whole rows of `in`
-//! (walking bands of tiles column-wise measured slower) and no thread divides. Loop-free,
+//! (the best DRAM order; measured: benchmarks/TUNING.md) and no thread divides. Loop-free,
 //! straight-line load -> barrier -> drain: nothing stays live across tiles, which keeps the
 //! register count (and so the blocks per multiprocessor) where a hand-written kernel has it.
 template <class T, class Policy>

@@ -94,11 +94,11 @@ struct TiledGemm {
 
  private:
   // Whether the mainloop overlaps each stage boundary with the last FMAs of the stage before.
-  // It pays where an operand is scattered (many single-element copies to issue after each
-  // barrier) and a k step has FMAs enough to cover the next stage's fragment loads: measured on
-  // the H200, +3 points of cuBLAS at 2048^3 to 8192^3 with row-major A and 8 x 8 per thread,
-  // +3.5 at 1000^3 with 4 x 8; but -1 with both operands filled in vectors, and -4 at 512^3
-  // with 4 x 4 (benchmarks/TUNING.md; measured for float, applied alike to double).
+  // Only where an operand is scattered (row-major A or column-major B: many single-element
+  // copies to issue after each barrier) and a thread holds at least 32 accumulators (FMAs
+  // enough in a k step to cover the next stage's fragment loads); with both operands filled in
+  // vectors, or fewer accumulators, it costs more than it hides. The same rule for float and
+  // double (measured: benchmarks/TUNING.md).
   template <Order OA, Order OB>
   static constexpr bool overlap_stages =
       (OA == Order::row_major || OB == Order::col_major) && RegBlockT::rows* RegBlockT::cols >= 32;

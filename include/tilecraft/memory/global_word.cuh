@@ -19,7 +19,7 @@ enum class CacheHint {
   //! Data touched once: loads take the read-only path without allocating in L1 and let L2
   //! fetch 256-byte blocks (sm_80+); stores are evict-first. The source must not be written by
   //! any thread while the kernel runs (see arch/global_access.cuh). Opt in only after
-  //! measuring: for whole-GPU streams it was slower than normal (benchmarks/TUNING.md).
+  //! measuring: for whole-GPU streams it is slower than normal (measured: benchmarks/TUNING.md).
   streaming,
 };
 

@@ -22,8 +22,8 @@ struct BlockReduceWarpShuffle {
   // Thread 0 reads partials[1 ... warps-1] (its own warp's is in a register). Up to 4 warps,
   // result goes first, so those loads start at byte sizeof(Acc) (for ints: one 8-byte load
   // and one 4-byte load); with more warps the array starts 16-byte aligned, so the loads are
-  // as few 16-byte vectors as possible. Both measured against cub::BlockReduce (its layouts
-  // differ the same way): a single 16-byte load of 4 slots at 128 threads was ~1% slower.
+  // as few 16-byte vectors as possible. cub::BlockReduce lays its partials out the same way
+  // (measured: benchmarks/TUNING.md).
   struct SmallStorage {
     Acc result;
     Acc partials[static_cast<std::size_t>(warps)];
@@ -59,17 +59,16 @@ struct BlockReduceWarpShuffle {
 
   // Lane 0 of each of the first `n` warps holds its warp's partial; thread 0 combines them in
   // warp order. Its shared loads are independent and issue back to back; what warp 0 must
-  // finish before the next barrier is the chain of combines after them. Measured against
-  // cub::BlockReduce on an H200 (benchmarks/TUNING.md):
+  // finish before the next barrier is the chain of combines after them, so the combine keeps
+  // that chain short (measured against cub::BlockReduce: benchmarks/TUNING.md):
   //   - integers, up to 8 warps: a pairwise tree ((p0 op p1) op (p2 op p3)) ..., log2(warps)
-  //     deep (1.10x CUB at 128 threads, where a left fold measured 1.01x); it holds every
-  //     partial in a register, so beyond 8 warps (where 1024-thread blocks have 64 registers a
-  //     thread) the left fold is kept;
+  //     deep; it holds every partial in a register, so beyond 8 warps (where 1024-thread
+  //     blocks have 64 registers a thread) a left fold;
   //   - floating point: a left fold, which starts on the first partial while the other loads
-  //     are in flight (the tree measured 1-2% slower at 128-512 threads);
+  //     are in flight;
   //   - 32-bit integer Sum/Min/Max with 8 or more warps on sm_80+: warp 0 loads one partial
   //     a lane and combines them with one redux.sync (the order does not matter for those
-  //     operators): 1.10-1.15x CUB at 512-1024 threads, where the fold was a 31-deep chain.
+  //     operators) instead of a fold up to 31 combines deep.
   // A second shuffle tree would cost a shuffle's latency per level.
   template <class Op>
   TILECRAFT_DEVICE static Acc combine_partials(Storage& s, Acc v, Op op, int n, int rank) {
