@@ -4,8 +4,8 @@
 // 32 tiles) as textbook baselines at two of the square sizes they take. C = A B, float,
 // row-major, alpha = 1, beta = 0; cuBLAS, column-major, computes C^T = B^T A^T on the same memory:
 // the same product of the same bytes into the same C.
-// Named gemm_f32/<impl>/<M>x<N>x<K> (report.py keeps the MxNxK size as a string; goals.py's GEMM
-// goals match family ^gemm, peer cublas and that size). Counters: median_us, TFLOP/s (2 M N K
+// Named gemm_f32/<impl>/<M>x<N>x<K> (report.py keeps the MxNxK size as a string and compares each
+// row with the peer of the same family and size). Counters: median_us, TFLOP/s (2 M N K
 // per median run), ratio (cuBLAS time / this time, > 1: faster than cuBLAS) and max_rel_err
 // (max |C - C_cublas| / max |C_cublas| after the timed runs; above 1e-4 the run is reported as
 // an error, so a wrong kernel cannot post a rate).
@@ -15,8 +15,8 @@
 // above 1e-10 is an error) on two 4096 x 4096 buffers of doubles, against cublasDgemm. cuBLAS
 // runs DGEMM on the FP64 tensor cores (DMMA) from sm_80 on, at twice the SIMT FP64 rate that
 // tilecraft's DFMA kernel is bound by, so the ratio is expected well below 1. tilecraft's row
-// is named tilecraft_simt, not tilecraft: the GEMM goals (../shared/tools/goals.py, FP32 vs
-// cuBLAS FP32) count the subject named tilecraft, and this comparison is not theirs.
+// is named tilecraft_simt, not tilecraft: the rows named tilecraft compare like with like (FP32
+// FMAs on both sides), and this one, SIMT against tensor cores, does not.
 #include <cublas_v2.h>
 
 #include <cmath>
@@ -51,7 +51,7 @@ struct GemmSize {
   double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
 };
 
-// The shapes of the GEMM goals: cubes, skinny M, a short K, and sizes that are multiples of
+// The shapes the GEMM is measured at: cubes, skinny M, a short K, and sizes that are multiples of
 // nothing (odd leading dimensions: no 16-byte vector fills or stores).
 constexpr GemmSize gemm_sizes[] = {
     {512, 512, 512},  {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},

@@ -1,6 +1,6 @@
 // Benchmark harness shared by every tilecraft benchmark.
 //
-// Method (DESIGN.md section 7): inputs live on the GPU and are never zeros; each sample is
+// Method: inputs live on the GPU and are never zeros; each sample is
 // timed with CUDA events around the measured region only; before every sample the L2 is
 // flushed by writing a buffer twice its size (outside the timed region); a few untimed warm-up
 // runs come first. Every rate and ratio is taken from the median sample (`median_us`), which a

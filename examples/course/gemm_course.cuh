@@ -1,10 +1,10 @@
 // The matrix multiplication kernels a CUDA course teaches, transcribed from the course material
-// (ECE 587 Lecture 19, "CUDA III: Synchronization", course document 004_425bb379d0c3d445.txt:
-// `gemm_tiled` with shared tiles and two barriers per step, then `gemm_tiled_1x2`, 1x2 register
-// blocking, and its Tesla T4 timing table). Of its first kernel, `gemm_simple`, the lecture
-// shows only the block and thread mapping (gemm_tiled's "is the same as gemm_simple"); its body
-// here is that mapping around the naive loop of the course's blog chapter
-// (001_f97404e7d1884e9a.txt: "sum += A[row][k] * B[k][col]", one thread per element of C).
+// (ECE 587 Lecture 19, "CUDA III: Synchronization": `gemm_tiled` with shared tiles and two
+// barriers per step, then `gemm_tiled_1x2`, 1x2 register blocking, and its Tesla T4 timing
+// table). Of its first kernel, `gemm_simple`, the lecture shows only the block and thread
+// mapping (gemm_tiled's "is the same as gemm_simple"); its body here is that mapping around the
+// naive loop of the course's blog chapter ("sum += A[row][k] * B[k][col]", one thread per
+// element of C).
 // They are the first rungs of the GEMM ladder and the textbook baselines of the benchmarks.
 // Transcribed line by line; the one change is `float` -> a template parameter T (the launchers
 // instantiate float only), which lets several translation units include this header, as the

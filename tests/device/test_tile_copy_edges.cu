@@ -164,7 +164,7 @@ using Streaming = TileCopy<CacheHint::streaming>;
 
 }  // namespace
 
-TEST_CASE("tile copies at random origins: the issue's 8 x 32 float tile") {
+TEST_CASE("tile copies at random origins: an unpadded 8 x 32 float tile") {
   check_every_load<SharedMatrix<float, 8, 32, Padded<0>>, 64>(101, 40);
 }
 
