@@ -3,12 +3,11 @@
 // the memory-bound primitives are judged by.
 #include <cstdint>
 
-#include <tilecraft/arch/cp_async_bulk.cuh>
 #include <tilecraft/arch/global_access.cuh>
-#include <tilecraft/arch/mbarrier.cuh>
 #include <tilecraft/memory/pipeline.cuh>
 #include <tilecraft/memory/tile_copy.cuh>
 
+#include "bulk_copy.cuh"
 #include "harness.cuh"
 
 using namespace tilecraft::bench;
@@ -56,29 +55,29 @@ __global__ void __launch_bounds__(32)
     bulk_copy_kernel(unsigned char* dst, const unsigned char* src, std::int64_t chunks) {
   extern __shared__ __align__(128) unsigned char buf[];
   __shared__ std::uint64_t bar[Stages];
-  namespace arch = tilecraft::arch;
+  namespace hopper = tilecraft::bench::hopper;
   if (threadIdx.x != 0) return;
-  for (int s = 0; s < Stages; ++s) arch::mbarrier_init(&bar[s], 1);
+  for (int s = 0; s < Stages; ++s) hopper::mbarrier_init(&bar[s], 1);
   const std::int64_t step = gridDim.x;
   auto load = [&](std::int64_t i) {  // the block's i-th chunk into stage i % Stages
     const std::int64_t chunk = blockIdx.x + i * step;
     if (chunk >= chunks) return;
     const int s = static_cast<int>(i % Stages);
-    arch::mbarrier_arrive_expect_tx(&bar[s], ChunkBytes);
-    arch::bulk_copy_g2s(buf + s * ChunkBytes, src + chunk * ChunkBytes, ChunkBytes, &bar[s]);
+    hopper::mbarrier_arrive_expect_tx(&bar[s], ChunkBytes);
+    hopper::bulk_copy_g2s(buf + s * ChunkBytes, src + chunk * ChunkBytes, ChunkBytes, &bar[s]);
   };
   for (int i = 0; i < Stages; ++i) load(i);
   for (std::int64_t i = 0; blockIdx.x + i * step < chunks; ++i) {
     const int s = static_cast<int>(i % Stages);
-    arch::mbarrier_wait_parity(&bar[s], static_cast<std::uint32_t>((i / Stages) & 1));
-    arch::bulk_copy_s2g(dst + (blockIdx.x + i * step) * ChunkBytes, buf + s * ChunkBytes, ChunkBytes);
-    arch::bulk_commit_group();
+    hopper::mbarrier_wait_parity(&bar[s], static_cast<std::uint32_t>((i / Stages) & 1));
+    hopper::bulk_copy_s2g(dst + (blockIdx.x + i * step) * ChunkBytes, buf + s * ChunkBytes, ChunkBytes);
+    hopper::bulk_commit_group();
     if (i >= 1) {
-      arch::bulk_wait_group_read<1>();  // chunk i - 1's store has read its stage
+      hopper::bulk_wait_group_read<1>();  // chunk i - 1's store has read its stage
       load(i - 1 + Stages);
     }
   }
-  arch::bulk_wait_group<0>();
+  hopper::bulk_wait_group<0>();
 }
 
 // tilecraft's Pipeline with 1 ... 4 stages: persistent blocks stream 8 KiB tiles global ->
