@@ -45,7 +45,7 @@ const float* stencil_input(std::int64_t n) {
 }
 
 template <int R>
-void stencil_run(benchmark::State& state, StencilImpl impl, float* out, const float* in, std::int64_t n) {
+void stencil_run(benchmark::State& state, StencilImpl impl, const float* in, float* out, std::int64_t n) {
   const std::string key = "stencil_f32/" + std::to_string(n) + "/r:" + std::to_string(R);
   const Measure m{2.0 * static_cast<double>(n) * sizeof(float), 0};  // read + write, as memcpy
   switch (impl) {
@@ -61,21 +61,21 @@ void stencil_run(benchmark::State& state, StencilImpl impl, float* out, const fl
     case StencilImpl::course_global: {
       const auto weights = stencil_weights<course::ConvolveWeights<float, R>>();
       time_it(
-          state, [&](cudaStream_t s) { TILECRAFT_BENCH_CHECK(course::launch_convolve_global(out, in, n, weights, s)); },
+          state, [&](cudaStream_t s) { TILECRAFT_BENCH_CHECK(course::launch_convolve_global(in, out, n, weights, s)); },
           m, {}, key);
       break;
     }
     case StencilImpl::course_shared: {
       const auto weights = stencil_weights<course::ConvolveWeights<float, R>>();
       time_it(
-          state, [&](cudaStream_t s) { TILECRAFT_BENCH_CHECK(course::launch_convolve_shared(out, in, n, weights, s)); },
+          state, [&](cudaStream_t s) { TILECRAFT_BENCH_CHECK(course::launch_convolve_shared(in, out, n, weights, s)); },
           m, {}, key);
       break;
     }
     case StencilImpl::libcupp_pipeline: {
       const auto taps = stencil_weights<peers::StencilTaps<R>>();
       time_it(
-          state, [&](cudaStream_t s) { TILECRAFT_BENCH_CHECK(peers::stencil_pipeline(out, in, n, taps, s)); }, m, {},
+          state, [&](cudaStream_t s) { TILECRAFT_BENCH_CHECK(peers::stencil_pipeline(in, out, n, taps, s)); }, m, {},
           key);
       break;
     }
@@ -84,7 +84,7 @@ void stencil_run(benchmark::State& state, StencilImpl impl, float* out, const fl
       time_it(
           state,
           [&](cudaStream_t s) {
-            TILECRAFT_BENCH_CHECK(tilecraft::stencil_1d<R>(out, in, n, weights, tilecraft::StencilBoundary::zero, s));
+            TILECRAFT_BENCH_CHECK(tilecraft::stencil_1d<R>(in, out, n, weights, tilecraft::StencilBoundary::zero, s));
           },
           m, {}, key);
       break;
@@ -98,16 +98,16 @@ void stencil_f32(benchmark::State& state, StencilImpl impl) {
   DeviceMemory out(static_cast<std::size_t>(n) * sizeof(float));
   switch (state.range(1)) {
     case 1:
-      stencil_run<1>(state, impl, out.as<float>(), in, n);
+      stencil_run<1>(state, impl, in, out.as<float>(), n);
       break;
     case 4:
-      stencil_run<4>(state, impl, out.as<float>(), in, n);
+      stencil_run<4>(state, impl, in, out.as<float>(), n);
       break;
     case 8:
-      stencil_run<8>(state, impl, out.as<float>(), in, n);
+      stencil_run<8>(state, impl, in, out.as<float>(), n);
       break;
     case 16:
-      stencil_run<16>(state, impl, out.as<float>(), in, n);
+      stencil_run<16>(state, impl, in, out.as<float>(), n);
       break;
     default:
       state.SkipWithError("radius not instantiated: 1, 4, 8 or 16");
@@ -152,7 +152,7 @@ void register_stencil_variant(std::int64_t n) {
                                      state,
                                      [&](cudaStream_t s) {
                                        TILECRAFT_BENCH_CHECK((tilecraft::stencil_1d<R, Policy>(
-                                           out.as<float>(), in, n, weights, tilecraft::StencilBoundary::zero, s)));
+                                           in, out.as<float>(), n, weights, tilecraft::StencilBoundary::zero, s)));
                                      },
                                      Measure{2.0 * static_cast<double>(n) * sizeof(float), 0}, {}, key);
                                })

@@ -36,7 +36,7 @@ void transpose_bench(benchmark::State& state, TransposeImpl impl, const char* fa
           state,
           [&](cudaStream_t s) {
             course::transpose_shared<T, 0>
-                <<<course::transpose_grid(n, n), course::transpose_block(), 0, s>>>(out.as<T>(), in.as<T>(), n, n);
+                <<<course::transpose_grid(n, n), course::transpose_block(), 0, s>>>(in.as<T>(), out.as<T>(), n, n);
           },
           m, {}, key);
       break;
@@ -45,14 +45,14 @@ void transpose_bench(benchmark::State& state, TransposeImpl impl, const char* fa
           state,
           [&](cudaStream_t s) {
             course::transpose_shared<T, 1>
-                <<<course::transpose_grid(n, n), course::transpose_block(), 0, s>>>(out.as<T>(), in.as<T>(), n, n);
+                <<<course::transpose_grid(n, n), course::transpose_block(), 0, s>>>(in.as<T>(), out.as<T>(), n, n);
           },
           m, {}, key);
       break;
     case TransposeImpl::tilecraft:
       time_it(
           state,
-          [&](cudaStream_t s) { TILECRAFT_BENCH_CHECK(tilecraft::transpose(out.as<T>(), n, in.as<T>(), n, n, n, s)); },
+          [&](cudaStream_t s) { TILECRAFT_BENCH_CHECK(tilecraft::transpose(in.as<T>(), n, out.as<T>(), n, n, n, s)); },
           m, {}, key);
       break;
   }
@@ -126,7 +126,7 @@ void register_variant(const char* family, int n) {
         time_it(
             state,
             [&](cudaStream_t s) {
-              TILECRAFT_BENCH_CHECK(tilecraft::transpose<Policy>(out.as<T>(), m, in.as<T>(), m, m, m, s));
+              TILECRAFT_BENCH_CHECK(tilecraft::transpose<Policy>(in.as<T>(), m, out.as<T>(), m, m, m, s));
             },
             Measure{2.0 * static_cast<double>(elems * sizeof(T)), 0}, {},
             std::string(family) + "/" + std::to_string(m));

@@ -34,7 +34,7 @@ struct StencilTaps {
 
 template <int R>
 __global__ void __launch_bounds__(stencil_threads)
-    stencil_pipeline_kernel(float* __restrict__ out, const float* __restrict__ in, std::int64_t n,
+    stencil_pipeline_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t n,
                             StencilTaps<R> taps) {
   static_assert(R >= 1 && R <= 16, "the halo chunks are copied by the first threads of warp 0: 1 <= R <= 16");
   constexpr int halo = (R + 3) / 4 * 4;           // floats on either side: R rounded up to 16 bytes
@@ -118,10 +118,10 @@ __global__ void __launch_bounds__(stencil_threads)
 }
 
 //! out[i] = sum_j taps.w[j + R] * in[i + j] for i in [0, n), zero boundary, on `stream`.
-//! Requires n % 1024 == 0 and 16-byte-aligned, non-overlapping out and in; otherwise returns
+//! Requires n % 1024 == 0 and 16-byte-aligned, non-overlapping in and out; otherwise returns
 //! cudaErrorInvalidValue. One wave of persistent blocks (as many as fit on the device).
 template <int R>
-[[nodiscard]] cudaError_t stencil_pipeline(float* out, const float* in, std::int64_t n, const StencilTaps<R>& taps,
+[[nodiscard]] cudaError_t stencil_pipeline(const float* in, float* out, std::int64_t n, const StencilTaps<R>& taps,
                                            cudaStream_t stream = 0) {
   if (n < 0 || n % stencil_tile != 0) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
@@ -139,7 +139,7 @@ template <int R>
   const std::int64_t tiles = n / stencil_tile;
   const std::int64_t wave = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
   const auto blocks = static_cast<unsigned>(tiles < wave ? tiles : wave);
-  stencil_pipeline_kernel<R><<<blocks, stencil_threads, 0, stream>>>(out, in, n, taps);
+  stencil_pipeline_kernel<R><<<blocks, stencil_threads, 0, stream>>>(in, out, n, taps);
   return cudaGetLastError();
 }
 

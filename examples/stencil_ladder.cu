@@ -21,7 +21,7 @@
 #include "example_util.cuh"
 
 template <int R>
-void ladder(float* out, const float* in, const std::vector<float>& h) {
+void ladder(const float* in, float* out, const std::vector<float>& h) {
   const auto n = static_cast<std::int64_t>(h.size());
   constexpr int taps = 2 * R + 1;
   course::ConvolveWeights<float, R> course_weights{};
@@ -56,9 +56,9 @@ void ladder(float* out, const float* in, const std::vector<float>& h) {
     example::report(name.c_str(), ms, bytes, example::verdict(correct()));
   };
   rung("1 global memory",
-       [&] { TILECRAFT_THROW_IF_ERROR(course::launch_convolve_global(out, in, n, course_weights)); });
-  rung("2 shared halo", [&] { TILECRAFT_THROW_IF_ERROR(course::launch_convolve_shared(out, in, n, course_weights)); });
-  rung("3 tilecraft::stencil_1d", [&] { TILECRAFT_THROW_IF_ERROR(tilecraft::stencil_1d<R>(out, in, n, weights)); });
+       [&] { TILECRAFT_THROW_IF_ERROR(course::launch_convolve_global(in, out, n, course_weights)); });
+  rung("2 shared halo", [&] { TILECRAFT_THROW_IF_ERROR(course::launch_convolve_shared(in, out, n, course_weights)); });
+  rung("3 tilecraft::stencil_1d", [&] { TILECRAFT_THROW_IF_ERROR(tilecraft::stencil_1d<R>(in, out, n, weights)); });
 }
 
 int main(int argc, char** argv) {
@@ -81,8 +81,8 @@ int main(int argc, char** argv) {
       [&] { TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(out, in, h.size() * sizeof(float), cudaMemcpyDeviceToDevice)); });
   example::report("cudaMemcpy of the same bytes", copy_ms, 2.0 * static_cast<double>(h.size()) * sizeof(float),
                   "(ceiling)");
-  ladder<3>(out, in, h);
-  ladder<16>(out, in, h);
+  ladder<3>(in, out, h);
+  ladder<16>(in, out, h);
   TILECRAFT_THROW_IF_ERROR(cudaFree(in));
   TILECRAFT_THROW_IF_ERROR(cudaFree(out));
   return 0;

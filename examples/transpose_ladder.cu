@@ -44,18 +44,18 @@ int main(int argc, char** argv) {
       [&] { TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDeviceToDevice)); });
   example::report("cudaMemcpy of the same bytes", copy_ms, bytes, "(ceiling)");
   rung("1 naive", [&] {
-    course::transpose_naive<<<course::transpose_grid(rows, cols), course::transpose_block()>>>(out, in, rows, cols);
+    course::transpose_naive<<<course::transpose_grid(rows, cols), course::transpose_block()>>>(in, out, rows, cols);
   });
   rung("2 shared tile (32-way conflicts)", [&] {
     course::transpose_shared<float, 0>
-        <<<course::transpose_grid(rows, cols), course::transpose_block()>>>(out, in, rows, cols);
+        <<<course::transpose_grid(rows, cols), course::transpose_block()>>>(in, out, rows, cols);
   });
   rung("3 padded shared tile", [&] {
     course::transpose_shared<float, 1>
-        <<<course::transpose_grid(rows, cols), course::transpose_block()>>>(out, in, rows, cols);
+        <<<course::transpose_grid(rows, cols), course::transpose_block()>>>(in, out, rows, cols);
   });
   rung("4 tilecraft::transpose",
-       [&] { TILECRAFT_THROW_IF_ERROR(tilecraft::transpose(out, rows, in, cols, rows, cols)); });
+       [&] { TILECRAFT_THROW_IF_ERROR(tilecraft::transpose(in, cols, out, rows, rows, cols)); });
   TILECRAFT_THROW_IF_ERROR(cudaFree(in));
   TILECRAFT_THROW_IF_ERROR(cudaFree(out));
   return 0;

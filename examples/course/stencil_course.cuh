@@ -31,7 +31,7 @@ __device__ T input_or_zero(const T* in, std::int64_t k, std::int64_t n) {
 //! threads read overlapping windows, so each input is fetched by 2R + 1 threads (the L1 catches
 //! part of it): (2R + 1) x 128 load instructions per block.
 template <int R, class T>
-__global__ void convolve_global(T* out, const T* in, std::int64_t n, ConvolveWeights<T, R> weights) {
+__global__ void convolve_global(const T* in, T* out, std::int64_t n, ConvolveWeights<T, R> weights) {
   const std::int64_t index = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (index >= n) return;
   T result = 0;
@@ -44,7 +44,7 @@ __global__ void convolve_global(T* out, const T* in, std::int64_t n, ConvolveWei
 //! thread one, the first R threads the halo on either side), waits at one barrier, then reads
 //! its window from `support`: 128 + 2R global loads per block instead of (2R + 1) x 128.
 template <int R, class T>
-__global__ void convolve_shared(T* out, const T* in, std::int64_t n, ConvolveWeights<T, R> weights) {
+__global__ void convolve_shared(const T* in, T* out, std::int64_t n, ConvolveWeights<T, R> weights) {
   static_assert(R >= 1 && R <= convolve_threads, "the halo is loaded by the first R threads: 1 <= R <= 128");
   __shared__ T support[convolve_threads + 2 * R];  // support[k] = in[first - R + k]
   const std::int64_t index = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -66,28 +66,28 @@ inline std::int64_t convolve_blocks(std::int64_t n) { return (n + convolve_threa
 
 namespace detail {
 template <class Kernel, int R, class T>
-[[nodiscard]] cudaError_t launch_convolve(Kernel kernel, T* out, const T* in, std::int64_t n,
+[[nodiscard]] cudaError_t launch_convolve(Kernel kernel, const T* in, T* out, std::int64_t n,
                                           const ConvolveWeights<T, R>& weights, cudaStream_t stream) {
   if (n < 0 || (n > 0 && (out == nullptr || in == nullptr)) || n > std::int64_t{0x7fffffff} * convolve_threads)
     return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
-  kernel<<<static_cast<unsigned>(convolve_blocks(n)), convolve_threads, 0, stream>>>(out, in, n, weights);
+  kernel<<<static_cast<unsigned>(convolve_blocks(n)), convolve_threads, 0, stream>>>(in, out, n, weights);
   return cudaGetLastError();
 }
 }  // namespace detail
 
-//! Launches rung 1 over n outputs (out and in must not overlap).
+//! Launches rung 1 over n outputs (in and out must not overlap).
 template <int R, class T>
-[[nodiscard]] cudaError_t launch_convolve_global(T* out, const T* in, std::int64_t n,
+[[nodiscard]] cudaError_t launch_convolve_global(const T* in, T* out, std::int64_t n,
                                                  const ConvolveWeights<T, R>& weights, cudaStream_t stream = 0) {
-  return detail::launch_convolve(convolve_global<R, T>, out, in, n, weights, stream);
+  return detail::launch_convolve(convolve_global<R, T>, in, out, n, weights, stream);
 }
 
-//! Launches rung 2 over n outputs (out and in must not overlap).
+//! Launches rung 2 over n outputs (in and out must not overlap).
 template <int R, class T>
-[[nodiscard]] cudaError_t launch_convolve_shared(T* out, const T* in, std::int64_t n,
+[[nodiscard]] cudaError_t launch_convolve_shared(const T* in, T* out, std::int64_t n,
                                                  const ConvolveWeights<T, R>& weights, cudaStream_t stream = 0) {
-  return detail::launch_convolve(convolve_shared<R, T>, out, in, n, weights, stream);
+  return detail::launch_convolve(convolve_shared<R, T>, in, out, n, weights, stream);
 }
 
 }  // namespace course

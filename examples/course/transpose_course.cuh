@@ -12,7 +12,7 @@ constexpr int block_rows = 8;
 
 //! Rung 1: read rows, write columns straight to global memory (uncoalesced writes).
 template <class T>
-__global__ void transpose_naive(T* out, const T* in, int rows, int cols) {
+__global__ void transpose_naive(const T* in, T* out, int rows, int cols) {
   const int c = blockIdx.x * tile_dim + threadIdx.x;
   for (int j = 0; j < tile_dim; j += block_rows) {
     const int r = blockIdx.y * tile_dim + threadIdx.y + j;
@@ -25,7 +25,7 @@ __global__ void transpose_naive(T* out, const T* in, int rows, int cols) {
 //! Pad = 0 reads the tile down a column: all 32 lanes in one bank, 32-way conflicts.
 //! Pad = 1 is the course's `tile[32][33]`: every row starts one bank later, no conflicts.
 template <class T, int Pad>
-__global__ void transpose_shared(T* out, const T* in, int rows, int cols) {
+__global__ void transpose_shared(const T* in, T* out, int rows, int cols) {
   __shared__ T tile[tile_dim][tile_dim + Pad];
   int c = blockIdx.x * tile_dim + threadIdx.x;
   for (int j = 0; j < tile_dim; j += block_rows) {

@@ -1,6 +1,6 @@
 #include <tilecraft/device/stencil.cuh>
 // Threads must fill whole warps.
-void f(float* out, const float* in) {
+void f(const float* in, float* out) {
   tilecraft::StencilWeights<float, 2> w{};
-  (void)tilecraft::stencil_1d<2, tilecraft::StencilPolicy<100>>(out, in, 100, w);
+  (void)tilecraft::stencil_1d<2, tilecraft::StencilPolicy<100>>(in, out, 100, w);
 }

@@ -40,7 +40,7 @@ void check_stencil(std::int64_t n, StencilBoundary boundary, int in_shift, int o
   DeviceBuffer<T> in(host.size()), out(static_cast<std::size_t>(n + out_shift + 4));
   if (!host.empty()) in.upload(host);
   out.poison();
-  TILECRAFT_THROW_IF_ERROR(stencil_1d<R, Policy>(out.get() + out_shift, in.get() + in_shift, n, w, boundary));
+  TILECRAFT_THROW_IF_ERROR(stencil_1d<R, Policy>(in.get() + in_shift, out.get() + out_shift, n, w, boundary));
   tilecraft::test::sync_and_check();
   const auto h = out.download();
   const T* x = host.data() + in_shift;

@@ -15,12 +15,12 @@ using tilecraft::test::DeviceBuffer;
 
 // Launches the default tilecraft::transpose, or the kernel with another policy.
 template <class T, class Policy>
-cudaError_t run_transpose(T* out, std::int64_t ld_out, const T* in, std::int64_t ld_in, std::int64_t rows,
+cudaError_t run_transpose(const T* in, std::int64_t ld_in, T* out, std::int64_t ld_out, std::int64_t rows,
                           std::int64_t cols, cudaStream_t stream) {
   if constexpr (std::is_void_v<Policy>) {
-    return tilecraft::transpose(out, ld_out, in, ld_in, rows, cols, stream);
+    return tilecraft::transpose(in, ld_in, out, ld_out, rows, cols, stream);
   } else {
-    return tilecraft::transpose<Policy>(out, ld_out, in, ld_in, rows, cols, stream);
+    return tilecraft::transpose<Policy>(in, ld_in, out, ld_out, rows, cols, stream);
   }
 }
 
@@ -39,7 +39,7 @@ void check_transpose(std::int64_t rows, std::int64_t cols, std::int64_t pad_in, 
   out.poison();
   cudaStream_t stream;
   TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
-  CHECK(run_transpose<T, Policy>(out.get() + offset, ld_out, in.get() + offset, ld_in, rows, cols, stream) ==
+  CHECK(run_transpose<T, Policy>(in.get() + offset, ld_in, out.get() + offset, ld_out, rows, cols, stream) ==
         cudaSuccess);
   TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
   TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
@@ -117,7 +117,7 @@ TEST_CASE_TEMPLATE("user policies: layouts, mappings, cache hints, register caps
 TEST_CASE("transpose of an empty matrix launches nothing and succeeds") {
   DeviceBuffer<float> out(4);
   out.poison();
-  CHECK(tilecraft::transpose(out.get(), 4, static_cast<const float*>(nullptr), 1, 0, 4) == cudaSuccess);
+  CHECK(tilecraft::transpose(static_cast<const float*>(nullptr), 1, out.get(), 4, 0, 4) == cudaSuccess);
   tilecraft::test::sync_and_check();
   for (float v : out.download()) CHECK(std::memcmp(&v, "\xA5\xA5\xA5\xA5", 4) == 0);
 }

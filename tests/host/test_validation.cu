@@ -18,19 +18,19 @@ TEST_CASE("transpose rejects bad arguments before launching") {
   // Fake, never dereferenced addresses: validation must not touch them.
   auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
   auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
-  CHECK(transpose(out, 4, in, 4, -1, 4) == cudaErrorInvalidValue);
-  CHECK(transpose(out, 4, in, 4, 4, -1) == cudaErrorInvalidValue);
-  CHECK(transpose(static_cast<float*>(nullptr), 4, in, 4, 4, 4) == cudaErrorInvalidValue);
-  CHECK(transpose(out, 4, static_cast<const float*>(nullptr), 4, 4, 4) == cudaErrorInvalidValue);
-  CHECK(transpose(out, 4, in, 3, 4, 4) == cudaErrorInvalidValue);              // ld_in < cols
-  CHECK(transpose(out, 3, in, 4, 4, 4) == cudaErrorInvalidValue);              // ld_out < rows
-  CHECK(transpose(out, 4, in, INT64_MAX / 2, 4, 4) == cudaErrorInvalidValue);  // overflows
+  CHECK(transpose(in, 4, out, 4, -1, 4) == cudaErrorInvalidValue);
+  CHECK(transpose(in, 4, out, 4, 4, -1) == cudaErrorInvalidValue);
+  CHECK(transpose(in, 4, static_cast<float*>(nullptr), 4, 4, 4) == cudaErrorInvalidValue);
+  CHECK(transpose(static_cast<const float*>(nullptr), 4, out, 4, 4, 4) == cudaErrorInvalidValue);
+  CHECK(transpose(in, 3, out, 4, 4, 4) == cudaErrorInvalidValue);              // ld_in < cols
+  CHECK(transpose(in, 4, out, 3, 4, 4) == cudaErrorInvalidValue);              // ld_out < rows
+  CHECK(transpose(in, INT64_MAX / 2, out, 4, 4, 4) == cudaErrorInvalidValue);  // overflows
   // In-place or overlapping.
-  CHECK(transpose(const_cast<float*>(in), 4, in, 4, 4, 4) == cudaErrorInvalidValue);
-  CHECK(transpose(const_cast<float*>(in) + 3, 4, in, 4, 4, 4) == cudaErrorInvalidValue);
+  CHECK(transpose(in, 4, const_cast<float*>(in), 4, 4, 4) == cudaErrorInvalidValue);
+  CHECK(transpose(in, 4, const_cast<float*>(in) + 3, 4, 4, 4) == cudaErrorInvalidValue);
   // Empty matrices are a successful no-op, even with null pointers.
-  CHECK(transpose(static_cast<float*>(nullptr), 0, static_cast<const float*>(nullptr), 0, 0, 7) == cudaSuccess);
-  CHECK(transpose(static_cast<double*>(nullptr), 5, static_cast<const double*>(nullptr), 0, 5, 0) == cudaSuccess);
+  CHECK(transpose(static_cast<const float*>(nullptr), 0, static_cast<float*>(nullptr), 0, 0, 7) == cudaSuccess);
+  CHECK(transpose(static_cast<const double*>(nullptr), 0, static_cast<double*>(nullptr), 5, 5, 0) == cudaSuccess);
 }
 
 TEST_CASE("reduce rejects bad arguments before launching") {
@@ -58,19 +58,19 @@ TEST_CASE("stencil_1d rejects bad arguments before launching") {
   auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
   auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
   const StencilWeights<float, 2> w{{1, 2, 3, 2, 1}};
-  CHECK(stencil_1d(out, in, -1, w) == cudaErrorInvalidValue);
-  CHECK(stencil_1d(static_cast<float*>(nullptr), in, 10, w) == cudaErrorInvalidValue);
-  CHECK(stencil_1d(out, static_cast<const float*>(nullptr), 10, w) == cudaErrorInvalidValue);
-  CHECK(stencil_1d(out, in, INT64_MAX / 2, w) == cudaErrorInvalidValue);  // byte offsets overflow
-  CHECK(stencil_1d(out, in, 10, w, static_cast<StencilBoundary>(7)) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(in, out, -1, w) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(in, static_cast<float*>(nullptr), 10, w) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(static_cast<const float*>(nullptr), out, 10, w) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(in, out, INT64_MAX / 2, w) == cudaErrorInvalidValue);  // byte offsets overflow
+  CHECK(stencil_1d(in, out, 10, w, static_cast<StencilBoundary>(7)) == cudaErrorInvalidValue);
   // In-place or overlapping.
-  CHECK(stencil_1d(const_cast<float*>(in), in, 10, w) == cudaErrorInvalidValue);
-  CHECK(stencil_1d(const_cast<float*>(in) + 9, in, 10, w, StencilBoundary::clamp) == cudaErrorInvalidValue);
-  CHECK(stencil_1d(const_cast<float*>(in) - 9, in, 10, w) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(in, const_cast<float*>(in), 10, w) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(in, const_cast<float*>(in) + 9, 10, w, StencilBoundary::clamp) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(in, const_cast<float*>(in) - 9, 10, w) == cudaErrorInvalidValue);
   // n == 0 is a successful no-op, even with null pointers.
-  CHECK(stencil_1d(static_cast<float*>(nullptr), static_cast<const float*>(nullptr), 0, w) == cudaSuccess);
+  CHECK(stencil_1d(static_cast<const float*>(nullptr), static_cast<float*>(nullptr), 0, w) == cudaSuccess);
   const StencilWeights<double, 16> wd{};
-  CHECK(stencil_1d(static_cast<double*>(nullptr), static_cast<const double*>(nullptr), 0, wd) == cudaSuccess);
+  CHECK(stencil_1d(static_cast<const double*>(nullptr), static_cast<double*>(nullptr), 0, wd) == cudaSuccess);
 }
 
 namespace {

@@ -168,7 +168,7 @@ TILECRAFT_DEVICE T stencil_input(const T* in, std::int64_t i, std::int64_t n) {
 // vectors when the input is aligned and the window lies inside, else element by element.
 template <class T, int Radius, class Policy, StencilBoundary Boundary>
 __global__ void __launch_bounds__(Policy::threads)
-    stencil_1d_direct_kernel(T* __restrict__ out, const T* __restrict__ in, std::int64_t n, StencilWeights<T, Radius> w,
+    stencil_1d_direct_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t n, StencilWeights<T, Radius> w,
                              bool in_vector, bool out_vector) {
   using Tiling = StencilTiling<T, Radius, Policy>;
   constexpr int vec = Tiling::vec, halo = Tiling::halo;
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(Policy::threads)
 // StencilAlgorithm::tiled (see StencilPolicy).
 template <class T, int Radius, class Policy, StencilBoundary Boundary>
 __global__ void __launch_bounds__(Policy::threads)
-    stencil_1d_kernel(T* __restrict__ out, const T* __restrict__ in, std::int64_t n, StencilWeights<T, Radius> w,
+    stencil_1d_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t n, StencilWeights<T, Radius> w,
                       bool out_vector) {
   using Tiling = StencilTiling<T, Radius, Policy>;
   using Tile = typename Tiling::Tile;
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(Policy::threads)
 }
 
 template <int Radius, class Policy, class T>
-[[nodiscard]] cudaError_t stencil_1d_with(T* out, const T* in, std::int64_t n, const StencilWeights<T, Radius>& weights,
+[[nodiscard]] cudaError_t stencil_1d_with(const T* in, T* out, std::int64_t n, const StencilWeights<T, Radius>& weights,
                                           StencilBoundary boundary, cudaStream_t stream) {
   if (n < 0) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
@@ -278,7 +278,7 @@ template <int Radius, class Policy, class T>
                       ? stencil_1d_direct_kernel<T, Radius, Policy, StencilBoundary::zero>
                       : stencil_1d_direct_kernel<T, Radius, Policy, StencilBoundary::clamp>;
     const bool in_vector = reinterpret_cast<std::uintptr_t>(in) % max_vector_bytes == 0;
-    kernel<<<static_cast<unsigned>(grid), Policy::threads, 0, stream>>>(out, in, n, weights, in_vector, out_vector);
+    kernel<<<static_cast<unsigned>(grid), Policy::threads, 0, stream>>>(in, out, n, weights, in_vector, out_vector);
     return last_launch_error();
   } else {
     auto kernel = boundary == StencilBoundary::zero ? stencil_1d_kernel<T, Radius, Policy, StencilBoundary::zero>
@@ -306,7 +306,7 @@ template <int Radius, class Policy, class T>
       grid = tiles < resident ? tiles : resident;
     }
     if (grid > INT_MAX) return cudaErrorInvalidValue;
-    kernel<<<static_cast<unsigned>(grid), Policy::threads, 0, stream>>>(out, in, n, weights, out_vector);
+    kernel<<<static_cast<unsigned>(grid), Policy::threads, 0, stream>>>(in, out, n, weights, out_vector);
     return last_launch_error();
   }
 }
@@ -314,7 +314,8 @@ template <int Radius, class Policy, class T>
 }  // namespace detail
 
 //! 1D stencil (convolution with halo): out[i] = sum_{j=-R..R} weights.w[j + R] * in[i + j] for
-//! i in [0, n), with in[] outside [0, n) given by `boundary` (zero or clamp). float or double,
+//! i in [0, n), with in[] outside [0, n) given by `boundary` (zero or clamp). Inputs first, as
+//! every tilecraft whole-array algorithm: (in, out, n, weights, ...). float or double,
 //! any n >= 0, any alignment of `in` and `out` (16-byte-aligned arrays take the vector path),
 //! Radius 1 ... 16 at compile time. Asynchronous on `stream`. The policy picks the algorithm:
 //! tiled (tiles of outputs plus a 16-byte-rounded halo either side, in a shared-memory Pipeline
@@ -328,14 +329,14 @@ template <int Radius, class Policy, class T>
 //! status. `Policy` (default DefaultStencilPolicy<T, Radius>) is a StencilPolicy.
 //! \code
 //! tilecraft::StencilWeights<float, 2> w{{0.1f, 0.2f, 0.4f, 0.2f, 0.1f}};
-//! TILECRAFT_THROW_IF_ERROR(tilecraft::stencil_1d(d_out, d_in, n, w, tilecraft::StencilBoundary::clamp, stream));
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::stencil_1d(d_in, d_out, n, w, tilecraft::StencilBoundary::clamp, stream));
 //! \endcode
 template <int Radius, class Policy = void, class T>
-[[nodiscard]] cudaError_t stencil_1d(T* out, const T* in, std::int64_t n, const StencilWeights<T, Radius>& weights,
+[[nodiscard]] cudaError_t stencil_1d(const T* in, T* out, std::int64_t n, const StencilWeights<T, Radius>& weights,
                                      StencilBoundary boundary = StencilBoundary::zero, cudaStream_t stream = nullptr) {
   TILECRAFT_NVTX_RANGE("tilecraft::stencil_1d");
   using P = std::conditional_t<std::is_void_v<Policy>, DefaultStencilPolicy<T, Radius>, Policy>;
-  return detail::stencil_1d_with<Radius, P>(out, in, n, weights, boundary, stream);
+  return detail::stencil_1d_with<Radius, P>(in, out, n, weights, boundary, stream);
 }
 
 }  // namespace tilecraft

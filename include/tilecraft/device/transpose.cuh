@@ -27,7 +27,7 @@ namespace tilecraft {
 //! are TileCopy policies, both copies conflict-free.
 //! \code
 //! using Mine = tilecraft::TransposePolicy<float, 32, 32, 128, tilecraft::Padded<1>>;
-//! TILECRAFT_THROW_IF_ERROR(tilecraft::transpose<Mine>(d_out, M, d_in, N, M, N, stream));
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::transpose<Mine>(d_in, N, d_out, M, M, N, stream));
 //! \endcode
 template <class T, int TileRows, int TileCols, int Threads, class Layout = Padded<1>, class Fill = TileCopy<>,
           class Drain = Fill, int MinBlocksPerSm = 1>
@@ -90,7 +90,7 @@ namespace detail {
 //! register count (and so the blocks per multiprocessor) where a hand-written kernel has it.
 template <class T, class Policy>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
-    transpose_tiles_kernel(MatrixRef<T> out, MatrixRef<const T> in, std::int64_t tile_rows_count) {
+    transpose_tiles_kernel(MatrixRef<const T> in, MatrixRef<T> out, std::int64_t tile_rows_count) {
   __shared__ typename Policy::Tile tile;
   const std::int64_t tr = blockIdx.y + static_cast<std::int64_t>(blockIdx.z) * gridDim.y;
   if (tr >= tile_rows_count) return;
@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
 }
 
 template <class Policy, class T>
-[[nodiscard]] cudaError_t transpose_with(T* out, std::int64_t ld_out, const T* in, std::int64_t ld_in,
+[[nodiscard]] cudaError_t transpose_with(const T* in, std::int64_t ld_in, T* out, std::int64_t ld_out,
                                          std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
   if (rows == 0 || cols == 0) return cudaSuccess;
@@ -119,8 +119,8 @@ template <class Policy, class T>
 
   const std::int64_t tile_cols_count = ceil_div<std::int64_t>(cols, Policy::tile_cols);
   const std::int64_t tile_rows_count = ceil_div<std::int64_t>(rows, Policy::tile_rows);
-  const MatrixRef<T> dst{out, cols, rows, ld_out};
   const MatrixRef<const T> src{in, rows, cols, ld_in};
+  const MatrixRef<T> dst{out, cols, rows, ld_out};
   // gridDim.x holds the tile columns (2^31 - 1 of them), gridDim.y and z the tile rows
   // (65535^2 of them): more than any matrix that fits in memory has.
   constexpr std::int64_t max_grid_yz = 65535;
@@ -128,15 +128,17 @@ template <class Policy, class T>
   const std::int64_t grid_y = tile_rows_count < max_grid_yz ? tile_rows_count : max_grid_yz;
   const dim3 grid(static_cast<unsigned>(tile_cols_count), static_cast<unsigned>(grid_y),
                   static_cast<unsigned>(ceil_div(tile_rows_count, grid_y)));
-  transpose_tiles_kernel<T, Policy><<<grid, Policy::threads, 0, stream>>>(dst, src, tile_rows_count);
+  transpose_tiles_kernel<T, Policy><<<grid, Policy::threads, 0, stream>>>(src, dst, tile_rows_count);
   return last_launch_error();
 }
 
 }  // namespace detail
 
 //! Out-of-place transpose: out(c, r) = in(r, c) for an M x N row-major matrix `in` (leading
-//! dimension ld_in >= N) into the N x M row-major matrix `out` (ld_out >= M). Any M and N
-//! (edge tiles are predicated), element types of 4 or 8 bytes, asynchronous on `stream`.
+//! dimension ld_in >= N) into the N x M row-major matrix `out` (ld_out >= M); `rows` = M and
+//! `cols` = N describe `in`. Inputs first, as every tilecraft whole-array algorithm: (in, ld_in,
+//! out, ld_out, rows, cols, stream). Any M and N (edge tiles are predicated), element types of
+//! 4 or 8 bytes, asynchronous on `stream`.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when M or N is negative, a pointer is
 //! null while the matrix is not empty, a leading dimension is too small, the extents overflow
@@ -144,10 +146,10 @@ template <class Policy, class T>
 //! M == 0 or N == 0 is a successful no-op. Otherwise returns the launch status.
 //! `Policy` (default DefaultTransposePolicy<T>) is a TransposePolicy for T.
 //! \code
-//! TILECRAFT_THROW_IF_ERROR(tilecraft::transpose(d_out, M, d_in, N, M, N, stream));
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::transpose(d_in, N, d_out, M, M, N, stream));  // N x M <- M x N
 //! \endcode
 template <class Policy = void, class T>
-[[nodiscard]] cudaError_t transpose(T* out, std::int64_t ld_out, const T* in, std::int64_t ld_in, std::int64_t rows,
+[[nodiscard]] cudaError_t transpose(const T* in, std::int64_t ld_in, T* out, std::int64_t ld_out, std::int64_t rows,
                                     std::int64_t cols, cudaStream_t stream = nullptr) {
   TILECRAFT_NVTX_RANGE("tilecraft::transpose");
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tilecraft::transpose: element type must be 4 or 8 bytes wide");
@@ -159,7 +161,7 @@ template <class Policy = void, class T>
                 (std::is_void_v<Policy> || is_transpose_policy_v<Policy>)) {
     static_assert(std::is_same_v<typename P::value_type, T>,
                   "tilecraft::transpose<Policy>: the policy's element type must be the matrix's");
-    return detail::transpose_with<P>(out, ld_out, in, ld_in, rows, cols, stream);
+    return detail::transpose_with<P>(in, ld_in, out, ld_out, rows, cols, stream);
   } else {
     return cudaErrorInvalidValue;
   }
