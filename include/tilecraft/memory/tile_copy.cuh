@@ -73,6 +73,11 @@ struct CopyParams {
   static constexpr bool ok = ValidBlockThreads<Threads> && is_tile_copy_v<Copy>;
 };
 
+// The matrix side of every tile copy is row-major: the partition walks rows (16-byte vectors
+// along them). A column-major matrix is the row-major view of its transpose (transposed(m)).
+template <Order O>
+inline constexpr bool copy_order_ok = O == Order::row_major;
+
 }  // namespace detail
 
 //! Global -> registers half of copy_tile: loads this thread's share of the tile at (row0, col0)
@@ -80,14 +85,20 @@ struct CopyParams {
 //! the end). Ranks >= Threads do nothing. No barrier; all loads are issued before any is used.
 //! The fragment's TileCopy policy sets the mapping and the cache hint of the vector loads.
 //! See TileFragment for a snippet.
-template <int Threads, class Tile, class Copy, class S>
-TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile, Copy>& frag, MatrixRef<S> src, std::int64_t row0,
+template <int Threads, class Tile, class Copy, class S, Order O>
+TILECRAFT_DEVICE void load_fragment(TileFragment<Threads, Tile, Copy>& frag, MatrixRef<S, O> src, std::int64_t row0,
                                     std::int64_t col0, typename Tile::value_type fill = {}) {
+  static_assert(detail::copy_order_ok<O>,
+                "load_fragment: tiles copy to and from row-major MatrixRef<T> views only; for a column-major matrix m, "
+                "copy its row-major view transposed(m) at (col0, row0) into a tile of the transposed shape "
+                "and read that tile through transposed(tile)");
   static_assert(std::is_same_v<std::remove_const_t<S>, typename Tile::value_type>,
                 "load_fragment: the source matrix must hold the tile's element type");
-  using Frag = TileFragment<Threads, Tile, Copy>;
-  detail::copy_skeleton<Threads, typename Frag::Shape, Tile::rows, Tile::cols, false>(
-      src, row0, col0, detail::FragmentLoad<Threads, Tile, Copy>{frag, fill});
+  if constexpr (detail::copy_order_ok<O>) {
+    using Frag = TileFragment<Threads, Tile, Copy>;
+    detail::copy_skeleton<Threads, typename Frag::Shape, Tile::rows, Tile::cols, false>(
+        src, row0, col0, detail::FragmentLoad<Threads, Tile, Copy>{frag, fill});
+  }
 }
 
 //! Registers -> shared half of copy_tile: stores `frag` into its place in `dst`.
@@ -105,7 +116,9 @@ TILECRAFT_DEVICE void store_fragment(Tile& dst, const TileFragment<Threads, Tile
 
 //! Block-cooperative load: dst(r, c) = src(row0 + r, col0 + c) for every element of the tile
 //! inside src, and `fill` for elements outside it. The origin may be anywhere: negative,
-//! inside, or past the end of src on either axis.
+//! inside, or past the end of src on either axis. src is a row-major MatrixRef<T> (or
+//! MatrixRef<const T>); a column-major matrix m loads as its row-major view transposed(m) at
+//! (col0, row0) into a tile of the transposed shape, read back through transposed(tile).
 //!
 //! Threads: threads with rank 0 ... Threads-1 of the block take part (thread_rank order);
 //! others return at once. Barriers: none; call `__syncthreads()` before any thread reads
@@ -119,12 +132,16 @@ TILECRAFT_DEVICE void store_fragment(Tile& dst, const TileFragment<Threads, Tile
 //! tilecraft::copy_tile<256>(tile, tilecraft::MatrixRef<const float>{in, rows, cols, ld}, r0, c0);
 //! __syncthreads();
 //! \endcode
-template <int Threads, class Copy = TileCopy<>, class T, int Rows, int Cols, class Layout, class S>
-TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S> src, std::int64_t row0,
+template <int Threads, class Copy = TileCopy<>, class T, int Rows, int Cols, class Layout, class S, Order O>
+TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S, O> src, std::int64_t row0,
                                 std::int64_t col0, std::type_identity_t<T> fill = T{}) {
+  static_assert(detail::copy_order_ok<O>,
+                "copy_tile: tiles copy to and from row-major MatrixRef<T> views only; for a column-major matrix m, "
+                "copy its row-major view transposed(m) at (col0, row0) into a tile of the transposed shape "
+                "and read that tile through transposed(tile)");
   static_assert(std::is_same_v<std::remove_const_t<S>, T>,
                 "copy_tile: the source matrix must hold the tile's element type");
-  if constexpr (detail::CopyParams<Threads, Copy>::ok) {
+  if constexpr (detail::copy_order_ok<O> && detail::CopyParams<Threads, Copy>::ok) {
     using Tile = SharedMatrix<T, Rows, Cols, Layout>;
     detail::copy_skeleton<Threads, detail::CopyShapeOf<Tile, Copy::mapping>, Rows, Cols, false>(
         src, row0, col0, detail::RegisterLoad<Threads, Tile, Copy>{dst, fill});
@@ -149,12 +166,17 @@ TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, Matrix
 //! tilecraft::copy_async_commit();
 //! tilecraft::copy_async_wait_block<0>();  // wait + __syncthreads()
 //! \endcode
-template <int Threads, class Copy = TileCopy<>, class T, int Rows, int Cols, class Layout, class S>
-TILECRAFT_DEVICE void copy_tile_async(SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S> src, std::int64_t row0,
+template <int Threads, class Copy = TileCopy<>, class T, int Rows, int Cols, class Layout, class S, Order O>
+TILECRAFT_DEVICE void copy_tile_async(SharedMatrix<T, Rows, Cols, Layout>& dst, MatrixRef<S, O> src, std::int64_t row0,
                                       std::int64_t col0, std::type_identity_t<T> fill = T{}) {
+  static_assert(
+      detail::copy_order_ok<O>,
+      "copy_tile_async: tiles copy to and from row-major MatrixRef<T> views only; for a column-major matrix m, "
+      "copy its row-major view transposed(m) at (col0, row0) into a tile of the transposed shape "
+      "and read that tile through transposed(tile)");
   static_assert(std::is_same_v<std::remove_const_t<S>, T>,
                 "copy_tile_async: the source matrix must hold the tile's element type");
-  if constexpr (detail::CopyParams<Threads, Copy>::ok) {
+  if constexpr (detail::copy_order_ok<O> && detail::CopyParams<Threads, Copy>::ok) {
     static_assert(Copy::mapping != TileMapping::transposed_blocks,
                   "copy_tile_async: TileMapping::transposed_blocks only stores transposed(tile) views to global "
                   "memory; load tiles with lines, rows or wide");
@@ -166,7 +188,8 @@ TILECRAFT_DEVICE void copy_tile_async(SharedMatrix<T, Rows, Cols, Layout>& dst, 
 
 //! Block-cooperative store: dst(row0 + r, col0 + c) = src(r, c) for every element of the tile
 //! (or transposed view) that lies inside dst; elements outside dst are not written, for any
-//! origin (negative, inside or past the end).
+//! origin (negative, inside or past the end). dst is a row-major MatrixRef<T>; into a
+//! column-major matrix m, store transposed(tile) into transposed(m) at (col0, row0).
 //!
 //! Threads and barriers as for the load: ranks 0 ... Threads-1 take part, no barrier inside;
 //! the threads that wrote `src` must have passed a `__syncthreads()` first. For a tile wholly
@@ -178,13 +201,17 @@ TILECRAFT_DEVICE void copy_tile_async(SharedMatrix<T, Rows, Cols, Layout>& dst, 
 //! tilecraft::copy_tile<256>(tilecraft::MatrixRef<float>{out, cols, rows, ld}, c0, r0,
 //!                           tilecraft::transposed(tile));
 //! \endcode
-template <int Threads, class Copy = TileCopy<>, class T, class Tile>
-TILECRAFT_DEVICE void copy_tile(MatrixRef<T> dst, std::int64_t row0, std::int64_t col0, const Tile& src) {
+template <int Threads, class Copy = TileCopy<>, class T, Order O, class Tile>
+TILECRAFT_DEVICE void copy_tile(MatrixRef<T, O> dst, std::int64_t row0, std::int64_t col0, const Tile& src) {
+  static_assert(detail::copy_order_ok<O>,
+                "copy_tile: tiles copy to and from row-major MatrixRef<T> views only; to store into a "
+                "column-major matrix m, store transposed(tile) into its row-major view transposed(m) at "
+                "(col0, row0)");
   static_assert(!std::is_const_v<T>,
                 "copy_tile: cannot store into a MatrixRef<const T>; the destination must be writable");
   static_assert(std::is_same_v<std::remove_const_t<T>, typename Tile::value_type>,
                 "copy_tile: the destination matrix must hold the tile's element type");
-  if constexpr (!std::is_const_v<T> && detail::CopyParams<Threads, Copy>::ok) {
+  if constexpr (detail::copy_order_ok<O> && !std::is_const_v<T> && detail::CopyParams<Threads, Copy>::ok) {
     if constexpr (Copy::mapping == TileMapping::transposed_blocks) {
       using Store = detail::TransposedBlockStore<Threads, Tile, Copy>;
       detail::copy_skeleton<Threads, typename Store::Shape, Tile::rows, Tile::cols, true>(dst, row0, col0, Store{src});
