@@ -33,9 +33,20 @@
 //! Device-side checks of run-time preconditions (blockDim matching a template parameter,
 //! alignment, shared-memory address space). Off by default because they cost registers and
 //! branches in hot loops; define TILECRAFT_ENABLE_DEVICE_ASSERTIONS to turn them on.
+//! A failed check prints the condition with its file and line and traps (the kernel fails with
+//! cudaErrorIllegalInstruction or cudaErrorAssert); NDEBUG does not turn it off.
 #if defined(TILECRAFT_ENABLE_DEVICE_ASSERTIONS) && defined(__CUDACC__)
-#include <cassert>
-#define TILECRAFT_ASSERT(cond) assert(cond)
+#include <cstdio>
+#include <cstdlib>
+#include <nv/target>
+namespace tilecraft::detail {
+__host__ __device__ inline void assertion_failed(const char* cond, const char* file, int line) {
+  NV_IF_TARGET(NV_IS_DEVICE, (printf("%s:%d: tilecraft assertion failed: %s\n", file, line, cond); __trap();),
+               (std::fprintf(stderr, "%s:%d: tilecraft assertion failed: %s\n", file, line, cond); std::abort();))
+}
+}  // namespace tilecraft::detail
+#define TILECRAFT_ASSERT(cond) \
+  ((cond) ? static_cast<void>(0) : ::tilecraft::detail::assertion_failed(#cond, __FILE__, __LINE__))
 #else
 #define TILECRAFT_ASSERT(cond) ((void)0)
 #endif

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <set>
+#include <type_traits>
 
+#include <tilecraft/device/gemm_policy.cuh>
 #include <tilecraft/gemm/gemm_shape.cuh>
 
 using namespace tilecraft;
@@ -166,18 +168,53 @@ TEST_CASE("GemmShape<..., double>: derived sizes, a map that covers the tile onc
   check_shape<GemmShape<64, 32, RegBlock<2, 1>, 2, 4, 2, double>>();    // TK = 2, single-double B fragments
 }
 
-TEST_CASE("GemmShape: the default GEMM configurations' shared memory") {
-  // sm_75 gives a block at most 64 KiB: every default but the 4-stage 128 x 128 one (which the
-  // launcher replaces by its 3-stage twin there) fits.
+TEST_CASE("the default GEMM policies' shared memory and shapes") {
+  // sm_75 gives a block at most 64 KiB: every float default but the 4-stage 128 x 128 one
+  // (which the launcher replaces by its 3-stage twin there) and the vector ones fits.
   constexpr std::size_t sm75 = 64 * 1024;
-  CHECK(GemmShape<128, 128, RegBlock<8, 8>, 16, 4, 4>::smem_bytes > sm75);
-  CHECK(GemmShape<128, 128, RegBlock<8, 8>, 16, 4, 3>::smem_bytes <= sm75);
-  CHECK(GemmShape<64, 128, RegBlock<8, 8>, 8, 4, 3>::smem_bytes <= sm75);
-  CHECK(GemmShape<64, 64, RegBlock<4, 8>, 16, 4, 3>::smem_bytes <= sm75);
-  CHECK(GemmShape<32, 64, RegBlock<4, 4>, 16, 4, 3>::smem_bytes <= sm75);
+  CHECK(GemmPolicyLarge::tiled::smem_bytes > sm75);
+  CHECK(GemmPolicyLarge3::tiled::smem_bytes <= sm75);
+  CHECK(GemmPolicySkinny::tiled::smem_bytes <= sm75);
+  CHECK(GemmPolicyMedium::tiled::smem_bytes <= sm75);
+  CHECK(GemmPolicySmall::tiled::smem_bytes <= sm75);
+  // The vector and huge policies: two GemmPolicyLargeVector blocks (with the driver's 1 KiB
+  // each) fit an sm_90 SM (228 KiB) and not an sm_80 one (164 KiB).
+  CHECK(2 * (GemmPolicyLargeVector::tiled::smem_bytes + 1024) <= 228 * 1024);
+  CHECK(2 * (GemmPolicyLargeVector::tiled::smem_bytes + 1024) > 164 * 1024);
+  CHECK(GemmPolicyHuge::tiled::smem_bytes <= GemmPolicyLargeVector::tiled::smem_bytes);
   // The double defaults fit the 48 KiB of static shared memory.
   constexpr std::size_t static_smem = 48 * 1024;
-  CHECK(GemmShape<128, 64, RegBlock<4, 8>, 8, 4, 3, double>::smem_bytes <= static_smem);
-  CHECK(GemmShape<64, 64, RegBlock<4, 8>, 8, 4, 3, double>::smem_bytes <= static_smem);
-  CHECK(GemmShape<32, 64, RegBlock<4, 4>, 16, 4, 3, double>::smem_bytes <= static_smem);
+  CHECK(GemmPolicyLargeF64::tiled::smem_bytes <= static_smem);
+  CHECK(GemmPolicyMediumF64::tiled::smem_bytes <= static_smem);
+  CHECK(GemmPolicySmallF64::tiled::smem_bytes <= static_smem);
+  // The named members read as the positional form.
+  static_assert(std::is_same_v<GemmPolicySkinny::tiled, TiledGemm<64, 128, RegBlock<8, 8>, 16, 4, 3>>);
+  static_assert(std::is_same_v<GemmPolicyHuge::tiled, TiledGemm<256, 128, RegBlock<16, 8>, 16, 4, 3>>);
+  static_assert(GemmPolicyHuge::max_split_k == 1 && GemmPolicyHuge::min_blocks_per_sm == 1);
+  static_assert(
+      std::is_same_v<GemmPolicy<128, 64, RegBlock<4, 8>, 8, 4, 3, 2, 8, 16, double>::tiled, GemmPolicyLargeF64::tiled>);
+  check_shape<GemmPolicyLarge::tiled::shape>();
+  check_shape<GemmPolicyLargeVector::tiled::shape>();
+  check_shape<GemmPolicyHuge::tiled::shape>();
+  check_shape<GemmPolicySkinny::tiled::shape>();
+  check_shape<GemmPolicyMedium::tiled::shape>();
+  check_shape<GemmPolicySmall::tiled::shape>();
+}
+
+namespace {
+struct Mine : GemmPolicyDefaults<double> {
+  static constexpr int tile_m = 64, tile_n = 32, tile_k = 16;
+  using reg_block = RegBlock<4, 2>;
+};
+}  // namespace
+
+TEST_CASE("a policy of named members: defaults from GemmPolicyDefaults, the rest as set") {
+  using P = gemm_policy_t<Mine>;
+  static_assert(std::is_same_v<P, GemmPolicyOf<Mine>> && std::is_same_v<gemm_policy_t<P>, P>);
+  static_assert(is_gemm_policy_v<Mine> && is_gemm_policy_v<P> && !is_gemm_policy_v<int>);
+  static_assert(std::is_same_v<P::tiled, TiledGemm<64, 32, RegBlock<4, 2>, 16, 4, 3, double>>);
+  CHECK(P::max_split_k == 16);
+  CHECK(P::group_m == 8);
+  CHECK(P::min_blocks_per_sm == 1);
+  CHECK(P::tiled::threads == 256);
 }

@@ -5,7 +5,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <atomic>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +17,7 @@
 #include "../memory/pipeline.cuh"
 #include "../memory/shared_tile.cuh"
 #include "../memory/tile_copy.cuh"
+#include "../util/device_cache.cuh"
 #include "../util/error.cuh"
 #include "../util/nvtx.cuh"
 #include "../util/math.cuh"
@@ -104,9 +104,6 @@ using DefaultStencilPolicy =
                                           StencilPolicy<128, 2, 1, 1>, StencilPolicy<64, 8, 1, 1>>>;
 
 namespace detail {
-
-// Devices whose resident-block count the launcher caches (others query on every call).
-inline constexpr int resident_cache_devices = 64;
 
 // The tile geometry of one stencil configuration.
 template <class T, int Radius, class Policy>
@@ -288,21 +285,10 @@ template <int Radius, class Policy, class T>
     if constexpr (Policy::tiles_per_block > 0) {
       grid = ceil_div<std::int64_t>(tiles, Policy::tiles_per_block);
     } else {
-      // A persistent grid: every resident block walks the tiles. The occupancy query is cached
-      // per device: done on every call it would leave the GPU idle for microseconds between
-      // back-to-back launches.
-      int device = 0, resident = 0;
-      TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
-      static std::atomic<int> cache[2][resident_cache_devices] = {};  // [boundary][device]
-      std::atomic<int>* slot =
-          device >= 0 && device < resident_cache_devices ? &cache[boundary == StencilBoundary::clamp][device] : nullptr;
-      if (slot == nullptr || (resident = slot->load()) == 0) {
-        int sms = 0, per_sm = 0;
-        TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        TILECRAFT_RETURN_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Policy::threads, 0));
-        resident = sms * (per_sm > 0 ? per_sm : 1);
-        if (slot != nullptr) slot->store(resident);
-      }
+      // A persistent grid: every resident block walks the tiles (the occupancy is asked once
+      // per kernel and device: util/device_cache.cuh).
+      int resident = 0;
+      TILECRAFT_RETURN_IF_ERROR(resident_blocks_once(kernel, Policy::threads, 0, resident));
       grid = tiles < resident ? tiles : resident;
     }
     if (grid > INT_MAX) return cudaErrorInvalidValue;

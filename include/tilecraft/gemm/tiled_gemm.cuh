@@ -60,12 +60,9 @@ struct TiledGemm {
   //! leading dimension that is a multiple of shape::vector_elems (4 floats, 2 doubles).
   template <class TA, Order OA, class TB, Order OB>
   TILECRAFT_HOST_DEVICE static bool vector_fill_ok(const MatrixRef<TA, OA>& a, const MatrixRef<TB, OB>& b) {
-    auto aligned = [](const auto& m) {
-      return reinterpret_cast<std::uintptr_t>(m.data) % 16 == 0 && m.ld % shape::vector_elems == 0;
-    };
     const bool a_vector = OA == Order::col_major;
     const bool b_vector = OB == Order::row_major;
-    return (!a_vector || aligned(a)) && (!b_vector || aligned(b));
+    return (!a_vector || rows_vector_aligned(a)) && (!b_vector || rows_vector_aligned(b));
   }
 
   //! Computes the tile of C at (m0, n0) and stores it through `epi` (see tiled_gemm(), which

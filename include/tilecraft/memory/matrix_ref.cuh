@@ -56,4 +56,12 @@ TILECRAFT_HOST_DEVICE constexpr MatrixRef<T, O == Order::row_major ? Order::col_
   return {m.data, m.cols, m.rows, m.ld};
 }
 
+//! Whether every row (row-major; column for column-major) of `m` starts on a 16-byte boundary:
+//! the base is 16-byte aligned and ld * sizeof(T) is a multiple of 16. What a tile fill in
+//! 16-byte vectors along the contiguous index needs.
+template <class T, Order O>
+TILECRAFT_HOST_DEVICE bool rows_vector_aligned(const MatrixRef<T, O>& m) {
+  return reinterpret_cast<std::uintptr_t>(m.data) % 16 == 0 && (m.ld * static_cast<std::int64_t>(sizeof(T))) % 16 == 0;
+}
+
 }  // namespace tilecraft

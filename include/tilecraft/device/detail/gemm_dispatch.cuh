@@ -1,0 +1,314 @@
+//! \file device/detail/gemm_dispatch.cuh
+//! The device GEMM's dispatch: follows the plan (gemm_plan.cuh), allocates workspace, packs
+//! and launches (gemm_kernels.cuh). Glue only: every decision is a plan function.
+//!   gemm_run / gemm_epilogue_run   check the arguments once, BLAS's quick returns
+//!   -> dispatch<Policy>            the row-major problem, the device, the policy by shape
+//!   -> run_packed<P, PV, PH>       packing and panels; per product the policy (P, or the
+//!                                  vector / huge policy where the operands fill in vectors)
+//!   -> launch_product<P>           split-K workspace, the kernel for the operands' orders,
+//!                                  the split-K reduction
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <climits>
+#include <cstdint>
+#include <numeric>
+#include <type_traits>
+
+#include "../../config.cuh"
+#include "../../gemm/epilogue.cuh"
+#include "../../util/device_cache.cuh"
+#include "../../util/error.cuh"
+#include "../../util/nvtx.cuh"
+#include "../gemm_policy.cuh"
+#include "../transpose.cuh"
+#include "../workspace.cuh"
+#include "gemm_kernels.cuh"
+#include "gemm_plan.cuh"
+
+#if defined(__CUDACC__)
+
+namespace tilecraft::detail {
+
+//! Whether a grid of one block per `tile_m` x `tile_n` tile of rows x cols fits 2^31 - 1 blocks.
+inline bool grid_fits(std::int64_t rows, std::int64_t cols, std::int64_t tile_m, std::int64_t tile_n) {
+  return ceil_div(rows, tile_m) <= INT_MAX / ceil_div(cols, tile_n);
+}
+
+//! One product C = epi(a * b) on Policy: K split as split_k_plan says (when workspace can be
+//! had), the kernel for the operands' orders. VectorOnly: instantiate only the kernel for a
+//! column-major a and a row-major b filled in vectors (the caller has checked that:
+//! GemmPolicyLargeVector and GemmPolicyHuge run nothing else).
+template <class Policy, bool VectorOnly = false, class T, class Epilogue>
+[[nodiscard]] cudaError_t launch_product(const GemmProblem<T>& p, LauncherEpilogue<T, Epilogue> epi, int sms,
+                                         const GemmSplitLimits& split_limits, cudaStream_t stream) {
+  using Tiled = typename Policy::tiled;
+  static_assert(std::is_same_v<typename Policy::element_type, T>, "launch_product: Policy must be for T");
+  const MatrixRef<T> c = p.c;
+  const std::int64_t k = p.a.cols;
+  if (!grid_fits(c.rows, c.cols, Tiled::shape::tile_m, Tiled::shape::tile_n)) return cudaErrorInvalidValue;
+  if (ceil_div<std::int64_t>(k, Tiled::shape::tile_k) > INT_MAX) return cudaErrorInvalidValue;  // int step count
+  const std::int64_t tiles_m = ceil_div<std::int64_t>(c.rows, Tiled::shape::tile_m);
+  const std::int64_t tiles_n = ceil_div<std::int64_t>(c.cols, Tiled::shape::tile_n);
+  SplitPlan plan = split_k_plan(facts_of<Policy>(), c.rows, c.cols, k, sms, split_limits);
+  KSlices<T> slices{plan.k_slice, nullptr};
+  if (plan.slices > 1) {
+    const std::size_t bytes =
+        static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(c.rows * c.cols) * sizeof(T);
+    if (workspace_alloc(reinterpret_cast<void**>(&slices.partial), bytes, stream) != cudaSuccess) {
+      plan = SplitPlan{1, k};  // no workspace (no memory pools, or no memory): unsplit
+      slices = KSlices<T>{k, nullptr};
+    }
+  }
+  LauncherEpilogue<T, Epilogue> tile_epi = epi;
+  tile_epi.raw = slices.partial != nullptr;
+
+  auto launch = [&](auto a, auto b) -> cudaError_t {
+    constexpr Order oa = decltype(a)::order;
+    constexpr Order ob = decltype(b)::order;
+    const bool vector_fill = Tiled::vector_fill_ok(a, b);
+    if (VectorOnly && !vector_fill) return cudaErrorInvalidValue;  // (the caller checks it)
+    auto* kernel = gemm_kernel<Policy, oa, ob, true, LauncherEpilogue<T, Epilogue>>;
+    if constexpr (!VectorOnly) {
+      if (!vector_fill) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
+    }
+    TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, Tiled::smem_bytes));
+    const dim3 grid(static_cast<unsigned>(tiles_m * tiles_n), static_cast<unsigned>(plan.slices));
+    kernel<<<grid, Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, tile_epi, tiles_m, tiles_n, slices);
+    return last_launch_error();
+  };
+  // The operands as views in their own order: a is M x K, b is K x N.
+  auto as = [](const MatrixRef<const T>& x, auto order) {
+    return MatrixRef<const T, decltype(order)::value>{x.data, x.rows, x.cols, x.ld};
+  };
+  using Row = std::integral_constant<Order, Order::row_major>;
+  using Col = std::integral_constant<Order, Order::col_major>;
+  cudaError_t status = cudaSuccess;
+  if constexpr (VectorOnly) {
+    const bool vector_orders = p.order_a == Order::col_major && p.order_b == Order::row_major;
+    status = vector_orders ? launch(as(p.a, Col{}), as(p.b, Row{})) : cudaErrorInvalidValue;
+  } else if (p.order_a == Order::row_major) {
+    status =
+        p.order_b == Order::row_major ? launch(as(p.a, Row{}), as(p.b, Row{})) : launch(as(p.a, Row{}), as(p.b, Col{}));
+  } else {
+    status =
+        p.order_b == Order::row_major ? launch(as(p.a, Col{}), as(p.b, Row{})) : launch(as(p.a, Col{}), as(p.b, Col{}));
+  }
+  if (slices.partial != nullptr) {
+    if (status == cudaSuccess) {
+      constexpr int threads = 256;
+      const std::int64_t blocks = ceil_div<std::int64_t>(c.rows * c.cols, threads);
+      const unsigned grid = static_cast<unsigned>(blocks < 8 * sms ? blocks : 8 * sms);
+      gemm_split_k_reduce_kernel<<<grid, threads, 0, stream>>>(slices.partial, plan.slices, c, epi);
+      status = last_launch_error();
+    }
+    const cudaError_t freed = workspace_free(slices.partial, stream);
+    if (status == cudaSuccess) status = freed;
+  }
+  return status;
+}
+
+//! A policy's tile as {rows, columns}; {1, 1} for none (void).
+template <class Policy>
+constexpr std::int64_t tile_extent(int dim) {
+  if constexpr (std::is_void_v<Policy>) {
+    return 1;
+  } else {
+    return dim == 0 ? Policy::tile_m : Policy::tile_n;
+  }
+}
+
+//! C = epi(a * b), packing K-contiguous operands first as pack_plan says (unpacked when no
+//! workspace can be had). VectorPolicy (void: none) replaces Policy for every product whose
+//! operands both fill in vectors, packed or not, and HugePolicy (void: none) replaces
+//! VectorPolicy where huge_policy_pays.
+template <class Policy, class VectorPolicy = void, class HugePolicy = void, class T, class Epilogue>
+[[nodiscard]] cudaError_t run_packed(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogue>& epi, int sms,
+                                     const GemmTunables& tunables, cudaStream_t stream) {
+  static_assert(std::is_void_v<HugePolicy> || !std::is_void_v<VectorPolicy>,
+                "run_packed: HugePolicy needs a VectorPolicy");
+  auto product = [&](const GemmProblem<T>& q, const LauncherEpilogue<T, Epilogue>& e) -> cudaError_t {
+    if constexpr (!std::is_void_v<VectorPolicy>) {
+      if (both_fill_in_vectors(q)) {
+        if constexpr (!std::is_void_v<HugePolicy>) {
+          if (huge_policy_pays(facts_of<HugePolicy>(), q.c.rows, q.c.cols, q.a.cols, sms, tunables.huge)) {
+            return launch_product<HugePolicy, true>(q, e, sms, tunables.split, stream);
+          }
+        }
+        return launch_product<VectorPolicy, true>(q, e, sms, tunables.split, stream);
+      }
+    }
+    return launch_product<Policy>(q, e, sms, tunables.split, stream);
+  };
+  // Panels are whole tiles of every policy that may multiply them.
+  constexpr std::int64_t panel_tile_m =
+      std::lcm(std::lcm(tile_extent<Policy>(0), tile_extent<VectorPolicy>(0)), tile_extent<HugePolicy>(0));
+  constexpr std::int64_t panel_tile_n =
+      std::lcm(std::lcm(tile_extent<Policy>(1), tile_extent<VectorPolicy>(1)), tile_extent<HugePolicy>(1));
+  const PackPlan plan = pack_plan(p, panel_tile_m, panel_tile_n, tunables.pack);
+  T* workspace = nullptr;
+  if (!plan.packs() ||
+      workspace_alloc(reinterpret_cast<void**>(&workspace),
+                      static_cast<std::size_t>(plan.a_elems + plan.b_elems) * sizeof(T), stream) != cudaSuccess) {
+    return product(p, epi);
+  }
+  T* const packed_a = workspace;
+  T* const packed_b = workspace + plan.a_elems;  // a_elems is a multiple of a vector: 16-byte aligned
+  const std::int64_t m = p.c.rows, n = p.c.cols, k = p.a.cols;
+  cudaError_t status = cudaSuccess;
+  for (std::int64_t r0 = 0; r0 < m && status == cudaSuccess; r0 += plan.panel_m) {
+    const std::int64_t rows = m - r0 < plan.panel_m ? m - r0 : plan.panel_m;
+    // Rows [r0, r0 + rows) of a: row-major (packed: transposed into the K x rows row-major
+    // matrix, which is the column-major rows x K view) or column-major (r0 elements in).
+    GemmProblem<T> q = p;
+    const bool a_rows = k_contiguous_a(p.order_a);
+    q.a = {a_rows ? p.a.data + r0 * p.a.ld : p.a.data + r0, rows, k, p.a.ld};
+    if (plan.pack_a) {
+      status = transpose(q.a.data, p.a.ld, packed_a, plan.ld_a, rows, k, stream);
+      q.a = {packed_a, rows, k, plan.ld_a};
+      q.order_a = Order::col_major;
+    }
+    for (std::int64_t c0 = 0; c0 < n && status == cudaSuccess; c0 += plan.panel_n) {
+      const std::int64_t cols = n - c0 < plan.panel_n ? n - c0 : plan.panel_n;
+      // Columns [c0, c0 + cols) of b: column-major (packed: the transposed cols x K rows are
+      // the row-major K x cols matrix) or row-major (c0 elements in). (When both operands need
+      // panels, B's are packed again for every panel of A: a workspace within the budget.)
+      const bool b_cols = k_contiguous_b(p.order_b);
+      q.b = {b_cols ? p.b.data + c0 * p.b.ld : p.b.data + c0, k, cols, p.b.ld};
+      q.order_b = p.order_b;
+      if (plan.pack_b) {
+        status = transpose(q.b.data, p.b.ld, packed_b, plan.ld_b, cols, k, stream);
+        if (status != cudaSuccess) break;
+        q.b = {packed_b, k, cols, plan.ld_b};
+        q.order_b = Order::row_major;
+      }
+      q.c = {p.c.data + r0 * p.c.ld + c0, rows, cols, p.c.ld};
+      LauncherEpilogue<T, Epilogue> e = epi;
+      e.row0 += r0;
+      e.col0 += c0;
+      status = product(q, e);
+    }
+  }
+  const cudaError_t freed = workspace_free(workspace, stream);
+  return status != cudaSuccess ? status : freed;
+}
+
+//! C = epi(op(A) * op(B), C) for a checked call with m, n > 0: the row-major problem, the
+//! default policy by shape (Policy void) or the user's.
+template <class Policy, class T, class Epilogue>
+[[nodiscard]] cudaError_t dispatch(const GemmProblem<T>& p, const Epilogue& user_epi, const GemmTunables& tunables,
+                                   cudaStream_t stream) {
+  // One block per tile: the grid checked for the policy (or the smallest default tile) before
+  // anything else asks the device, allocates or packs.
+  using Smallest =
+      std::conditional_t<std::is_void_v<Policy>,
+                         std::conditional_t<std::is_same_v<T, float>, GemmPolicySmall, GemmPolicySmallF64>, Policy>;
+  constexpr std::int64_t side = Smallest::tile_m < Smallest::tile_n ? Smallest::tile_m : Smallest::tile_n;
+  if (!grid_fits(p.c.rows, p.c.cols, side, side)) return cudaErrorInvalidValue;
+  const LauncherEpilogue<T, Epilogue> epi{user_epi, p.transposed};
+  DeviceLimits limits;
+  TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
+  if constexpr (!std::is_void_v<Policy>) {
+    // A configuration the device cannot hold is refused before any workspace or packing.
+    if (Policy::tiled::smem_bytes > static_cast<std::size_t>(limits.smem_per_block_optin)) return cudaErrorInvalidValue;
+    return run_packed<Policy>(p, epi, limits.sms, tunables, stream);
+  } else {
+    const int sms = limits.sms;
+    const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, p.a.cols, limits);
+    if constexpr (std::is_same_v<T, double>) {
+      if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tunables, stream);
+      if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tunables, stream);
+      return run_packed<GemmPolicySmallF64>(p, epi, sms, tunables, stream);
+    } else {
+      switch (choice) {
+        case GemmChoice::large3:
+          return run_packed<GemmPolicyLarge3>(p, epi, sms, tunables, stream);
+        case GemmChoice::large:
+          return run_packed<GemmPolicyLarge>(p, epi, sms, tunables, stream);
+        case GemmChoice::large_vector:
+          return run_packed<GemmPolicyLarge, GemmPolicyLargeVector, GemmPolicyHuge>(p, epi, sms, tunables, stream);
+        case GemmChoice::skinny:
+          return run_packed<GemmPolicySkinny>(p, epi, sms, tunables, stream);
+        case GemmChoice::medium:
+          return run_packed<GemmPolicyMedium>(p, epi, sms, tunables, stream);
+        default:
+          return run_packed<GemmPolicySmall>(p, epi, sms, tunables, stream);
+      }
+    }
+  }
+}
+
+//! Whether Policy is a policy for elements other than T.
+template <class Policy, class T>
+constexpr bool policy_of_other_type() {
+  if constexpr (GemmPolicyMembers<Policy>) {
+    return !std::is_same_v<typename Policy::element_type, T>;
+  } else {
+    return false;
+  }
+}
+
+//! Policy as the dispatch takes it: void, or its checked GemmPolicyOf.
+template <class Policy>
+struct DispatchPolicy {
+  using type = void;
+};
+template <GemmPolicyMembers Policy>
+struct DispatchPolicy<Policy> {
+  using type = gemm_policy_t<Policy>;
+};
+
+//! The policy rules gemm() and gemm_epilogue() state.
+template <class Policy, class T>
+constexpr bool check_policy() {
+  static_assert(std::is_void_v<Policy> || GemmPolicyMembers<Policy>,
+                "gemm: Policy must be void (chosen by shape) or a GEMM policy (GemmPolicyOf, GemmPolicy, or a struct "
+                "of GemmPolicyDefaults' named members)");
+  static_assert(!policy_of_other_type<Policy, T>(),
+                "gemm: the Policy's element type (GemmPolicy's last parameter, float by default) must be the "
+                "matrices' element type");
+  return (std::is_void_v<Policy> || GemmPolicyMembers<Policy>)&&!policy_of_other_type<Policy, T>();
+}
+
+//! gemm_epilogue() for either element type, with explicit tunables.
+template <class Policy, class T, class Epilogue>
+[[nodiscard]] cudaError_t gemm_epilogue_run(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n,
+                                            std::int64_t k, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
+                                            T* c, std::int64_t ldc, const Epilogue& epi, const GemmTunables& tunables,
+                                            cudaStream_t stream) {
+  if constexpr (check_policy<Policy, T>()) {
+    TILECRAFT_NVTX_RANGE("tilecraft::gemm_epilogue");
+    TILECRAFT_RETURN_IF_ERROR(check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
+    if (m == 0 || n == 0) return cudaSuccess;
+    return dispatch<typename DispatchPolicy<Policy>::type>(
+        row_major_problem(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc), epi, tunables, stream);
+  } else {
+    return cudaErrorInvalidValue;  // (check_policy's static_assert has said why)
+  }
+}
+
+//! gemm() for either element type, with explicit tunables.
+template <class Policy, class T>
+[[nodiscard]] cudaError_t gemm_run(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                   T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+                                   std::int64_t ldc, const GemmTunables& tunables, cudaStream_t stream) {
+  if constexpr (check_policy<Policy, T>()) {
+    TILECRAFT_NVTX_RANGE("tilecraft::gemm");
+    TILECRAFT_RETURN_IF_ERROR(check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
+    // BLAS's quick return: nothing to add and C kept as is.
+    if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return cudaSuccess;
+    // With alpha == 0 or k == 0 only C is scaled: no product is formed, so neither NaN in A or
+    // B nor an infinite alpha times the empty sum reaches C.
+    const bool scale_only = alpha == T(0) || k == 0;
+    return dispatch<typename DispatchPolicy<Policy>::type>(
+        row_major_problem(order, op_a, op_b, m, n, scale_only ? 0 : k, a, lda, b, ldb, c, ldc),
+        BasicLinearCombination<T>{scale_only ? T(0) : alpha, beta}, tunables, stream);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace tilecraft::detail
+
+#endif  // __CUDACC__

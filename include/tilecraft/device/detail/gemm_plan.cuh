@@ -1,0 +1,304 @@
+//! \file device/detail/gemm_plan.cuh
+//! The device GEMM's plan: pure host functions, each decision made here once. The argument
+//! checks, the row-major form of the problem, the split of K, the packing of K-contiguous
+//! operands and its panels, the GemmPolicyHuge rule and the default policy by shape. The
+//! dispatch (gemm_dispatch.cuh) only follows the plan. Host code (g++) can include it, so host
+//! tests check every rule. The tunable limits (GemmTunables) are arguments, never globals.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <climits>
+#include <cstdint>
+#include <numeric>
+#include <type_traits>
+
+#include "../../config.cuh"
+#include "../../memory/matrix_ref.cuh"
+#include "../../util/device_cache.cuh"
+#include "../../util/math.cuh"
+#include "../gemm_policy.cuh"
+
+namespace tilecraft::detail {
+
+// ---- the tunable limits ---------------------------------------------------------------------
+
+//! When K is split (see split_k_plan): slices at least min_slice long, only for products of at
+//! least min_volume multiply-adds (the workspace round trip and the second kernel cost a few
+//! microseconds), the workspace at most max_bytes.
+struct GemmSplitLimits {
+  std::int64_t min_slice = 256;
+  double min_volume = 268435456.0;  // 2^28 multiply-adds
+  std::int64_t max_bytes = std::int64_t{64} << 20;
+};
+
+//! When a K-contiguous operand is packed (see pack_plan): the other side of C at least
+//! min_side and the product at least min_volume multiply-adds (the transpose reads and writes
+//! the operand once, so it pays when the product reuses each element often); each packed
+//! operand at most `bytes` (larger ones go in panels).
+struct GemmPackLimits {
+  std::int64_t min_side = 1024;
+  double min_volume = 1073741824.0;  // 2^30 multiply-adds
+  std::int64_t bytes = std::int64_t{64} << 20;
+};
+
+//! GemmPolicyHuge runs only for K >= min_k: a lone block per SM hides neither a short K's
+//! prologue nor the epilogue of its 128 accumulators a thread.
+struct GemmHugeLimits {
+  std::int64_t min_k = 1024;
+};
+
+//! Every limit the plan uses, passed to the dispatch (gemm() uses the defaults; tests and
+//! experiments pass others).
+struct GemmTunables {
+  GemmSplitLimits split{};
+  GemmPackLimits pack{};
+  GemmHugeLimits huge{};
+};
+
+// ---- arguments --------------------------------------------------------------------------------
+
+//! Elements spanned by a matrix of T stored as `rows x cols` in `order` with leading dimension
+//! ld, or -1 when that overflows 64-bit byte offsets.
+template <class T>
+std::int64_t matrix_span(Order order, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  const std::int64_t major = order == Order::row_major ? rows : cols;
+  const std::int64_t minor = order == Order::row_major ? cols : rows;
+  if (major == 0 || minor == 0) return 0;
+  constexpr std::int64_t max_elems = INT64_MAX / static_cast<std::int64_t>(sizeof(T));
+  if (ld > max_elems / major) return -1;
+  return (major - 1) * ld + minor;
+}
+
+//! BLAS's argument checks (see gemm()): cudaSuccess when the call is valid.
+template <class T>
+cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
+                            std::int64_t lda, const T* b, std::int64_t ldb, const T* c, std::int64_t ldc) {
+  const bool row = order == Order::row_major;
+  if (!row && order != Order::col_major) return cudaErrorInvalidValue;
+  if ((op_a != Op::none && op_a != Op::transpose) || (op_b != Op::none && op_b != Op::transpose)) {
+    return cudaErrorInvalidValue;
+  }
+  if (m < 0 || n < 0 || k < 0) return cudaErrorInvalidValue;
+  // Stored shapes: A is m x k (or k x m under Op::transpose), B is k x n (or n x k), C m x n;
+  // BLAS's rule: ld >= max(1, elements of a stored row (row-major) or column (column-major)).
+  const bool ta = op_a == Op::transpose;
+  const bool tb = op_b == Op::transpose;
+  const std::int64_t a_rows = ta ? k : m, a_cols = ta ? m : k;
+  const std::int64_t b_rows = tb ? n : k, b_cols = tb ? k : n;
+  auto ld_ok = [&](std::int64_t ld, std::int64_t rows, std::int64_t cols) {
+    const std::int64_t need = row ? cols : rows;
+    return ld >= (need > 1 ? need : 1);
+  };
+  if (!ld_ok(lda, a_rows, a_cols) || !ld_ok(ldb, b_rows, b_cols) || !ld_ok(ldc, m, n)) return cudaErrorInvalidValue;
+  if (m == 0 || n == 0) return cudaSuccess;  // nothing is read or written
+  if (c == nullptr || (k > 0 && (a == nullptr || b == nullptr))) return cudaErrorInvalidValue;
+  const std::int64_t c_span = matrix_span<T>(order, m, n, ldc);
+  const std::int64_t a_span = k > 0 ? matrix_span<T>(order, a_rows, a_cols, lda) : 0;
+  const std::int64_t b_span = k > 0 ? matrix_span<T>(order, b_rows, b_cols, ldb) : 0;
+  if (c_span < 0 || a_span < 0 || b_span < 0) return cudaErrorInvalidValue;
+  // Elements must be aligned to their type. (C sharing elements with A or B is not checked, as
+  // in BLAS: disjoint blocks of one allocation with one leading dimension, as in a blocked LU
+  // update, are valid, and an exact check would cost more than the call.)
+  auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0; };
+  if (misaligned(c) || (k > 0 && (misaligned(a) || misaligned(b)))) return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+// ---- the problem as computed: C row-major -----------------------------------------------------
+
+//! C (row-major, rows x cols) = op(A) (rows x k, in order_a) * op(B) (k x cols, in order_b). A
+//! column-major C is the row-major C^T = op(B)^T op(A)^T: the operands swap and `transposed`
+//! tells the epilogue to swap its coordinates back.
+template <class T>
+struct GemmProblem {
+  Order order_a;
+  Order order_b;
+  MatrixRef<const T> a;  //!< rows x k, stored in order_a
+  MatrixRef<const T> b;  //!< k x cols, stored in order_b
+  MatrixRef<T> c;        //!< rows x cols, row-major
+  bool transposed;
+};
+
+//! The row-major form of a checked gemm() call.
+template <class T>
+GemmProblem<T> row_major_problem(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                 const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
+  const bool row = order == Order::row_major;
+  // op(X) of a row-major X is row-major, of a column-major X column-major; a transpose flips it.
+  auto op_order = [&](Op op) { return row != (op == Op::transpose) ? Order::row_major : Order::col_major; };
+  auto flip = [](Order o) { return o == Order::row_major ? Order::col_major : Order::row_major; };
+  if (row) return {op_order(op_a), op_order(op_b), {a, m, k, lda}, {b, k, n, ldb}, {c, m, n, ldc}, false};
+  return {flip(op_order(op_b)), flip(op_order(op_a)), {b, n, k, ldb}, {a, k, m, lda}, {c, n, m, ldc}, true};
+}
+
+//! Whether an operand stored in `order` (a: rows x K, b: K x cols) reaches its K-major shared
+//! tile element by element (its K index is the contiguous one): a row-major a, a column-major b.
+constexpr bool k_contiguous_a(Order order_a) { return order_a == Order::row_major; }
+constexpr bool k_contiguous_b(Order order_b) { return order_b == Order::col_major; }
+
+//! Whether both operands fill their shared tiles in 16-byte vectors: a column-major and b
+//! row-major, each with 16-byte aligned rows (the one rule TiledGemm::vector_fill_ok checks).
+template <class T>
+bool both_fill_in_vectors(const GemmProblem<T>& p) {
+  return !k_contiguous_a(p.order_a) && !k_contiguous_b(p.order_b) && rows_vector_aligned(p.a) &&
+         rows_vector_aligned(p.b);
+}
+
+// ---- what a policy contributes to the plan ---------------------------------------------------
+
+//! The numbers of a policy the plan needs (so the rules are plain functions).
+struct PolicyFacts {
+  int tile_m, tile_n, tile_k, min_blocks_per_sm, max_split_k, element_bytes;
+};
+template <class Policy>
+constexpr PolicyFacts facts_of() {
+  return {Policy::tile_m,      Policy::tile_n,
+          Policy::tile_k,      Policy::min_blocks_per_sm,
+          Policy::max_split_k, static_cast<int>(sizeof(typename Policy::element_type))};
+}
+
+//! C tiles of `f` over rows x cols.
+constexpr std::int64_t tile_count(const PolicyFacts& f, std::int64_t rows, std::int64_t cols) {
+  return ceil_div<std::int64_t>(rows, f.tile_m) * ceil_div<std::int64_t>(cols, f.tile_n);
+}
+
+// ---- split-K -----------------------------------------------------------------------------------
+
+//! A split of K: `slices` slices of k_slice (a whole number of K steps; the last may be
+//! shorter), or slices == 1 and k_slice == k.
+struct SplitPlan {
+  int slices;
+  std::int64_t k_slice;
+};
+
+//! How many K slices: enough blocks to fill the GPU's block slots when C alone has too few
+//! tiles, each slice at least limits.min_slice long, the workspace at most limits.max_bytes,
+//! only for products of at least limits.min_volume multiply-adds and at most f.max_split_k.
+inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
+                              const GemmSplitLimits& limits) {
+  const SplitPlan whole{1, k};
+  if (m <= 0 || n <= 0 || f.max_split_k == 1) return whole;
+  const std::int64_t tiles = tile_count(f, m, n);
+  const std::int64_t slots = static_cast<std::int64_t>(sms) * f.min_blocks_per_sm;
+  if (tiles >= slots) return whole;
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < limits.min_volume) return whole;
+  std::int64_t slices = slots / tiles;
+  const std::int64_t by_k = k / (limits.min_slice > f.tile_k ? limits.min_slice : f.tile_k);
+  const std::int64_t by_bytes = limits.max_bytes / (m * n * f.element_bytes);
+  if (slices > f.max_split_k) slices = f.max_split_k;
+  if (slices > by_k) slices = by_k;
+  if (slices > by_bytes) slices = by_bytes;
+  if (slices < 2) return whole;
+  // Whole K steps per slice; rounding up can leave fewer slices than asked for (even one).
+  const std::int64_t k_slice = round_up<std::int64_t>(ceil_div<std::int64_t>(k, slices), f.tile_k);
+  const std::int64_t rounded = ceil_div<std::int64_t>(k, k_slice);
+  return rounded < 2 ? whole : SplitPlan{static_cast<int>(rounded), k_slice};
+}
+
+// ---- GemmPolicyHuge ------------------------------------------------------------------------------
+
+//! Whether a product whose operands both fill in vectors runs on the huge policy `f` (one block
+//! of 256 x 128 per SM) rather than on two smaller blocks per SM: K at least limits.min_k, and
+//! a last wave of C's tiles that fills at least half of the SMs (a tile short of a full wave
+//! waits for the whole of one, where a smaller block alone on an SM runs faster than two).
+inline bool huge_policy_pays(const PolicyFacts& f, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
+                             const GemmHugeLimits& limits) {
+  if (k < limits.min_k || m <= 0 || n <= 0 || sms <= 0) return false;
+  const std::int64_t last_wave = tile_count(f, m, n) % sms;
+  return last_wave == 0 || 2 * last_wave >= sms;
+}
+
+// ---- packing -----------------------------------------------------------------------------------
+
+//! The extent of each panel when `extent` rows (or columns) are packed at most `most` at a time
+//! (a multiple of `tile`, at least one tile): as few panels as that allows, of equal size in
+//! whole tiles (the last may be shorter). Equal rather than as large as possible: a short last
+//! panel is a product of few tiles that leaves most SMs idle.
+inline std::int64_t panel_extent(std::int64_t extent, std::int64_t most, std::int64_t tile) {
+  if (extent <= most || most < tile) return extent;  // (most < tile: pack_plan excludes it)
+  const std::int64_t panels = ceil_div<std::int64_t>(extent, most);
+  return round_up<std::int64_t>(ceil_div<std::int64_t>(extent, panels), tile);
+}
+
+//! Which operands are packed (transposed once into a workspace, so that their shared tiles
+//! fill in 16-byte vectors) and the panels of C the product then runs in: rows panel_m of A
+//! (and C), columns panel_n of B (and C); packed leading dimensions ld_a, ld_b (multiples of a
+//! vector); a_elems + b_elems elements of workspace.
+struct PackPlan {
+  bool pack_a = false, pack_b = false;
+  std::int64_t panel_m = 0, panel_n = 0;
+  std::int64_t ld_a = 0, ld_b = 0;
+  std::int64_t a_elems = 0, b_elems = 0;
+  bool packs() const { return pack_a || pack_b; }
+};
+
+//! The packing of problem `p`: a K-contiguous operand is packed when the product reuses it
+//! enough (limits), whole or in equal panels of whole `panel_tile_m` x `panel_tile_n` tiles
+//! (of every policy that may multiply them) within limits.bytes, and only when the other
+//! operand fills in vectors as given (packing pays only through the vector fill).
+template <class T>
+PackPlan pack_plan(const GemmProblem<T>& p, std::int64_t panel_tile_m, std::int64_t panel_tile_n,
+                   const GemmPackLimits& limits) {
+  const std::int64_t m = p.c.rows, n = p.c.cols, k = p.a.cols;
+  PackPlan plan;
+  plan.panel_m = m;
+  plan.panel_n = n;
+  const bool a_scattered = k_contiguous_a(p.order_a), b_scattered = k_contiguous_b(p.order_b);
+  const bool pays =
+      k > 0 && static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume;
+  if (!pays) return plan;
+  const std::int64_t budget_rows = limits.bytes / (k * static_cast<std::int64_t>(sizeof(T)));
+  plan.pack_a = a_scattered && n >= limits.min_side && (m <= budget_rows || budget_rows >= panel_tile_m);
+  plan.pack_b = b_scattered && m >= limits.min_side && (n <= budget_rows || budget_rows >= panel_tile_n);
+  if ((!a_scattered && !rows_vector_aligned(p.a)) || (!b_scattered && !rows_vector_aligned(p.b))) {
+    plan.pack_a = plan.pack_b = false;
+  }
+  auto panel = [&](bool pack, std::int64_t extent, std::int64_t tile) {
+    return pack && extent > budget_rows ? panel_extent(extent, budget_rows / tile * tile, tile) : extent;
+  };
+  constexpr std::int64_t vector = 16 / static_cast<std::int64_t>(sizeof(T));
+  plan.panel_m = panel(plan.pack_a, m, panel_tile_m);
+  plan.panel_n = panel(plan.pack_b, n, panel_tile_n);
+  plan.ld_a = round_up<std::int64_t>(plan.panel_m, vector);
+  plan.ld_b = round_up<std::int64_t>(plan.panel_n, vector);
+  plan.a_elems = plan.pack_a ? k * plan.ld_a : 0;
+  plan.b_elems = plan.pack_b ? k * plan.ld_b : 0;
+  return plan;
+}
+
+// ---- the default policy by shape -------------------------------------------------------------
+
+//! The defaults gemm() chooses among.
+enum class GemmChoice { large, large3, large_vector, skinny, medium, small, large_f64, medium_f64, small_f64 };
+
+//! The default policy for C (row-major, rows x cols) and k on a device with `limits`: 128 x 128
+//! tiles (float; double: 128 x 64) unless they would leave half of every tile empty (at most 64
+//! rows) or the GPU short of blocks (fewer tiles than SMs); then, with a long K, 64 x 128 tiles
+//! and split-K (double: 64 x 64); with a short one, the largest tiles that still give every SM a
+//! block. large_vector: GemmPolicyLarge, and GemmPolicyLargeVector / GemmPolicyHuge for the
+//! products whose operands fill in vectors, where an SM holds two GemmPolicyLargeVector blocks
+//! (each with the 1 KiB the driver reserves per block).
+template <class T>
+GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, const DeviceLimits& limits) {
+  auto tiles = [&](std::int64_t tm, std::int64_t tn) { return ceil_div(rows, tm) * ceil_div(cols, tn); };
+  const std::int64_t sms = limits.sms;
+  if constexpr (std::is_same_v<T, double>) {
+    if (rows > 64 && tiles(128, 64) >= sms) return GemmChoice::large_f64;
+    return k >= 2048 || tiles(64, 64) >= sms ? GemmChoice::medium_f64 : GemmChoice::small_f64;
+  } else {
+    if (rows <= 64 || tiles(128, 128) < sms) {
+      if (k >= 2048) return GemmChoice::skinny;
+      return tiles(64, 64) >= sms ? GemmChoice::medium : GemmChoice::small;
+    }
+    const auto optin = static_cast<std::size_t>(limits.smem_per_block_optin);
+    if (GemmPolicyLarge::tiled::smem_bytes > optin) return GemmChoice::large3;
+    constexpr std::size_t vector_bytes = GemmPolicyLargeVector::tiled::smem_bytes;
+    if (vector_bytes > optin || 2 * (vector_bytes + 1024) > static_cast<std::size_t>(limits.smem_per_sm)) {
+      return GemmChoice::large;
+    }
+    return GemmChoice::large_vector;
+  }
+}
+
+}  // namespace tilecraft::detail

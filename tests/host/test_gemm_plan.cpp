@@ -1,0 +1,309 @@
+// The device GEMM's plan (device/detail/gemm_plan.cuh), pure host code checked without a GPU:
+// the split of K, the packing and its panels, the choice of GemmPolicyHuge, the default policy
+// by shape and device, the row-major form of a call and the grouped block order, on random
+// shapes against the rules they promise and on the measured shapes.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <tilecraft/device/detail/gemm_kernels.cuh>
+#include <tilecraft/device/detail/gemm_plan.cuh>
+
+#include "test_util.cuh"
+
+namespace {
+using tilecraft::Op;
+using tilecraft::Order;
+using tilecraft::detail::facts_of;
+using tilecraft::detail::GemmSplitLimits;
+using tilecraft::detail::split_k_plan;
+using tilecraft::detail::SplitPlan;
+
+// A size between 1 and 2^bits, log-uniform (so small and large sizes both come up).
+std::int64_t pick(std::mt19937_64& gen, int bits) {
+  const int e = static_cast<int>(gen() % static_cast<std::uint64_t>(bits + 1));
+  return 1 + static_cast<std::int64_t>(gen() % (std::uint64_t{1} << e));
+}
+
+template <class Policy>
+void check_random_plans(std::uint64_t salt, const GemmSplitLimits& limits = {}) {
+  using T = typename Policy::element_type;
+  using Shape = typename Policy::tiled::shape;
+  constexpr std::int64_t tk = Shape::tile_k;
+  const std::int64_t min_slice = limits.min_slice > tk ? limits.min_slice : tk;
+  auto gen = tilecraft::test::rng(salt);
+  int split = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t m = pick(gen, 13), n = pick(gen, 13), k = pick(gen, 17);
+    const int sms = static_cast<int>(1 + gen() % 200);
+    const std::int64_t tiles = ((m + Shape::tile_m - 1) / Shape::tile_m) * ((n + Shape::tile_n - 1) / Shape::tile_n);
+    const SplitPlan p = split_k_plan(facts_of<Policy>(), m, n, k, sms, limits);
+    INFO("m = ", m, ", n = ", n, ", k = ", k, ", SMs = ", sms, ": ", p.slices, " slices of ", p.k_slice);
+    REQUIRE(p.slices >= 1);
+    if (p.slices == 1) {
+      REQUIRE(p.k_slice == k);
+      continue;
+    }
+    ++split;
+    // Whole K steps, every slice non-empty, together exactly K.
+    REQUIRE(p.k_slice % tk == 0);
+    REQUIRE((p.slices - 1) * p.k_slice < k);
+    REQUIRE(k <= p.slices * p.k_slice);
+    // Only to fill block slots C alone leaves empty, within the limits.
+    REQUIRE(p.slices <= Policy::max_split_k);
+    REQUIRE(tiles * p.slices <= static_cast<std::int64_t>(sms) * Policy::min_blocks_per_sm);
+    REQUIRE(p.k_slice >= min_slice);
+    REQUIRE(static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume);
+    REQUIRE(p.slices * m * n * static_cast<std::int64_t>(sizeof(T)) <= limits.max_bytes);
+  }
+  CHECK(split >= 500);  // the shapes reach the split path often enough to test it
+}
+}  // namespace
+
+TEST_CASE("split-K plans: whole K steps that add up to K, within every limit, on random shapes") {
+  check_random_plans<tilecraft::GemmPolicyMedium>(1);
+  check_random_plans<tilecraft::GemmPolicySkinny>(2);
+  check_random_plans<tilecraft::GemmPolicySmall>(3);
+  check_random_plans<tilecraft::GemmPolicyMediumF64>(4);
+  check_random_plans<tilecraft::GemmPolicyLarge>(5);
+  check_random_plans<tilecraft::GemmPolicy<32, 64, tilecraft::RegBlock<2, 4>, 4, 4, 3, 8, 16>>(6);  // K step 4
+  // Limits below one K step, and no volume floor: slices are still whole, non-empty steps.
+  const GemmSplitLimits tiny{1, 0.0, std::int64_t{64} << 20};
+  check_random_plans<tilecraft::GemmPolicyMedium>(7, tiny);
+  check_random_plans<tilecraft::GemmPolicy<32, 64, tilecraft::RegBlock<2, 4>, 4, 4, 3, 8, 16>>(8, tiny);
+  // A smaller workspace budget bounds the slices too.
+  check_random_plans<tilecraft::GemmPolicySkinny>(9, GemmSplitLimits{256, 0.0, std::int64_t{1} << 20});
+}
+
+namespace {
+template <class Policy>
+void expect_plan(std::int64_t m, std::int64_t n, std::int64_t k, int slices, std::int64_t k_slice) {
+  using Shape = typename Policy::tiled::shape;
+  const std::int64_t tiles = ((m + Shape::tile_m - 1) / Shape::tile_m) * ((n + Shape::tile_n - 1) / Shape::tile_n);
+  const SplitPlan p = split_k_plan(facts_of<Policy>(), m, n, k, 132, GemmSplitLimits{});
+  INFO(m, " x ", n, " x ", k, " on ", tiles, " tiles");
+  CHECK(p.slices == slices);
+  CHECK(p.k_slice == k_slice);
+}
+}  // namespace
+
+TEST_CASE("split-K plans of the measured shapes (132 SMs, as on the H100 / H200)") {
+  // 1000 x 999 x 1001 on 64 x 64 tiles: 256 tiles, 528 slots: 2 slices of 32 K steps.
+  expect_plan<tilecraft::GemmPolicyMedium>(1000, 999, 1001, 2, 512);
+  // 768^3: 144 tiles: 3 slices of 256.
+  expect_plan<tilecraft::GemmPolicyMedium>(768, 768, 768, 3, 256);
+  // 512^3 on 32 x 64 tiles: below 2^28 multiply-adds, kept whole.
+  expect_plan<tilecraft::GemmPolicySmall>(512, 512, 512, 1, 512);
+  // 64 x 8192 x 8192 on 64 x 128 tiles: 64 tiles, 528 slots: 8 slices of 1024.
+  expect_plan<tilecraft::GemmPolicySkinny>(64, 8192, 8192, 8, 1024);
+  // 4096^3 on 128 x 128 tiles: more tiles than slots, never split.
+  expect_plan<tilecraft::GemmPolicyLarge>(4096, 4096, 4096, 1, 4096);
+}
+
+TEST_CASE("packing panels: as few as the budget allows, equal in whole tiles, covering the extent") {
+  using tilecraft::detail::panel_extent;
+  auto gen = tilecraft::test::rng(11);
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t tile = std::int64_t{1} << (gen() % 9);  // 1 .. 256
+    const std::int64_t extent = pick(gen, 20);
+    const std::int64_t most = tile * (1 + static_cast<std::int64_t>(gen() % 64));
+    const std::int64_t p = panel_extent(extent, most, tile);
+    INFO(extent, " in panels of at most ", most, " (tile ", tile, "): ", p);
+    if (extent <= most) {
+      REQUIRE(p == extent);
+      continue;
+    }
+    REQUIRE(p % tile == 0);
+    REQUIRE(p <= most);
+    const std::int64_t panels = (extent + p - 1) / p;
+    REQUIRE(panels == (extent + most - 1) / most);       // no more panels than the budget needs
+    REQUIRE(extent - (panels - 1) * p > 0);              // the last panel is not empty
+    REQUIRE(p - (extent + panels - 1) / panels < tile);  // equal, but for the rounding to tiles
+  }
+  // 6144 rows of K = 6144 floats in 64 MiB on 256-row tiles: three panels of 2048 rows (the
+  // largest that fit would leave 1024 for the third).
+  const std::int64_t most = (std::int64_t{64} << 20) / (6144 * 4) / 256 * 256;
+  CHECK(most == 2560);
+  CHECK(panel_extent(6144, most, 256) == 2048);
+  CHECK(panel_extent(8192, (std::int64_t{64} << 20) / (8192 * 4) / 256 * 256, 256) == 2048);
+}
+
+TEST_CASE("GemmPolicyHuge: a long K, and C's tiles filling at least half of the last wave") {
+  auto huge_policy_pays = [](std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
+    return tilecraft::detail::huge_policy_pays(facts_of<tilecraft::GemmPolicyHuge>(), m, n, k, sms,
+                                               tilecraft::detail::GemmHugeLimits{});
+  };
+  // The two limits at their edges, on 132 SMs: K of 1023 / 1024; 65 or 66 tiles past the full
+  // waves (256 x 128 tiles: 256 rows by 65 or 66 columns of 128, plus one or two full waves).
+  CHECK_FALSE(huge_policy_pays(4096, 4096, 1023, 132));
+  CHECK(huge_policy_pays(4096, 4096, 1024, 132));
+  CHECK(huge_policy_pays(256, 66 * 128, 4096, 132));
+  CHECK_FALSE(huge_policy_pays(256, 65 * 128, 4096, 132));
+  CHECK_FALSE(huge_policy_pays(256, 65 * 128 - 127, 4096, 132));  // 65 tiles, the last ragged
+  CHECK(huge_policy_pays(512, 99 * 128, 4096, 132));              // 198 tiles: 1 wave + 66
+  CHECK_FALSE(huge_policy_pays(512, 98 * 128, 4096, 132));        // 196: 1 wave + 64
+  CHECK(huge_policy_pays(3 * 256, 88 * 128, 4096, 132));          // 264: 2 full waves
+  CHECK(huge_policy_pays(1, 1, 4096, 1));                         // one tile, one SM
+  CHECK_FALSE(huge_policy_pays(1, 1, 4096, 3));                   // one tile of three SMs
+  CHECK_FALSE(huge_policy_pays(0, 4096, 4096, 132));
+  // The measured shapes on 132 SMs (benchmarks/TUNING.md): 4096^3 (512 tiles: 3 waves and
+  // 116), 8192^3, 2048^3 (128 tiles in one wave), 6144^3 in panels of 2048 rows (384 tiles:
+  // 2 waves and 120) take it; 3072^3 (288 tiles: 2 waves and 24), 5120^3 (6 waves and 8),
+  // 2304^3 and K = 512 or 64 do not.
+  CHECK(huge_policy_pays(4096, 4096, 4096, 132));
+  CHECK(huge_policy_pays(8192, 8192, 8192, 132));
+  CHECK(huge_policy_pays(2048, 2048, 2048, 132));
+  CHECK(huge_policy_pays(2048, 6144, 6144, 132));
+  CHECK_FALSE(huge_policy_pays(3072, 3072, 3072, 132));
+  CHECK_FALSE(huge_policy_pays(5120, 5120, 5120, 132));
+  CHECK_FALSE(huge_policy_pays(2304, 2304, 2304, 132));
+  CHECK_FALSE(huge_policy_pays(8192, 8192, 512, 132));
+  CHECK_FALSE(huge_policy_pays(8192, 8192, 64, 132));
+}
+
+namespace {
+tilecraft::detail::DeviceLimits device(int sms, int optin_kib, int per_sm_kib) {
+  tilecraft::detail::DeviceLimits l;
+  l.sms = sms;
+  l.smem_per_block = 48 * 1024;
+  l.smem_per_block_optin = optin_kib * 1024;
+  l.smem_per_sm = per_sm_kib * 1024;
+  return l;
+}
+}  // namespace
+
+TEST_CASE("the default policy by shape and device") {
+  using tilecraft::detail::choose_default;
+  using C = tilecraft::detail::GemmChoice;
+  const auto h200 = device(132, 227, 228), a100 = device(108, 163, 164), t4 = device(40, 64, 64);
+  // Large C: the vector policies where an SM holds two GemmPolicyLargeVector blocks (sm_90),
+  // GemmPolicyLarge where it holds one (sm_80), the 3-stage twin where 66 KiB do not fit (sm_75).
+  CHECK(choose_default<float>(4096, 4096, 4096, h200) == C::large_vector);
+  CHECK(choose_default<float>(4096, 4096, 4096, a100) == C::large);
+  CHECK(choose_default<float>(4096, 4096, 4096, t4) == C::large3);
+  // At most 64 rows, or fewer 128 x 128 tiles than SMs: Skinny for K >= 2048, else Medium when
+  // 64 x 64 tiles fill the SMs, else Small.
+  CHECK(choose_default<float>(64, 8192, 8192, h200) == C::skinny);
+  CHECK(choose_default<float>(64, 8192, 2047, h200) == C::small);            // 128 tiles of 64 x 64: < 132
+  CHECK(choose_default<float>(64, 8192 + 64 * 4, 2047, h200) == C::medium);  // 132 tiles
+  CHECK(choose_default<float>(1000, 999, 1001, h200) == C::medium);          // 64 tiles of 128: 256 of 64
+  CHECK(choose_default<float>(512, 512, 512, h200) == C::small);             // 64 tiles of 64 x 64
+  CHECK(choose_default<float>(1536, 1408, 512, h200) == C::large_vector);    // 132 tiles of 128 x 128
+  CHECK(choose_default<float>(1536, 1407, 512, h200) == C::large_vector);    // ragged: still 132
+  CHECK(choose_default<float>(1536, 1280, 512, h200) == C::medium);          // 120 tiles
+  // Double: 128 x 64 tiles, then 64 x 64 when they fill the SMs or K is long, then 32 x 64.
+  CHECK(choose_default<double>(2048, 2048, 2048, h200) == C::large_f64);
+  CHECK(choose_default<double>(64, 2048, 2048, h200) == C::medium_f64);
+  CHECK(choose_default<double>(300, 300, 100, h200) == C::small_f64);
+  CHECK(choose_default<double>(1000, 1000, 100, t4) == C::large_f64);
+}
+
+TEST_CASE("the row-major form of a call: a column-major C is the row-major C^T with the operands swapped") {
+  using tilecraft::detail::row_major_problem;
+  float a[1] = {}, b[1] = {}, c[1] = {};
+  const auto r = row_major_problem(Order::row_major, Op::transpose, Op::none, 5, 7, 3, a, 5, b, 7, c, 7);
+  CHECK(r.order_a == Order::col_major);  // A^T of a row-major A: its column-major view
+  CHECK(r.order_b == Order::row_major);
+  CHECK((r.a.data == a && r.a.rows == 5 && r.a.cols == 3 && r.a.ld == 5));
+  CHECK((r.b.data == b && r.b.rows == 3 && r.b.cols == 7 && r.b.ld == 7));
+  CHECK((r.c.rows == 5 && r.c.cols == 7 && !r.transposed));
+  // Column-major C (5 x 7) = A (5 x 3) B^T (B stored 7 x 3): C^T (7 x 5) = B (7 x 3) A^T.
+  const auto t = row_major_problem(Order::col_major, Op::none, Op::transpose, 5, 7, 3, a, 5, b, 7, c, 5);
+  CHECK(t.transposed);
+  CHECK((t.a.data == b && t.a.rows == 7 && t.a.cols == 3 && t.a.ld == 7));
+  CHECK(t.order_a == Order::col_major);  // B column-major, transposed twice
+  CHECK((t.b.data == a && t.b.rows == 3 && t.b.cols == 5 && t.b.ld == 5));
+  CHECK(t.order_b == Order::row_major);  // A^T of a column-major A: row-major
+  CHECK((t.c.rows == 7 && t.c.cols == 5 && t.c.ld == 5));
+}
+
+TEST_CASE("the grouped block order covers every tile once, in groups of group_m tile rows") {
+  using tilecraft::detail::grouped_tile;
+  auto gen = tilecraft::test::rng(21);
+  for (int i = 0; i < 300; ++i) {
+    const std::int64_t tiles_m = 1 + static_cast<std::int64_t>(gen() % 40);
+    const std::int64_t tiles_n = 1 + static_cast<std::int64_t>(gen() % 40);
+    const std::int64_t group = 1 + static_cast<std::int64_t>(gen() % 12);
+    INFO(tiles_m, " x ", tiles_n, " tiles, groups of ", group);
+    std::vector<int> seen(static_cast<std::size_t>(tiles_m * tiles_n), 0);
+    for (std::int64_t b = 0; b < tiles_m * tiles_n; ++b) {
+      const auto t = grouped_tile(b, tiles_m, tiles_n, group);
+      REQUIRE((t.m >= 0 && t.m < tiles_m && t.n >= 0 && t.n < tiles_n));
+      REQUIRE(t.m / group == b / (group * tiles_n));  // the block's group of tile rows
+      ++seen[static_cast<std::size_t>(t.m * tiles_n + t.n)];
+    }
+    for (int s : seen) REQUIRE(s == 1);
+  }
+}
+
+TEST_CASE("packing: K-contiguous operands only, when the product pays, in panels within the budget") {
+  using tilecraft::MatrixRef;
+  using tilecraft::detail::GemmPackLimits;
+  using tilecraft::detail::GemmProblem;
+  using tilecraft::detail::pack_plan;
+  alignas(16) static float buffer[8];
+  const float* al = buffer;       // 16-byte aligned
+  const float* off = buffer + 1;  // not
+  auto problem = [&](Order oa, Order ob, std::int64_t m, std::int64_t n, std::int64_t k, const float* base,
+                     std::int64_t ld_pad) {
+    const std::int64_t lda = (oa == Order::row_major ? k : m) + ld_pad;
+    const std::int64_t ldb = (ob == Order::row_major ? n : k) + ld_pad;
+    return GemmProblem<float>{oa,
+                              ob,
+                              MatrixRef<const float>{base, m, k, lda},
+                              MatrixRef<const float>{base, k, n, ldb},
+                              MatrixRef<float>{nullptr, m, n, n},
+                              false};
+  };
+  const GemmPackLimits limits{};
+  // NN (row-major A, row-major B): A is K-contiguous and packed at 4096^3; B is not.
+  auto p = pack_plan(problem(Order::row_major, Order::row_major, 4096, 4096, 4096, al, 0), 256, 128, limits);
+  CHECK((p.pack_a && !p.pack_b));
+  CHECK(p.panel_m == 4096);  // 4096 x 4096 floats: exactly the 64 MiB budget
+  CHECK(p.a_elems == 4096 * 4096);
+  // Below the volume or the other side: nothing.
+  CHECK_FALSE(pack_plan(problem(Order::row_major, Order::row_major, 1000, 999, 1001, al, 0), 128, 128, limits).packs());
+  CHECK_FALSE(
+      pack_plan(problem(Order::row_major, Order::row_major, 8192, 1000, 8192, al, 0), 128, 128, limits).packs());
+  // The other operand (filled by rows) not vector-aligned: packing would not reach the vector fill.
+  CHECK_FALSE(
+      pack_plan(problem(Order::row_major, Order::row_major, 4096, 4096, 4096, off, 0), 128, 128, limits).packs());
+  CHECK_FALSE(
+      pack_plan(problem(Order::row_major, Order::row_major, 4096, 4096, 4096, al, 1), 128, 128, limits).packs());
+  // TN as computed (A column-major, B column-major): B packed, A not.
+  p = pack_plan(problem(Order::col_major, Order::col_major, 4096, 4096, 4096, al, 0), 128, 128, limits);
+  CHECK((!p.pack_a && p.pack_b));
+  // Both K-contiguous, 6144^3: each in three equal panels of 2048 (of 256-row tiles).
+  p = pack_plan(problem(Order::row_major, Order::col_major, 6144, 6144, 6144, al, 0), 256, 128, limits);
+  CHECK((p.pack_a && p.pack_b));
+  CHECK(p.panel_m == 2048);
+  CHECK(p.panel_n == 2048);
+  CHECK(p.a_elems * 4 <= limits.bytes);
+  CHECK(p.b_elems * 4 <= limits.bytes);
+  // Random shapes and budgets: panels of whole tiles within the budget, leading dimensions of
+  // whole vectors.
+  auto gen = tilecraft::test::rng(31);
+  for (int i = 0; i < 5000; ++i) {
+    const std::int64_t m = pick(gen, 14), n = pick(gen, 14), k = pick(gen, 14);
+    const GemmPackLimits small{1, 1.0, std::int64_t{4} << (gen() % 16)};
+    p = pack_plan(problem(Order::row_major, Order::col_major, m, n, k, al, 0), 64, 128, small);
+    INFO(m, " x ", n, " x ", k, " in ", small.bytes, " bytes");
+    if (p.pack_a) {
+      REQUIRE((p.panel_m == m || p.panel_m % 64 == 0));
+      REQUIRE(p.ld_a % 4 == 0);
+      REQUIRE(p.ld_a >= p.panel_m);
+      REQUIRE((p.panel_m == m || p.panel_m * k * 4 <= small.bytes));
+    } else {
+      REQUIRE(p.panel_m == m);
+    }
+    if (p.pack_b) {
+      REQUIRE((p.panel_n == n || p.panel_n % 128 == 0));
+      REQUIRE(p.ld_b % 4 == 0);
+      REQUIRE((p.panel_n == n || p.panel_n * k * 4 <= small.bytes));
+    } else {
+      REQUIRE(p.panel_n == n);
+    }
+  }
+}
