@@ -12,48 +12,82 @@ if(TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
   target_compile_definitions(tilecraft_dev_flags INTERFACE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
 endif()
 
-# tilecraft_skip_architectures(<test> <arch>...): build the device test <test> for the
-# project's CUDA architectures less those named (75 drops 75, 75-real and 75-virtual), where
-# that leaves any: for a test whose code for those architectures would repeat another test's,
-# byte for byte. Its main then reports "skipped" on a GPU older than the oldest one left
-# (TILECRAFT_TEST_MIN_SM), instead of failing for want of a kernel image.
-function(tilecraft_skip_architectures target)
-  set(archs "${CMAKE_CUDA_ARCHITECTURES}")
-  foreach(arch IN LISTS ARGN)
-    list(FILTER archs EXCLUDE REGEX "^${arch}(-real|-virtual)?$")
-  endforeach()
-  if(archs AND NOT archs STREQUAL CMAKE_CUDA_ARCHITECTURES)
-    set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
-    set(numbers "${archs}")
-    list(TRANSFORM numbers REPLACE "^([0-9]+).*$" "\\1")
-    list(SORT numbers COMPARE NATURAL)
-    list(GET numbers 0 oldest)
-    if(oldest MATCHES "^[0-9]+$")
-      target_compile_definitions(${target} PRIVATE TILECRAFT_TEST_MIN_SM=${oldest})
-    endif()
-  endif()
-endfunction()
+# The doctest mains, compiled once for every test (a doctest main takes seconds to compile).
+add_library(tilecraft_test_host_main OBJECT "${PROJECT_SOURCE_DIR}/tests/support/host_main.cpp")
+add_library(tilecraft_test_device_main OBJECT "${PROJECT_SOURCE_DIR}/tests/support/device_main.cpp")
+foreach(main tilecraft_test_host_main tilecraft_test_device_main)
+  target_include_directories(${main} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support")
+  target_link_libraries(${main} PRIVATE tilecraft_dev_flags doctest::doctest)
+endforeach()
+
+# TILECRAFT_COMPAT_TESTS (the GPU check): every device test also built as sm_75 PTX
+# (<test>.sm75: JIT-compiled on a newer GPU, so every NV_IF_TARGET takes its pre-sm_80
+# branch), as sm_80 PTX (<test>.sm80: cp.async without Hopper's paths) and with device
+# assertions (<test>.assert), in the same build, labelled "compat".
+option(TILECRAFT_COMPAT_TESTS "Also build every device test as sm_75 PTX, sm_80 PTX and with device assertions" OFF)
 
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
-#                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>])
+#                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT])
 #   host:   runs everywhere (layouts, bank model, argument validation).
 #   device: needs a GPU; its main exits 77 without one, which ctest reports as skipped.
+#   SKIP_ARCHS: build for the project's architectures less those named (75 drops 75, 75-real
+#   and 75-virtual), where that leaves any: for a test whose code for those architectures would
+#   repeat another test's. Its main then reports "skipped" on a GPU older than the oldest one
+#   left, instead of failing for want of a kernel image. Such twins get no compat variants.
 function(tilecraft_add_test)
-  cmake_parse_arguments(ARG "" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS" ${ARGN})
-  add_executable(${ARG_NAME} ${ARG_SOURCES})
-  if(ARG_KIND STREQUAL "device")
-    target_sources(${ARG_NAME} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support/device_main.cpp")
-  else()
-    target_sources(${ARG_NAME} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support/host_main.cpp")
-  endif()
-  target_include_directories(${ARG_NAME} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support")
-  target_link_libraries(${ARG_NAME} PRIVATE tilecraft_dev_flags doctest::doctest ${ARG_LIBRARIES})
-  target_compile_definitions(${ARG_NAME} PRIVATE ${ARG_DEFINES})
+  cmake_parse_arguments(ARG "NO_COMPAT" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS" ${ARGN})
+  set(archs "${CMAKE_CUDA_ARCHITECTURES}")
+  set(min_sm 0)
   if(ARG_SKIP_ARCHS)
-    tilecraft_skip_architectures(${ARG_NAME} ${ARG_SKIP_ARCHS})
+    foreach(arch IN LISTS ARG_SKIP_ARCHS)
+      list(FILTER archs EXCLUDE REGEX "^${arch}(-real|-virtual)?$")
+    endforeach()
+    if(NOT archs)
+      set(archs "${CMAKE_CUDA_ARCHITECTURES}")
+    elseif(NOT archs STREQUAL CMAKE_CUDA_ARCHITECTURES)
+      set(numbers "${archs}")
+      list(TRANSFORM numbers REPLACE "^([0-9]+).*$" "\\1")
+      list(SORT numbers COMPARE NATURAL)
+      list(GET numbers 0 oldest)
+      if(oldest MATCHES "^[0-9]+$")
+        set(min_sm ${oldest})
+      endif()
+    endif()
+    set(ARG_NO_COMPAT TRUE)
   endif()
-  add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
-  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_KIND}" SKIP_RETURN_CODE 77)
+  set(variants "${ARG_NAME}")
+  if(ARG_KIND STREQUAL "device" AND TILECRAFT_COMPAT_TESTS AND NOT ARG_NO_COMPAT)
+    list(APPEND variants ${ARG_NAME}.sm75 ${ARG_NAME}.sm80 ${ARG_NAME}.assert)
+  endif()
+  foreach(target IN LISTS variants)
+    add_executable(${target} ${ARG_SOURCES})
+    if(ARG_KIND STREQUAL "device")
+      # The oldest architecture the test was built for: its main skips on older GPUs.
+      set(min_sm_source "${CMAKE_CURRENT_BINARY_DIR}/min_sm/${target}.cpp")
+      file(CONFIGURE OUTPUT "${min_sm_source}" CONTENT "int tilecraft_test_min_sm() { return ${min_sm}; }\n")
+      target_sources(${target} PRIVATE "${min_sm_source}" $<TARGET_OBJECTS:tilecraft_test_device_main>)
+    else()
+      target_sources(${target} PRIVATE $<TARGET_OBJECTS:tilecraft_test_host_main>)
+    endif()
+    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support")
+    target_link_libraries(${target} PRIVATE tilecraft_dev_flags doctest::doctest ${ARG_LIBRARIES})
+    target_compile_definitions(${target} PRIVATE ${ARG_DEFINES})
+    set(labels "${ARG_KIND}")
+    if(target MATCHES "\\.sm75$")
+      set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES 75-virtual)
+      set(labels compat)
+    elseif(target MATCHES "\\.sm80$")
+      set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES 80-virtual)
+      set(labels compat)
+    elseif(target MATCHES "\\.assert$")
+      target_compile_definitions(${target} PRIVATE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
+      set(labels compat)
+    elseif(NOT archs STREQUAL CMAKE_CUDA_ARCHITECTURES)
+      set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
+    endif()
+    add_test(NAME ${target} COMMAND ${target})
+    set_tests_properties(${target} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
+  endforeach()
 endfunction()
 
 # tilecraft_add_compile_fail_test(<file> <regex> [<max errors>]): compiling <file> must fail,

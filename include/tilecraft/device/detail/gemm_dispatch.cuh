@@ -69,8 +69,10 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
     constexpr Order ob = decltype(b)::order;
     const bool vector_fill = Tiled::vector_fill_ok(a, b);
     if (VectorOnly && !vector_fill) return cudaErrorInvalidValue;  // (the caller checks it)
-    auto* kernel = gemm_kernel<Policy, oa, ob, true, LauncherEpilogue<T, Epilogue>>;
-    if constexpr (!VectorOnly) {
+    // With both operands K-contiguous nothing fills in vectors: one kernel serves either way.
+    constexpr bool any_vector = oa == Order::col_major || ob == Order::row_major;
+    auto* kernel = gemm_kernel<Policy, oa, ob, any_vector, LauncherEpilogue<T, Epilogue>>;
+    if constexpr (!VectorOnly && any_vector) {
       if (!vector_fill) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
     }
     TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, Tiled::smem_bytes));
