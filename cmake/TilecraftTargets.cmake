@@ -12,13 +12,19 @@ if(TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
   target_compile_definitions(tilecraft_dev_flags INTERFACE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
 endif()
 
-# The doctest mains, compiled once for every test (a doctest main takes seconds to compile).
-add_library(tilecraft_test_host_main OBJECT "${PROJECT_SOURCE_DIR}/tests/support/host_main.cpp")
-add_library(tilecraft_test_device_main OBJECT "${PROJECT_SOURCE_DIR}/tests/support/device_main.cpp")
-foreach(main tilecraft_test_host_main tilecraft_test_device_main)
-  target_include_directories(${main} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support")
-  target_link_libraries(${main} PRIVATE tilecraft_dev_flags doctest::doctest)
-endforeach()
+# The doctest mains, compiled once for every test (a doctest main takes seconds to compile);
+# made by the first tilecraft_add_test, once doctest has been found.
+function(tilecraft_test_mains)
+  if(TARGET tilecraft_test_host_main)
+    return()
+  endif()
+  add_library(tilecraft_test_host_main OBJECT "${PROJECT_SOURCE_DIR}/tests/support/host_main.cpp")
+  add_library(tilecraft_test_device_main OBJECT "${PROJECT_SOURCE_DIR}/tests/support/device_main.cpp")
+  foreach(main tilecraft_test_host_main tilecraft_test_device_main)
+    target_include_directories(${main} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support")
+    target_link_libraries(${main} PRIVATE tilecraft_dev_flags doctest::doctest)
+  endforeach()
+endfunction()
 
 # TILECRAFT_COMPAT_TESTS (the GPU check): every device test also built as sm_75 PTX
 # (<test>.sm75: JIT-compiled on a newer GPU, so every NV_IF_TARGET takes its pre-sm_80
@@ -36,6 +42,7 @@ option(TILECRAFT_COMPAT_TESTS "Also build every device test as sm_75 PTX, sm_80 
 #   left, instead of failing for want of a kernel image. Such twins get no compat variants.
 function(tilecraft_add_test)
   cmake_parse_arguments(ARG "NO_COMPAT" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS" ${ARGN})
+  tilecraft_test_mains()
   set(archs "${CMAKE_CUDA_ARCHITECTURES}")
   set(min_sm 0)
   if(ARG_SKIP_ARCHS)
