@@ -1,10 +1,14 @@
 # cmake -DCOMPILER=nvcc -DSOURCE=file.cu -DINCLUDE=dir -DOBJECT=out.o -DREGEX=... [-DMAX_ERRORS=1]
-#   -P TilecraftCompileFail.cmake
+#   [-DMAX_WARNINGS=0] -P TilecraftCompileFail.cmake
 # A must-fail compile test: compiling SOURCE must fail, its first error must match REGEX (the
-# rule's own message), and at most MAX_ERRORS errors may be reported in all, so a rule that
-# breaks is not buried under the errors of the code behind it.
+# rule's own message), and at most MAX_ERRORS errors and MAX_WARNINGS warnings may be reported
+# in all, so a rule that breaks is not buried under the errors (or the division-by-zero
+# warnings) of the code behind it.
 if(NOT DEFINED MAX_ERRORS)
   set(MAX_ERRORS 1)
+endif()
+if(NOT DEFINED MAX_WARNINGS)
+  set(MAX_WARNINGS 0)
 endif()
 execute_process(
   COMMAND "${COMPILER}" -std=c++20 -arch=sm_90 -I "${INCLUDE}" -c "${SOURCE}" -o "${OBJECT}"
@@ -26,5 +30,11 @@ if(NOT first MATCHES "${REGEX}")
 endif()
 if(count GREATER MAX_ERRORS)
   message(FATAL_ERROR "${count} errors, more than ${MAX_ERRORS}: the rule's message should come (nearly) alone:\n${log}")
+endif()
+# nvcc: "file(line): warning #39-D: ...", the host compiler: "file:line:col: warning: ...".
+string(REGEX MATCHALL "[^\n]*warning( #[0-9A-Za-z-]+)?:[^\n]*" warnings "${log}")
+list(LENGTH warnings warning_count)
+if(warning_count GREATER MAX_WARNINGS)
+  message(FATAL_ERROR "${warning_count} warnings, more than ${MAX_WARNINGS}: the rule's message should come alone:\n${log}")
 endif()
 message(STATUS "fails as it must, with ${count} error(s): ${first}")

@@ -49,89 +49,211 @@ namespace tilecraft {
 //! using Dgemm = tilecraft::GemmShape<128, 64, tilecraft::RegBlock<4, 8>, 8, 4, 3, double>;
 //! static_assert(Dgemm::threads == 256 && Dgemm::vector_elems == 2 && Dgemm::smem_bytes <= 48 * 1024);
 //! \endcode
+namespace detail {
+
+// RM and RN of a RegBlock, read without instantiating it, and whether RegBlock's own rules
+// (register_block.cuh) hold: GemmShape stops once RegBlock has stated a broken one.
+template <class>
+struct RegBlockParams {
+  static constexpr int rows = 1;
+  static constexpr int cols = 1;
+  static constexpr bool ok = false;
+};
+template <int RM, int RN>
+struct RegBlockParams<RegBlock<RM, RN>> {
+  static constexpr int rows = RM;
+  static constexpr int cols = RN;
+  static constexpr bool ok = is_pow2(RM) && RM <= 16 && is_pow2(RN) && RN <= 16 && RM * RN <= 128;
+};
+
+// x, or 1 where x is 0: a divisor that keeps a broken configuration's rules computable.
+constexpr int nonzero(int x) { return x == 0 ? 1 : x; }
+
+// Whether a and b (both > 0) divide one another.
+constexpr bool divide_one_another(int a, int b) { return a > 0 && b > 0 && (a % b == 0 || b % a == 0); }
+
+// GemmShape::operand_pad (see there) for E elements in a bank row and K-runs of R rows.
+constexpr int gemm_operand_pad(int l, int e, int r) { return ((e / r - l % e) % e + e) % e; }
+
+// GemmShape's configuration rules, each computable whatever the parameters, and for each the
+// conjunction of the rules before it (before_*): GemmShape checks a rule only when those before
+// it hold, so a broken configuration reports its first broken rule alone.
+template <int TM, int TN, class RegBlockT, int TK, int LanesM, int Stages, class T>
+struct GemmShapeRules {
+  using Rb = RegBlockParams<RegBlockT>;
+  static constexpr bool element = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  // The element type the sizes are computed with (float while T is not allowed).
+  using Value = std::conditional_t<element, T, float>;
+  static constexpr int vector_elems = static_cast<int>(16 / sizeof(Value));
+  static constexpr bool reg_block_type = is_reg_block_v<RegBlockT>;
+  static constexpr bool accumulators = static_cast<long long>(Rb::rows) * Rb::cols * sizeof(Value) <= 512;
+  static constexpr bool lanes = is_pow2(LanesM) && LanesM <= warp_threads;
+  static constexpr bool k_step = TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0);
+  static constexpr bool stages = Stages >= 2 && Stages <= 8;
+  static constexpr bool tile = TM > 0 && TN > 0 && TM % vector_elems == 0 && TN % vector_elems == 0;
+  // (64-bit and nonzero: parameters far out of range must not stop the count itself.)
+  static constexpr long long warp_m = static_cast<long long>(LanesM) * Rb::rows;
+  static constexpr long long warp_n = static_cast<long long>(warp_threads / nonzero(LanesM)) * Rb::cols;
+  static constexpr bool warp_tile_m = warp_m != 0 && TM % warp_m == 0;
+  static constexpr bool warp_tile_n = warp_n != 0 && TN % warp_n == 0;
+  static constexpr long long warps = warp_tile_m && warp_tile_n ? TM / warp_m * (TN / warp_n) : 0;
+  static constexpr bool warps_ok = warps >= 1 && warps <= max_block_threads / warp_threads;
+
+  static constexpr bool before_reg_block = element;
+  static constexpr bool before_accumulators = before_reg_block && reg_block_type && Rb::ok;
+  static constexpr bool before_lanes = before_accumulators && accumulators;
+  static constexpr bool before_k_step = before_lanes && lanes;
+  static constexpr bool before_stages = before_k_step && k_step;
+  static constexpr bool before_tile = before_stages && stages;
+  static constexpr bool before_warp_tile_m = before_tile && tile;
+  static constexpr bool before_warp_tile_n = before_warp_tile_m && warp_tile_m;
+  static constexpr bool before_warps = before_warp_tile_n && warp_tile_n;
+  static constexpr bool before_smem = before_warps && warps_ok;
+  // Shared memory of the stages (GemmShape::smem_bytes, counted without building the tiles, once
+  // the rules before hold: then every factor is in range).
+  static constexpr int fill_k_run = TK < 1 ? 1 : TK < 8 ? TK : 8;
+  static constexpr int bank_row_elems = static_cast<int>(smem_wavefront_bytes / sizeof(Value));
+  static constexpr long long smem_bytes =
+      !before_smem ? 0
+                   : static_cast<long long>(Stages) * TK *
+                         (static_cast<long long>(TM) + gemm_operand_pad(TM, bank_row_elems, fill_k_run) + TN +
+                          gemm_operand_pad(TN, bank_row_elems, fill_k_run)) *
+                         static_cast<long long>(sizeof(Value));
+  static constexpr bool smem = smem_bytes <= max_smem_per_block;
+  // Every rule up to shared memory holds: the configuration's own values are safe to use.
+  static constexpr bool parameters = before_smem && smem;
+};
+
+}  // namespace detail
+
+//! A GEMM block configuration, in TiledGemm's parameter order. TM x TN: the C tile one block
+//! computes; RegBlockT: the thread's RegBlock<RM, RN>; TK: the K step (one stage of the A and
+//! B tiles); LanesM: rows of the warp's lane grid (LanesN = 32 / LanesM); Stages: A/B tile
+//! pairs in flight; T: the element type of A, B, C and the accumulators (float or double).
+//! Rules (each a static_assert, in this order): T is float or double; RegBlockT is a RegBlock
+//! (whose own rules hold) with RM * RN * sizeof(T) at most 512 bytes (64 double accumulators);
+//! LanesM is a power of two from 1 to 32; TK is 1, 2, 4 or a multiple of 8; 2 <= Stages <= 8;
+//! TM and TN are positive multiples of V = 16 / sizeof(T); TM is a multiple of WM = LanesM * RM
+//! and TN of WN = LanesN * RN; the block has 1 to 32 warps; the stages fit one block's shared
+//! memory (227 KiB); the thread count and each fill's vectors per tile row (TM / V, TN / V, TM,
+//! TN) divide one another, as do threads / min(TK, 8) and TM, TN (so a thread's fill elements
+//! are compile-time steps apart); every fragment load and every shared write of the fills is
+//! bank-conflict free. A rule is checked only when those before it hold, so a broken
+//! configuration reports its first broken rule alone; past a broken parameter rule the members
+//! describe a valid stand-in (64 x 64, RegBlock<4, 4>, TK 8, LanesM 4, 3 stages), so that
+//! nothing built on the shape fails after the rule's message. rules_ok says whether all hold.
+//! \code
+//! using Shape = tilecraft::GemmShape<128, 128, tilecraft::RegBlock<8, 8>, 8>;
+//! static_assert(Shape::threads == 256 && Shape::warp_m == 32 && Shape::warp_n == 64);
+//! using Dgemm = tilecraft::GemmShape<128, 64, tilecraft::RegBlock<4, 8>, 8, 4, 3, double>;
+//! static_assert(Dgemm::threads == 256 && Dgemm::vector_elems == 2 && Dgemm::smem_bytes <= 48 * 1024);
+//! \endcode
 template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class T = float>
 struct GemmShape {
+ private:
+  using Rules = detail::GemmShapeRules<TM, TN, RegBlockT, TK, LanesM, Stages, T>;
+  static constexpr bool own = Rules::parameters;  // else the stand-in configuration
+
+ public:
   //! T is float or double.
-  static constexpr bool element_rule = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  static constexpr bool element_rule = Rules::element;
   static_assert(element_rule, "GemmShape: T (the element type) must be float or double");
+  static_assert(!Rules::before_reg_block || Rules::reg_block_type,
+                "GemmShape: RegBlockT must be a tilecraft::RegBlock<RM, RN>");
+  //! RegBlockT is a RegBlock whose own rules hold (RegBlock states them itself).
+  static constexpr bool reg_block_rule = Rules::reg_block_type && Rules::Rb::ok;
+
+ private:
+  // Instantiates RegBlockT once T is right, so that a broken RegBlock states its rule (and
+  // GemmShape, seeing reg_block_rule broken, says nothing more).
+  static constexpr bool reg_block_instantiated = [] {
+    if constexpr (Rules::before_reg_block && Rules::reg_block_type) {
+      return sizeof(RegBlockT) > 0;
+    } else {
+      return true;
+    }
+  }();
+  static_assert(reg_block_instantiated);
+
+ public:
+  //! The accumulators fit in registers: RM * RN * sizeof(T) <= 512 bytes (RegBlock's 128 floats,
+  //! or 64 doubles: a double takes two registers).
+  static constexpr bool accumulator_rule = Rules::accumulators;
+  static_assert(!Rules::before_accumulators || accumulator_rule,
+                "GemmShape: RM * RN * sizeof(T) must be <= 512 bytes (at most 64 double accumulators: they must fit "
+                "in registers)");
+  static_assert(!Rules::before_lanes || Rules::lanes,
+                "GemmShape: LanesM (rows of a warp's lane grid) must be a power of two from 1 to 32");
+  //! The K-step rule holds: TK is 1, 2, 4 or a multiple of 8.
+  static constexpr bool k_step_rule = Rules::k_step;
+  static_assert(!Rules::before_k_step || k_step_rule, "GemmShape: TK (the K step) must be 1, 2, 4 or a multiple of 8");
+  static_assert(!Rules::before_stages || Rules::stages,
+                "GemmShape: Stages must be between 2 and 8 (one stage is computed on while the next loads)");
+  //! The tile rule holds: TM and TN are positive multiples of vector_elems.
+  static constexpr bool tile_rule = Rules::tile;
+  static_assert(!Rules::before_tile || tile_rule,
+                "GemmShape: TM and TN must be positive multiples of 16 / sizeof(T) (4 floats, 2 doubles: shared rows "
+                "are filled in 16-byte vectors)");
+  //! The warp tiles divide the block tile.
+  static constexpr bool warp_tile_rule = Rules::warp_tile_m && Rules::warp_tile_n;
+  static_assert(!Rules::before_warp_tile_m || Rules::warp_tile_m,
+                "GemmShape: TM must be a multiple of the warp tile's rows (LanesM * RM)");
+  static_assert(!Rules::before_warp_tile_n || Rules::warp_tile_n,
+                "GemmShape: TN must be a multiple of the warp tile's columns (LanesN * RN)");
+  //! The block has 1 to 32 warps.
+  static constexpr bool warps_rule = Rules::warps_ok;
+  static_assert(!Rules::before_warps || warps_rule,
+                "GemmShape: the block must have 1 to 32 warps ((TM / WM) * (TN / WN))");
+  //! The stages fit one block's shared memory.
+  static constexpr bool smem_rule = Rules::smem;
+  static_assert(!Rules::before_smem || smem_rule,
+                "GemmShape: Stages * TK * (TM + TN + padding) * sizeof(T) bytes must fit one block's shared memory "
+                "(227 KiB)");
+
   //! The element type (of A, B, C and the accumulators).
   using element_type = T;
   //! Elements in one 16-byte vector (V: 4 floats, 2 doubles): the width of the vector fills,
   //! fragment loads (LDS.128) and C stores.
-  static constexpr int vector_elems = static_cast<int>(16 / sizeof(T));
-  static_assert(is_reg_block_v<RegBlockT>, "GemmShape: RegBlockT must be a tilecraft::RegBlock<RM, RN>");
-  //! The accumulators fit in registers: RM * RN * sizeof(T) <= 512 bytes (RegBlock's 128 floats,
-  //! or 64 doubles: a double takes two registers).
-  static constexpr bool accumulator_rule = [] {
-    if constexpr (is_reg_block_v<RegBlockT>) {
-      return RegBlockT::accumulators * sizeof(T) <= 512;
-    } else {
-      return true;  // (the rule above has said why)
-    }
-  }();
-  static_assert(accumulator_rule,
-                "GemmShape: RM * RN * sizeof(T) must be <= 512 bytes (at most 64 double accumulators: they must fit "
-                "in registers)");
-  static_assert(is_pow2(LanesM) && LanesM <= warp_threads,
-                "GemmShape: LanesM (rows of a warp's lane grid) must be a power of two from 1 to 32");
-  // Each rule once, as a constant: its static_assert below and shape_ok use the same one.
-  //! The K-step rule holds: TK is 1, 2, 4 or a multiple of 8.
-  static constexpr bool k_step_rule = TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0);
-  //! The tile rule holds: TM and TN are multiples of vector_elems.
-  static constexpr bool tile_rule = TM % vector_elems == 0 && TN % vector_elems == 0;
-  static_assert(k_step_rule, "GemmShape: TK (the K step) must be 1, 2, 4 or a multiple of 8");
-  static_assert(Stages >= 2 && Stages <= 8,
-                "GemmShape: Stages must be between 2 and 8 (one stage is computed on while the next loads)");
-  static_assert(tile_rule,
-                "GemmShape: TM and TN must be multiples of 16 / sizeof(T) (4 floats, 2 doubles: shared rows are filled "
-                "in 16-byte vectors)");
-
+  static constexpr int vector_elems = Rules::vector_elems;
   //! The thread's register block.
-  using reg_block = RegBlockT;
+  using reg_block = std::conditional_t<own, RegBlockT, RegBlock<4, 4>>;
   //! Rows of the block's C tile.
-  static constexpr int tile_m = TM;
+  static constexpr int tile_m = own ? TM : 64;
   //! Columns of the block's C tile.
-  static constexpr int tile_n = TN;
+  static constexpr int tile_n = own ? TN : 64;
   //! The K step: columns of A (rows of B) per stage.
-  static constexpr int tile_k = TK;
+  static constexpr int tile_k = own ? TK : 8;
   //! A/B tile pairs in flight.
-  static constexpr int stages = Stages;
+  static constexpr int stages = own ? Stages : 3;
   //! Rows of the warp's lane grid.
-  static constexpr int lanes_m = LanesM;
+  static constexpr int lanes_m = own ? LanesM : 4;
   //! Columns of the warp's lane grid.
-  static constexpr int lanes_n = warp_threads / LanesM;
+  static constexpr int lanes_n = warp_threads / lanes_m;
   //! Rows of the warp tile (WM).
-  static constexpr int warp_m = lanes_m * RegBlockT::rows;
+  static constexpr int warp_m = lanes_m * reg_block::rows;
   //! Columns of the warp tile (WN).
-  static constexpr int warp_n = lanes_n * RegBlockT::cols;
+  static constexpr int warp_n = lanes_n * reg_block::cols;
   //! Elements per A-fragment vector: min(RM, vector_elems) (an LDS.128 when equal).
-  static constexpr int vector_m = RegBlockT::rows < vector_elems ? RegBlockT::rows : vector_elems;
+  static constexpr int vector_m = reg_block::rows < vector_elems ? reg_block::rows : vector_elems;
   //! Elements per B-fragment vector: min(RN, vector_elems).
-  static constexpr int vector_n = RegBlockT::cols < vector_elems ? RegBlockT::cols : vector_elems;
+  static constexpr int vector_n = reg_block::cols < vector_elems ? reg_block::cols : vector_elems;
   //! A-fragment vectors (groups) per k step: RM / vector_m.
-  static constexpr int groups_m = RegBlockT::rows / vector_m;
+  static constexpr int groups_m = reg_block::rows / vector_m;
   //! B-fragment vectors (groups) per k step: RN / vector_n.
-  static constexpr int groups_n = RegBlockT::cols / vector_n;
-  //! The warp tiles divide the block tile.
-  static constexpr bool warp_tile_rule = TM % warp_m == 0 && TN % warp_n == 0;
-  static_assert(TM % warp_m == 0, "GemmShape: TM must be a multiple of the warp tile's rows (LanesM * RM)");
-  static_assert(TN % warp_n == 0, "GemmShape: TN must be a multiple of the warp tile's columns (LanesN * RN)");
+  static constexpr int groups_n = reg_block::cols / vector_n;
   //! Warps along M.
-  static constexpr int warps_m = TM / warp_m;
+  static constexpr int warps_m = tile_m / warp_m;
   //! Warps along N.
-  static constexpr int warps_n = TN / warp_n;
+  static constexpr int warps_n = tile_n / warp_n;
   //! Warps per block.
   static constexpr int warps = warps_m * warps_n;
-  //! The block has 1 to 32 warps.
-  static constexpr bool warps_rule = warps >= 1 && warps <= max_block_threads / warp_threads;
-  static_assert(!warp_tile_rule || warps_rule, "GemmShape: the block must have 1 to 32 warps ((TM / WM) * (TN / WN))");
   //! Threads per block.
   static constexpr int threads = warps * warp_threads;
 
   //! K rows a warp's K-contiguous fill covers at once (min(TK, 8)); see FillScatter.
-  static constexpr int fill_k_run = TK < 8 ? TK : 8;
+  static constexpr int fill_k_run = tile_k < 8 ? tile_k : 8;
   //! Elements of T in one bank row (32 banks x 4 bytes): 32 floats, 16 doubles.
-  static constexpr int bank_row_elems = static_cast<int>(smem_wavefront_bytes / sizeof(T));
+  static constexpr int bank_row_elems = static_cast<int>(smem_wavefront_bytes / sizeof(typename Rules::Value));
   //! Elements of padding after each row of an operand tile with L columns. The K-contiguous
   //! fill writes single elements; one shared-memory phase serves E = bank_row_elems lanes (all
   //! 32 for 4-byte writes, 16 for 8-byte ones), an R x (E / R) block of the tile (R =
@@ -139,13 +261,11 @@ struct GemmShape {
   //! E elements on E * sizeof(T) / 4 = 32 different banks. The padding is a multiple of
   //! vector_elems (E / R is, for R <= 8, and L is), so rows stay 16-byte aligned for the vector
   //! fill and the LDS.128 fragment loads.
-  static constexpr int operand_pad(int l) {
-    return ((bank_row_elems / fill_k_run - l % bank_row_elems) % bank_row_elems + bank_row_elems) % bank_row_elems;
-  }
+  static constexpr int operand_pad(int l) { return detail::gemm_operand_pad(l, bank_row_elems, fill_k_run); }
   //! One stage's A tile: TK x TM, K-major, padded.
-  using TileA = SharedMatrix<T, TK, TM, Padded<operand_pad(TM)>>;
+  using TileA = SharedMatrix<typename Rules::Value, tile_k, tile_m, Padded<operand_pad(tile_m)>>;
   //! One stage's B tile: TK x TN, padded.
-  using TileB = SharedMatrix<T, TK, TN, Padded<operand_pad(TN)>>;
+  using TileB = SharedMatrix<typename Rules::Value, tile_k, tile_n, Padded<operand_pad(tile_n)>>;
   //! One pipeline stage: the A and B tiles of one K step.
   struct Stage {
     //! The A tile (TK x TM).
@@ -154,10 +274,25 @@ struct GemmShape {
     TileB b;
   };
   //! Shared memory of all stages, in bytes.
-  static constexpr std::size_t smem_bytes = static_cast<std::size_t>(Stages) * sizeof(Stage);
-  static_assert(smem_bytes <= static_cast<std::size_t>(max_smem_per_block),
-                "GemmShape: Stages * TK * (TM + TN + padding) * sizeof(T) bytes must fit one block's shared memory "
-                "(227 KiB)");
+  static constexpr std::size_t smem_bytes = static_cast<std::size_t>(stages) * sizeof(Stage);
+  static_assert(!own || smem_bytes == static_cast<std::size_t>(Rules::smem_bytes),
+                "GemmShape: internal: the shared-memory rule must count the tiles' bytes");
+  //! The row fills' rule holds: threads and the vectors per tile row of each (TM / V, TN / V,
+  //! TM, TN) divide one another.
+  static constexpr bool fill_rows_rule = detail::divide_one_another(threads, tile_m / vector_elems) &&
+                                         detail::divide_one_another(threads, tile_n / vector_elems) &&
+                                         detail::divide_one_another(threads, tile_m) &&
+                                         detail::divide_one_another(threads, tile_n);
+  static_assert(!own || fill_rows_rule,
+                "GemmShape: the block's thread count and the vectors per tile row (TM / V, TN / V, TM or TN, "
+                "V = 16 / sizeof(T)) must divide one another");
+  //! The K-contiguous fills' rule holds: threads / fill_k_run and TM, TN divide one another.
+  static constexpr bool fill_scatter_rule = detail::divide_one_another(threads / fill_k_run, tile_m) &&
+                                            detail::divide_one_another(threads / fill_k_run, tile_n);
+  static_assert(!(own && fill_rows_rule) || fill_scatter_rule,
+                "GemmShape: threads / min(TK, 8) and the tile width (TM, TN) must divide one another");
+  //! The rules so far hold (so the bank-conflict analysis below is worth running).
+  static constexpr bool shape_ok = own && fill_rows_rule && fill_scatter_rule;
 
   //! The fill of a Rows x Cols tile whose rows are contiguous in global memory too (the K-major
   //! tile of an operand stored with L contiguous: Rows = TK, Cols = TM or TN), in vectors of
@@ -173,7 +308,7 @@ struct GemmShape {
                   "GemmShape::FillRows: Width must be 1 or vector_elems (16 / sizeof(T)) elements");
     //! Vectors per tile row.
     static constexpr int per_row = Cols / Width;
-    static_assert(threads % per_row == 0 || per_row % threads == 0,
+    static_assert(!shape_ok || detail::divide_one_another(threads, per_row),
                   "GemmShape: the block's thread count and the vectors per tile row (TM / V, TN / V, TM or TN, "
                   "V = 16 / sizeof(T)) must divide one another");
     //! Vectors per tile.
@@ -200,10 +335,10 @@ struct GemmShape {
   struct FillScatter {
     //! Threads that share one k (one per column of an R x (threads / R) block).
     static constexpr int columns = threads / fill_k_run;
-    static_assert(columns % L == 0 || L % columns == 0,
+    static_assert(!shape_ok || detail::divide_one_another(columns, L),
                   "GemmShape: threads / min(TK, 8) and the tile width (TM, TN) must divide one another");
     //! Elements per tile.
-    static constexpr int elements = TK * L;
+    static constexpr int elements = tile_k * L;
     //! Elements per thread (in a ragged last pass, guard with `row < TK`).
     static constexpr int per_thread = (elements + threads - 1) / threads;
     //! Tile row (k) of element e.
@@ -281,20 +416,26 @@ struct GemmShape {
     return worst;
   }
 
-  //! The rules above hold (so the analysis below is worth running).
-  static constexpr bool shape_ok = element_rule && k_step_rule && tile_rule && warp_tile_rule && warps_rule;
-  static_assert(!shape_ok || fragment_conflict_factor<false>() == 1,
+  //! The A fragment loads are conflict-free (computed only when shape_ok).
+  static constexpr bool fragment_a_rule = !shape_ok || fragment_conflict_factor<false>() == 1;
+  static_assert(fragment_a_rule,
                 "GemmShape: the A fragment loads must be bank-conflict free (choose LanesM so that a "
                 "quarter-warp reads one A vector or consecutive ones)");
-  static_assert(!shape_ok || fragment_conflict_factor<true>() == 1,
+  //! The B fragment loads are conflict-free (computed only when shape_ok).
+  static constexpr bool fragment_b_rule = !shape_ok || fragment_conflict_factor<true>() == 1;
+  static_assert(!fragment_a_rule || fragment_b_rule,
                 "GemmShape: the B fragment loads must be bank-conflict free (choose LanesM so that a "
                 "quarter-warp reads consecutive B vectors)");
-  static_assert(!shape_ok ||
-                    (fill_conflict_factor<TileA, false, vector_elems>() == 1 &&
-                     fill_conflict_factor<TileB, false, vector_elems>() == 1 &&
-                     fill_conflict_factor<TileA, false, 1>() == 1 && fill_conflict_factor<TileB, false, 1>() == 1 &&
-                     fill_conflict_factor<TileA, true>() == 1 && fill_conflict_factor<TileB, true>() == 1),
+  //! The shared writes of every fill are conflict-free (computed only when shape_ok).
+  static constexpr bool fill_conflict_rule =
+      !shape_ok || (fill_conflict_factor<TileA, false, vector_elems>() == 1 &&
+                    fill_conflict_factor<TileB, false, vector_elems>() == 1 &&
+                    fill_conflict_factor<TileA, false, 1>() == 1 && fill_conflict_factor<TileB, false, 1>() == 1 &&
+                    fill_conflict_factor<TileA, true>() == 1 && fill_conflict_factor<TileB, true>() == 1);
+  static_assert(!(fragment_a_rule && fragment_b_rule) || fill_conflict_rule,
                 "GemmShape: the shared writes of the operand fills must be bank-conflict free");
+  //! Every rule holds: code built on the shape (tiled_gemm) compiles its algorithm only then.
+  static constexpr bool rules_ok = shape_ok && fragment_a_rule && fragment_b_rule && fill_conflict_rule;
 };
 
 }  // namespace tilecraft
