@@ -67,7 +67,7 @@ struct RegBlockParams<RegBlock<RM, RN>> {
 };
 
 // x, or 1 where x is 0: a divisor that keeps a broken configuration's rules computable.
-constexpr int nonzero(int x) { return x == 0 ? 1 : x; }
+constexpr long long nonzero(long long x) { return x == 0 ? 1 : x; }
 
 // Whether a and b (both > 0) divide one another.
 constexpr bool divide_one_another(int a, int b) { return a > 0 && b > 0 && (a % b == 0 || b % a == 0); }
@@ -93,10 +93,10 @@ struct GemmShapeRules {
   static constexpr bool tile = TM > 0 && TN > 0 && TM % vector_elems == 0 && TN % vector_elems == 0;
   // (64-bit and nonzero: parameters far out of range must not stop the count itself.)
   static constexpr long long warp_m = static_cast<long long>(LanesM) * Rb::rows;
-  static constexpr long long warp_n = static_cast<long long>(warp_threads / nonzero(LanesM)) * Rb::cols;
-  static constexpr bool warp_tile_m = warp_m != 0 && TM % warp_m == 0;
-  static constexpr bool warp_tile_n = warp_n != 0 && TN % warp_n == 0;
-  static constexpr long long warps = warp_tile_m && warp_tile_n ? TM / warp_m * (TN / warp_n) : 0;
+  static constexpr long long warp_n = warp_threads / nonzero(LanesM) * Rb::cols;
+  static constexpr bool warp_tile_m = warp_m != 0 && TM % nonzero(warp_m) == 0;
+  static constexpr bool warp_tile_n = warp_n != 0 && TN % nonzero(warp_n) == 0;
+  static constexpr long long warps = warp_tile_m && warp_tile_n ? TM / nonzero(warp_m) * (TN / nonzero(warp_n)) : 0;
   static constexpr bool warps_ok = warps >= 1 && warps <= max_block_threads / warp_threads;
 
   static constexpr bool before_reg_block = element;
