@@ -9,7 +9,8 @@
 // memory, and tiled_gemm takes either order. Any M, N, K: tiles that overhang an edge read
 // zeros and store only what lies inside Y.
 // The same layer runs in float and in double: the element type is TiledGemm's last parameter
-// (float by default), and tiled_gemm takes it from the matrices.
+// (float by default). The configuration is spelled once, in the storage's type: tiled_gemm
+// takes it from there.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -54,7 +55,7 @@ __global__ void __launch_bounds__(Gemm<T>::threads)
   __shared__ typename Gemm<T>::TempStorage storage;  // every thread of the block calls tiled_gemm with it
   const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.y) * tile;
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * tile;
-  tilecraft::tiled_gemm<tile, tile, tilecraft::RegBlock<4, 4>>(storage, x, wt, y, m0, n0, epi);
+  tilecraft::tiled_gemm(storage, x, wt, y, m0, n0, epi);
 }
 
 // Runs the layer in T, checks it against a host reference and reports; true when correct.

@@ -4,5 +4,5 @@ using Gemm = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>>;
 __global__ void kernel(tilecraft::MatrixRef<const double> a, tilecraft::MatrixRef<const double> b,
                        tilecraft::MatrixRef<double> c) {
   __shared__ Gemm::TempStorage storage;
-  tilecraft::tiled_gemm<64, 64, tilecraft::RegBlock<4, 4>>(storage, a, b, c, 0, 0);
+  tilecraft::tiled_gemm(storage, a, b, c, 0, 0);
 }

@@ -51,8 +51,12 @@ struct TiledGemm {
   //! sizeof(TempStorage).
   static constexpr std::size_t smem_bytes = shape::smem_bytes;
   //! The shared memory a block needs: Stages pairs of (padded) A and B tiles. Trivial, so it
-  //! can be `__shared__`, carved from dynamic shared memory or put in a union.
-  using TempStorage = PipelineStorage<typename shape::Stage, Stages>;
+  //! can be `__shared__`, carved from dynamic shared memory or put in a union. It names its
+  //! configuration, so tiled_gemm(storage, a, b, c, m0, n0) needs no template arguments.
+  struct TempStorage : PipelineStorage<typename shape::Stage, shape::stages> {
+    //! The configuration this storage is for.
+    using tiled_gemm_type = TiledGemm;
+  };
 
 #if defined(__CUDACC__)
   //! Whether the operands may be filled in 16-byte vectors: every operand whose fill moves
@@ -283,14 +287,49 @@ struct TiledGemm {
 
 #if defined(__CUDACC__)
 
+namespace detail {
+
+// True for TiledGemm<...>::TempStorage, which names its configuration.
+template <class Storage>
+inline constexpr bool is_tiled_gemm_storage_v = requires {
+  typename Storage::tiled_gemm_type;
+  requires std::is_same_v<Storage, typename Storage::tiled_gemm_type::TempStorage>;
+};
+
+// tiled_gemm once its configuration Gemm is known and the matrices hold Gemm's element type.
+template <class Gemm, class TA, Order OA, class TB, Order OB, Order OC, class Epilogue>
+TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, MatrixRef<TA, OA> a, MatrixRef<TB, OB> b,
+                                     MatrixRef<typename Gemm::element_type, OC> c, std::int64_t m0, std::int64_t n0,
+                                     const Epilogue& epi) {
+  using T = typename Gemm::element_type;
+  static_assert(GemmEpilogue<Epilogue, T>,
+                "tiled_gemm: the epilogue must be a GemmEpilogue for the element type (e.reads_c() and "
+                "e(acc, c_old, row, col) on T)");
+  // A broken configuration has stated its rule (GemmShape): nothing more to compile.
+  if constexpr (Gemm::shape::rules_ok && GemmEpilogue<Epilogue, T>) {
+    const MatrixRef<const T, OA> ca{a.data, a.rows, a.cols, a.ld};
+    const MatrixRef<const T, OB> cb{b.data, b.rows, b.cols, b.ld};
+    constexpr int v = Gemm::shape::vector_elems;
+    // 16-byte vectors start at the tile's origin along M (A column-major) and N (B row-major).
+    if (Gemm::vector_fill_ok(ca, cb) && m0 % v == 0 && n0 % v == 0) {
+      Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
+    } else {
+      Gemm::template run<false>(storage, ca, cb, c, m0, n0, epi);
+    }
+  }
+}
+
+}  // namespace detail
+
 //! Inside a user's kernel: computes the TM x TN tile of C whose first element is (m0, n0),
 //! C(i, j) = epi(sum_k a(i, k) * b(k, j), C(i, j), i, j) for the (i, j) of the tile inside C.
-//! `a` is op(A), M x K, and `b` is op(B), K x N, in either order (a transposed operand is the
-//! other order's view of the same memory: tilecraft::transposed); `c` is M x N. A, B and C
-//! share one element type T, float or double (MatrixRef<const T> or MatrixRef<T> for A and B,
-//! MatrixRef<T> for C), which is also the accumulators' type; `storage` is the
-//! TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::TempStorage of the same configuration,
-//! and the epilogue a GemmEpilogue for T (default: BasicLinearCombination<T>, C = A B).
+//! `storage` is a TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::TempStorage: it names
+//! its configuration, so the call takes no template arguments. `a` is op(A), M x K, and `b` is
+//! op(B), K x N, in either order (a transposed operand is the other order's view of the same
+//! memory: tilecraft::transposed); `c` is M x N. A, B and C hold the storage's element type T
+//! (MatrixRef<const T> or MatrixRef<T> for A and B, MatrixRef<T> for C), float or double, which
+//! is also the accumulators' type; the epilogue is a GemmEpilogue for T (default:
+//! BasicLinearCombination<T>, C = A B).
 //! Any M, N, K >= 0, any leading dimension, any alignment of T: operands filled in 16-byte
 //! vectors when aligned for it (TiledGemm::vector_fill_ok, and m0, n0 multiples of 16 /
 //! sizeof(T)), element by element otherwise; elements past M, N or K read as zeros, so tiles
@@ -307,16 +346,40 @@ struct TiledGemm {
 //! __global__ void gemm_kernel(tilecraft::MatrixRef<const float> a, tilecraft::MatrixRef<const float> b,
 //!                             tilecraft::MatrixRef<float> c) {
 //!   __shared__ Gemm::TempStorage storage;
-//!   tilecraft::tiled_gemm<64, 64, tilecraft::RegBlock<4, 4>>(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL);
+//!   tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL);
 //! }
-//! // The same in double: T is the last parameter of TiledGemm, deduced from the matrices here.
+//! // The same in double: T is the last parameter of TiledGemm, and the call takes it from the storage.
 //! using Dgemm = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>, 8, 4, 3, double>;
 //! __global__ void dgemm_kernel(tilecraft::MatrixRef<const double> a, tilecraft::MatrixRef<const double> b,
 //!                              tilecraft::MatrixRef<double> c) {
 //!   __shared__ Dgemm::TempStorage storage;
-//!   tilecraft::tiled_gemm<64, 64, tilecraft::RegBlock<4, 4>>(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL);
+//!   tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL);
 //! }
 //! \endcode
+template <class Storage, class TA, Order OA, class TB, Order OB, class TC, Order OC,
+          class Epilogue = BasicLinearCombination<std::remove_const_t<TC>>>
+TILECRAFT_DEVICE void tiled_gemm(Storage& storage, MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<TC, OC> c,
+                                 std::int64_t m0, std::int64_t n0, const Epilogue& epi = {}) {
+  static_assert(detail::is_tiled_gemm_storage_v<Storage>,
+                "tiled_gemm(storage, ...): storage must be a TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, "
+                "T>::TempStorage, which names the configuration");
+  if constexpr (detail::is_tiled_gemm_storage_v<Storage>) {
+    using Gemm = typename Storage::tiled_gemm_type;
+    using T = typename Gemm::element_type;
+    constexpr bool types_ok = std::is_same_v<std::remove_const_t<TA>, T> &&
+                              std::is_same_v<std::remove_const_t<TB>, T> && std::is_same_v<TC, T>;
+    static_assert(types_ok,
+                  "tiled_gemm: A, B and C must hold the storage's element type T (TiledGemm's last parameter, float by "
+                  "default): MatrixRef<const T>, MatrixRef<const T>, MatrixRef<T>");
+    if constexpr (types_ok) detail::tiled_gemm_run<Gemm>(storage, a, b, c, m0, n0, epi);
+  }
+}
+
+//! tiled_gemm naming its configuration: tiled_gemm<TM, TN, RegBlockT, TK, LanesM, Stages>(storage,
+//! a, b, c, m0, n0, epi) is the call above, with T taken from the matrices (which must share one
+//! element type, float or double) and `storage` that configuration's
+//! TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::TempStorage. The form without template
+//! arguments says the same once, through the storage's type.
 template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class Storage, class TA,
           Order OA, class TB, Order OB, class TC, Order OC,
           class Epilogue = BasicLinearCombination<std::remove_const_t<TC>>>
@@ -335,20 +398,7 @@ TILECRAFT_DEVICE void tiled_gemm(Storage& storage, MatrixRef<TA, OA> a, MatrixRe
     static_assert(storage_ok,
                   "tiled_gemm: storage must be the TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::TempStorage of "
                   "the call's configuration and element type");
-    static_assert(GemmEpilogue<Epilogue, T>,
-                  "tiled_gemm: the epilogue must be a GemmEpilogue for the element type (e.reads_c() and "
-                  "e(acc, c_old, row, col) on T)");
-    if constexpr (storage_ok && GemmEpilogue<Epilogue, T>) {
-      const MatrixRef<const T, OA> ca{a.data, a.rows, a.cols, a.ld};
-      const MatrixRef<const T, OB> cb{b.data, b.rows, b.cols, b.ld};
-      constexpr int v = Gemm::shape::vector_elems;
-      // 16-byte vectors start at the tile's origin along M (A column-major) and N (B row-major).
-      if (Gemm::vector_fill_ok(ca, cb) && m0 % v == 0 && n0 % v == 0) {
-        Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
-      } else {
-        Gemm::template run<false>(storage, ca, cb, c, m0, n0, epi);
-      }
-    }
+    if constexpr (storage_ok) detail::tiled_gemm_run<Gemm>(storage, a, b, c, m0, n0, epi);
   }
 }
 
