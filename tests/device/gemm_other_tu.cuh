@@ -1,7 +1,7 @@
-// A GEMM kernel launched from two translation units (test_gemm.cu and test_gemm_other_tu.cu)
-// through two different launcher functions: nvcc gives each file its own copy of the kernel,
-// and each copy must be opted in to its dynamic shared memory on its own. (Through one launcher
-// function both files would run the one copy of it the linker keeps, and launch one kernel.)
+// A GEMM kernel launched from two translation units (test_gemm_policies.cu and
+// test_gemm_other_tu.cu) through two different launcher functions: nvcc gives each file its own
+// copy of the kernel, and each copy must be opted in to its dynamic shared memory on its own.
+// (Through one launcher function both files would run the one copy of it the linker keeps.)
 #pragma once
 
 #include <cstdint>
@@ -18,9 +18,10 @@ static_assert(GemmPolicyDeep::tiled::smem_bytes > 48 * 1024 && GemmPolicyDeep::t
 
 //! Row-major C (m x n) = alpha A B + beta C with A column-major (m x k) and B row-major (k x n),
 //! 16-byte aligned with leading dimensions that are multiples of 4, through the launcher's
-//! vector-only entry (detail::gemm_row_major_c<GemmPolicyDeep, true>): a launcher function
-//! other than the one gemm<GemmPolicyDeep> runs, instantiated only in test_gemm_other_tu.cu,
-//! that launches the same kernel instantiation (its own file's copy).
+//! vector-only entry (detail::launch_product<GemmPolicyDeep, true>, the launcher's default split
+//! limits): a launcher function other than the one gemm<GemmPolicyDeep> runs (launch_product<
+//! GemmPolicyDeep, false>), instantiated only in test_gemm_other_tu.cu, that launches the same
+//! kernel instantiation (its own file's copy).
 cudaError_t gemm_deep_vector_only_in_other_tu(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                               const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
                                               float beta, float* c, std::int64_t ldc, cudaStream_t stream);

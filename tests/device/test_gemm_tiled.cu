@@ -1,0 +1,129 @@
+// test_gemm (see gemm_testbed.cuh): the block-level tiled_gemm inside a user's kernel, on
+// MatrixRef and transposed() views of both orders, with 1-D, 2-D and 3-D blocks and a
+// persistent loop over the tiles.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include <tilecraft/gemm/tiled_gemm.cuh>
+
+#include "gemm_testbed.cuh"
+
+using namespace tilecraft::test::gemm;
+using tilecraft::BasicLinearCombination;
+using tilecraft::MatrixRef;
+using tilecraft::Order;
+using tilecraft::RegBlock;
+
+namespace {
+
+template <class T>
+using UserGemm = tilecraft::TiledGemm<64, 64, RegBlock<4, 4>, 8, 4, 3, T>;
+static_assert(UserGemm<float>::threads == 256 && UserGemm<double>::threads == 256);
+
+// Each block walks the 64 x 64 tiles of C from blockIdx.x in steps of gridDim.x, reusing its
+// storage (tiled_gemm ends with a barrier). Any block shape of 256 threads.
+template <class TA, Order OA, class TB, Order OB, class T, Order OC>
+__global__ void user_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<T, OC> c,
+                                 BasicLinearCombination<T> epi) {
+  __shared__ typename UserGemm<T>::TempStorage storage;
+  const std::int64_t tiles_m = (c.rows + 63) / 64, tiles_n = (c.cols + 63) / 64;
+  for (std::int64_t t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
+    tilecraft::tiled_gemm<64, 64, RegBlock<4, 4>>(storage, a, b, c, t / tiles_n * 64, t % tiles_n * 64, epi);
+  }
+}
+
+// The documentation's kernel: one tile per block of a 2-D grid, the default epilogue (C = A B).
+template <class T>
+__global__ void doc_gemm_kernel(MatrixRef<const T> a, MatrixRef<const T> b, MatrixRef<T> c) {
+  __shared__ typename UserGemm<T>::TempStorage storage;
+  tilecraft::tiled_gemm<64, 64, RegBlock<4, 4>>(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL);
+}
+
+// op(X) (rows x cols) as a view: the stored matrix in order O, or the transposed() view of the
+// stored op(X)^T (the other order).
+template <Order O, class T, class F>
+void operand_view(const T* x, std::int64_t rows, std::int64_t cols, std::int64_t ld, bool transpose, F&& f) {
+  if (transpose) {
+    f(tilecraft::transposed(MatrixRef<const T, O>{x, cols, rows, ld}));
+  } else {
+    f(MatrixRef<const T, O>{x, rows, cols, ld});
+  }
+}
+
+// A runner for check_gemm: user_gemm_kernel on `blocks` blocks (0: one per tile) of shape
+// `block`.
+struct UserKernelRun {
+  unsigned blocks;
+  dim3 block;
+  template <Order O, class T>
+  void launch(const Problem<T>& p, const T* a, const T* b, T* c, cudaStream_t stream) const {
+    const std::int64_t tiles = (p.m + 63) / 64 * ((p.n + 63) / 64);
+    const unsigned grid = blocks == 0 ? static_cast<unsigned>(tiles) : blocks;
+    operand_view<O>(a, p.m, p.k, p.lda(), p.ta(), [&](auto av) {
+      operand_view<O>(b, p.k, p.n, p.ldb(), p.tb(), [&](auto bv) {
+        user_gemm_kernel<<<grid, block, 0, stream>>>(av, bv, MatrixRef<T, O>{c, p.m, p.n, p.ldc()},
+                                                     BasicLinearCombination<T>{p.alpha, p.beta});
+      });
+    });
+  }
+  template <class T>
+  cudaError_t operator()(const Problem<T>& p, const T* a, const T* b, T* c, cudaStream_t stream) const {
+    if (p.row()) {
+      launch<Order::row_major>(p, a, b, c, stream);
+    } else {
+      launch<Order::col_major>(p, a, b, c, stream);
+    }
+    return cudaGetLastError();
+  }
+};
+
+}  // namespace
+
+TEST_CASE_TEMPLATE(
+    "tiled_gemm in a user kernel: MatrixRef and transposed() views of both orders, 1-D, 2-D and 3-D blocks, "
+    "a persistent loop",
+    T, float, double) {
+  const std::int64_t shapes[][3] = {{1, 1, 1}, {64, 64, 64}, {127, 129, 65}, {200, 130, 77}};
+  const bool full = full_run();
+  std::uint64_t salt = 7000;
+  int variant = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    for (const Combo& c : combos) {
+      for (int l : layouts_for(variant, full)) {
+        const Problem<T> p = make_problem(c, s[0], s[1], s[2], layouts[l], T(1.5), variant % 2 ? T(-0.5) : T(0));
+        check_gemm(p, ++salt, UserKernelRun{0, dim3(256)}, nullptr, true);    // a block per tile
+        check_gemm(p, ++salt, UserKernelRun{3, dim3(32, 8)}, nullptr, true);  // 3 blocks loop over the tiles
+        if (variant % 4 == 0) check_gemm(p, ++salt, UserKernelRun{2, dim3(16, 4, 4)}, nullptr, true);
+      }
+      ++variant;
+    }
+  }
+  // The documentation's kernel (row-major views, the default epilogue), and A as a MatrixRef of
+  // non-const T with one block looping over every tile.
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    Problem<T> p = make_problem(combos[0], s[0], s[1], s[2], layouts[2], T(1), T(0));
+    check_gemm(
+        p, ++salt,
+        [](const Problem<T>& q, const T* a, const T* b, T* c, cudaStream_t st) {
+          const dim3 grid(static_cast<unsigned>((q.n + 63) / 64), static_cast<unsigned>((q.m + 63) / 64));
+          doc_gemm_kernel<T><<<grid, UserGemm<T>::threads, 0, st>>>(MatrixRef<const T>{a, q.m, q.k, q.lda()},
+                                                                    MatrixRef<const T>{b, q.k, q.n, q.ldb()},
+                                                                    MatrixRef<T>{c, q.m, q.n, q.ldc()});
+          return cudaGetLastError();
+        },
+        nullptr, true);
+    p = make_problem(combos[0], s[0], s[1], s[2], layouts[0], T(0.5), T(2));
+    check_gemm(
+        p, ++salt,
+        [](const Problem<T>& q, const T* a, const T* b, T* c, cudaStream_t st) {
+          user_gemm_kernel<<<1, UserGemm<T>::threads, 0, st>>>(
+              MatrixRef<T>{const_cast<T*>(a), q.m, q.k, q.lda()}, MatrixRef<const T>{b, q.k, q.n, q.ldb()},
+              MatrixRef<T>{c, q.m, q.n, q.ldc()}, BasicLinearCombination<T>{q.alpha, q.beta});
+          return cudaGetLastError();
+        },
+        nullptr, true);
+  }
+}
