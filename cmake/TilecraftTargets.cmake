@@ -33,15 +33,21 @@ endfunction()
 option(TILECRAFT_COMPAT_TESTS "Also build every device test as sm_75 PTX, sm_80 PTX and with device assertions" OFF)
 
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
-#                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT])
+#                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT]
+#                    [COMPAT_SOURCES <files...>])
 #   host:   runs everywhere (layouts, bank model, argument validation).
 #   device: needs a GPU; its main exits 77 without one, which ctest reports as skipped.
 #   SKIP_ARCHS: build for the project's architectures less those named (75 drops 75, 75-real
 #   and 75-virtual), where that leaves any: for a test whose code for those architectures would
 #   repeat another test's. Its main then reports "skipped" on a GPU older than the oldest one
 #   left, instead of failing for want of a kernel image. Such twins get no compat variants.
+#   COMPAT_SOURCES: the compat variants' sources, where fewer files cover every path that
+#   differs by architecture or assertion (default: SOURCES).
 function(tilecraft_add_test)
-  cmake_parse_arguments(ARG "NO_COMPAT" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_COMPAT" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES" ${ARGN})
+  if(NOT ARG_COMPAT_SOURCES)
+    set(ARG_COMPAT_SOURCES ${ARG_SOURCES})
+  endif()
   tilecraft_test_mains()
   set(archs "${CMAKE_CUDA_ARCHITECTURES}")
   set(min_sm 0)
@@ -67,7 +73,11 @@ function(tilecraft_add_test)
     list(APPEND variants ${ARG_NAME}.sm75 ${ARG_NAME}.sm80 ${ARG_NAME}.assert)
   endif()
   foreach(target IN LISTS variants)
-    add_executable(${target} ${ARG_SOURCES})
+    if(target STREQUAL ARG_NAME)
+      add_executable(${target} ${ARG_SOURCES})
+    else()
+      add_executable(${target} ${ARG_COMPAT_SOURCES})
+    endif()
     if(ARG_KIND STREQUAL "device")
       # The oldest architecture the test was built for: its main skips on older GPUs.
       set(min_sm_source "${CMAKE_CURRENT_BINARY_DIR}/min_sm/${target}.cpp")

@@ -517,4 +517,83 @@ struct RowScaleResidual {
   }
 };
 
+// gemm<Policy> on odd shapes over every order, layout and K split; a policy the device cannot
+// hold must be refused, C untouched.
+template <class Policy>
+void check_policy() {
+  using T = typename Policy::element_type;
+  int device = 0, optin = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (tilecraft::gemm_policy_t<Policy>::tiled::smem_bytes > static_cast<std::size_t>(optin)) {
+    // More shared memory than this device gives a block (GemmPolicyLarge and GemmPolicyHuge on
+    // sm_75): refused before anything runs, C left alone.
+    MESSAGE("the policy does not fit this device: checking that gemm refuses it");
+    const Problem<T> p = make_problem(combos[0], 33, 31, 17, layouts[0], T(1), T(0));
+    const HostData<T> h = make_data(p, 4999);
+    DeviceData<T> d(h);
+    CHECK(run_gemm<T, Policy>(p, d.a.get(), d.b.get(), d.c.get(), nullptr) == cudaErrorInvalidValue);
+    tilecraft::test::sync_and_check();
+    CHECK(same_buffer(d.c.download(), h.c));
+    return;
+  }
+  const std::int64_t shapes[][3] = {{1, 1, 1},     {33, 31, 17},  {127, 129, 65}, {300, 200, 33},
+                                    {70, 90, 300}, {64, 128, 40}, {3, 5, 4100}};
+  // {3, 5, 4100}: K split (unless the policy never splits).
+  const auto run = run_gemm<T, Policy>(tunables_split_small());
+  const bool full = full_run();
+  std::uint64_t salt = 5000;
+  int variant = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    for (const Combo& c : combos) {
+      for (int l : layouts_for(variant, full)) {
+        const Problem<T> p =
+            make_problem(c, s[0], s[1], s[2], layouts[l], variant % 2 ? T(1) : T(-0.5), variant % 3 ? T(0) : T(2));
+        check_gemm(p, ++salt, run, nullptr, true);
+      }
+      ++variant;
+    }
+  }
+}
+
 }  // namespace tilecraft::test::gemm
+
+// The default-policy launchers every file of the executable calls, compiled once: declared
+// here (extern), each instantiated in one file (gemm_run<void, float> in test_gemm_shapes.cu,
+// <void, double> in test_gemm_tiled.cu, the BiasRelu epilogues in the two policy files), so
+// each file compiles only its own kernels and no file all of them. (The same works in a
+// user's project with many files that call gemm().)
+#define TILECRAFT_TEST_GEMM_RUN(PREFIX, T)                                                                   \
+  PREFIX template cudaError_t tilecraft::detail::gemm_run<void, T>(                                          \
+      tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, T, const T*, \
+      std::int64_t, const T*, std::int64_t, T, T*, std::int64_t, const tilecraft::detail::GemmTunables&, cudaStream_t)
+#define TILECRAFT_TEST_GEMM_EPILOGUE_RUN(PREFIX, T)                                                              \
+  PREFIX template cudaError_t tilecraft::detail::gemm_epilogue_run<void, T, tilecraft::test::gemm::BiasRelu<T>>( \
+      tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, const T*,        \
+      std::int64_t, const T*, std::int64_t, T*, std::int64_t, const tilecraft::test::gemm::BiasRelu<T>&,         \
+      const tilecraft::detail::GemmTunables&, cudaStream_t)
+// One default policy's kernels for BLAS's epilogue (what gemm<Policy> and gemm<> share).
+#define TILECRAFT_TEST_GEMM_PRODUCT(PREFIX, P, T)                                                                   \
+  PREFIX template cudaError_t tilecraft::detail::launch_product<P, false, T, tilecraft::BasicLinearCombination<T>>( \
+      const tilecraft::detail::GemmProblem<T>&,                                                                     \
+      tilecraft::detail::LauncherEpilogue<T, tilecraft::BasicLinearCombination<T>>, int,                            \
+      const tilecraft::detail::GemmSplitLimits&, cudaStream_t)
+// The defaults' kernels: instantiated with gemm_run<void, T> (float in test_gemm_shapes.cu,
+// double in test_gemm_tiled.cu), not again where a test names a default policy.
+#define TILECRAFT_TEST_GEMM_DEFAULT_PRODUCTS(PREFIX)                       \
+  TILECRAFT_TEST_GEMM_PRODUCT(PREFIX, tilecraft::GemmPolicyLarge, float);  \
+  TILECRAFT_TEST_GEMM_PRODUCT(PREFIX, tilecraft::GemmPolicyLarge3, float); \
+  TILECRAFT_TEST_GEMM_PRODUCT(PREFIX, tilecraft::GemmPolicySkinny, float); \
+  TILECRAFT_TEST_GEMM_PRODUCT(PREFIX, tilecraft::GemmPolicyMedium, float); \
+  TILECRAFT_TEST_GEMM_PRODUCT(PREFIX, tilecraft::GemmPolicySmall, float)
+#define TILECRAFT_TEST_GEMM_DEFAULT_PRODUCTS_F64(PREFIX)                       \
+  TILECRAFT_TEST_GEMM_PRODUCT(PREFIX, tilecraft::GemmPolicyLargeF64, double);  \
+  TILECRAFT_TEST_GEMM_PRODUCT(PREFIX, tilecraft::GemmPolicyMediumF64, double); \
+  TILECRAFT_TEST_GEMM_PRODUCT(PREFIX, tilecraft::GemmPolicySmallF64, double)
+TILECRAFT_TEST_GEMM_DEFAULT_PRODUCTS(extern);
+TILECRAFT_TEST_GEMM_DEFAULT_PRODUCTS_F64(extern);
+TILECRAFT_TEST_GEMM_RUN(extern, float);
+TILECRAFT_TEST_GEMM_RUN(extern, double);
+TILECRAFT_TEST_GEMM_EPILOGUE_RUN(extern, float);
+TILECRAFT_TEST_GEMM_EPILOGUE_RUN(extern, double);

@@ -11,6 +11,10 @@
 #include "gemm_testbed.cuh"
 
 using namespace tilecraft::test::gemm;
+
+// Compiled here for the whole executable (see gemm_testbed.cuh).
+TILECRAFT_TEST_GEMM_DEFAULT_PRODUCTS();
+TILECRAFT_TEST_GEMM_RUN(, float);
 using tilecraft::Op;
 using tilecraft::Order;
 
