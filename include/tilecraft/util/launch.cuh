@@ -14,6 +14,7 @@
 #include <cstddef>
 
 #include "../config.cuh"
+#include "device_cache.cuh"
 #include "error.cuh"
 
 namespace tilecraft {
@@ -49,9 +50,9 @@ constexpr std::size_t max_smem_per_block_optin(int major, int minor) {
 //! \endcode
 template <class... Args>
 [[nodiscard]] cudaError_t opt_in_dynamic_smem(void (*kernel)(Args...), std::size_t dynamic_bytes) {
-  int device = 0, optin = 0;
-  TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
-  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  detail::DeviceLimits limits;
+  TILECRAFT_RETURN_IF_ERROR(detail::device_limits(limits));  // (asked once per device)
+  const int optin = limits.smem_per_block_optin;
   cudaFuncAttributes attributes{};
   TILECRAFT_RETURN_IF_ERROR(cudaFuncGetAttributes(&attributes, kernel));
   if (dynamic_bytes + attributes.sharedSizeBytes > static_cast<std::size_t>(optin)) return cudaErrorInvalidValue;

@@ -12,6 +12,7 @@
 
 #include "../../config.cuh"
 #include "../../util/concepts.cuh"
+#include "../../util/device_cache.cuh"
 #include "../../util/error.cuh"
 #include "reduce_kernels.cuh"
 
@@ -26,10 +27,9 @@ template <class Policy, int Vec, class In>
   if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlock::max_bytes || n < 2 * tile_elems + 16) {
     return cudaSuccess;
   }
-  int device = 0;
-  int sms = 0;
-  TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
-  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  DeviceLimits limits;
+  TILECRAFT_RETURN_IF_ERROR(device_limits(limits));  // (asked once per device: util/device_cache.cuh)
+  const int sms = limits.sms;
   // Every block must own one full tile; the head peel takes fewer than 16 elements.
   const std::int64_t full_tiles = (n - 16) / tile_elems;
   const std::int64_t cap = static_cast<std::int64_t>(sms) * Policy::blocks_per_sm;
