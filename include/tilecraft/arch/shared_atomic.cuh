@@ -1,0 +1,37 @@
+//! \file arch/shared_atomic.cuh
+//! Raw PTX wrappers: atomic adds whose old value is not needed, in a named state space:
+//! `red.shared.add.u32` by 32-bit shared-window address, `red.global.add.u32/.u64`.
+//!
+//! atomicAdd on a pointer the compiler cannot prove to be shared (one picked at run time, or
+//! passed through a struct) becomes a generic `atom.add`, which resolves the address space on
+//! every call and costs several times a shared atomic (measured on an H200: a per-lane
+//! histogram ran at 0.22x the bandwidth of its read with generic atomics). Naming the space
+//! keeps it ATOMS, and 32-bit address arithmetic replaces 64-bit pointer arithmetic.
+#pragma once
+
+#include <cstdint>
+
+#include "../config.cuh"
+
+namespace tilecraft::arch {
+
+#if defined(__CUDACC__)
+
+//! Adds `value` to the 32-bit word at shared-window address `addr` (4-byte aligned).
+TILECRAFT_DEVICE void red_shared_add(std::uint32_t addr, unsigned value) {
+  asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(addr), "r"(value) : "memory");
+}
+
+//! Adds `value` to the 32-bit counter at `p` in global memory.
+TILECRAFT_DEVICE void red_global_add(unsigned* p, unsigned value) {
+  asm volatile("red.global.add.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(p)), "r"(value) : "memory");
+}
+
+//! Adds `value` to the 64-bit counter at `p` in global memory.
+TILECRAFT_DEVICE void red_global_add(unsigned long long* p, unsigned long long value) {
+  asm volatile("red.global.add.u64 [%0], %1;" ::"l"(__cvta_generic_to_global(p)), "l"(value) : "memory");
+}
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft::arch
