@@ -1,0 +1,264 @@
+//! \file device/detail/histogram_dispatch.cuh
+//! tilecraft::histogram_even / histogram_range: argument checks, the choice of layout (lane
+//! counters, warp sub-histograms or global counters), grid sizing and the launch (internal;
+//! include device/histogram.cuh).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "../../block/detail/histogram_counters.cuh"
+#include "../../config.cuh"
+#include "../../util/device_cache.cuh"
+#include "../../util/error.cuh"
+#include "histogram_kernels.cuh"
+
+namespace tilecraft::detail {
+
+//! The most bins either launcher counts (bin estimates of 32-bit samples stay within one of
+//! the quotient up to here; see EvenBinsWide).
+inline constexpr int histogram_max_bins = 1 << 22;
+
+//! Temp storage the launchers ask for: none is used, 16 bytes keep CUB's two-phase protocol.
+inline constexpr std::size_t histogram_temp_bytes = 16;
+
+//! Lookup cells for range bins: twice the bins, as a power of two from 64 to 4096.
+constexpr int histogram_range_cells(int bins) {
+  int cells = 64;
+  while (cells < 2 * bins && cells < 4096) cells *= 2;
+  return cells;
+}
+
+//! The layout of a launch with `bins` bins: lane counters up to Policy::lane_max_bins, warp
+//! sub-histograms while a block's shared memory (`limit` bytes, less `extra_bytes` for range
+//! levels) holds one copy, global counters beyond. Copies: one per Policy::warps_per_copy
+//! warps, fewer where shared memory runs short.
+template <class Policy>
+HistogramPlan histogram_plan(int bins, std::int64_t extra_bytes, std::int64_t limit) {
+  HistogramPlan plan;
+  plan.bins = bins;
+  constexpr int warps = Policy::threads / warp_threads;
+  const int wanted = warps / Policy::warps_per_copy > 0 ? warps / Policy::warps_per_copy : 1;
+  auto fit = [&](BlockHistogramAlgorithm algorithm) {
+    for (int copies = wanted; copies >= 1; --copies) {
+      if (histogram_counter_words(algorithm, bins, copies) * 4 + extra_bytes <= limit) return copies;
+    }
+    return 0;
+  };
+  if (bins <= Policy::lane_max_bins) {
+    if (const int copies = fit(BlockHistogramAlgorithm::lanes); copies > 0) {
+      plan.algorithm = BlockHistogramAlgorithm::lanes;
+      plan.copies = copies;
+      return plan;
+    }
+  }
+  if (const int copies = fit(BlockHistogramAlgorithm::warps); copies > 0) {
+    plan.algorithm = copies > 1 ? BlockHistogramAlgorithm::warps : BlockHistogramAlgorithm::block;
+    plan.copies = copies;
+    return plan;
+  }
+  plan.copies = 0;  // global counters
+  return plan;
+}
+
+//! Dynamic shared memory of a plan.
+template <class Params>
+std::int64_t histogram_smem_bytes(const HistogramPlan& plan) {
+  if (plan.copies == 0) return 0;
+  std::int64_t bytes = histogram_counter_words(plan.algorithm, plan.bins, plan.copies) * 4;
+  if constexpr (Params::is_range) bytes += Params::shared_bytes(plan.bins, plan.cells);
+  return bytes;
+}
+
+#if defined(__CUDACC__)
+template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter, class Params>
+[[nodiscard]] cudaError_t histogram_launch(const Sample* d_samples, std::int64_t n, Counter* d_histogram, Params params,
+                                           HistogramPlan plan, std::int64_t flush_samples, cudaStream_t stream) {
+  auto kernel = &histogram_kernel<Policy, Shared, Aggregate, Sample, Counter, Params>;
+  DeviceLimits limits;
+  TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
+  const auto smem = static_cast<std::size_t>(histogram_smem_bytes<Params>(plan));
+  // Opt in to the device's whole limit once, so a later launch with more bins than an earlier
+  // one never finds the kernel opted in to less.
+  if (limits.smem_per_block_optin > max_static_smem_per_block) {
+    TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, static_cast<std::size_t>(limits.smem_per_block_optin)));
+  }
+  int resident = 0;
+  TILECRAFT_RETURN_IF_ERROR(resident_blocks_once(kernel, Policy::threads, smem, resident));
+  constexpr std::int64_t tile_samples =
+      static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread * histogram_vector_elems<Sample>;
+  const std::int64_t tiles = n / tile_samples + 1;
+  const int grid = static_cast<int>(tiles < resident ? tiles : resident);
+  // 32-bit shared counters: no block may add 2^31 or more samples to them between flushes.
+  plan.flush_tiles = flush_samples / tile_samples > 0 ? flush_samples / tile_samples : 1;
+  plan.sync_first = (tiles + grid - 1) / grid > plan.flush_tiles;
+  if (!plan.sync_first) plan.flush_tiles = std::numeric_limits<std::int64_t>::max();
+  void* args[] = {&d_samples, &n, &d_histogram, &params, &plan};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(grid)),
+                                     dim3(Policy::threads), args, smem, stream);
+}
+#endif
+
+//! Sample types the launchers take, and the type their levels have.
+template <class Sample>
+inline constexpr bool histogram_sample_v =
+    std::is_same_v<Sample, std::uint8_t> || std::is_same_v<Sample, std::uint16_t> ||
+    std::is_same_v<Sample, std::int32_t> || std::is_same_v<Sample, float>;
+template <class Sample>
+using histogram_level_t = std::conditional_t<std::is_same_v<Sample, float>, float, int>;
+
+// The type rules, each stopping compilation of the rest so its message comes alone.
+template <class Sample, class Counter, class Level>
+constexpr bool histogram_types_ok() {
+  static_assert(histogram_sample_v<Sample>,
+                "tilecraft::histogram: samples must be std::uint8_t, std::uint16_t, std::int32_t or float");
+  static_assert(std::is_same_v<Counter, unsigned> || std::is_same_v<Counter, unsigned long long>,
+                "tilecraft::histogram: counters must be unsigned int (32-bit, the default) or unsigned long long "
+                "(64-bit, for 2^32 or more samples)");
+  static_assert(!histogram_sample_v<Sample> || std::is_same_v<Level, histogram_level_t<Sample>>,
+                "tilecraft::histogram: levels must be int for integer samples and float for float samples");
+  return histogram_sample_v<Sample> &&
+         (std::is_same_v<Counter, unsigned> ||
+          std::is_same_v<Counter, unsigned long long>)&&std::is_same_v<Level, histogram_level_t<Sample>>;
+}
+
+// Checks shared by both launchers; cudaSuccess means "go on".
+template <class Sample, class Counter>
+cudaError_t histogram_check(const void* d_temp_storage, std::size_t temp_storage_bytes, const Sample* d_samples,
+                            const Counter* d_histogram, int num_bins, std::int64_t num_samples) {
+  if (num_samples < 0 || num_bins < 1 || num_bins > histogram_max_bins) return cudaErrorInvalidValue;
+  if (d_temp_storage == nullptr) return cudaSuccess;  // the size query
+  if (d_histogram == nullptr || (num_samples > 0 && d_samples == nullptr)) return cudaErrorInvalidValue;
+  if (reinterpret_cast<std::uintptr_t>(d_samples) % alignof(Sample) != 0 ||
+      reinterpret_cast<std::uintptr_t>(d_histogram) % alignof(Counter) != 0) {
+    return cudaErrorInvalidValue;
+  }
+  if (temp_storage_bytes < histogram_temp_bytes || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0) {
+    return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+#if defined(__CUDACC__)
+// Plans and launches: shared counters when one copy fits a block, global counters otherwise.
+template <class Policy, class Sample, class Counter, class Params>
+[[nodiscard]] cudaError_t histogram_run(const Sample* d_samples, std::int64_t n, Counter* d_histogram, Params params,
+                                        int bins, std::int64_t flush_samples, cudaStream_t stream) {
+  DeviceLimits limits;
+  TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
+  int cells = 0;
+  std::int64_t extra = 0;
+  if constexpr (Params::is_range) {
+    cells = histogram_range_cells(bins);
+    extra = Params::shared_bytes(bins, cells);
+    params.cells = cells;
+  }
+  // Shared memory for Policy::blocks_per_sm blocks per SM (1 KiB of each block's share is the
+  // system's), or for one block where that holds no copy.
+  const std::int64_t share = limits.smem_per_sm / Policy::blocks_per_sm - 1024;
+  const std::int64_t budget = share < limits.smem_per_block_optin ? share : limits.smem_per_block_optin;
+  HistogramPlan plan = histogram_plan<Policy>(bins, extra, budget);
+  if (plan.copies == 0) plan = histogram_plan<Policy>(bins, extra, limits.smem_per_block_optin);
+  plan.cells = cells;
+  if (plan.copies == 0) {
+    plan.cells = 0;
+    return histogram_launch<Policy, false, true>(d_samples, n, d_histogram, params, plan, flush_samples, stream);
+  }
+  if (plan.algorithm == BlockHistogramAlgorithm::lanes) {
+    return histogram_launch<Policy, true, false>(d_samples, n, d_histogram, params, plan, flush_samples, stream);
+  }
+  return histogram_launch<Policy, true, true>(d_samples, n, d_histogram, params, plan, flush_samples, stream);
+}
+#endif
+
+//! Samples a block adds to its 32-bit shared counters between flushes.
+inline constexpr std::int64_t histogram_flush_samples = std::int64_t{1} << 31;
+
+// histogram_even once its type rules hold.
+template <class Policy, class Sample, class Counter, class Level>
+[[nodiscard]] cudaError_t histogram_even_with(void* d_temp_storage, std::size_t& temp_storage_bytes,
+                                              const Sample* d_samples, Counter* d_histogram, int num_bins, Level lower,
+                                              Level upper, std::int64_t num_samples, cudaStream_t stream,
+                                              std::int64_t flush_samples = histogram_flush_samples) {
+  if constexpr (histogram_types_ok<Sample, Counter, Level>()) {
+    TILECRAFT_RETURN_IF_ERROR(
+        histogram_check(d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_bins, num_samples));
+    // The levels: lower < upper, inside the samples' range (integers: up to the largest sample
+    // + 1), finite with a finite width (floats).
+    if constexpr (std::is_same_v<Sample, float>) {
+      if (!(lower < upper) || !std::isfinite(lower) || !std::isfinite(upper) || !std::isfinite(upper - lower)) {
+        return cudaErrorInvalidValue;
+      }
+    } else {
+      const auto lo = static_cast<std::int64_t>(lower), hi = static_cast<std::int64_t>(upper);
+      const auto smallest = static_cast<std::int64_t>(std::numeric_limits<Sample>::lowest());
+      const auto largest = static_cast<std::int64_t>(std::numeric_limits<Sample>::max());
+      if (!(lo < hi) || lo < smallest || hi > largest + 1) return cudaErrorInvalidValue;
+    }
+    if (d_temp_storage == nullptr) {
+      temp_storage_bytes = histogram_temp_bytes;
+      return cudaSuccess;
+    }
+#if defined(__CUDACC__)
+    if constexpr (std::is_same_v<Sample, float>) {
+      const float scale = static_cast<float>(num_bins) / (upper - lower);
+      const EvenParams<EvenBinsFloat> params{{lower, upper, scale, static_cast<unsigned>(num_bins - 1)}};
+      return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
+    } else if constexpr (sizeof(Sample) <= 2) {
+      const auto range = static_cast<std::uint64_t>(static_cast<std::int64_t>(upper) - lower);
+      const std::uint64_t m = ((static_cast<std::uint64_t>(num_bins) << 32) + range - 1) / range;
+      int shift = -1;  // range = bins x 2^shift: a shift instead of the multiplies
+      for (int s = 0; s < 17; ++s) {
+        if ((static_cast<std::uint64_t>(num_bins) << s) == range) shift = s;
+      }
+      const EvenParams<EvenBinsNarrow> params{{static_cast<unsigned>(lower), static_cast<unsigned>(range),
+                                               static_cast<unsigned>(m), static_cast<unsigned>(m >> 32), shift}};
+      return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
+    } else {
+      const auto range = static_cast<std::uint64_t>(static_cast<std::int64_t>(upper) - lower);
+      const EvenParams<EvenBinsWide> params{{static_cast<unsigned>(lower), static_cast<unsigned>(range),
+                                             static_cast<unsigned>(num_bins),
+                                             static_cast<float>(num_bins) / static_cast<float>(range)}};
+      return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
+    }
+#else
+    return cudaErrorInvalidDeviceFunction;
+#endif
+  } else {
+    return cudaErrorInvalidValue;
+  }
+}
+
+// histogram_range once its type rules hold.
+template <class Policy, class Sample, class Counter, class Level>
+[[nodiscard]] cudaError_t histogram_range_with(void* d_temp_storage, std::size_t& temp_storage_bytes,
+                                               const Sample* d_samples, Counter* d_histogram, int num_bins,
+                                               const Level* d_levels, std::int64_t num_samples, cudaStream_t stream,
+                                               std::int64_t flush_samples = histogram_flush_samples) {
+  if constexpr (histogram_types_ok<Sample, Counter, Level>()) {
+    TILECRAFT_RETURN_IF_ERROR(
+        histogram_check(d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_bins, num_samples));
+    if (d_temp_storage == nullptr) {
+      temp_storage_bytes = histogram_temp_bytes;
+      return cudaSuccess;
+    }
+    if (d_levels == nullptr || reinterpret_cast<std::uintptr_t>(d_levels) % alignof(Level) != 0) {
+      return cudaErrorInvalidValue;
+    }
+#if defined(__CUDACC__)
+    const RangeParams<Level> params{d_levels, num_bins, 0};
+    return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
+#else
+    return cudaErrorInvalidDeviceFunction;
+#endif
+  } else {
+    return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace tilecraft::detail

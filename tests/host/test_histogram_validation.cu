@@ -1,0 +1,89 @@
+// Bad arguments to histogram_even and histogram_range are rejected with cudaErrorInvalidValue
+// before any launch, and the size query needs no GPU. These run without a GPU: every rejection
+// happens before the first CUDA call.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <tilecraft/device/histogram.cuh>
+
+using namespace tilecraft;
+
+namespace {
+// Fake, never dereferenced addresses: validation must not touch them.
+template <class T>
+T* fake(std::uintptr_t where) {
+  return reinterpret_cast<T*>(where);
+}
+constexpr cudaError_t bad = cudaErrorInvalidValue;
+}  // namespace
+
+TEST_CASE("histogram_even rejects bad arguments before launching") {
+  auto* in = fake<const std::uint8_t>(std::uintptr_t{1} << 20);
+  auto* hist = fake<unsigned>(std::uintptr_t{1} << 30);
+  void* temp = fake<void>(std::uintptr_t{1} << 32);
+  std::size_t bytes = 16;
+  // The size query: 16 bytes, no GPU needed.
+  std::size_t query = 0;
+  CHECK(histogram_even(nullptr, query, in, hist, 256, 0, 256, 1000) == cudaSuccess);
+  CHECK(query == 16);
+  // Sizes and bin counts.
+  CHECK(histogram_even(temp, bytes, in, hist, 256, 0, 256, -1) == bad);
+  CHECK(histogram_even(nullptr, query, in, hist, 256, 0, 256, -1) == bad);
+  CHECK(histogram_even(temp, bytes, in, hist, 0, 0, 256, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, hist, -3, 0, 256, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, hist, (1 << 22) + 1, 0, 256, 10) == bad);
+  // Null pointers (a null input is fine only for zero samples... which still needs a histogram).
+  CHECK(histogram_even(temp, bytes, static_cast<const std::uint8_t*>(nullptr), hist, 256, 0, 256, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, static_cast<unsigned*>(nullptr), 256, 0, 256, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, static_cast<unsigned*>(nullptr), 256, 0, 256, 0) == bad);
+  // Temp storage too small or misaligned; a misaligned histogram or sample array.
+  std::size_t small = 15;
+  CHECK(histogram_even(temp, small, in, hist, 256, 0, 256, 10) == bad);
+  CHECK(histogram_even(static_cast<char*>(temp) + 4, bytes, in, hist, 256, 0, 256, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, fake<unsigned>((std::uintptr_t{1} << 30) + 2), 256, 0, 256, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, fake<unsigned long long>((std::uintptr_t{1} << 30) + 4), 256, 0, 256, 10) ==
+        bad);
+  CHECK(histogram_even(temp, bytes, fake<const float>((std::uintptr_t{1} << 20) + 2), hist, 64, -1.0f, 1.0f, 10) ==
+        bad);
+  // Integer levels: lower < upper, inside [smallest sample, largest sample + 1].
+  CHECK(histogram_even(temp, bytes, in, hist, 256, 5, 5, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, hist, 256, 6, 5, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, hist, 256, -1, 256, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, hist, 256, 0, 257, 10) == bad);
+  auto* in16 = fake<const std::uint16_t>(std::uintptr_t{1} << 20);
+  CHECK(histogram_even(temp, bytes, in16, hist, 256, 0, 65537, 10) == bad);
+  CHECK(histogram_even(nullptr, query, in16, hist, 256, 0, 65536, 10) == cudaSuccess);
+  auto* in32 = fake<const std::int32_t>(std::uintptr_t{1} << 20);
+  CHECK(histogram_even(nullptr, query, in32, hist, 256, std::numeric_limits<int>::min(),
+                       std::numeric_limits<int>::max(), 10) == cudaSuccess);
+  // Float levels: finite, lower < upper, a finite width.
+  auto* inf = fake<const float>(std::uintptr_t{1} << 20);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), huge = std::numeric_limits<float>::max();
+  CHECK(histogram_even(temp, bytes, inf, hist, 64, 1.0f, -1.0f, 10) == bad);
+  CHECK(histogram_even(temp, bytes, inf, hist, 64, 1.0f, 1.0f, 10) == bad);
+  CHECK(histogram_even(temp, bytes, inf, hist, 64, nan, 1.0f, 10) == bad);
+  CHECK(histogram_even(temp, bytes, inf, hist, 64, -1.0f, std::numeric_limits<float>::infinity(), 10) == bad);
+  CHECK(histogram_even(temp, bytes, inf, hist, 64, -huge, huge, 10) == bad);  // upper - lower overflows
+  CHECK(histogram_even(nullptr, query, inf, hist, 64, -huge / 4, huge / 4, 10) == cudaSuccess);
+}
+
+TEST_CASE("histogram_range rejects bad arguments before launching") {
+  auto* in = fake<const int>(std::uintptr_t{1} << 20);
+  auto* levels = fake<const int>(std::uintptr_t{1} << 24);
+  auto* hist = fake<unsigned long long>(std::uintptr_t{1} << 30);
+  void* temp = fake<void>(std::uintptr_t{1} << 32);
+  std::size_t bytes = 16, query = 0;
+  CHECK(histogram_range(nullptr, query, in, hist, 2048, levels, 1000) == cudaSuccess);
+  CHECK(query == 16);
+  CHECK(histogram_range(temp, bytes, in, hist, 2048, levels, -1) == bad);
+  CHECK(histogram_range(temp, bytes, in, hist, 0, levels, 10) == bad);
+  CHECK(histogram_range(temp, bytes, in, hist, 2048, static_cast<const int*>(nullptr), 10) == bad);
+  CHECK(histogram_range(temp, bytes, in, hist, 2048, fake<const int>((std::uintptr_t{1} << 24) + 1), 10) == bad);
+  CHECK(histogram_range(temp, bytes, static_cast<const int*>(nullptr), hist, 2048, levels, 10) == bad);
+  CHECK(histogram_range(temp, bytes, in, static_cast<unsigned long long*>(nullptr), 2048, levels, 10) == bad);
+  std::size_t small = 8;
+  CHECK(histogram_range(temp, small, in, hist, 2048, levels, 10) == bad);
+}
