@@ -1,8 +1,8 @@
 // Tuning variants of the histograms (benchmarks/TUNING.md, "Histogram"), named
-// <family>/tc_<threads>x<vectors>_w<warps per copy>_l<lane bins>_b<blocks per SM>[_r0]/<n> (_r0: no
-// whole-vector runs). Built only with -DTILECRAFT_BENCH_VARIANTS=ON and registered only when the environment variable
-// TILECRAFT_BENCH_VARIANTS is set (benchmarks/experiment.sh does both), after the default run's
-// peers, whose times they report their ratios to.
+// <family>/tc_<threads>x<vectors>_w<warps per copy>_l<lane bins>_b<blocks per SM>[_r0]/<n>
+// (_r0: no whole-vector runs). Built only with -DTILECRAFT_BENCH_VARIANTS=ON and registered only
+// when the environment variable TILECRAFT_BENCH_VARIANTS is set (benchmarks/experiment.sh does
+// both), after the default run's peers, whose times they report their ratios to.
 #include <cstdlib>
 
 #include "histogram_bench.cuh"

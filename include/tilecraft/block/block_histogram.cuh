@@ -35,9 +35,10 @@ inline constexpr int default_block_histogram_copies = [] {
 //! The shared counters of a block histogram of Bins bins (bin indices 0 ... Bins - 1) for a
 //! block of BlockThreads threads: Copies sub-histograms of 32-bit counters laid out as
 //! Algorithm says (BlockHistogramAlgorithm). Trivial: declare it `__shared__`, union it with
-//! other storage, or carve it. Shared memory: `bytes` = 4 x Bins (block), 4 x Copies x Bins
-//! (warps) or 128 x Copies x Bins (lanes). A block may add at most 2^32 - 1 items to one bin
-//! between block_histogram_init and the merge (counters are 32 bits).
+//! other storage, or carve it from dynamic shared memory; it must live in shared memory (the
+//! adds are shared-memory atomics by shared-window address). Shared memory: `bytes` = 4 x Bins (block), 4 x Copies x
+//! Bins (warps) or 128 x Copies x Bins (lanes). A block may add at most 2^32 - 1 items to one bin between
+//! block_histogram_init and the merge (counters are 32 bits).
 template <int Bins, int BlockThreads, BlockHistogramAlgorithm Algorithm = default_block_histogram_algorithm<Bins>,
           int Copies = default_block_histogram_copies<Bins, BlockThreads, Algorithm>>
 struct BlockHistogramStorage {
