@@ -61,7 +61,7 @@ struct BlockHistogramStorage {
   static constexpr std::size_t bytes =
       static_cast<std::size_t>(detail::histogram_counter_words(Algorithm, Bins, Copies)) * 4;
   //! The counters (public only so the type stays an aggregate; do not touch).
-  unsigned counters[detail::histogram_counter_words(Algorithm, Bins, Copies)];
+  unsigned counters[static_cast<std::size_t>(detail::histogram_counter_words(Algorithm, Bins, Copies))];
 };
 
 namespace detail {

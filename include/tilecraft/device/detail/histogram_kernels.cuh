@@ -185,8 +185,8 @@ struct RangeParams {
   static constexpr bool is_range = true;
 
   //! Shared memory bytes of the levels and the lookup cells.
-  static constexpr std::int64_t shared_bytes(int bins, int cells) {
-    return (static_cast<std::int64_t>(bins) + 1 + 3) / 4 * 16 + static_cast<std::int64_t>(cells) * 4;
+  static constexpr std::int64_t shared_bytes(int bin_count, int cell_count) {
+    return (static_cast<std::int64_t>(bin_count) + 1 + 3) / 4 * 16 + static_cast<std::int64_t>(cell_count) * 4;
   }
 
 #if defined(__CUDACC__)
