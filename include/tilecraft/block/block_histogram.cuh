@@ -77,10 +77,12 @@ struct BlockHistogramCounterRule {
                 "block_histogram: the output counters must be unsigned int or unsigned long long");
   static constexpr bool checked = true;
 };
+#if defined(__CUDACC__)
 template <class Storage>
 TILECRAFT_DEVICE HistogramSlot block_histogram_slot(Storage& temp) {
   return histogram_slot(temp.counters, Storage::algorithm, Storage::bins, Storage::copies, thread_rank());
 }
+#endif
 }  // namespace detail
 
 #if defined(__CUDACC__)

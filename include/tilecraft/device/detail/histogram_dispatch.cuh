@@ -227,6 +227,8 @@ template <class Policy, class Sample, class Counter, class Level>
       return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
     }
 #else
+    (void)stream;  // host compilers: argument checks and size queries only
+    (void)flush_samples;
     return cudaErrorInvalidDeviceFunction;
 #endif
   } else {
@@ -254,6 +256,8 @@ template <class Policy, class Sample, class Counter, class Level>
     const RangeParams<Level> params{d_levels, num_bins, 0};
     return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
 #else
+    (void)stream;  // host compilers: argument checks and size queries only
+    (void)flush_samples;
     return cudaErrorInvalidDeviceFunction;
 #endif
   } else {

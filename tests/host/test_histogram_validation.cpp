@@ -1,6 +1,7 @@
 // Bad arguments to histogram_even and histogram_range are rejected with cudaErrorInvalidValue
 // before any launch, and the size query needs no GPU. These run without a GPU: every rejection
-// happens before the first CUDA call.
+// happens before the first CUDA call. Compiled by the host compiler (the checks are the same
+// source nvcc compiles; no kernel is instantiated).
 #include <doctest/doctest.h>
 
 #include <cmath>
