@@ -96,8 +96,10 @@ TILECRAFT_DEVICE void block_scan(BlockScanStorage<T, BlockThreads, Algorithm>& t
   static_assert(BlockScanRules<T, Op, Items>::checked);
   TILECRAFT_ASSERT(block_threads() == BlockThreads);
   TILECRAFT_ASSERT(!Partial || (valid >= 1 && valid <= BlockThreads * Items));
-  BlockScanStorage<T, BlockThreads, Algorithm>::impl::template scan<Exclusive, Partial>(temp.storage, in, out, op,
-                                                                                        valid, prefix, aggregate);
+  if constexpr (ReductionOp<Op, T>) {  // a broken rule stops here, with its message alone
+    BlockScanStorage<T, BlockThreads, Algorithm>::impl::template scan<Exclusive, Partial>(temp.storage, in, out, op,
+                                                                                          valid, prefix, aggregate);
+  }
 }
 }  // namespace detail
 
@@ -165,7 +167,7 @@ TILECRAFT_DEVICE T block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algori
 //! shared memory as block_inclusive_scan.
 //! \code
 //! __shared__ tilecraft::BlockScanStorage<int, 256> temp;
-//! int slot = tilecraft::block_exclusive_scan(temp, count, tilecraft::Sum{}, 0);
+//! int slot = tilecraft::block_exclusive_scan(temp, i, tilecraft::Sum{}, 0);
 //! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op>
 TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,

@@ -45,10 +45,12 @@ TILECRAFT_DEVICE int hardware_lane() {
 // need not be commutative. log2(LogicalWarpThreads) shuffles of sizeof(T) / 4 words each.
 template <int LogicalWarpThreads, class T, class Op>
 TILECRAFT_DEVICE T shuffle_inclusive_scan(T value, Op op, int lane, unsigned mask = full_warp_mask) {
+  if constexpr (ReductionOp<Op, T>) {  // otherwise the caller's rule has failed already
 #pragma unroll
-  for (int offset = 1; offset < LogicalWarpThreads; offset *= 2) {
-    const T up = shuffle_up(value, static_cast<unsigned>(offset), LogicalWarpThreads, mask);
-    if (lane >= offset) value = static_cast<T>(op(up, value));
+    for (int offset = 1; offset < LogicalWarpThreads; offset *= 2) {
+      const T up = shuffle_up(value, static_cast<unsigned>(offset), LogicalWarpThreads, mask);
+      if (lane >= offset) value = static_cast<T>(op(up, value));
+    }
   }
   return value;
 }
@@ -91,7 +93,7 @@ TILECRAFT_DEVICE T warp_inclusive_scan(T value, Op op, T& warp_aggregate) {
 //! i receives init op x_0 op ... op x_{i-1}. All 32 lanes must call it together; one shuffle
 //! more than the inclusive scan, no shared memory, no barrier.
 //! \code
-//! int slot = tilecraft::warp_exclusive_scan(count, tilecraft::Sum{}, 0);   // lane 0: 0
+//! int slot = tilecraft::warp_exclusive_scan(i, tilecraft::Sum{}, 0);   // lane 0: 0
 //! \endcode
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> init) {
@@ -99,7 +101,11 @@ TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> i
   const int lane = detail::hardware_lane() & (LogicalWarpThreads - 1);
   const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, lane);
   const T previous = shuffle_up(inclusive, 1, LogicalWarpThreads);
-  return lane == 0 ? init : static_cast<T>(op(init, previous));
+  if constexpr (ReductionOp<Op, T>) {
+    return lane == 0 ? init : static_cast<T>(op(init, previous));
+  } else {
+    return init;
+  }
 }
 
 //! As warp_exclusive_scan with `init`, and `warp_aggregate` receives the fold of the whole
@@ -111,7 +117,11 @@ TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> i
   const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, lane);
   const T previous = shuffle_up(inclusive, 1, LogicalWarpThreads);
   warp_aggregate = shuffle_index(inclusive, LogicalWarpThreads - 1, LogicalWarpThreads);
-  return lane == 0 ? init : static_cast<T>(op(init, previous));
+  if constexpr (ReductionOp<Op, T>) {
+    return lane == 0 ? init : static_cast<T>(op(init, previous));
+  } else {
+    return init;
+  }
 }
 
 //! Exclusive prefix scan without a seed (CUB's form for operators without an identity): lane i

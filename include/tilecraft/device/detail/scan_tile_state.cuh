@@ -223,6 +223,9 @@ TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op) {
   for (int w = windows - 1; w >= 0; --w) {
     e = wait_tile(status, tile - 1 - static_cast<std::int64_t>(w) * warp_threads - lane);
     const unsigned inclusive_here = __ballot_sync(full_warp_mask, e.flag == tile_inclusive);
+    // Not unrolled: a rare path (long walks), and unrolled it trips ptxas's register allocator
+    // on sm_90 for 64-thread tiles of floats (CUDA 13.0).
+#pragma unroll 1
     for (int l = warp_threads - 1; l >= 0; --l) {
       const Acc v = shuffle_index(e.value, l);
       x = (inclusive_here >> l) & 1u ? v : static_cast<Acc>(op(x, v));
