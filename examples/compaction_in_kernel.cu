@@ -46,7 +46,7 @@ int main() {
   if (!example::have_gpu("compaction_in_kernel")) return 0;
   const int n = 1000003;
   std::vector<float> h(n);
-  for (int i = 0; i < n; ++i) h[static_cast<std::size_t>(i)] = static_cast<float>((i * 7919) % 1000) / 1000.0f;
+  for (int i = 0; i < n; ++i) h[static_cast<std::size_t>(i)] = static_cast<float>((i * 7919LL) % 1000) / 1000.0f;
   float *in = nullptr, *out = nullptr;
   unsigned* count = nullptr;
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&in, n * sizeof(float)));

@@ -16,7 +16,9 @@ namespace tilecraft {
 //! 16-byte vector loads use the cache hint Hint. Tiles are staged through shared memory (one
 //! buffer of Threads * Items elements of the wider of the input and output types): 16-byte
 //! vectors go in and out coalesced, and each thread reads its own run of elements back.
-//! Rules: Threads a multiple of 32 from 64 to 1024; Items from 1 to 64.
+//! Rules: Threads a multiple of 32 from 64 to 1024; Items from 1 to 64. CacheHint::streaming
+//! reads the input through the read-only path, so a scan with it cannot run in place (the
+//! launcher refuses that with cudaErrorInvalidValue).
 //! \code
 //! using Narrow = tilecraft::ScanPolicy<256, 8>;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan<Narrow>(d_in, d_out, n, tilecraft::Sum{}, stream));

@@ -72,6 +72,10 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
                             static_cast<std::size_t>(num_items) * sizeof(Out), sizeof(In) == sizeof(Out))) {
     return cudaErrorInvalidValue;
   }
+  // Streaming loads take the read-only path: the input must not be written while the scan runs.
+  if (Policy::hint == CacheHint::streaming && static_cast<const void*>(d_in) == static_cast<const void*>(d_out)) {
+    return cudaErrorInvalidValue;
+  }
   const bool vector =
       reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
   if (tiles == 1) {

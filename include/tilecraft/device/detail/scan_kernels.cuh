@@ -130,7 +130,8 @@ inline constexpr std::size_t scan_stage_bytes =
 template <class Policy, bool Vector, bool Exclusive, class In, class Out, class Acc, class Op, class Status>
 TILECRAFT_DEVICE void scan_tile(const In* in, Out* out, std::int64_t n, std::int64_t tile, Op op, const Acc& init,
                                 const Status& status, unsigned char* stage,
-                                BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp) {
+                                BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp,
+                                Acc* look_back_buf) {
   constexpr int items = Policy::items;
   constexpr int elems = Policy::tile_items;
   using InStage = TileStage<In, Policy::threads, items>;
@@ -155,7 +156,7 @@ TILECRAFT_DEVICE void scan_tile(const In* in, Out* out, std::int64_t n, std::int
       if (threadIdx.x == 0) status.publish(0, tile_inclusive, aggregate);
     }
   } else {
-    LookBackCallback<Acc, Status, Op> look_back{status, tile, op, nullptr, nullptr};
+    LookBackCallback<Acc, Status, Op> look_back{status, tile, op, look_back_buf, nullptr, nullptr};
     if constexpr (Exclusive) {
       block_exclusive_scan(temp, a, a, op, look_back);
     } else {
@@ -175,10 +176,12 @@ __global__ void __launch_bounds__(Policy::threads)
     scan_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, TileStatus<Acc> status, unsigned* counter) {
   __shared__ alignas(16) unsigned char stage[scan_stage_bytes<Policy, In, Out>];
   __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
+  __shared__ Acc look_back_buf[warp_threads];
   __shared__ unsigned ticket;
   if (threadIdx.x == 0) ticket = atomicAdd(counter, 1u);
   __syncthreads();
-  scan_tile<Policy, Vector, Exclusive>(in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp);
+  scan_tile<Policy, Vector, Exclusive>(in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp,
+                                       look_back_buf);
 }
 
 // Small inputs: one block walks every tile in order, carrying the running prefix in a

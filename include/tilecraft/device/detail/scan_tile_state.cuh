@@ -193,11 +193,39 @@ TILECRAFT_DEVICE auto wait_tile(const Status& status, std::int64_t i) {
   return e;
 }
 
-// The exclusive prefix of tile `tile` (> 0), that is P_{tile-1}: called by all 32 lanes of one
-// warp, returns the same value in every lane. See the file comment for why the fold is
-// sequential.
+// Folds one window of 32 tile states (lane l holds tile top - l) onto x in tile order: lanes
+// `start` down to 0, an inclusive prefix replacing x, an aggregate combined onto it. Every lane
+// runs the same chain (broadcast reads of `buf`, shared memory for 32 values), so x ends the same
+// in all of them; lane l keeps the value after its own tile, P_{top-l}, and publishes it for its
+// tile when that tile had only its aggregate out: the tiles behind this one then meet an
+// inclusive prefix nearby instead of folding the same aggregates again. The value is exactly the
+// one the tile will publish itself (the sequential fold; see the file comment), so the two
+// stores may race.
 template <class Acc, class Status, class Op>
-TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op) {
+TILECRAFT_DEVICE Acc fold_window(const Status& status, std::int64_t top, const TileEntry<Acc>& e,
+                                 unsigned inclusive_lanes, int start, Acc x, Op op, Acc* buf) {
+  const int lane = hardware_lane();
+  buf[lane] = e.value;
+  __syncwarp();
+  Acc mine = x;
+#pragma unroll
+  for (int l = warp_threads - 1; l >= 0; --l) {
+    if (l <= start) {
+      const Acc v = buf[l];
+      x = (inclusive_lanes >> l) & 1u ? v : static_cast<Acc>(op(x, v));
+      if (l == lane) mine = x;
+    }
+  }
+  __syncwarp();  // buf is rewritten by the next window
+  if (lane <= start && ((inclusive_lanes >> lane) & 1u) == 0) status.publish(top - lane, tile_inclusive, mine);
+  return x;
+}
+
+// The exclusive prefix of tile `tile` (> 0), that is P_{tile-1}: called by all 32 lanes of one
+// warp, returns the same value in every lane. `buf`: 32 values of shared memory for the warp.
+// See the file comment for why the fold is sequential.
+template <class Acc, class Status, class Op>
+TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op, Acc* buf) {
   const int lane = hardware_lane();
   // Walk back 32 predecessors at a time (lane l looks at top - l) until one of them has an
   // inclusive prefix; every tile in between has at least its aggregate by then.
@@ -214,41 +242,37 @@ TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op) {
     top -= warp_threads;
     ++windows;
   }
-  // Fold forward from the nearest inclusive prefix: in this window the lanes below it, in
-  // decreasing lane order (increasing tile order).
+  // Fold forward from the nearest inclusive prefix: in this window the lanes below it...
   const int nearest = __ffs(static_cast<int>(inclusive_lanes)) - 1;
   Acc x = shuffle_index(e.value, nearest);
-  for (int l = nearest - 1; l >= 0; --l) x = static_cast<Acc>(op(x, shuffle_index(e.value, l)));
-  // Then the windows passed on the way back, from the farthest to the nearest.
+  if (nearest > 0) x = fold_window(status, top, e, 0u, nearest - 1, x, op, buf);
+  // ... then the windows passed on the way back, from the farthest to the nearest.
   for (int w = windows - 1; w >= 0; --w) {
-    e = wait_tile(status, tile - 1 - static_cast<std::int64_t>(w) * warp_threads - lane);
+    top = tile - 1 - static_cast<std::int64_t>(w) * warp_threads;
+    e = wait_tile(status, top - lane);
     const unsigned inclusive_here = __ballot_sync(full_warp_mask, e.flag == tile_inclusive);
-    // Not unrolled: a rare path (long walks), and unrolled it trips ptxas's register allocator
-    // on sm_90 for 64-thread tiles of floats (CUDA 13.0).
-#pragma unroll 1
-    for (int l = warp_threads - 1; l >= 0; --l) {
-      const Acc v = shuffle_index(e.value, l);
-      x = (inclusive_here >> l) & 1u ? v : static_cast<Acc>(op(x, v));
-    }
+    x = fold_window(status, top, e, inclusive_here, warp_threads - 1, x, op, buf);
   }
   return x;
 }
 
 // block_scan's prefix callback for tiles after the first: publishes the tile's aggregate, looks
-// back, publishes the inclusive prefix and returns the exclusive one. Optionally records both in
+// back, publishes the inclusive prefix and returns the exclusive one (`buf`: 32 values of shared
+// memory for the look-back's fold). Optionally records both in
 // shared memory for the rest of the block (select needs them).
 template <class Acc, class Status, class Op>
 struct LookBackCallback {
   const Status& status;
   std::int64_t tile;
   Op op;
+  Acc* buf;               // 32 values of shared memory
   Acc* shared_prefix;     // nullable
   Acc* shared_aggregate;  // nullable
 
   TILECRAFT_DEVICE Acc operator()(const Acc& aggregate) {
     const int lane = hardware_lane();
     if (lane == 0) status.publish(tile, tile_aggregate, aggregate);
-    const Acc prefix = look_back<Acc>(status, tile, op);
+    const Acc prefix = look_back<Acc>(status, tile, op, buf);
     if (lane == 0) {
       status.publish(tile, tile_inclusive, static_cast<Acc>(op(prefix, aggregate)));
       if (shared_prefix != nullptr) *shared_prefix = prefix;

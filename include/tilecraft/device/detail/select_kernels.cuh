@@ -36,6 +36,7 @@ __global__ void __launch_bounds__(Policy::threads)
   __shared__ unsigned ticket;
   __shared__ Offset tile_prefix;
   __shared__ Offset tile_kept;
+  __shared__ Offset look_back_buf[warp_threads];
   if (threadIdx.x == 0) ticket = single_tile ? 0u : atomicAdd(counter, 1u);
   __syncthreads();
   const std::int64_t tile = ticket;
@@ -56,7 +57,8 @@ __global__ void __launch_bounds__(Policy::threads)
     FirstTileCallback<Offset, TileStatus<Offset>, Sum> first{status, Sum{}, Offset{0}, &tile_prefix, &tile_kept};
     block_exclusive_scan(temp, rank, rank, Sum{}, first);
   } else {
-    LookBackCallback<Offset, TileStatus<Offset>, Sum> look_back{status, tile, Sum{}, &tile_prefix, &tile_kept};
+    LookBackCallback<Offset, TileStatus<Offset>, Sum> look_back{status,        tile,         Sum{},
+                                                                look_back_buf, &tile_prefix, &tile_kept};
     block_exclusive_scan(temp, rank, rank, Sum{}, look_back);
   }
   // block_scan's barrier after the callback published tile_prefix / tile_kept; every thread
