@@ -72,3 +72,50 @@ TEST_CASE("select_if and partition reject bad arguments before launching") {
   std::size_t tiny = 1;
   CHECK(select_if(temp, tiny, in, out, count, 1 << 20, positive) == cudaErrorInvalidValue);
 }
+
+TEST_CASE("the default scan tiles keep every thread's run whole 16-byte vectors") {
+  using detail::DefaultScanPolicyLarge;
+  using detail::DefaultScanPolicySmall;
+  using detail::TileStage;
+  // 4-byte types: 512 x 16 (32 KiB staged), 256 x 4 for small inputs.
+  CHECK(DefaultScanPolicyLarge<float, float>::threads == 512);
+  CHECK(DefaultScanPolicyLarge<float, float>::items == 16);
+  CHECK(DefaultScanPolicySmall<float, float>::tile_items == 1024);
+  auto whole_vectors = [](auto in_stage, auto out_stage) {
+    return decltype(in_stage)::chunked && decltype(out_stage)::chunked;
+  };
+  CHECK(whole_vectors(TileStage<float, 512, 16>{}, TileStage<float, 512, 16>{}));
+  CHECK(whole_vectors(TileStage<std::int8_t, DefaultScanPolicyLarge<std::int8_t, std::int8_t>::threads,
+                                DefaultScanPolicyLarge<std::int8_t, std::int8_t>::items>{},
+                      TileStage<std::int8_t, DefaultScanPolicyLarge<std::int8_t, std::int8_t>::threads,
+                                DefaultScanPolicyLarge<std::int8_t, std::int8_t>::items>{}));
+  CHECK(whole_vectors(TileStage<std::int16_t, 512, DefaultScanPolicyLarge<std::int16_t, std::int16_t>::items>{},
+                      TileStage<std::int16_t, 512, DefaultScanPolicyLarge<std::int16_t, std::int16_t>::items>{}));
+  using U8ToI64 = DefaultScanPolicyLarge<std::uint8_t, std::int64_t>;
+  CHECK(whole_vectors(TileStage<std::uint8_t, U8ToI64::threads, U8ToI64::items>{},
+                      TileStage<std::int64_t, U8ToI64::threads, U8ToI64::items>{}));
+  // Every default staging buffer fits the 48 KiB of static shared memory with room to spare.
+  CHECK(U8ToI64::tile_items * sizeof(std::int64_t) <= 32768);
+  CHECK(DefaultScanPolicyLarge<double, double>::tile_items * sizeof(double) <= 32768);
+  // The swizzle is a permutation of each 128-byte row's chunks.
+  for (int row = 0; row < 16; ++row) {
+    int seen = 0;
+    for (int c = 0; c < 8; ++c) seen |= 1 << (detail::swizzle_chunk(row * 8 + c) - row * 8);
+    CHECK(seen == 0xff);
+  }
+  // Conflict-free staging: a 16-byte shared access is served 8 threads at a time, and those 8
+  // must hit 8 different 16-byte positions of a 128-byte row (all 32 banks once). Blocked reads
+  // (thread t, chunk t * V + k) for V = 1, 2, 4, 8 and striped accesses (chunk k * threads + t).
+  for (int v : {1, 2, 4, 8}) {
+    for (int k = 0; k < v; ++k) {
+      for (int first = 0; first < 512; first += 8) {
+        int seen = 0;
+        for (int t = first; t < first + 8; ++t) seen |= 1 << (detail::swizzle_chunk(t * v + k) & 7);
+        CHECK(seen == 0xff);
+        seen = 0;
+        for (int t = first; t < first + 8; ++t) seen |= 1 << (detail::swizzle_chunk(k * 512 + t) & 7);
+        CHECK(seen == 0xff);
+      }
+    }
+  }
+}

@@ -46,10 +46,11 @@ inline bool partially_overlapping(const void* a, std::size_t a_bytes, const void
   return overlap && !(ab == bb && same_width);
 }
 
-// Temp bytes of a single-pass algorithm over n items in tiles of tile_items (Acc states).
+// Temp bytes of a single-pass algorithm over `tiles` tiles (Acc states; one at least: a lone
+// tile publishes its state too).
 template <class Acc>
 constexpr std::size_t single_pass_temp_bytes(std::int64_t tiles) {
-  return tiles <= 1 ? scan_header_bytes : scan_header_bytes + tile_status_bytes<Acc>(tiles);
+  return scan_header_bytes + tile_status_bytes<Acc>(tiles > 1 ? tiles : 1);
 }
 
 #if defined(__CUDACC__)
@@ -78,30 +79,15 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   }
   const bool vector =
       reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
-  if (tiles == 1) {
-    if (vector) {
-      scan_single_block_kernel<Policy, true, Exclusive, In, Out, Acc, Op>
-          <<<1, Policy::threads, 0, stream>>>(d_in, d_out, num_items, op, init);
-    } else {
-      scan_single_block_kernel<Policy, false, Exclusive, In, Out, Acc, Op>
-          <<<1, Policy::threads, 0, stream>>>(d_in, d_out, num_items, op, init);
-    }
-    return last_launch_error();
-  }
   auto* counter = static_cast<unsigned*>(d_temp_storage);
-  const TileStatus<Acc> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes, tiles);
-  scan_init_kernel<<<static_cast<unsigned>(ceil_div<std::int64_t>(tiles, 256)), 256, 0, stream>>>(status, tiles,
-                                                                                                  counter);
-  TILECRAFT_RETURN_IF_ERROR(last_launch_error());
-  if (vector) {
-    scan_kernel<Policy, true, Exclusive, In, Out, Acc, Op>
-        <<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(d_in, d_out, num_items, op, init, status,
-                                                                       counter);
-  } else {
-    scan_kernel<Policy, false, Exclusive, In, Out, Acc, Op>
-        <<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(d_in, d_out, num_items, op, init, status,
-                                                                       counter);
+  const TileStatus<Acc> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes, tiles > 1 ? tiles : 1);
+  if (tiles > 1) {
+    scan_init_kernel<<<static_cast<unsigned>(ceil_div<std::int64_t>(tiles, 256)), 256, 0, stream>>>(status, tiles,
+                                                                                                    counter);
+    TILECRAFT_RETURN_IF_ERROR(last_launch_error());
   }
+  scan_kernel<Policy, Exclusive, In, Out, Acc, Op><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
+      d_in, d_out, num_items, op, init, status, counter, vector, tiles == 1);
   return last_launch_error();
 }
 #endif

@@ -49,14 +49,15 @@ struct TileStage {
   }
 
   // Global (the tile's first element at src, `valid` of them) -> this thread's Items elements in
-  // blocked order. Vector: src is 16-byte aligned (a full tile then moves as 16-byte vectors).
+  // blocked order. vector: src is 16-byte aligned (a full tile then moves as 16-byte vectors; a
+  // run-time flag, uniform across the grid: one kernel serves aligned and unaligned arrays).
   // Elements past `valid` repeat the last valid one, so that an operator never sees garbage.
   // Ends with the barrier after which every thread may read its run; the caller must not write
   // `s` again before a barrier that follows every thread's return.
-  template <bool Vector, CacheHint Hint>
-  TILECRAFT_DEVICE static void load(const T* src, int valid, unsigned char* s, T (&x)[Items]) {
+  template <CacheHint Hint>
+  TILECRAFT_DEVICE static void load(bool vector, const T* src, int valid, unsigned char* s, T (&x)[Items]) {
     const int t = static_cast<int>(threadIdx.x);
-    if (Vector && chunked && valid == elems) {
+    if (chunked && vector && valid == elems) {
       const uint4* g = reinterpret_cast<const uint4*>(src);
       uint4 w[chunks_per_thread > 0 ? chunks_per_thread : 1];
 #pragma unroll
@@ -85,8 +86,8 @@ struct TileStage {
 
   // This thread's Items elements (blocked order) -> global, the first `valid` of the tile. The
   // caller guarantees that every thread has finished reading `s` (a barrier since).
-  template <bool Vector, CacheHint Hint>
-  TILECRAFT_DEVICE static void store(T* dst, int valid, unsigned char* s, const T (&y)[Items]) {
+  template <CacheHint Hint>
+  TILECRAFT_DEVICE static void store(bool vector, T* dst, int valid, unsigned char* s, const T (&y)[Items]) {
     const int t = static_cast<int>(threadIdx.x);
     if constexpr (chunked) {
 #pragma unroll
@@ -100,7 +101,7 @@ struct TileStage {
       for (int j = 0; j < Items; ++j) *element(s, t * Items + j) = y[j];
     }
     __syncthreads();
-    if (Vector && chunked && valid == elems) {
+    if (chunked && vector && valid == elems) {
       uint4* g = reinterpret_cast<uint4*>(dst);
 #pragma unroll
       for (int k = 0; k < chunks_per_thread; ++k)
@@ -127,9 +128,9 @@ inline constexpr std::size_t scan_stage_bytes =
 
 // Tile `tile` of a multi-tile scan: load, scan with the look-back as block_scan's prefix
 // callback, store.
-template <class Policy, bool Vector, bool Exclusive, class In, class Out, class Acc, class Op, class Status>
-TILECRAFT_DEVICE void scan_tile(const In* in, Out* out, std::int64_t n, std::int64_t tile, Op op, const Acc& init,
-                                const Status& status, unsigned char* stage,
+template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Status>
+TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_t n, std::int64_t tile, Op op,
+                                const Acc& init, const Status& status, unsigned char* stage,
                                 BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp,
                                 Acc* look_back_buf) {
   constexpr int items = Policy::items;
@@ -142,7 +143,7 @@ TILECRAFT_DEVICE void scan_tile(const In* in, Out* out, std::int64_t n, std::int
   Acc a[items];
   {
     In x[items];
-    InStage::template load<Vector, Policy::hint>(in + base, valid, stage, x);
+    InStage::template load<Policy::hint>(vector, in + base, valid, stage, x);
 #pragma unroll
     for (int j = 0; j < items; ++j) a[j] = static_cast<Acc>(x[j]);
   }
@@ -166,59 +167,25 @@ TILECRAFT_DEVICE void scan_tile(const In* in, Out* out, std::int64_t n, std::int
   Out y[items];
 #pragma unroll
   for (int j = 0; j < items; ++j) y[j] = static_cast<Out>(a[j]);
-  OutStage::template store<Vector, Policy::hint>(out + base, valid, stage, y);
+  OutStage::template store<Policy::hint>(vector, out + base, valid, stage, y);
 }
 
 // One block per tile; each block takes its tile from the counter (tickets are handed out in
-// the order blocks start, so a block only ever waits for tiles whose blocks are running).
-template <class Policy, bool Vector, bool Exclusive, class In, class Out, class Acc, class Op>
+// the order blocks start, so a block only ever waits for tiles whose blocks are running). A
+// single tile (single_tile: one block, nothing to wait for) skips the counter, so small inputs
+// need no reset kernel.
+template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 __global__ void __launch_bounds__(Policy::threads)
-    scan_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, TileStatus<Acc> status, unsigned* counter) {
+    scan_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, TileStatus<Acc> status, unsigned* counter,
+                bool vector, bool single_tile) {
   __shared__ alignas(16) unsigned char stage[scan_stage_bytes<Policy, In, Out>];
   __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
   __shared__ Acc look_back_buf[warp_threads];
   __shared__ unsigned ticket;
-  if (threadIdx.x == 0) ticket = atomicAdd(counter, 1u);
+  if (threadIdx.x == 0) ticket = single_tile ? 0u : atomicAdd(counter, 1u);
   __syncthreads();
-  scan_tile<Policy, Vector, Exclusive>(in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp,
-                                       look_back_buf);
-}
-
-// Small inputs: one block walks every tile in order, carrying the running prefix in a
-// block_scan prefix callback. Nothing to initialize, one launch.
-template <class Policy, bool Vector, bool Exclusive, class In, class Out, class Acc, class Op>
-__global__ void __launch_bounds__(Policy::threads)
-    scan_single_block_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init) {
-  constexpr int items = Policy::items;
-  constexpr int elems = Policy::tile_items;
-  using InStage = TileStage<In, Policy::threads, items>;
-  using OutStage = TileStage<Out, Policy::threads, items>;
-  __shared__ alignas(16) unsigned char stage[scan_stage_bytes<Policy, In, Out>];
-  __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
-  RunningPrefix<Acc, Op> running{init, op};
-  for (std::int64_t base = 0; base < n; base += elems) {
-    const std::int64_t left = n - base;
-    const int valid = left < elems ? static_cast<int>(left) : elems;
-    Acc a[items];
-    {
-      In x[items];
-      InStage::template load<Vector, Policy::hint>(in + base, valid, stage, x);
-#pragma unroll
-      for (int j = 0; j < items; ++j) a[j] = static_cast<Acc>(x[j]);
-    }
-    if constexpr (Exclusive) {
-      block_exclusive_scan(temp, a, a, op, running);
-    } else if (base == 0) {
-      block_inclusive_scan(temp, a, a, op, running.total);
-    } else {
-      block_inclusive_scan(temp, a, a, op, running);
-    }
-    Out y[items];
-#pragma unroll
-    for (int j = 0; j < items; ++j) y[j] = static_cast<Out>(a[j]);
-    OutStage::template store<Vector, Policy::hint>(out + base, valid, stage, y);
-    __syncthreads();  // the next tile's load rewrites the stage and temp
-  }
+  scan_tile<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp,
+                               look_back_buf);
 }
 
 #endif  // __CUDACC__

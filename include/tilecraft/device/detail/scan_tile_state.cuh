@@ -301,18 +301,6 @@ struct FirstTileCallback {
   }
 };
 
-// A running total for one block walking tiles in order (the single-block paths).
-template <class Acc, class Op>
-struct RunningPrefix {
-  Acc total;
-  Op op;
-  TILECRAFT_DEVICE Acc operator()(const Acc& aggregate) {
-    const Acc before = total;
-    total = static_cast<Acc>(op(total, aggregate));
-    return before;
-  }
-};
-
 #endif  // __CUDACC__
 
 }  // namespace tilecraft::detail

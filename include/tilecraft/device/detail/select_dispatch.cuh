@@ -55,16 +55,10 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
                                                                                                     counter);
     TILECRAFT_RETURN_IF_ERROR(last_launch_error());
   }
-  const bool single = tiles == 1;
-  if (reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0) {
-    select_kernel<Policy, true, Partition, In, Offset, Pred, NumSelected>
-        <<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(d_in, d_out, num_items, pred, d_num_selected,
-                                                                       status, counter, single);
-  } else {
-    select_kernel<Policy, false, Partition, In, Offset, Pred, NumSelected>
-        <<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(d_in, d_out, num_items, pred, d_num_selected,
-                                                                       status, counter, single);
-  }
+  const bool vector = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
+  select_kernel<Policy, Partition, In, Offset, Pred, NumSelected>
+      <<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(d_in, d_out, num_items, pred, d_num_selected,
+                                                                     status, counter, vector, tiles == 1);
   return last_launch_error();
 }
 #endif

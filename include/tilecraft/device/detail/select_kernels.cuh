@@ -23,10 +23,10 @@ namespace tilecraft::detail {
 // rejected ones after them) are compacted in shared memory in order, and the block writes them
 // out coalesced: kept item k of the tile to out[prefix + k]; rejected item q (global rank) to
 // out[n - 1 - q]. The last tile writes the kept count.
-template <class Policy, bool Vector, bool Partition, class In, class Offset, class Pred, class NumSelected>
+template <class Policy, bool Partition, class In, class Offset, class Pred, class NumSelected>
 __global__ void __launch_bounds__(Policy::threads)
     select_kernel(const In* in, In* out, std::int64_t n, Pred pred, NumSelected* num_selected,
-                  TileStatus<Offset> status, unsigned* counter, bool single_tile) {
+                  TileStatus<Offset> status, unsigned* counter, bool vector, bool single_tile) {
   constexpr int threads = Policy::threads;
   constexpr int items = Policy::items;
   constexpr int elems = Policy::tile_items;
@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(Policy::threads)
   const int t = static_cast<int>(threadIdx.x);
 
   In x[items];
-  Stage::template load<Vector, Policy::hint>(in + base, valid, stage, x);
+  Stage::template load<Policy::hint>(vector, in + base, valid, stage, x);
   Offset rank[items];
 #pragma unroll
   for (int j = 0; j < items; ++j) rank[j] = (t * items + j < valid && pred(x[j])) ? Offset{1} : Offset{0};
