@@ -119,12 +119,13 @@ struct TileStage {
 
 #if defined(__CUDACC__)
 
-//! The staging buffer of a tile of In read and Out written (one buffer, used in turn).
+// The staging buffer of a tile of In read and Out written (one buffer, used in turn).
 template <class Policy, class In, class Out>
-inline constexpr std::size_t scan_stage_bytes =
-    TileStage<In, Policy::threads, Policy::items>::bytes > TileStage<Out, Policy::threads, Policy::items>::bytes
-        ? TileStage<In, Policy::threads, Policy::items>::bytes
-        : TileStage<Out, Policy::threads, Policy::items>::bytes;
+TILECRAFT_HOST_DEVICE constexpr std::size_t stage_bytes_of() {
+  const std::size_t in_bytes = TileStage<In, Policy::threads, Policy::items>::bytes;
+  const std::size_t out_bytes = TileStage<Out, Policy::threads, Policy::items>::bytes;
+  return in_bytes > out_bytes ? in_bytes : out_bytes;
+}
 
 // Tile `tile` of a multi-tile scan: load, scan with the look-back as block_scan's prefix
 // callback, store.
@@ -178,7 +179,7 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
 __global__ void __launch_bounds__(Policy::threads)
     scan_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, TileStatus<Acc> status, unsigned* counter,
                 bool vector, bool single_tile) {
-  __shared__ alignas(16) unsigned char stage[scan_stage_bytes<Policy, In, Out>];
+  __shared__ alignas(16) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
   __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
   __shared__ Acc look_back_buf[warp_threads];
   __shared__ unsigned ticket;
