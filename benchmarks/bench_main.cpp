@@ -1,5 +1,5 @@
-// tilecraft's benchmark binary: every family (copy, transpose, reduce, block_reduce, stencil, gemm) in one
-// run, with the GPU's name, clocks and driver in the JSON context.
+// tilecraft's benchmark binary: every family (copy, transpose, reduce, block_reduce, stencil, gemm, scan, select,
+// block_scan) in one run, with the GPU's name, clocks and driver in the JSON context.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 

@@ -21,7 +21,7 @@ from collections import defaultdict
 PEERS = ("memcpy", "cub", "cublas", "libcupp_pipeline", "read")
 # Name parts Google Benchmark appends itself (not arguments): min_time:0.100, manual_time, ...
 RUN_OPTIONS = ("min_time:", "min_warmup_time:", "iterations:", "repeats:", "threads:")
-UNITS = ("TFLOP/s", "GB/s", "Greductions/s")
+UNITS = ("TFLOP/s", "GB/s", "Greductions/s", "Gscans/s")
 
 
 def slug(text):

@@ -38,6 +38,14 @@ TILECRAFT_DEVICE T shuffle_down(const T& value, unsigned delta, int width = warp
   return detail::shuffle_words(value, [&](unsigned w) { return __shfl_down_sync(mask, w, delta, width); });
 }
 
+//! `value` from the lane `delta` lower in the same `width`-lane segment (own value when that
+//! lane is outside the segment). Every lane in `mask` must call it.
+template <Shuffleable T>
+TILECRAFT_DEVICE T shuffle_up(const T& value, unsigned delta, int width = warp_threads,
+                              unsigned mask = full_warp_mask) {
+  return detail::shuffle_words(value, [&](unsigned w) { return __shfl_up_sync(mask, w, delta, width); });
+}
+
 //! `value` from lane `src_lane` of the calling lane's `width`-lane segment.
 template <Shuffleable T>
 TILECRAFT_DEVICE T shuffle_index(const T& value, int src_lane, int width = warp_threads,

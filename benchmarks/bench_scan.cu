@@ -1,0 +1,317 @@
+// Scans. Whole arrays: tilecraft::inclusive_scan against cub::DeviceScan::InclusiveSum and
+// against cudaMemcpyAsync of the same bytes (read + written): f32 and i32 from 2^16 to 2^28,
+// i8 and i16 (into their own type) and i64 (exclusive, as CUB's ExclusiveSum) at 2^28.
+// Stream compaction: select_if keeping half of 2^28 floats against cub::DeviceSelect::If. In a
+// kernel: block_scan against cub::BlockScan in otherwise identical kernels (128 ... 1024
+// threads x 1, 4, 16 items). Tuning variants (other tile shapes, block algorithms, cache
+// hints) are registered only when the environment variable TILECRAFT_BENCH_VARIANTS is set.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <tilecraft/block/block_scan.cuh>
+#include <tilecraft/device/scan.cuh>
+#include <tilecraft/device/select.cuh>
+#include <tilecraft/util/functional.cuh>
+
+#include "harness.cuh"
+
+using namespace tilecraft::bench;
+
+namespace {
+
+template <class T>
+const char* type_name() {
+  if constexpr (std::is_same_v<T, float>) return "f32";
+  if constexpr (std::is_same_v<T, int>) return "i32";
+  if constexpr (std::is_same_v<T, std::int8_t>) return "i8";
+  if constexpr (std::is_same_v<T, std::int16_t>) return "i16";
+  if constexpr (std::is_same_v<T, std::int64_t>) return "i64";
+  return "x";
+}
+
+// Values in [1, 4) from a hash of the index, written on the device (a host generator would
+// take seconds per 2^28 elements). Integers stay far from overflow in 2^28-element sums of
+// i32/i64; i8/i16 wrap, as their natural-type scans do.
+template <class T>
+__global__ void fill_kernel(T* d, std::int64_t n) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const auto h = static_cast<std::uint32_t>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 40);
+    d[i] = static_cast<T>(1.0f + 3.0f * static_cast<float>(h & 0xffffu) / 65536.0f);
+  }
+}
+template <class T>
+void fill(T* d, std::size_t n) {
+  fill_kernel<<<1024, 256>>>(d, static_cast<std::int64_t>(n));
+  TILECRAFT_BENCH_CHECK(cudaDeviceSynchronize());
+}
+
+enum class Impl { memcpy, cub, tilecraft };
+
+// i64 runs the exclusive scan (CUB's ExclusiveSum), every other type the inclusive one.
+template <class T>
+inline constexpr bool exclusive_bench = std::is_same_v<T, std::int64_t>;
+
+template <class T, class Policy = void>
+void scan_bench(benchmark::State& state, Impl impl, const std::string& name) {
+  const std::int64_t n = state.range(0);
+  const auto bytes = static_cast<std::size_t>(n) * sizeof(T);
+  DeviceMemory in(bytes), out(bytes);
+  fill(in.as<T>(), static_cast<std::size_t>(n));
+  const std::string family = std::string("scan_") + type_name<T>();
+  const std::string size = std::to_string(n);
+  const Measure m{2.0 * static_cast<double>(bytes), 0};
+  switch (impl) {
+    case Impl::memcpy:
+      time_it(
+          state,
+          [&](cudaStream_t s) {
+            TILECRAFT_BENCH_CHECK(cudaMemcpyAsync(out.as<void>(), in.as<void>(), bytes, cudaMemcpyDeviceToDevice, s));
+          },
+          m, family + "/memcpy/" + size);
+      break;
+    case Impl::cub: {
+      std::size_t temp_bytes = 0;
+      if constexpr (exclusive_bench<T>) {
+        TILECRAFT_BENCH_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in.as<T>(), out.as<T>(), n));
+      } else {
+        TILECRAFT_BENCH_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in.as<T>(), out.as<T>(), n));
+      }
+      DeviceMemory temp(temp_bytes);
+      time_it(
+          state,
+          [&](cudaStream_t s) {
+            if constexpr (exclusive_bench<T>) {
+              TILECRAFT_BENCH_CHECK(
+                  cub::DeviceScan::ExclusiveSum(temp.as<void>(), temp_bytes, in.as<T>(), out.as<T>(), n, s));
+            } else {
+              TILECRAFT_BENCH_CHECK(
+                  cub::DeviceScan::InclusiveSum(temp.as<void>(), temp_bytes, in.as<T>(), out.as<T>(), n, s));
+            }
+          },
+          m, family + "/cub/" + size);
+      break;
+    }
+    case Impl::tilecraft: {
+      std::size_t temp_bytes = 0;
+      auto run = [&](void* temp, cudaStream_t s) {
+        if constexpr (exclusive_bench<T>) {
+          return tilecraft::exclusive_scan<Policy>(temp, temp_bytes, in.as<T>(), out.as<T>(), n, tilecraft::Sum{}, T{0},
+                                                   s);
+        } else {
+          return tilecraft::inclusive_scan<Policy>(temp, temp_bytes, in.as<T>(), out.as<T>(), n, tilecraft::Sum{}, s);
+        }
+      };
+      TILECRAFT_BENCH_CHECK(run(nullptr, nullptr));
+      DeviceMemory temp(temp_bytes);
+      (void)name;
+      time_it(
+          state, [&](cudaStream_t s) { TILECRAFT_BENCH_CHECK(run(temp.as<void>(), s)); }, m, {},
+          family + "/cub/" + size);
+      break;
+    }
+  }
+}
+
+template <class T, class Policy = void>
+void register_scan(const char* impl_name, Impl impl, std::int64_t n) {
+  const std::string name = std::string("scan_") + type_name<T>() + "/" + impl_name + "/" + std::to_string(n);
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [impl, name](benchmark::State& s) { scan_bench<T, Policy>(s, impl, name); })
+      ->Arg(n)
+      ->UseManualTime()
+      ->MinTime(0.05)
+      ->Unit(benchmark::kMicrosecond);
+}
+
+template <class T>
+void register_scan_family(std::int64_t n) {
+  register_scan<T>("memcpy", Impl::memcpy, n);
+  register_scan<T>("cub", Impl::cub, n);
+  register_scan<T>("tilecraft", Impl::tilecraft, n);
+}
+
+// select_if keeping the half of the floats below 2.5 (values uniform in [1, 4)... [1, 4) with
+// threshold 2.5 keeps half).
+struct BelowHalf {
+  __host__ __device__ bool operator()(float v) const { return v < 2.5f; }
+};
+
+template <class Policy = void>
+void select_bench(benchmark::State& state, bool tilecraft_impl) {
+  const std::int64_t n = state.range(0);
+  const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
+  DeviceMemory in(bytes), out(bytes), count(sizeof(std::int64_t));
+  fill(in.as<float>(), static_cast<std::size_t>(n));
+  const std::string key = "select_f32/cub/" + std::to_string(n);
+  // Bytes moved: every item read, about half written.
+  const Measure m{1.5 * static_cast<double>(bytes), 0};
+  std::size_t temp_bytes = 0;
+  if (!tilecraft_impl) {
+    TILECRAFT_BENCH_CHECK(cub::DeviceSelect::If(nullptr, temp_bytes, in.as<float>(), out.as<float>(),
+                                                count.as<std::int64_t>(), n, BelowHalf{}));
+    DeviceMemory temp(temp_bytes);
+    time_it(
+        state,
+        [&](cudaStream_t s) {
+          TILECRAFT_BENCH_CHECK(cub::DeviceSelect::If(temp.as<void>(), temp_bytes, in.as<float>(), out.as<float>(),
+                                                      count.as<std::int64_t>(), n, BelowHalf{}, s));
+        },
+        m, key);
+  } else {
+    TILECRAFT_BENCH_CHECK(tilecraft::select_if<Policy>(nullptr, temp_bytes, in.as<float>(), out.as<float>(),
+                                                       count.as<std::int64_t>(), n, BelowHalf{}));
+    DeviceMemory temp(temp_bytes);
+    time_it(
+        state,
+        [&](cudaStream_t s) {
+          TILECRAFT_BENCH_CHECK(tilecraft::select_if<Policy>(temp.as<void>(), temp_bytes, in.as<float>(),
+                                                             out.as<float>(), count.as<std::int64_t>(), n, BelowHalf{},
+                                                             s));
+        },
+        m, {}, key);
+  }
+}
+
+// block_scan in a loop: each of `rounds` scans depends on the previous one's output, so neither
+// compiler can hoist or merge them; only the scan differs between the kernels.
+constexpr int rounds = 32;
+
+template <class T, int Threads, int Items, tilecraft::BlockScanAlgorithm Algo>
+__global__ void __launch_bounds__(Threads) block_scan_tilecraft(const T* in, T* out) {
+  __shared__ tilecraft::BlockScanStorage<T, Threads, Algo> temp;
+  T v[Items];
+  for (int j = 0; j < Items; ++j) v[j] = in[(blockIdx.x * Threads + threadIdx.x) * Items + j];
+  for (int r = 0; r < rounds; ++r) {
+    tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{});
+    __syncthreads();
+    v[0] += static_cast<T>(1);
+  }
+  T acc{};
+  for (int j = 0; j < Items; ++j) acc += v[j];
+  out[blockIdx.x * Threads + threadIdx.x] = acc;
+}
+
+template <class T, int Threads, int Items>
+__global__ void __launch_bounds__(Threads) block_scan_cub(const T* in, T* out) {
+  using BlockScan = cub::BlockScan<T, Threads>;
+  __shared__ typename BlockScan::TempStorage temp;
+  T v[Items];
+  for (int j = 0; j < Items; ++j) v[j] = in[(blockIdx.x * Threads + threadIdx.x) * Items + j];
+  for (int r = 0; r < rounds; ++r) {
+    BlockScan(temp).InclusiveSum(v, v);
+    __syncthreads();
+    v[0] += static_cast<T>(1);
+  }
+  T acc{};
+  for (int j = 0; j < Items; ++j) acc += v[j];
+  out[blockIdx.x * Threads + threadIdx.x] = acc;
+}
+
+template <class T, int Threads, int Items, tilecraft::BlockScanAlgorithm Algo>
+void block_scan_bench(benchmark::State& state, bool tilecraft_impl) {
+  int sms = 0;
+  TILECRAFT_BENCH_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int blocks = sms * (2048 / Threads) * 4;
+  const auto elems = static_cast<std::size_t>(blocks) * Threads * Items;
+  DeviceMemory in(elems * sizeof(T)), out(static_cast<std::size_t>(blocks) * Threads * sizeof(T));
+  fill_random(in.as<T>(), elems, 1.0, 100.0, 4);
+  const std::string key =
+      std::string("block_scan_") + type_name<T>() + "/" + std::to_string(Threads) + "x" + std::to_string(Items);
+  double seconds = 0;
+  if (!tilecraft_impl) {
+    seconds = time_it(
+        state,
+        [&](cudaStream_t s) { block_scan_cub<T, Threads, Items><<<blocks, Threads, 0, s>>>(in.as<T>(), out.as<T>()); },
+        Measure{}, key, {}, false);
+  } else {
+    seconds = time_it(
+        state,
+        [&](cudaStream_t s) {
+          block_scan_tilecraft<T, Threads, Items, Algo><<<blocks, Threads, 0, s>>>(in.as<T>(), out.as<T>());
+        },
+        Measure{}, {}, key, false);
+  }
+  if (seconds > 0)
+    state.counters["Gscans/s"] = benchmark::Counter(static_cast<double>(blocks) * rounds * 1e-9 / seconds);
+}
+
+template <class T, int Threads, int Items>
+void register_block_scan() {
+  using A = tilecraft::BlockScanAlgorithm;
+  const std::string tail = std::to_string(Threads) + "x" + std::to_string(Items);
+  const std::string family = std::string("block_scan_") + type_name<T>();
+  auto reg = [&](const std::string& impl, void (*fn)(benchmark::State&, bool), bool tc) {
+    benchmark::RegisterBenchmark((family + "/" + impl + "/" + tail).c_str(), fn, tc)
+        ->UseManualTime()
+        ->MinTime(0.05)
+        ->Unit(benchmark::kMicrosecond);
+  };
+  reg("cub", block_scan_bench<T, Threads, Items, A::automatic>, false);
+  reg("tilecraft", block_scan_bench<T, Threads, Items, A::automatic>, true);
+  if (std::getenv("TILECRAFT_BENCH_VARIANTS") != nullptr) {
+    reg("tc_warp_scans", block_scan_bench<T, Threads, Items, A::warp_scans>, true);
+    reg("tc_two_level", block_scan_bench<T, Threads, Items, A::two_level>, true);
+  }
+}
+
+const bool scan_registered = [] {
+  for (int e : {16, 20, 24, 26, 28}) register_scan_family<float>(std::int64_t{1} << e);
+  for (int e : {16, 20, 24, 26, 28}) register_scan_family<int>(std::int64_t{1} << e);
+  register_scan_family<std::int8_t>(std::int64_t{1} << 28);
+  register_scan_family<std::int16_t>(std::int64_t{1} << 28);
+  register_scan_family<std::int64_t>(std::int64_t{1} << 28);
+  for (bool tc : {false, true}) {
+    const std::string name = std::string("select_f32/") + (tc ? "tilecraft/" : "cub/") + std::to_string(1 << 28);
+    benchmark::RegisterBenchmark(name.c_str(), [tc](benchmark::State& s) { select_bench(s, tc); })
+        ->Arg(std::int64_t{1} << 28)
+        ->UseManualTime()
+        ->MinTime(0.05)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  register_block_scan<float, 128, 1>();
+  register_block_scan<float, 128, 4>();
+  register_block_scan<float, 128, 16>();
+  register_block_scan<float, 256, 1>();
+  register_block_scan<float, 256, 4>();
+  register_block_scan<float, 256, 16>();
+  register_block_scan<float, 512, 1>();
+  register_block_scan<float, 512, 4>();
+  register_block_scan<float, 512, 16>();
+  register_block_scan<float, 1024, 1>();
+  register_block_scan<float, 1024, 4>();
+  register_block_scan<float, 1024, 16>();
+  register_block_scan<int, 256, 4>();
+  register_block_scan<int, 1024, 4>();
+
+  // Tile shapes and cache hints of the device scan (benchmarks/TUNING.md, "Scan"), reporting
+  // the ratio to CUB when its benchmark of the same size ran first:
+  //   TILECRAFT_BENCH_VARIANTS=1 tilecraft_bench --benchmark_filter='scan_f32/(cub|tilecraft|tc_).*'
+  if (std::getenv("TILECRAFT_BENCH_VARIANTS") != nullptr) {
+    using tilecraft::BlockScanAlgorithm;
+    using tilecraft::CacheHint;
+    using tilecraft::ScanPolicy;
+    for (int e : {16, 20, 24, 28}) {
+      const std::int64_t n = std::int64_t{1} << e;
+      register_scan<float, ScanPolicy<256, 16>>("tc_256x16", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<512, 8>>("tc_512x8", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<1024, 8>>("tc_1024x8", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<256, 8>>("tc_256x8", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<128, 8>>("tc_128x8", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<256, 4>>("tc_256x4", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<512, 16, BlockScanAlgorithm::two_level>>("tc_512x16_two_level", Impl::tilecraft,
+                                                                               n);
+      register_scan<float, ScanPolicy<512, 16, BlockScanAlgorithm::automatic, CacheHint::streaming>>(
+          "tc_512x16_stream", Impl::tilecraft, n);
+    }
+  }
+  return true;
+}();
+
+}  // namespace

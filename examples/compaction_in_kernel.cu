@@ -1,0 +1,74 @@
+// Stream compaction inside your own kernel: block_scan gives each thread its output slot. Each
+// block takes a tile of 256 x 4 values, flags the ones to keep, and an exclusive block_scan of
+// the per-item flags tells every thread where its kept values go within the block's run; one
+// atomicAdd per block reserves that run in the output (so runs land in any block order, each in
+// order inside). The host checks that exactly the kept values came out.
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include <tilecraft/block/block_scan.cuh>
+#include <tilecraft/util/functional.cuh>
+
+#include "example_util.cuh"
+
+constexpr int threads = 256;
+constexpr int items = 4;
+
+template <class Keep>
+__global__ void __launch_bounds__(threads) compact(const float* in, int n, float* out, unsigned* out_count, Keep keep) {
+  // Caller-owned temp storage: (256 / 32 + 2) ints of shared memory.
+  __shared__ tilecraft::BlockScanStorage<int, threads> temp;
+  __shared__ unsigned run_start;
+  const int first = (blockIdx.x * threads + threadIdx.x) * items;
+  float v[items];
+  int slot[items];
+  for (int j = 0; j < items; ++j) {
+    v[j] = first + j < n ? in[first + j] : 0.0f;
+    slot[j] = first + j < n && keep(v[j]) ? 1 : 0;
+  }
+  const bool kept[items] = {slot[0] != 0, slot[1] != 0, slot[2] != 0, slot[3] != 0};
+  int block_kept;
+  // slot[j] becomes the number of kept items before item j in the block (blocked order).
+  tilecraft::block_exclusive_scan(temp, slot, slot, tilecraft::Sum{}, 0, block_kept);
+  if (threadIdx.x == 0) run_start = atomicAdd(out_count, static_cast<unsigned>(block_kept));
+  __syncthreads();
+  for (int j = 0; j < items; ++j) {
+    if (kept[j]) out[run_start + slot[j]] = v[j];
+  }
+}
+
+struct AboveHalf {
+  __device__ bool operator()(float x) const { return x > 0.5f; }
+};
+
+int main() {
+  if (!example::have_gpu("compaction_in_kernel")) return 0;
+  const int n = 1000003;
+  std::vector<float> h(n);
+  for (int i = 0; i < n; ++i) h[static_cast<std::size_t>(i)] = static_cast<float>((i * 7919LL) % 1000) / 1000.0f;
+  float *in = nullptr, *out = nullptr;
+  unsigned* count = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&in, n * sizeof(float)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&out, n * sizeof(float)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&count, sizeof(unsigned)));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(in, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(count, 0, sizeof(unsigned)));
+  const int blocks = (n + threads * items - 1) / (threads * items);
+  compact<<<blocks, threads>>>(in, n, out, count, AboveHalf{});
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+  unsigned kept = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(&kept, count, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  std::vector<float> got(kept), want;
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(got.data(), out, kept * sizeof(float), cudaMemcpyDeviceToHost));
+  for (float x : h)
+    if (x > 0.5f) want.push_back(x);
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  const bool ok = got == want;
+  std::printf("kept %u of %d values above 0.5 (%s)\n", kept, n, example::verdict(ok));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(in));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(out));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(count));
+  return ok ? 0 : 1;
+}

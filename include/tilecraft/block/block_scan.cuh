@@ -1,0 +1,298 @@
+//! \file block/block_scan.cuh
+//! Block-wide prefix scans (inclusive and exclusive, one item or an array of items per thread,
+//! partial blocks, a prefix callback that carries a running total across tiles) with
+//! caller-owned shared temp storage (CUB's TempStorage contract).
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <type_traits>
+
+#include "../config.cuh"
+#include "../util/concepts.cuh"
+#include "../util/math.cuh"
+#include "../util/thread.cuh"
+#include "detail/block_scan_warp_scans.cuh"
+
+namespace tilecraft {
+
+//! The algorithms behind block_scan. Both scan each warp's partials with shuffles and publish
+//! one total per warp in shared memory; they differ in how the warp totals become prefixes.
+enum class BlockScanAlgorithm {
+  //! warp_scans for blocks of up to 8 warps (256 threads), two_level above: the faster of the
+  //! two at each size on an H200 (benchmarks/TUNING.md). The default.
+  automatic,
+  //! Every thread folds the totals of the warps before its own (broadcast shared loads, in
+  //! warp order): one barrier, BlockThreads / 32 - 1 loads and operator calls per thread (CUB's
+  //! BLOCK_SCAN_WARP_SCANS).
+  warp_scans,
+  //! Warp 0 scans the warp totals with shuffles and writes one prefix per warp back: two
+  //! barriers, two shared loads per thread, whatever the block size.
+  two_level,
+};
+
+namespace detail {
+template <BlockScanAlgorithm Algorithm, int BlockThreads>
+inline constexpr bool block_scan_folds = Algorithm == BlockScanAlgorithm::warp_scans ||
+                                         (Algorithm == BlockScanAlgorithm::automatic &&
+                                          ceil_div(BlockThreads, warp_threads) <= 8);
+}  // namespace detail
+
+//! Shared temp storage for block_scan over T with BlockThreads threads: (BlockThreads / 32 + 2)
+//! values of T (rounded up to whole warps). Trivial: declare it `__shared__`, union it with other
+//! storage, or carve it. One instance serves one block_scan call at a time; before reusing it
+//! (or its union partners) the block must pass a `__syncthreads()` after the previous call
+//! returned.
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm = BlockScanAlgorithm::automatic>
+struct BlockScanStorage {
+  static_assert(ValidBlockThreads<BlockThreads>, "BlockScanStorage: BlockThreads must be between 1 and 1024");
+  static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_copyable_v<T>,
+                "BlockScanStorage: T must be trivially default constructible and trivially copyable to live in "
+                "shared temp storage");
+  //! The scanned type.
+  using value_type = T;
+  //! The block size the storage is laid out for.
+  static constexpr int block_threads = BlockThreads;
+  //! The algorithm block_scan runs with this storage.
+  static constexpr BlockScanAlgorithm algorithm = Algorithm;
+  //! The algorithm's implementation (an internal type; use block_inclusive_scan and friends).
+  using impl = detail::BlockScanWarpScans<T, BlockThreads, detail::block_scan_folds<Algorithm, BlockThreads>>;
+  //! The shared words (public only so the type stays an aggregate; do not touch).
+  typename impl::Storage storage;
+};
+
+//! How many items of a blocked arrangement take part in a partial block_scan: the first
+//! `count` (1 ... BlockThreads * Items) in blocked order, i.e. all items of the threads below
+//! count / Items and the first count % Items items of the next one.
+struct ValidItems {
+  //! Items taking part, counted from the first item of thread 0.
+  int count;
+};
+
+//! A prefix callback for block_scan (CUB's BlockPrefixCallbackOp contract): called as
+//! `callback(block_aggregate)` by every lane of the block's first warp once per scan, it returns
+//! the value that precedes the block's first item (lane 0's return value is used) and usually
+//! advances a running total kept in the callback, so a block can walk tiles in order.
+template <class F, class T>
+concept BlockPrefixCallback = !std::is_same_v<std::remove_cvref_t<F>, T> && std::invocable<F&, const T&> &&
+                              std::convertible_to<std::invoke_result_t<F&, const T&>, T>;
+
+namespace detail {
+template <class T, class Op, int Items>
+struct BlockScanRules {
+  static_assert(ReductionOp<Op, T>, "block_scan: op(T, T) must be callable and return something convertible to T");
+  static_assert(Items >= 1, "block_scan: a thread must hold at least one item");
+  static constexpr bool checked = true;
+};
+}  // namespace detail
+
+#if defined(__CUDACC__)
+
+namespace detail {
+template <bool Exclusive, bool Partial, class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op,
+          class Prefix>
+TILECRAFT_DEVICE void block_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                 T (&out)[Items], Op op, int valid, Prefix prefix, T* aggregate) {
+  static_assert(BlockScanRules<T, Op, Items>::checked);
+  TILECRAFT_ASSERT(block_threads() == BlockThreads);
+  TILECRAFT_ASSERT(!Partial || (valid >= 1 && valid <= BlockThreads * Items));
+  if constexpr (ReductionOp<Op, T>) {  // a broken rule stops here, with its message alone
+    BlockScanStorage<T, BlockThreads, Algorithm>::impl::template scan<Exclusive, Partial>(temp.storage, in, out, op,
+                                                                                          valid, prefix, aggregate);
+  }
+}
+}  // namespace detail
+
+//! Inclusive prefix scan of one value per thread, in thread-rank order: thread t receives
+//! x_0 op x_1 op ... op x_t (`op` associative; it need not be commutative).
+//!
+//! The block has BlockThreads threads in any 1D/2D/3D shape; all of them must call this (it
+//! contains __syncthreads()). Result: valid in every thread. Barriers: 1 (warp_scans, or
+//! automatic up to 256 threads) or 2 (two_level). Shared memory: sizeof(temp).
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<int, 256> temp;
+//! int running = tilecraft::block_inclusive_scan(temp, i, tilecraft::Sum{});   // every thread
+//! \endcode
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op>
+TILECRAFT_DEVICE T block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,
+                                        std::type_identity_t<T> input, Op op) {
+  T items[1] = {input};
+  detail::block_scan<false, false>(temp, items, items, op, 0, detail::ScanNoPrefix{}, static_cast<T*>(nullptr));
+  return items[0];
+}
+
+//! As block_inclusive_scan, and every thread receives the block's aggregate (the fold of all
+//! inputs) in `block_aggregate`.
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op>
+TILECRAFT_DEVICE T block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,
+                                        std::type_identity_t<T> input, Op op, T& block_aggregate) {
+  T items[1] = {input};
+  detail::block_scan<false, false>(temp, items, items, op, 0, detail::ScanNoPrefix{}, &block_aggregate);
+  return items[0];
+}
+
+//! As block_inclusive_scan, seeded by a prefix callback: the first warp calls
+//! `prefix_callback(block_aggregate)` and every result is prefixed with what lane 0 returned
+//! (thread t receives prefix op x_0 op ... op x_t). One barrier more than the plain scan.
+//! \code
+//! struct Running {                       // carries the total across the tiles a block walks
+//!   int total;
+//!   __device__ int operator()(int block_aggregate) {
+//!     const int before = total;
+//!     total += block_aggregate;
+//!     return before;
+//!   }
+//! };
+//! __global__ void scan_tiles(const int* in, int* out, int tiles) {
+//!   __shared__ tilecraft::BlockScanStorage<int, 128> temp;
+//!   Running running{0};
+//!   for (int t = 0; t < tiles; ++t) {
+//!     out[t * 128 + threadIdx.x] =
+//!         tilecraft::block_inclusive_scan(temp, in[t * 128 + threadIdx.x], tilecraft::Sum{}, running);
+//!     __syncthreads();   // before temp is reused
+//!   }
+//! }
+//! \endcode
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op, BlockPrefixCallback<T> F>
+TILECRAFT_DEVICE T block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,
+                                        std::type_identity_t<T> input, Op op, F& prefix_callback) {
+  T items[1] = {input};
+  detail::block_scan<false, false>(temp, items, items, op, 0, detail::ScanCallbackPrefix<F>{&prefix_callback},
+                                   static_cast<T*>(nullptr));
+  return items[0];
+}
+
+//! Exclusive prefix scan of one value per thread seeded with `init`: thread 0 receives `init`,
+//! thread t receives init op x_0 op ... op x_{t-1}. All threads must call it; barriers and
+//! shared memory as block_inclusive_scan.
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<int, 256> temp;
+//! int slot = tilecraft::block_exclusive_scan(temp, i, tilecraft::Sum{}, 0);
+//! \endcode
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op>
+TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,
+                                        std::type_identity_t<T> input, Op op, std::type_identity_t<T> init) {
+  T items[1] = {input};
+  detail::block_scan<true, false>(temp, items, items, op, 0, detail::ScanInitPrefix<T>{init}, static_cast<T*>(nullptr));
+  return items[0];
+}
+
+//! As block_exclusive_scan with `init`, and every thread receives the block's aggregate (the
+//! fold of all inputs, without `init`) in `block_aggregate`.
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op>
+TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,
+                                        std::type_identity_t<T> input, Op op, std::type_identity_t<T> init,
+                                        T& block_aggregate) {
+  T items[1] = {input};
+  detail::block_scan<true, false>(temp, items, items, op, 0, detail::ScanInitPrefix<T>{init}, &block_aggregate);
+  return items[0];
+}
+
+//! Exclusive prefix scan seeded by a prefix callback (see block_inclusive_scan): thread 0
+//! receives the callback's value p, thread t receives p op x_0 op ... op x_{t-1}.
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op, BlockPrefixCallback<T> F>
+TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,
+                                        std::type_identity_t<T> input, Op op, F& prefix_callback) {
+  T items[1] = {input};
+  detail::block_scan<true, false>(temp, items, items, op, 0, detail::ScanCallbackPrefix<F>{&prefix_callback},
+                                  static_cast<T*>(nullptr));
+  return items[0];
+}
+
+//! Inclusive scan of Items values per thread in a blocked arrangement (thread t holds items
+//! t * Items ... t * Items + Items - 1 of the block's sequence): out[j] of thread t receives the
+//! fold of every item up to and including its own. `out` may be `in`. Each thread folds its
+//! items, the block scans the per-thread totals, and each thread rescans its items from its
+//! prefix: 2 * Items - 1 operator calls per thread besides the block-wide part. Barriers and
+//! shared memory as the one-item form.
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<float, 128> temp;
+//! float v[4] = {in[4 * threadIdx.x], in[4 * threadIdx.x + 1], in[4 * threadIdx.x + 2], in[4 * threadIdx.x + 3]};
+//! tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{});
+//! \endcode
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                           T (&out)[Items], Op op) {
+  detail::block_scan<false, false>(temp, in, out, op, 0, detail::ScanNoPrefix{}, static_cast<T*>(nullptr));
+}
+
+//! The blocked inclusive scan, with the block's aggregate in every thread.
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                           T (&out)[Items], Op op, T& block_aggregate) {
+  detail::block_scan<false, false>(temp, in, out, op, 0, detail::ScanNoPrefix{}, &block_aggregate);
+}
+
+//! The blocked inclusive scan seeded by a prefix callback.
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op, BlockPrefixCallback<T> F>
+TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                           T (&out)[Items], Op op, F& prefix_callback) {
+  detail::block_scan<false, false>(temp, in, out, op, 0, detail::ScanCallbackPrefix<F>{&prefix_callback},
+                                   static_cast<T*>(nullptr));
+}
+
+//! The blocked exclusive scan seeded with `init`: thread 0's out[0] is `init`.
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                           T (&out)[Items], Op op, std::type_identity_t<T> init) {
+  detail::block_scan<true, false>(temp, in, out, op, 0, detail::ScanInitPrefix<T>{init}, static_cast<T*>(nullptr));
+}
+
+//! The blocked exclusive scan seeded with `init`, with the block's aggregate (without `init`).
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                           T (&out)[Items], Op op, std::type_identity_t<T> init, T& block_aggregate) {
+  detail::block_scan<true, false>(temp, in, out, op, 0, detail::ScanInitPrefix<T>{init}, &block_aggregate);
+}
+
+//! The blocked exclusive scan seeded by a prefix callback.
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op, BlockPrefixCallback<T> F>
+TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                           T (&out)[Items], Op op, F& prefix_callback) {
+  detail::block_scan<true, false>(temp, in, out, op, 0, detail::ScanCallbackPrefix<F>{&prefix_callback},
+                                  static_cast<T*>(nullptr));
+}
+
+//! Inclusive scan of a partial block: only the first `valid.count` items in blocked order take
+//! part (1 ... BlockThreads * Items); the outputs of the others are unspecified and their inputs
+//! are never passed to `op`. `block_aggregate` receives the fold of the valid items. The same
+//! barriers as the full-block scan, so the last tile of an array costs no more than the others.
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<int, 128> temp;
+//! int v[2] = {1, 1}, total;
+//! tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{}, tilecraft::ValidItems{200}, total);   // 200
+//! \endcode
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                           T (&out)[Items], Op op, ValidItems valid, T& block_aggregate) {
+  detail::block_scan<false, true>(temp, in, out, op, valid.count, detail::ScanNoPrefix{}, &block_aggregate);
+}
+
+//! The partial inclusive scan seeded by a prefix callback (called with the valid items' fold).
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op, BlockPrefixCallback<T> F>
+TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                           T (&out)[Items], Op op, ValidItems valid, F& prefix_callback) {
+  detail::block_scan<false, true>(temp, in, out, op, valid.count, detail::ScanCallbackPrefix<F>{&prefix_callback},
+                                  static_cast<T*>(nullptr));
+}
+
+//! The partial exclusive scan seeded with `init`; `block_aggregate` receives the valid items'
+//! fold (without `init`).
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                           T (&out)[Items], Op op, std::type_identity_t<T> init, ValidItems valid,
+                                           T& block_aggregate) {
+  detail::block_scan<true, true>(temp, in, out, op, valid.count, detail::ScanInitPrefix<T>{init}, &block_aggregate);
+}
+
+//! The partial exclusive scan seeded by a prefix callback (called with the valid items' fold).
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op, BlockPrefixCallback<T> F>
+TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
+                                           T (&out)[Items], Op op, ValidItems valid, F& prefix_callback) {
+  detail::block_scan<true, true>(temp, in, out, op, valid.count, detail::ScanCallbackPrefix<F>{&prefix_callback},
+                                 static_cast<T*>(nullptr));
+}
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft

@@ -1,0 +1,170 @@
+//! \file block/detail/block_scan_warp_scans.cuh
+//! The algorithms behind block_scan: every warp scans its threads' partials with shuffles and
+//! publishes its total in shared memory; the totals are combined into one prefix per warp either
+//! by every thread folding the totals of the warps before its own (BlockScanAlgorithm::
+//! warp_scans, one barrier) or by warp 0 scanning them (BlockScanAlgorithm::warp_scans_scan,
+//! two barriers, two shared loads per thread).
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "../../config.cuh"
+#include "../../util/math.cuh"
+#include "../../util/thread.cuh"
+#include "../../warp/shuffle.cuh"
+#include "../../warp/warp_scan.cuh"
+
+namespace tilecraft::detail {
+
+// What the scan is seeded with: nothing, an initial value, or a prefix callback called by the
+// first warp with the block's aggregate.
+struct ScanNoPrefix {};
+template <class T>
+struct ScanInitPrefix {
+  T value;
+};
+template <class F>
+struct ScanCallbackPrefix {
+  F* callback;
+};
+
+template <class T, int BlockThreads, bool FoldTotals>
+struct BlockScanWarpScans {
+  static constexpr int warps = ceil_div(BlockThreads, warp_threads);
+  //! Lanes in a partially populated last warp (BlockThreads not a multiple of 32), else 0.
+  static constexpr int tail_lanes = BlockThreads % warp_threads;
+  static constexpr unsigned tail_mask = tail_lanes == 0 ? full_warp_mask : (1u << tail_lanes) - 1u;
+
+  struct Storage {
+    T warp_totals[static_cast<std::size_t>(warps)];  // warp w's total; warp_scans_scan: its prefix
+    T block_total;                                   // warp_scans_scan: the block's aggregate
+    T block_prefix;                                  // what the prefix callback returned
+  };
+
+#if defined(__CUDACC__)
+  // Scans Items values per thread in blocked order (thread t holds items t * Items ... t * Items
+  // + Items - 1). Partial: only the first `valid` items take part (the others' outputs are
+  // unspecified and they are never passed to op). Writes out[] (may alias in[]), and the block's
+  // aggregate (without any prefix) to *aggregate when non-null.
+  template <bool Exclusive, bool Partial, int Items, class Op, class Prefix>
+  TILECRAFT_DEVICE static void scan(Storage& s, const T (&in)[Items], T (&out)[Items], Op op, int valid, Prefix prefix,
+                                    T* aggregate) {
+    const int rank = thread_rank();
+    const int warp = rank / warp_threads;
+    const int lane = rank & (warp_threads - 1);
+    // Threads holding at least one valid item form a prefix of the block.
+    const int valid_threads = Partial ? ceil_div(valid, Items) : BlockThreads;
+    const int my_valid = Partial ? valid - rank * Items : Items;
+
+    T partial = in[0];
+#pragma unroll
+    for (int j = 1; j < Items; ++j) {
+      if (!Partial || j < my_valid) partial = static_cast<T>(op(partial, in[j]));
+    }
+
+    // Warp scan. Lanes past the valid threads only feed lanes after them, which are not valid
+    // either; lanes of a partial last warp that do not exist are never read (shuffle_up reads
+    // lower lanes only).
+    const unsigned mask = (tail_lanes != 0 && warp == warps - 1) ? tail_mask : full_warp_mask;
+    const T inclusive = shuffle_inclusive_scan<warp_threads>(partial, op, lane, mask);
+    const T previous = shuffle_up(inclusive, 1, warp_threads, mask);
+
+    // The last valid lane of each warp publishes the warp's total.
+    int warp_last = warp == warps - 1 && tail_lanes != 0 ? tail_lanes - 1 : warp_threads - 1;
+    if constexpr (Partial) {
+      const int rest = valid_threads - 1 - warp * warp_threads;
+      warp_last = rest < warp_last ? rest : warp_last;
+    }
+    const int valid_warps = Partial ? ceil_div(valid_threads, warp_threads) : warps;
+
+    T warp_prefix = partial;  // overwritten for every warp but 0
+    T block_total;
+    T block_prefix = partial;  // the callback's result (callback prefixes only)
+    if constexpr (warps == 1) {
+      block_total = shuffle_index(inclusive, warp_last, warp_threads, mask);
+      if constexpr (requires { prefix.callback; }) {
+        block_prefix = shuffle_index((*prefix.callback)(block_total), 0, warp_threads, mask);
+      }
+    } else if constexpr (FoldTotals) {
+      if (lane == warp_last) s.warp_totals[warp] = inclusive;
+      __syncthreads();
+      // Every thread folds the totals in warp order: the prefix of its warp on the way, the
+      // block's total at the end (broadcast loads: every lane reads the same word).
+      block_total = s.warp_totals[0];
+#pragma unroll
+      for (int w = 1; w < warps; ++w) {
+        if (w == warp) warp_prefix = block_total;
+        if (!Partial || w < valid_warps) block_total = static_cast<T>(op(block_total, s.warp_totals[w]));
+      }
+      if constexpr (requires { prefix.callback; }) {
+        if (warp == 0) {
+          const T p = (*prefix.callback)(block_total);
+          if (lane == 0) s.block_prefix = p;
+        }
+        __syncthreads();
+        block_prefix = s.block_prefix;
+      }
+    } else {
+      if (lane == warp_last) s.warp_totals[warp] = inclusive;
+      __syncthreads();
+      if (warp == 0) {
+        // Warp 0 scans the totals (warps <= 32): lane w ends with the prefix of warp w.
+        T total = s.warp_totals[lane < warps ? lane : warps - 1];
+        const T scanned = shuffle_inclusive_scan<warp_threads>(total, op, lane);
+        const T before = shuffle_up(scanned, 1);
+        total = shuffle_index(scanned, valid_warps - 1);
+        if (lane < warps && lane > 0) s.warp_totals[lane] = before;
+        if (lane == 0) s.block_total = total;
+        if constexpr (requires { prefix.callback; }) {
+          const T p = (*prefix.callback)(total);
+          if (lane == 0) s.block_prefix = p;
+        }
+      }
+      __syncthreads();
+      if (warp > 0) warp_prefix = s.warp_totals[warp];
+      block_total = s.block_total;
+      if constexpr (requires { prefix.callback; }) block_prefix = s.block_prefix;
+    }
+    if (aggregate != nullptr) *aggregate = block_total;
+
+    // The exclusive prefix of this thread within the block (none for thread 0).
+    T local = previous;
+    if (warp > 0) local = lane == 0 ? warp_prefix : static_cast<T>(op(warp_prefix, previous));
+    bool has_prefix = rank > 0;
+    T thread_prefix = local;
+    if constexpr (requires { prefix.value; }) {
+      thread_prefix = rank == 0 ? prefix.value : static_cast<T>(op(prefix.value, local));
+      has_prefix = true;
+    } else if constexpr (requires { prefix.callback; }) {
+      thread_prefix = rank == 0 ? block_prefix : static_cast<T>(op(block_prefix, local));
+      has_prefix = true;
+    }
+
+    // The thread's own items, in order (read each input before its output slot is written:
+    // out may be in).
+    if constexpr (Exclusive) {
+      T x = in[0];
+      if (has_prefix) x = static_cast<T>(op(thread_prefix, x));
+      // Without a prefix thread 0's first output gets its own input back (nothing precedes it).
+      out[0] = has_prefix ? thread_prefix : in[0];
+#pragma unroll
+      for (int j = 1; j < Items; ++j) {
+        const T next = in[j];
+        out[j] = x;
+        if (!Partial || j < my_valid) x = static_cast<T>(op(x, next));
+      }
+    } else {
+      T x = has_prefix ? static_cast<T>(op(thread_prefix, in[0])) : in[0];
+      out[0] = x;
+#pragma unroll
+      for (int j = 1; j < Items; ++j) {
+        if (!Partial || j < my_valid) x = static_cast<T>(op(x, in[j]));
+        out[j] = x;
+      }
+    }
+  }
+#endif
+};
+
+}  // namespace tilecraft::detail

@@ -1,0 +1,154 @@
+//! \file device/detail/scan_dispatch.cuh
+//! tilecraft::inclusive_scan / exclusive_scan's dispatch: type rules, argument checks, the tile
+//! shape, temp storage, launches (internal; include device/scan.cuh).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <climits>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../../config.cuh"
+#include "../../util/concepts.cuh"
+#include "../../util/error.cuh"
+#include "../../util/math.cuh"
+#include "../scan_policy.cuh"
+#include "scan_kernels.cuh"
+#include "scan_tile_state.cuh"
+
+namespace tilecraft::detail {
+
+// The accumulator: what op(out_value, in_value) returns for the inclusive scan (a u8 input
+// scanned into an i64 output accumulates in i64), what op(init, in_value) returns for the
+// exclusive one (CUB's rule); void when op cannot be called so.
+template <class Op, class First, class In>
+struct ScanAccumulator {
+  using type = void;
+};
+template <class Op, class First, class In>
+requires std::invocable<Op&, const First&, const In&>
+struct ScanAccumulator<Op, First, In> {
+  using type = std::decay_t<std::invoke_result_t<Op&, const First&, const In&>>;
+};
+
+// Bytes at the start of the temp storage: the tile counter (16 keeps the states aligned).
+inline constexpr std::size_t scan_header_bytes = 16;
+
+// True when [a, a + a_bytes) and [b, b + b_bytes) overlap without being the very same range of
+// the same element width (the one overlap a tile-by-tile algorithm can serve: in place).
+inline bool partially_overlapping(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
+                                  bool same_width) {
+  const auto ab = reinterpret_cast<std::uintptr_t>(a), bb = reinterpret_cast<std::uintptr_t>(b);
+  const bool overlap = ab < bb + b_bytes && bb < ab + a_bytes;
+  return overlap && !(ab == bb && same_width);
+}
+
+// Temp bytes of a single-pass algorithm over `tiles` tiles (Acc states; one at least: a lone
+// tile publishes its state too).
+template <class Acc>
+constexpr std::size_t single_pass_temp_bytes(std::int64_t tiles) {
+  return scan_header_bytes + tile_status_bytes<Acc>(tiles > 1 ? tiles : 1);
+}
+
+#if defined(__CUDACC__)
+template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
+[[nodiscard]] cudaError_t scan_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
+                                   std::int64_t num_items, Op op, Acc init, cudaStream_t stream) {
+  const std::int64_t tiles = ceil_div<std::int64_t>(num_items, Policy::tile_items);
+  if (tiles > INT_MAX) return cudaErrorInvalidValue;
+  const std::size_t needed = single_pass_temp_bytes<Acc>(tiles);
+  if (d_temp_storage == nullptr) {
+    temp_storage_bytes = needed;
+    return cudaSuccess;
+  }
+  if (temp_storage_bytes < needed || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0) {
+    return cudaErrorInvalidValue;
+  }
+  if (num_items == 0) return cudaSuccess;
+  if (d_in == nullptr || d_out == nullptr) return cudaErrorInvalidValue;
+  if (partially_overlapping(d_in, static_cast<std::size_t>(num_items) * sizeof(In), d_out,
+                            static_cast<std::size_t>(num_items) * sizeof(Out), sizeof(In) == sizeof(Out))) {
+    return cudaErrorInvalidValue;
+  }
+  // Streaming loads take the read-only path: the input must not be written while the scan runs.
+  if (Policy::hint == CacheHint::streaming && static_cast<const void*>(d_in) == static_cast<const void*>(d_out)) {
+    return cudaErrorInvalidValue;
+  }
+  const bool vector =
+      reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
+  auto* counter = static_cast<unsigned*>(d_temp_storage);
+  const TileStatus<Acc> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes, tiles > 1 ? tiles : 1);
+  if (tiles > 1) {
+    scan_init_kernel<<<static_cast<unsigned>(ceil_div<std::int64_t>(tiles, 256)), 256, 0, stream>>>(status, tiles,
+                                                                                                    counter);
+    TILECRAFT_RETURN_IF_ERROR(last_launch_error());
+  }
+  scan_kernel<Policy, Exclusive, In, Out, Acc, Op><<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(
+      d_in, d_out, num_items, op, init, status, counter, vector, tiles == 1);
+  return last_launch_error();
+}
+#endif
+
+// The scan once its type rules hold: the tile shape (the caller's policy, or the default by
+// size) and the run.
+template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
+[[nodiscard]] cudaError_t scan_checked(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                                       Out* d_out, std::int64_t num_items, Op op, Acc init, cudaStream_t stream) {
+  if (num_items < 0 || num_items > INT64_MAX / 64) return cudaErrorInvalidValue;
+#if defined(__CUDACC__)
+  if constexpr (!std::is_void_v<Policy>) {
+    return scan_run<Policy, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init, stream);
+  } else {
+    constexpr std::int64_t widest = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
+    if (num_items * widest <= small_scan_max_bytes) {
+      return scan_run<DefaultScanPolicySmall<In, Out>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out,
+                                                                  num_items, op, init, stream);
+    }
+    return scan_run<DefaultScanPolicyLarge<In, Out>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out,
+                                                                num_items, op, init, stream);
+  }
+#else
+  (void)d_temp_storage, (void)temp_storage_bytes, (void)d_in, (void)d_out, (void)op, (void)init, (void)stream;
+  return cudaErrorInvalidDeviceFunction;
+#endif
+}
+
+// The type rules, checked one at a time (each stops the rest, so a broken rule gives its own
+// message and not a cascade), then scan_checked. First: the out value (inclusive) or the init
+// (exclusive) that decides the accumulator.
+template <class Policy, bool Exclusive, class First, class In, class Out, class Op, class Init>
+[[nodiscard]] cudaError_t scan_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
+                                    std::int64_t num_items, Op op, const Init& init, cudaStream_t stream) {
+  static_assert(std::is_trivially_copyable_v<In>, "tilecraft scan: the input type must be trivially copyable");
+  static_assert(!Exclusive || std::invocable<Op&, const First&, const In&>,
+                "tilecraft::exclusive_scan: op(init, *d_in) must be callable (it decides the accumulator type, as in "
+                "CUB)");
+  static_assert(Exclusive || std::invocable<Op&, const First&, const In&>,
+                "tilecraft::inclusive_scan: op(*d_out, *d_in) must be callable (it decides the accumulator type: the "
+                "output type combined with an input)");
+  if constexpr (std::is_trivially_copyable_v<In> && std::invocable<Op&, const First&, const In&>) {
+    using Acc = typename ScanAccumulator<Op, First, In>::type;
+    static_assert(Shuffleable<Acc> && std::is_trivially_default_constructible_v<Acc>,
+                  "tilecraft scan: the accumulator type (what op returns) must be trivially copyable and trivially "
+                  "default constructible (it is shuffled and kept in shared memory)");
+    static_assert(ReductionOp<Op, Acc> && std::convertible_to<const In&, Acc> && std::convertible_to<Acc, Out>,
+                  "tilecraft scan: op(acc, acc) must be callable on the accumulator type and convertible back to it, "
+                  "the input type convertible to the accumulator and the accumulator to the output type");
+    if constexpr (Shuffleable<Acc> && std::is_trivially_default_constructible_v<Acc> && ReductionOp<Op, Acc> &&
+                  std::convertible_to<const In&, Acc> && std::convertible_to<Acc, Out>) {
+      Acc acc_init{};
+      if constexpr (Exclusive) acc_init = static_cast<Acc>(init);
+      return scan_checked<Policy, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, acc_init,
+                                             stream);
+    } else {
+      return cudaErrorInvalidValue;
+    }
+  } else {
+    return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace tilecraft::detail

@@ -1,0 +1,306 @@
+//! \file device/detail/scan_tile_state.cuh
+//! The tile states of the single-pass scans (scan, select, partition) and their decoupled
+//! look-back (internal; include device/scan.cuh or device/select.cuh).
+//!
+//! Every tile publishes, in global memory, first its aggregate (the fold of its own items) and
+//! then its inclusive prefix (the fold of every item up to its last). A tile finds the prefix of
+//! everything before it by looking back over its predecessors, 32 at a time (one per lane of
+//! its first warp), until it meets one that has published an inclusive prefix.
+//!
+//! Determinism. Tile i's inclusive prefix is defined as the strictly sequential fold
+//! P_i = P_{i-1} op a_i (P_{-1}: the scan's initial value, or nothing). A tile whose look-back
+//! meets the inclusive prefix P_j of its nearest such predecessor j folds forward, in order,
+//! x = P_j, x = x op a_{j+1}, ..., x = x op a_{i-1}: exactly the association of P_{i-1}, whichever
+//! j it met (an inclusive prefix it meets on the way forward is that same fold, bit for bit, and
+//! replaces x). So every P_i, and every output, has the same bits on every run, however the
+//! blocks are scheduled.
+//!
+//! Layout. Accumulators of up to 4 bytes share one 8-byte word with their flag (high half: 0
+//! nothing yet, 1 aggregate, 2 inclusive prefix; low half: the value), read and written with
+//! single 8-byte relaxed atomics: a look-back step is one coalesced 256-byte load per warp.
+//! Wider accumulators keep 4-byte flags and two value arrays; the value is written first and
+//! the flag after a fence, and read back after a fence that follows the flag.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "../../config.cuh"
+#include "../../util/math.cuh"
+#include "../../warp/shuffle.cuh"
+#include "../../warp/warp_scan.cuh"
+
+namespace tilecraft::detail {
+
+inline constexpr unsigned tile_invalid = 0;
+inline constexpr unsigned tile_aggregate = 1;
+inline constexpr unsigned tile_inclusive = 2;
+
+//! True when a tile's value and flag fit one 8-byte word.
+template <class Acc>
+inline constexpr bool packed_tile_status = sizeof(Acc) <= 4;
+
+//! Bytes of the tile states of `tiles` tiles (16-byte multiples).
+template <class Acc>
+constexpr std::size_t tile_status_bytes(std::int64_t tiles) {
+  const auto t = static_cast<std::size_t>(tiles);
+  if constexpr (packed_tile_status<Acc>) {
+    return round_up<std::size_t>(t * 8, 16);
+  } else {
+    return round_up<std::size_t>(t * 4, 16) + 2 * round_up<std::size_t>(t * sizeof(Acc), 16);
+  }
+}
+
+template <class Acc>
+struct TileEntry {
+  unsigned flag;
+  Acc value;
+};
+
+#if defined(__CUDACC__)
+TILECRAFT_DEVICE unsigned long long load_relaxed(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+TILECRAFT_DEVICE void store_relaxed(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+TILECRAFT_DEVICE unsigned load_relaxed(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+TILECRAFT_DEVICE void store_relaxed(unsigned* p, unsigned v) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+// A value another block reads: written to and read from L2 (.cg), never from a stale L1 line.
+template <class T>
+TILECRAFT_DEVICE void store_to_l2(T* p, const T& v) {
+  if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+    unsigned w[sizeof(T) / 4];
+    std::memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (unsigned i = 0; i < sizeof(T) / 4; ++i) __stcg(reinterpret_cast<unsigned*>(p) + i, w[i]);
+  } else {
+    unsigned char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));
+    volatile unsigned char* dst = reinterpret_cast<volatile unsigned char*>(p);
+    for (unsigned i = 0; i < sizeof(T); ++i) dst[i] = b[i];
+  }
+}
+template <class T>
+TILECRAFT_DEVICE T load_from_l2_words(const T* p) {
+  T out;
+  if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+    unsigned w[sizeof(T) / 4];
+#pragma unroll
+    for (unsigned i = 0; i < sizeof(T) / 4; ++i) w[i] = __ldcg(reinterpret_cast<const unsigned*>(p) + i);
+    std::memcpy(&out, w, sizeof(T));
+  } else {
+    unsigned char b[sizeof(T)];
+    const volatile unsigned char* src = reinterpret_cast<const volatile unsigned char*>(p);
+    for (unsigned i = 0; i < sizeof(T); ++i) b[i] = src[i];
+    std::memcpy(&out, b, sizeof(T));
+  }
+  return out;
+}
+#endif
+
+template <class Acc, bool Packed = packed_tile_status<Acc>>
+struct TileStatus;
+
+// Flag and value in one 8-byte word.
+template <class Acc>
+struct TileStatus<Acc, true> {
+  unsigned long long* words;
+
+  TileStatus(void* base, std::int64_t /*tiles*/) : words(static_cast<unsigned long long*>(base)) {}
+
+#if defined(__CUDACC__)
+  TILECRAFT_DEVICE void clear(std::int64_t i) const { words[i] = 0; }
+  TILECRAFT_DEVICE void publish(std::int64_t i, unsigned flag, const Acc& v) const {
+    unsigned bits = 0;
+    std::memcpy(&bits, &v, sizeof(Acc));
+    store_relaxed(words + i, (static_cast<unsigned long long>(flag) << 32) | bits);
+  }
+  TILECRAFT_DEVICE TileEntry<Acc> load(std::int64_t i) const {
+    const unsigned long long w = load_relaxed(words + i);
+    TileEntry<Acc> e;
+    e.flag = static_cast<unsigned>(w >> 32);
+    const auto bits = static_cast<unsigned>(w);
+    std::memcpy(&e.value, &bits, sizeof(Acc));
+    return e;
+  }
+#endif
+};
+
+// 4-byte flags and separate aggregate and inclusive-prefix arrays.
+template <class Acc>
+struct TileStatus<Acc, false> {
+  unsigned* flags;
+  Acc* aggregates;
+  Acc* inclusives;
+
+  TileStatus(void* base, std::int64_t tiles)
+      : flags(static_cast<unsigned*>(base)),
+        aggregates(reinterpret_cast<Acc*>(static_cast<unsigned char*>(base) +
+                                          round_up<std::size_t>(static_cast<std::size_t>(tiles) * 4, 16))),
+        inclusives(reinterpret_cast<Acc*>(reinterpret_cast<unsigned char*>(aggregates) +
+                                          round_up<std::size_t>(static_cast<std::size_t>(tiles) * sizeof(Acc), 16))) {}
+
+#if defined(__CUDACC__)
+  TILECRAFT_DEVICE void clear(std::int64_t i) const { flags[i] = tile_invalid; }
+  TILECRAFT_DEVICE void publish(std::int64_t i, unsigned flag, const Acc& v) const {
+    store_to_l2((flag == tile_inclusive ? inclusives : aggregates) + i, v);
+    __threadfence();
+    store_relaxed(flags + i, flag);
+  }
+  TILECRAFT_DEVICE TileEntry<Acc> load(std::int64_t i) const {
+    TileEntry<Acc> e;
+    e.flag = load_relaxed(flags + i);
+    if (e.flag != tile_invalid) {
+      __threadfence();
+      e.value = load_from_l2_words((e.flag == tile_inclusive ? inclusives : aggregates) + i);
+    }
+    return e;
+  }
+#endif
+};
+
+#if defined(__CUDACC__)
+
+// Clears the tile states and the tile counter before a scan (one thread per tile).
+template <class Status>
+__global__ void __launch_bounds__(256) scan_init_kernel(Status status, std::int64_t tiles, unsigned* counter) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
+  if (i == 0) *counter = 0;
+  if (i < tiles) status.clear(i);
+}
+
+// Tile i's state once its block has published something (its block holds a ticket below ours,
+// so it is running and will publish: waiting cannot deadlock).
+template <class Status>
+TILECRAFT_DEVICE auto wait_tile(const Status& status, std::int64_t i) {
+  auto e = status.load(i);
+  while (e.flag == tile_invalid) {
+    __nanosleep(20);
+    e = status.load(i);
+  }
+  return e;
+}
+
+// Folds one window of 32 tile states (lane l holds tile top - l) onto x in tile order: lanes
+// `start` down to 0, an inclusive prefix replacing x, an aggregate combined onto it. Every lane
+// runs the same chain (broadcast reads of `buf`, shared memory for 32 values), so x ends the same
+// in all of them; lane l keeps the value after its own tile, P_{top-l}, and publishes it for its
+// tile when that tile had only its aggregate out: the tiles behind this one then meet an
+// inclusive prefix nearby instead of folding the same aggregates again. The value is exactly the
+// one the tile will publish itself (the sequential fold; see the file comment), so the two
+// stores may race.
+template <class Acc, class Status, class Op>
+TILECRAFT_DEVICE Acc fold_window(const Status& status, std::int64_t top, const TileEntry<Acc>& e,
+                                 unsigned inclusive_lanes, int start, Acc x, Op op, Acc* buf) {
+  const int lane = hardware_lane();
+  buf[lane] = e.value;
+  __syncwarp();
+  Acc mine = x;
+#pragma unroll
+  for (int l = warp_threads - 1; l >= 0; --l) {
+    if (l <= start) {
+      const Acc v = buf[l];
+      x = (inclusive_lanes >> l) & 1u ? v : static_cast<Acc>(op(x, v));
+      if (l == lane) mine = x;
+    }
+  }
+  __syncwarp();  // buf is rewritten by the next window
+  if (lane <= start && ((inclusive_lanes >> lane) & 1u) == 0) status.publish(top - lane, tile_inclusive, mine);
+  return x;
+}
+
+// The exclusive prefix of tile `tile` (> 0), that is P_{tile-1}: called by all 32 lanes of one
+// warp, returns the same value in every lane. `buf`: 32 values of shared memory for the warp.
+// See the file comment for why the fold is sequential.
+template <class Acc, class Status, class Op>
+TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op, Acc* buf) {
+  const int lane = hardware_lane();
+  // Walk back 32 predecessors at a time (lane l looks at top - l) until one of them has an
+  // inclusive prefix; every tile in between has at least its aggregate by then.
+  std::int64_t top = tile - 1;
+  int windows = 0;
+  TileEntry<Acc> e{tile_aggregate, Acc{}};
+  unsigned inclusive_lanes;
+  for (;;) {
+    const std::int64_t pred = top - lane;
+    e.flag = tile_aggregate;
+    if (pred >= 0) e = wait_tile(status, pred);
+    inclusive_lanes = __ballot_sync(full_warp_mask, pred >= 0 && e.flag == tile_inclusive);
+    if (inclusive_lanes != 0) break;
+    top -= warp_threads;
+    ++windows;
+  }
+  // Fold forward from the nearest inclusive prefix: in this window the lanes below it...
+  const int nearest = __ffs(static_cast<int>(inclusive_lanes)) - 1;
+  Acc x = shuffle_index(e.value, nearest);
+  if (nearest > 0) x = fold_window(status, top, e, 0u, nearest - 1, x, op, buf);
+  // ... then the windows passed on the way back, from the farthest to the nearest.
+  for (int w = windows - 1; w >= 0; --w) {
+    top = tile - 1 - static_cast<std::int64_t>(w) * warp_threads;
+    e = wait_tile(status, top - lane);
+    const unsigned inclusive_here = __ballot_sync(full_warp_mask, e.flag == tile_inclusive);
+    x = fold_window(status, top, e, inclusive_here, warp_threads - 1, x, op, buf);
+  }
+  return x;
+}
+
+// block_scan's prefix callback for tiles after the first: publishes the tile's aggregate, looks
+// back, publishes the inclusive prefix and returns the exclusive one (`buf`: 32 values of shared
+// memory for the look-back's fold). Optionally records both in
+// shared memory for the rest of the block (select needs them).
+template <class Acc, class Status, class Op>
+struct LookBackCallback {
+  const Status& status;
+  std::int64_t tile;
+  Op op;
+  Acc* buf;               // 32 values of shared memory
+  Acc* shared_prefix;     // nullable
+  Acc* shared_aggregate;  // nullable
+
+  TILECRAFT_DEVICE Acc operator()(const Acc& aggregate) {
+    const int lane = hardware_lane();
+    if (lane == 0) status.publish(tile, tile_aggregate, aggregate);
+    const Acc prefix = look_back<Acc>(status, tile, op, buf);
+    if (lane == 0) {
+      status.publish(tile, tile_inclusive, static_cast<Acc>(op(prefix, aggregate)));
+      if (shared_prefix != nullptr) *shared_prefix = prefix;
+      if (shared_aggregate != nullptr) *shared_aggregate = aggregate;
+    }
+    return prefix;
+  }
+};
+
+// The first tile's callback when the scan has an initial value: P_0 = init op a_0.
+template <class Acc, class Status, class Op>
+struct FirstTileCallback {
+  const Status& status;
+  Op op;
+  Acc init;
+  Acc* shared_prefix;
+  Acc* shared_aggregate;
+
+  TILECRAFT_DEVICE Acc operator()(const Acc& aggregate) {
+    if (hardware_lane() == 0) {
+      status.publish(0, tile_inclusive, static_cast<Acc>(op(init, aggregate)));
+      if (shared_prefix != nullptr) *shared_prefix = init;
+      if (shared_aggregate != nullptr) *shared_aggregate = aggregate;
+    }
+    return init;
+  }
+};
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft::detail

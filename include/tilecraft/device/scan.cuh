@@ -1,0 +1,134 @@
+//! \file device/scan.cuh
+//! Whole-array prefix scans built from block_scan: single pass (every element is read once and
+//! written once) with decoupled look-back, deterministic, with CUB's two-phase temp-storage
+//! signature.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../config.cuh"
+#include "../util/error.cuh"
+#include "../util/nvtx.cuh"
+#include "detail/scan_dispatch.cuh"
+#include "detail/scan_kernels.cuh"
+#include "scan_policy.cuh"
+
+namespace tilecraft {
+
+//! The type tilecraft::inclusive_scan accumulates in: what `op(*d_out, *d_in)` returns (the
+//! output type combined with an input: a u8 input scanned into an i64 output accumulates in
+//! i64; i8 into i8 with Sum in int, C++'s promotion).
+template <class Op, class In, class Out>
+using inclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Out, In>::type;
+
+//! The type tilecraft::exclusive_scan accumulates in: what `op(init, *d_in)` returns (CUB's
+//! rule: pass a 64-bit init to sum 32-bit inputs in 64 bits).
+template <class Op, class In, class Init>
+using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, In>::type;
+
+//! Inclusive prefix scan: d_out[i] = in[0] op in[1] op ... op in[i] for i < num_items,
+//! asynchronously on `stream`. CUB's `DeviceScan::InclusiveScan` signature: call once with
+//! `d_temp_storage == nullptr` to learn `temp_storage_bytes` (it depends only on num_items and
+//! the types), allocate, call again.
+//!
+//! - Single pass, two launches (a tile-state reset, 256 threads per 256 tiles, then the scan;
+//!   inputs of one tile: one launch of one block). Each block takes its tile from an atomic
+//!   counter (so it only ever waits for tiles whose blocks already run: no assumption about the
+//!   order the hardware starts blocks in), stages it through shared memory with 16-byte vector
+//!   loads, scans it with block_scan, and learns the prefix of everything before it by decoupled
+//!   look-back: its first warp reads the published states of 32 predecessors at a time.
+//! - Deterministic: the same input on the same GPU gives the same bits on every run (floating
+//!   point included), however the blocks are scheduled. Tile i's inclusive prefix is defined as
+//!   the sequential fold P_i = P_{i-1} op a_i of the tile aggregates a_i; a tile whose look-back
+//!   meets the inclusive prefix P_j of its nearest such predecessor folds a_{j+1}, ..., a_{i-1}
+//!   onto it in order, which reproduces P_{i-1}'s association whichever j it met. Within a tile
+//!   the association is fixed by the tile shape. (Results are rounded differently from a
+//!   sequential host loop, as CUB's are.)
+//! - `op` must be associative; it need not be commutative (elements are only combined with
+//!   their neighbours, in order). Accumulates in inclusive_scan_accumulator_t (what op(*d_out,
+//!   *d_in) returns); inputs are converted to it, results converted to Out.
+//! - In place when `d_out` and `d_in` are the same address and the types have one width; other
+//!   overlaps are refused. Any alignment (16-byte vectors when both are 16-byte aligned).
+//!   num_items up to 2^63 / 64 (more than 2^31 elements: tiles and offsets are 64-bit).
+//!
+//! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative or too large,
+//! a pointer is null while num_items > 0, the ranges partially overlap, or the given temp
+//! storage is too small or not 16-byte aligned. Otherwise the launch status. `Policy` (default:
+//! by type and size) is a ScanPolicy.
+//! \code
+//! std::size_t bytes = 0;
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}));
+//! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_temp, bytes));
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan(d_temp, bytes, d_in, d_out, n, tilecraft::Sum{}, stream));
+//! \endcode
+template <class Policy = void, class In, class Out, class Op>
+[[nodiscard]] cudaError_t inclusive_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                                         Out* d_out, std::int64_t num_items, Op op, cudaStream_t stream = nullptr) {
+  TILECRAFT_NVTX_RANGE("tilecraft::inclusive_scan");
+  static_assert(std::is_void_v<Policy> || is_scan_policy_v<Policy>,
+                "tilecraft::inclusive_scan<Policy>: Policy must be a tilecraft::ScanPolicy");
+  if constexpr (std::is_void_v<Policy> || is_scan_policy_v<Policy>) {
+    return detail::scan_with<Policy, false, Out>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, 0,
+                                                 stream);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+}
+
+//! Exclusive prefix scan seeded with `init`: d_out[0] = init, d_out[i] = init op in[0] op ...
+//! op in[i-1]. Everything else as inclusive_scan (accumulates in exclusive_scan_accumulator_t,
+//! what op(init, *d_in) returns; P_{-1} = init in the determinism rule).
+//! \code
+//! std::size_t bytes = 0;
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::exclusive_scan(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f));
+//! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_temp, bytes));
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::exclusive_scan(d_temp, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f, stream));
+//! \endcode
+template <class Policy = void, class In, class Out, class Op, class Init>
+[[nodiscard]] cudaError_t exclusive_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                                         Out* d_out, std::int64_t num_items, Op op, Init init,
+                                         cudaStream_t stream = nullptr) {
+  TILECRAFT_NVTX_RANGE("tilecraft::exclusive_scan");
+  static_assert(std::is_void_v<Policy> || is_scan_policy_v<Policy>,
+                "tilecraft::exclusive_scan<Policy>: Policy must be a tilecraft::ScanPolicy");
+  if constexpr (std::is_void_v<Policy> || is_scan_policy_v<Policy>) {
+    return detail::scan_with<Policy, true, Init>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init,
+                                                 stream);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+}
+
+//! Convenience form of inclusive_scan: allocates the temp storage itself from the
+//! stream-ordered pool (cudaMallocAsync / cudaFreeAsync on `stream`).
+template <class Policy = void, class In, class Out, class Op>
+[[nodiscard]] cudaError_t inclusive_scan(const In* d_in, Out* d_out, std::int64_t num_items, Op op,
+                                         cudaStream_t stream = nullptr) {
+  std::size_t bytes = 0;
+  TILECRAFT_RETURN_IF_ERROR(inclusive_scan<Policy>(nullptr, bytes, d_in, d_out, num_items, op, stream));
+  void* temp = nullptr;
+  TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
+  const cudaError_t status = inclusive_scan<Policy>(temp, bytes, d_in, d_out, num_items, op, stream);
+  const cudaError_t freed = cudaFreeAsync(temp, stream);
+  return status != cudaSuccess ? status : freed;
+}
+
+//! Convenience form of exclusive_scan: allocates the temp storage itself from the
+//! stream-ordered pool (cudaMallocAsync / cudaFreeAsync on `stream`).
+template <class Policy = void, class In, class Out, class Op, class Init>
+[[nodiscard]] cudaError_t exclusive_scan(const In* d_in, Out* d_out, std::int64_t num_items, Op op, Init init,
+                                         cudaStream_t stream = nullptr) {
+  std::size_t bytes = 0;
+  TILECRAFT_RETURN_IF_ERROR(exclusive_scan<Policy>(nullptr, bytes, d_in, d_out, num_items, op, init, stream));
+  void* temp = nullptr;
+  TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
+  const cudaError_t status = exclusive_scan<Policy>(temp, bytes, d_in, d_out, num_items, op, init, stream);
+  const cudaError_t freed = cudaFreeAsync(temp, stream);
+  return status != cudaSuccess ? status : freed;
+}
+
+}  // namespace tilecraft

@@ -1,0 +1,83 @@
+//! \file device/scan_policy.cuh
+//! The tile shape of the single-pass scans (tilecraft::inclusive_scan, exclusive_scan,
+//! select_if, partition): CUB's custom-policy idea.
+#pragma once
+
+#include <cstddef>
+
+#include "../block/block_scan.cuh"
+#include "../config.cuh"
+#include "../memory/global_word.cuh"
+
+namespace tilecraft {
+
+//! One tile of a single-pass scan: Threads threads, each holding Items consecutive elements
+//! (so a tile is Threads * Items elements), scanned with block_scan's Algorithm; the tile's
+//! 16-byte vector loads use the cache hint Hint. Tiles are staged through shared memory (one
+//! buffer of Threads * Items elements of the wider of the input and output types): 16-byte
+//! vectors go in and out coalesced, and each thread reads its own run of elements back.
+//! Rules: Threads a multiple of 32 from 64 to 1024; Items from 1 to 64. CacheHint::streaming
+//! reads the input through the read-only path, so a scan with it cannot run in place (the
+//! launcher refuses that with cudaErrorInvalidValue).
+//! \code
+//! using Narrow = tilecraft::ScanPolicy<256, 8>;
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan<Narrow>(d_in, d_out, n, tilecraft::Sum{}, stream));
+//! \endcode
+template <int Threads, int Items, BlockScanAlgorithm Algorithm = BlockScanAlgorithm::automatic,
+          CacheHint Hint = CacheHint::normal>
+struct ScanPolicy {
+  static_assert(Threads >= 64 && Threads <= 1024 && Threads % 32 == 0,
+                "ScanPolicy: Threads must be a multiple of 32 from 64 to 1024");
+  static_assert(Items >= 1 && Items <= 64, "ScanPolicy: Items must be from 1 to 64");
+  //! Threads per block (one tile per block).
+  static constexpr int threads = Threads;
+  //! Consecutive elements per thread.
+  static constexpr int items = Items;
+  //! Elements per tile.
+  static constexpr int tile_items = Threads * Items;
+  //! The block_scan algorithm of each tile.
+  static constexpr BlockScanAlgorithm block_algorithm = Algorithm;
+  //! The cache hint of the tile's 16-byte vector loads and stores.
+  static constexpr CacheHint hint = Hint;
+};
+
+//! True for every ScanPolicy instantiation.
+template <class>
+inline constexpr bool is_scan_policy_v = false;
+//! \cond SPECIALIZATIONS
+template <int T, int I, BlockScanAlgorithm A, CacheHint H>
+inline constexpr bool is_scan_policy_v<ScanPolicy<T, I, A, H>> = true;
+//! \endcond
+
+namespace detail {
+
+constexpr int scan_max(int a, int b) { return a > b ? a : b; }
+constexpr int scan_min(int a, int b) { return a < b ? a : b; }
+
+// The default tiles: 16 four-byte elements per thread (four 16-byte vectors), as many for wider
+// and narrower types as keeps each thread's run whole vectors, 512 threads while a tile's
+// staging buffer fits 32 KiB (256 above). Large inputs take the large tile; inputs up to
+// small_scan_max_items elements a quarter of it, so that enough blocks share the work.
+template <class In, class Out>
+struct DefaultScanShape {
+  static constexpr int widest = static_cast<int>(sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
+  static constexpr int by_width = scan_min(32, scan_max(1, 64 / widest));
+  static constexpr int whole_vectors =
+      (16 % sizeof(In) == 0 && sizeof(In) <= 16) ? static_cast<int>(16 / sizeof(In)) : 1;
+  static constexpr int items = scan_min(64, scan_max(by_width, whole_vectors));
+  static constexpr int threads = 512 * items * widest <= 32768 ? 512 : (256 * items * widest <= 32768 ? 256 : 128);
+  static constexpr int small_items = scan_max(1, items / 4 >= whole_vectors ? items / 4 : whole_vectors);
+};
+
+template <class In, class Out>
+using DefaultScanPolicyLarge =
+    ScanPolicy<DefaultScanShape<In, Out>::threads, DefaultScanShape<In, Out>::items, BlockScanAlgorithm::automatic>;
+template <class In, class Out>
+using DefaultScanPolicySmall = ScanPolicy<256, DefaultScanShape<In, Out>::small_items, BlockScanAlgorithm::automatic>;
+
+//! Inputs of at most this many bytes (the wider of input and output) take the small tiles.
+inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{4} << 20;
+
+}  // namespace detail
+
+}  // namespace tilecraft

@@ -1,0 +1,89 @@
+//! \file device/select.cuh
+//! Stream compaction on top of the single-pass scan: select_if keeps the items a predicate
+//! accepts, in order; partition puts them first, in order, and the others after them.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../config.cuh"
+#include "../util/error.cuh"
+#include "../util/nvtx.cuh"
+#include "detail/select_dispatch.cuh"
+#include "scan_policy.cuh"
+
+namespace tilecraft {
+
+//! Copies the items of d_in[0, num_items) for which `pred(item)` is true to d_out, in their
+//! order, and writes how many there are to `*d_num_selected` (device memory), asynchronously on
+//! `stream`. CUB's `DeviceSelect::If` signature: call once with `d_temp_storage == nullptr` to
+//! learn `temp_storage_bytes`, allocate, call again.
+//!
+//! - Single pass, like inclusive_scan: each block takes a tile from an atomic counter, flags its
+//!   items, scans the flags with block_scan and the decoupled look-back (the kept counts of the
+//!   tiles before it), compacts its kept items in shared memory and writes them out coalesced.
+//!   Every item is read once and every kept item written once; `pred` is called once per item.
+//! - d_out must not overlap d_in and has room for num_items items (as many as may be kept).
+//!   The kept count is exact up to num_items = 2^63 / 64 (32-bit tile counts below 2^32 items,
+//!   64-bit above); `NumSelected` is any integer type of at least 4 bytes.
+//!
+//! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative or too large,
+//! d_num_selected is null, d_in or d_out is null while num_items > 0, they overlap, or the temp
+//! storage is too small or not 16-byte aligned. num_items == 0 writes 0 to *d_num_selected.
+//! \code
+//! std::size_t bytes = 0;
+//! std::int64_t* d_count = nullptr;   // device memory for the kept count
+//! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_count, sizeof(std::int64_t)));
+//! auto positive = [] __device__(float v) { return v > 0.0f; };
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::select_if(nullptr, bytes, d_in, d_out, d_count, n, positive));
+//! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_temp, bytes));
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::select_if(d_temp, bytes, d_in, d_out, d_count, n, positive, stream));
+//! \endcode
+template <class Policy = void, class In, class NumSelected, class Pred>
+[[nodiscard]] cudaError_t select_if(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, In* d_out,
+                                    NumSelected* d_num_selected, std::int64_t num_items, Pred pred,
+                                    cudaStream_t stream = nullptr) {
+  TILECRAFT_NVTX_RANGE("tilecraft::select_if");
+  static_assert(std::is_void_v<Policy> || is_scan_policy_v<Policy>,
+                "tilecraft::select_if<Policy>: Policy must be a tilecraft::ScanPolicy");
+  if constexpr (std::is_void_v<Policy> || is_scan_policy_v<Policy>) {
+    return detail::select_with<Policy, false>(d_temp_storage, temp_storage_bytes, d_in, d_out, d_num_selected,
+                                              num_items, pred, stream);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+}
+
+//! Partitions d_in[0, num_items) into d_out: the items for which `pred(item)` is true first, in
+//! their order, then the others in reverse order (d_out[num_items - 1] is the first rejected
+//! item: a single pass cannot know where the kept ones end; CUB's `DevicePartition::If` order).
+//! Writes the kept count to `*d_num_selected`. Everything else as select_if; d_out holds
+//! num_items items.
+//! \code
+//! std::size_t bytes = 0;
+//! std::int64_t* d_count = nullptr;
+//! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_count, sizeof(std::int64_t)));
+//! auto small = [] __device__(float v) { return v < 1.0f; };
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::partition(nullptr, bytes, d_in, d_out, d_count, n, small));
+//! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_temp, bytes));
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::partition(d_temp, bytes, d_in, d_out, d_count, n, small, stream));
+//! \endcode
+template <class Policy = void, class In, class NumSelected, class Pred>
+[[nodiscard]] cudaError_t partition(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, In* d_out,
+                                    NumSelected* d_num_selected, std::int64_t num_items, Pred pred,
+                                    cudaStream_t stream = nullptr) {
+  TILECRAFT_NVTX_RANGE("tilecraft::partition");
+  static_assert(std::is_void_v<Policy> || is_scan_policy_v<Policy>,
+                "tilecraft::partition<Policy>: Policy must be a tilecraft::ScanPolicy");
+  if constexpr (std::is_void_v<Policy> || is_scan_policy_v<Policy>) {
+    return detail::select_with<Policy, true>(d_temp_storage, temp_storage_bytes, d_in, d_out, d_num_selected, num_items,
+                                             pred, stream);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace tilecraft

@@ -1,0 +1,201 @@
+// tilecraft::inclusive_scan / exclusive_scan against a host fold and cub::DeviceScan: sizes from 0
+// to 2^20 + 7 (both tile sizes: one tile - 1, + 0, + 1), misaligned pointers, sum, min, max,
+// 32-bit and 8-byte non-commutative operators (packed and split tile states), u8 into i64,
+// natural 8- and 16-bit types, in place, and the convenience form.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <cub/device/device_scan.cuh>
+
+#include <tilecraft/device/scan.cuh>
+#include <tilecraft/util/functional.cuh>
+
+#include "ops.cuh"
+#include "scan_test_util.cuh"
+#include "test_util.cuh"
+
+using namespace tilecraft;
+using tilecraft::test::DeviceBuffer;
+using tilecraft::test::download;
+using tilecraft::test::host_scan;
+using tilecraft::test::mismatches;
+using tilecraft::test::run_scan;
+
+// The small default tile of 4-byte types is 256 x 4 = 1024 elements (inputs up to 4 MiB), the
+// large one 512 x 16 = 8192.
+const std::int64_t sizes[] = {0, 1, 31, 32, 33, 1000, 1023, 1024, 1025, 4097, 65536 + 3, (1 << 20) + 7};
+
+TEST_CASE("integer sum, min and max scans equal the host fold and CUB at every size and alignment") {
+  for (std::int64_t n : sizes) {
+    for (int shift : {0, 1}) {
+      CAPTURE(n);
+      CAPTURE(shift);
+      const auto host =
+          tilecraft::test::random_vector<int>(static_cast<std::size_t>(n + shift), -1000000, 1000000, n + shift);
+      DeviceBuffer<int> in(host), out(static_cast<std::size_t>(n + shift)), ref(static_cast<std::size_t>(n + 1));
+      const int* p = in.get() + shift;
+      int* o = out.get() + shift;
+      const auto s = static_cast<std::size_t>(shift), m = static_cast<std::size_t>(n);
+      run_scan<false>(p, o, n, Sum{});
+      CHECK(mismatches(download(o, m), host_scan<false, int, int>(host, s, m, Sum{})) == 0);
+      run_scan<true>(p, o, n, Sum{}, 7);
+      CHECK(mismatches(download(o, m), host_scan<true, int, int>(host, s, m, Sum{}, 7)) == 0);
+      run_scan<false>(p, o, n, Min{});
+      CHECK(mismatches(download(o, m), host_scan<false, int, int>(host, s, m, Min{})) == 0);
+      run_scan<true>(p, o, n, Max{}, INT32_MIN);
+      CHECK(mismatches(download(o, m), host_scan<true, int, int>(host, s, m, Max{}, INT32_MIN)) == 0);
+      if (n > 0) {
+        std::size_t bytes = 0;
+        TILECRAFT_THROW_IF_ERROR(cub::DeviceScan::InclusiveSum(nullptr, bytes, p, ref.get(), n));
+        DeviceBuffer<unsigned char> temp(bytes);
+        TILECRAFT_THROW_IF_ERROR(cub::DeviceScan::InclusiveSum(temp.get(), bytes, p, ref.get(), n));
+        tilecraft::test::sync_and_check();
+        run_scan<false>(p, o, n, Sum{});
+        CHECK(mismatches(download(o, m), download(ref.get(), m)) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("the large tile: one tile - 1, + 0, + 1 and a few tiles, with an explicit policy") {
+  using Large = ScanPolicy<512, 16>;
+  for (std::int64_t n : {std::int64_t{8191}, std::int64_t{8192}, std::int64_t{8193}, std::int64_t{3 * 8192 + 5},
+                         std::int64_t{200 * 8192 + 77}}) {
+    for (int shift : {0, 3}) {
+      CAPTURE(n);
+      CAPTURE(shift);
+      const auto host =
+          tilecraft::test::random_vector<int>(static_cast<std::size_t>(n + shift), -1000, 1000, 5 * n + shift);
+      DeviceBuffer<int> in(host), out(static_cast<std::size_t>(n + shift));
+      const auto s = static_cast<std::size_t>(shift), m = static_cast<std::size_t>(n);
+      run_scan<false, Large>(in.get() + shift, out.get() + shift, n, Sum{});
+      CHECK(mismatches(download(out.get() + shift, m), host_scan<false, int, int>(host, s, m, Sum{})) == 0);
+    }
+  }
+}
+
+TEST_CASE("non-commutative operators: affine maps as an 8-byte struct and packed in 32 bits") {
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{33}, std::int64_t{1025}, std::int64_t{(1 << 20) + 7}}) {
+    CAPTURE(n);
+    auto g = tilecraft::test::rng(900 + n);
+    std::vector<test::Affine> f(static_cast<std::size_t>(n));
+    for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+    DeviceBuffer<test::Affine> in(f), out(f.size());
+    const auto m = static_cast<std::size_t>(n);
+    run_scan<false>(in.get(), out.get(), n, test::Compose{});
+    CHECK(mismatches(download(out.get(), m), host_scan<false, test::Affine, test::Affine>(f, 0, m, test::Compose{})) ==
+          0);
+    const test::Affine seed{3u, 11u};
+    run_scan<true>(in.get(), out.get(), n, test::Compose{}, seed);
+    CHECK(mismatches(download(out.get(), m),
+                     host_scan<true, test::Affine, test::Affine>(f, 0, m, test::Compose{}, seed)) == 0);
+
+    std::vector<std::uint32_t> q(m);
+    for (auto& x : q) x = static_cast<std::uint32_t>(g()) | 0x10000u;
+    DeviceBuffer<std::uint32_t> qin(q), qout(m);
+    run_scan<false>(qin.get(), qout.get(), n, test::ComposePacked{});
+    CHECK(mismatches(download(qout.get(), m),
+                     host_scan<false, std::uint32_t, std::uint32_t>(q, 0, m, test::ComposePacked{})) == 0);
+  }
+}
+
+TEST_CASE("floats: exact on small integers, within the rounding bound on real values") {
+  for (std::int64_t n : {std::int64_t{33}, std::int64_t{1025}, std::int64_t{(1 << 20) + 7}}) {
+    for (int shift : {0, 1}) {
+      CAPTURE(n);
+      CAPTURE(shift);
+      const auto m = static_cast<std::size_t>(n), s = static_cast<std::size_t>(shift);
+      // Values 0..3: every prefix is an integer below 2^24, exact in any association.
+      const auto ints = tilecraft::test::random_vector<int>(m + s, 0, 3, 7 * n + shift);
+      std::vector<float> exact(ints.begin(), ints.end());
+      DeviceBuffer<float> in(exact), out(m + s);
+      run_scan<false>(in.get() + shift, out.get() + shift, n, Sum{});
+      CHECK(mismatches(download(out.get() + shift, m), host_scan<false, float, float>(exact, s, m, Sum{})) == 0);
+      run_scan<true>(in.get() + shift, out.get() + shift, n, Sum{}, 0.5f);
+      CHECK(mismatches(download(out.get() + shift, m), host_scan<true, float, float>(exact, s, m, Sum{}, 0.5f)) == 0);
+      // Real values against a double prefix: error bound from the depth of the association
+      // (tile count + tile-local levels).
+      const auto real = tilecraft::test::random_vector<float>(m + s, -1.0, 1.0, 11 * n + shift);
+      in.upload(real);
+      run_scan<false>(in.get() + shift, out.get() + shift, n, Sum{});
+      const auto got = download(out.get() + shift, m);
+      double ref = 0, abs_sum = 0;
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < m; ++i) {
+        ref += real[s + i];
+        abs_sum += std::fabs(real[s + i]);
+        const double depth = static_cast<double>(i) / 1024.0 + 64;
+        bad += std::fabs(got[i] - ref) > tilecraft::test::sum_tolerance(abs_sum, depth, 0x1p-24);
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
+TEST_CASE("u8 into i64, natural i8 and i16, double and in place") {
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{4099}, std::int64_t{(1 << 20) + 7}, std::int64_t{5 << 20}}) {
+    for (int shift : {0, 1}) {
+      CAPTURE(n);
+      CAPTURE(shift);
+      const auto m = static_cast<std::size_t>(n), s = static_cast<std::size_t>(shift);
+      const auto ints = tilecraft::test::random_vector<int>(m + s, 0, 255, 13 * n + shift);
+      const std::vector<std::uint8_t> bytes(ints.begin(), ints.end());
+      DeviceBuffer<std::uint8_t> in(bytes);
+      DeviceBuffer<std::int64_t> out(m + s);
+      run_scan<false>(in.get() + shift, out.get() + shift, n, Sum{});
+      CHECK(mismatches(download(out.get() + shift, m),
+                       host_scan<false, std::int64_t, std::int64_t>(bytes, s, m, Sum{})) == 0);
+      run_scan<true>(in.get() + shift, out.get() + shift, n, Sum{}, std::int64_t{-5});
+      CHECK(mismatches(download(out.get() + shift, m),
+                       host_scan<true, std::int64_t, std::int64_t>(bytes, s, m, Sum{}, std::int64_t{-5})) == 0);
+
+      // i8 into i8 and i16 into i16 (accumulated in int, wrapped on output).
+      std::vector<std::int8_t> i8(m + s);
+      std::vector<std::int16_t> i16(m + s);
+      for (std::size_t i = 0; i < m + s; ++i) {
+        i8[i] = static_cast<std::int8_t>(ints[i] - 128);
+        i16[i] = static_cast<std::int16_t>(ints[i] * 97 - 12000);
+      }
+      DeviceBuffer<std::int8_t> a(i8), ao(m + s);
+      run_scan<false>(a.get() + shift, ao.get() + shift, n, Sum{});
+      CHECK(mismatches(download(ao.get() + shift, m), host_scan<false, int, std::int8_t>(i8, s, m, Sum{})) == 0);
+      DeviceBuffer<std::int16_t> b(i16), bo(m + s);
+      run_scan<false>(b.get() + shift, bo.get() + shift, n, Sum{});
+      CHECK(mismatches(download(bo.get() + shift, m), host_scan<false, int, std::int16_t>(i16, s, m, Sum{})) == 0);
+
+      // double (8-byte accumulator: flags and values apart), in place.
+      std::vector<double> d(ints.begin(), ints.end());
+      DeviceBuffer<double> dd(d);
+      run_scan<true>(dd.get() + shift, dd.get() + shift, n, Sum{}, 1.0, nullptr, false);
+      CHECK(mismatches(download(dd.get() + shift, m), host_scan<true, double, double>(d, s, m, Sum{}, 1.0)) == 0);
+      // int in place.
+      DeviceBuffer<int> ii(ints);
+      run_scan<false>(ii.get() + shift, ii.get() + shift, n, Max{}, 0, nullptr, false);
+      CHECK(mismatches(download(ii.get() + shift, m), host_scan<false, int, int>(ints, s, m, Max{})) == 0);
+    }
+  }
+}
+
+TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
+  DeviceBuffer<int> in(std::vector<int>(5000, 2)), out(5000);
+  std::size_t bytes = 0;
+  CHECK(inclusive_scan(nullptr, bytes, in.get(), out.get(), 0, Sum{}) == cudaSuccess);
+  CHECK(inclusive_scan(nullptr, bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 0, Sum{}) ==
+        cudaSuccess);
+  cudaStream_t stream;
+  TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
+  out.poison();
+  CHECK(inclusive_scan(in.get(), out.get(), 5000, Sum{}, stream) == cudaSuccess);
+  CHECK(exclusive_scan(in.get(), in.get(), 5000, Sum{}, 1, stream) == cudaSuccess);  // in place
+  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
+  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  const auto o = out.download(), i = in.download();
+  std::size_t bad = 0;
+  for (std::size_t k = 0; k < 5000; ++k)
+    bad += o[k] != static_cast<int>(2 * (k + 1)) || i[k] != static_cast<int>(1 + 2 * k);
+  CHECK(bad == 0);
+}

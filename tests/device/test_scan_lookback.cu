@@ -1,0 +1,152 @@
+// The decoupled look-back's hazards live in global memory, where racecheck cannot see them:
+// many scans back to back and on two streams at once, with tiles so small that look-backs walk
+// far, every result compared with the first run bit for bit and with the host. Also: f32 results
+// bit-identical over 20 runs, and an u8 -> i64 scan of 2^31 + 5 elements.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include <tilecraft/device/scan.cuh>
+#include <tilecraft/util/functional.cuh>
+
+#include "scan_test_util.cuh"
+#include "test_util.cuh"
+
+using namespace tilecraft;
+using tilecraft::test::DeviceBuffer;
+using tilecraft::test::download;
+using tilecraft::test::host_scan;
+using tilecraft::test::mismatches;
+using tilecraft::test::run_scan;
+
+TEST_CASE("f32 scans are bit-identical over 20 runs") {
+  const std::int64_t n = tilecraft::test::sanitizer_sized() ? (1 << 20) + 13 : (1 << 24) + 13;
+  const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 4242);
+  DeviceBuffer<float> in(real), out(static_cast<std::size_t>(n));
+  for (std::int64_t m : {n - 1, std::int64_t{70001}}) {
+    CAPTURE(m);
+    const auto mm = static_cast<std::size_t>(m);
+    run_scan<false>(in.get() + 1, out.get() + 1, m, Sum{});
+    const auto first = download(out.get() + 1, mm);
+    std::size_t bad = 0;
+    for (int run = 0; run < 20; ++run) {
+      run_scan<false>(in.get() + 1, out.get() + 1, m, Sum{});
+      bad += mismatches(download(out.get() + 1, mm), first);
+    }
+    CHECK(bad == 0);
+    run_scan<true>(in.get(), out.get(), m, Sum{}, 0.25f);
+    const auto efirst = download(out.get(), mm);
+    bad = 0;
+    for (int run = 0; run < 20; ++run) {
+      run_scan<true>(in.get(), out.get(), m, Sum{}, 0.25f);
+      bad += mismatches(download(out.get(), mm), efirst);
+    }
+    CHECK(bad == 0);
+  }
+}
+
+// 64-element tiles: thousands of tiles, so a tile often finds no inclusive prefix among its 32
+// nearest predecessors and walks further back (and folds forward across windows).
+using Tiny = ScanPolicy<64, 1>;
+
+template <class Policy, class T>
+void stress(const std::vector<T>& host, int rounds) {
+  const std::int64_t n = static_cast<std::int64_t>(host.size());
+  const auto m = host.size();
+  DeviceBuffer<T> in(host);
+  std::size_t bytes = 0;
+  REQUIRE(inclusive_scan<Policy>(nullptr, bytes, in.get(), static_cast<T*>(nullptr), n, Sum{}) == cudaSuccess);
+  cudaStream_t streams[2];
+  for (auto& s : streams) TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  std::vector<std::vector<T>> results;
+  // Each stream its own temp storage and outputs; every round launches on both streams before
+  // synchronizing, so the two scans run side by side and compete for the SMs.
+  DeviceBuffer<unsigned char> temp0(bytes), temp1(bytes);
+  temp0.poison();
+  temp1.poison();
+  std::vector<std::unique_ptr<DeviceBuffer<T>>> outs;
+  for (int r = 0; r < 2 * rounds; ++r) outs.push_back(std::make_unique<DeviceBuffer<T>>(m));
+  for (auto& o : outs) o->poison();
+  for (int r = 0; r < rounds; ++r) {
+    REQUIRE(inclusive_scan<Policy>(temp0.get(), bytes, in.get(), outs[2 * r]->get(), n, Sum{}, streams[0]) ==
+            cudaSuccess);
+    REQUIRE(inclusive_scan<Policy>(temp1.get(), bytes, in.get(), outs[2 * r + 1]->get(), n, Sum{}, streams[1]) ==
+            cudaSuccess);
+  }
+  for (auto& s : streams) TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(s));
+  for (auto& s : streams) TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(s));
+  tilecraft::test::sync_and_check();
+  const auto first = outs[0]->download();
+  CHECK(mismatches(first, host_scan<false, T, T>(host, 0, m, Sum{})) == 0);
+  std::size_t bad = 0;
+  for (auto& o : outs) bad += mismatches(o->download(), first);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("look-back stress: back to back, two streams, far walks") {
+  const bool small = tilecraft::test::sanitizer_sized();
+  const std::size_t n = small ? (std::size_t{1} << 16) + 77 : (std::size_t{1} << 20) + 77;  // up to 16385 tiles of 64
+  const int rounds = small ? 2 : 8;
+  const auto ints = tilecraft::test::random_vector<int>(n, -1000, 1000, 77);
+  stress<Tiny>(ints, rounds);
+  stress<void>(ints, rounds);
+  // Real floats: bit-identical across runs even when the look-back meets different tiles.
+  const auto real = tilecraft::test::random_vector<float>(n, -1.0, 1.0, 78);
+  DeviceBuffer<float> in(real), out(n);
+  run_scan<false, Tiny>(in.get(), out.get(), static_cast<std::int64_t>(n), Sum{});
+  const auto first = out.download();
+  std::size_t bad = 0;
+  for (int r = 0; r < rounds; ++r) {
+    run_scan<false, Tiny>(in.get(), out.get(), static_cast<std::int64_t>(n), Sum{});
+    bad += mismatches(out.download(), first);
+  }
+  CHECK(bad == 0);
+  // 8-byte accumulators (flags and values apart) walking far.
+  std::vector<double> d(ints.begin(), ints.end());
+  stress<Tiny>(d, rounds / 2);
+}
+
+// Checks the u8 -> i64 prefix of the huge case on the device: the input is all 3 except a few
+// marked bytes, so the expected prefix at i is known in closed form.
+__global__ void count_wrong(const std::int64_t* out, std::int64_t n, const std::int64_t* where, const int* marks,
+                            int count, unsigned long long* wrong) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  unsigned long long bad = 0;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    std::int64_t want = 3 * (i + 1);
+    for (int k = 0; k < count; ++k) {
+      if (where[k] <= i) want += marks[k] - 3;
+    }
+    bad += out[i] != want;
+  }
+  if (bad != 0) atomicAdd(wrong, bad);
+}
+
+TEST_CASE("u8 into i64 past 2^31 elements") {
+  if (const char* env = std::getenv("TILECRAFT_TEST_HUGE"); env != nullptr && std::strcmp(env, "0") == 0) {
+    MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^31 + 5 element case");
+    return;
+  }
+  const std::int64_t n = (std::int64_t{1} << 31) + 5;
+  DeviceBuffer<std::uint8_t> in(static_cast<std::size_t>(n) + 1);
+  DeviceBuffer<std::int64_t> out(static_cast<std::size_t>(n));
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 3, static_cast<std::size_t>(n) + 1));
+  // Marks (positions relative to the misaligned input at +1): head, around 2^31, the tail.
+  const std::vector<std::int64_t> where = {0, 1, (std::int64_t{1} << 31) - 2, (std::int64_t{1} << 31), n - 1};
+  const std::vector<int> marks = {200, 0, 255, 17, 250};
+  for (std::size_t k = 0; k < where.size(); ++k) {
+    const auto b = static_cast<std::uint8_t>(marks[k]);
+    TILECRAFT_THROW_IF_ERROR(cudaMemcpy(in.get() + 1 + where[k], &b, 1, cudaMemcpyHostToDevice));
+  }
+  run_scan<false>(in.get() + 1, out.get(), n, Sum{});
+  DeviceBuffer<std::int64_t> d_where(where);
+  DeviceBuffer<int> d_marks(marks);
+  DeviceBuffer<unsigned long long> wrong(std::vector<unsigned long long>{0});
+  count_wrong<<<1024, 256>>>(out.get(), n, d_where.get(), d_marks.get(), static_cast<int>(where.size()), wrong.get());
+  tilecraft::test::sync_and_check();
+  CHECK(wrong.download()[0] == 0);
+}

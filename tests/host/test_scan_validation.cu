@@ -1,0 +1,121 @@
+// Bad runtime arguments to the scans and stream compaction are rejected with
+// cudaErrorInvalidValue before any launch, and their size queries need no GPU: these run
+// without one (every rejection happens before the first CUDA call).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include <tilecraft/device/scan.cuh>
+#include <tilecraft/device/select.cuh>
+#include <tilecraft/util/functional.cuh>
+
+using namespace tilecraft;
+
+namespace {
+struct Positive {
+  __host__ __device__ bool operator()(float v) const { return v > 0; }
+};
+}  // namespace
+
+TEST_CASE("inclusive_scan and exclusive_scan reject bad arguments before launching") {
+  // Fake, never dereferenced addresses: validation must not touch them.
+  auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
+  void* temp = reinterpret_cast<void*>(std::uintptr_t{1} << 32);
+  std::size_t query = 0;
+  // The size query depends only on the size and the types.
+  REQUIRE(inclusive_scan(nullptr, query, in, out, 1 << 20, Sum{}) == cudaSuccess);
+  CHECK(query > 16);
+  std::size_t again = 0;
+  REQUIRE(inclusive_scan(nullptr, again, static_cast<const float*>(nullptr), static_cast<float*>(nullptr), 1 << 20,
+                         Sum{}) == cudaSuccess);
+  CHECK(again == query);
+  std::size_t bytes = query;
+  CHECK(inclusive_scan(nullptr, bytes, in, out, -1, Sum{}) == cudaErrorInvalidValue);
+  CHECK(inclusive_scan(temp, bytes, in, out, -1, Sum{}) == cudaErrorInvalidValue);
+  CHECK(inclusive_scan(temp, bytes, in, out, INT64_MAX / 2, Sum{}) == cudaErrorInvalidValue);
+  CHECK(inclusive_scan(temp, bytes, static_cast<const float*>(nullptr), out, 1 << 20, Sum{}) == cudaErrorInvalidValue);
+  CHECK(inclusive_scan(temp, bytes, in, static_cast<float*>(nullptr), 1 << 20, Sum{}) == cudaErrorInvalidValue);
+  CHECK(exclusive_scan(temp, bytes, in, static_cast<float*>(nullptr), 1 << 20, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  // Too little or misaligned temp storage.
+  std::size_t small = query - 1;
+  CHECK(inclusive_scan(temp, small, in, out, 1 << 20, Sum{}) == cudaErrorInvalidValue);
+  CHECK(inclusive_scan(static_cast<char*>(temp) + 8, bytes, in, out, 1 << 20, Sum{}) == cudaErrorInvalidValue);
+  // Partial overlaps are refused (in place, same address and width, is allowed).
+  CHECK(inclusive_scan(temp, bytes, in, const_cast<float*>(in) + 1, 1 << 20, Sum{}) == cudaErrorInvalidValue);
+  std::size_t wide = 0;
+  REQUIRE(exclusive_scan(nullptr, wide, in, reinterpret_cast<double*>(out), 1 << 20, Sum{}, 0.0) == cudaSuccess);
+  CHECK(exclusive_scan(temp, wide, in, reinterpret_cast<double*>(const_cast<float*>(in)), 1 << 20, Sum{}, 0.0) ==
+        cudaErrorInvalidValue);
+  // n == 0 is a successful no-op, even with null pointers.
+  std::size_t zero = 0;
+  CHECK(inclusive_scan(nullptr, zero, in, out, 0, Sum{}) == cudaSuccess);
+  CHECK(inclusive_scan(temp, zero, static_cast<const float*>(nullptr), static_cast<float*>(nullptr), 0, Sum{}) ==
+        cudaSuccess);
+}
+
+TEST_CASE("select_if and partition reject bad arguments before launching") {
+  auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
+  auto* count = reinterpret_cast<long long*>(std::uintptr_t{1} << 34);
+  void* temp = reinterpret_cast<void*>(std::uintptr_t{1} << 32);
+  const Positive positive{};
+  std::size_t sel = 0;
+  REQUIRE(select_if(nullptr, sel, in, out, count, 1 << 20, positive) == cudaSuccess);
+  CHECK(sel > 16);
+  CHECK(select_if(nullptr, sel, in, out, count, -1, positive) == cudaErrorInvalidValue);
+  CHECK(select_if(temp, sel, in, out, static_cast<long long*>(nullptr), 1 << 20, positive) == cudaErrorInvalidValue);
+  CHECK(select_if(temp, sel, static_cast<const float*>(nullptr), out, count, 1 << 20, positive) ==
+        cudaErrorInvalidValue);
+  CHECK(partition(temp, sel, in, static_cast<float*>(nullptr), count, 1 << 20, positive) == cudaErrorInvalidValue);
+  CHECK(partition(temp, sel, in, const_cast<float*>(in) + 5, count, 1 << 20, positive) == cudaErrorInvalidValue);
+  std::size_t tiny = 1;
+  CHECK(select_if(temp, tiny, in, out, count, 1 << 20, positive) == cudaErrorInvalidValue);
+}
+
+TEST_CASE("the default scan tiles keep every thread's run whole 16-byte vectors") {
+  using detail::DefaultScanPolicyLarge;
+  using detail::DefaultScanPolicySmall;
+  using detail::TileStage;
+  // 4-byte types: 512 x 16 (32 KiB staged), 256 x 4 for small inputs.
+  CHECK(DefaultScanPolicyLarge<float, float>::threads == 512);
+  CHECK(DefaultScanPolicyLarge<float, float>::items == 16);
+  CHECK(DefaultScanPolicySmall<float, float>::tile_items == 1024);
+  auto whole_vectors = [](auto in_stage, auto out_stage) {
+    return decltype(in_stage)::chunked && decltype(out_stage)::chunked;
+  };
+  CHECK(whole_vectors(TileStage<float, 512, 16>{}, TileStage<float, 512, 16>{}));
+  CHECK(whole_vectors(TileStage<std::int8_t, DefaultScanPolicyLarge<std::int8_t, std::int8_t>::threads,
+                                DefaultScanPolicyLarge<std::int8_t, std::int8_t>::items>{},
+                      TileStage<std::int8_t, DefaultScanPolicyLarge<std::int8_t, std::int8_t>::threads,
+                                DefaultScanPolicyLarge<std::int8_t, std::int8_t>::items>{}));
+  CHECK(whole_vectors(TileStage<std::int16_t, 512, DefaultScanPolicyLarge<std::int16_t, std::int16_t>::items>{},
+                      TileStage<std::int16_t, 512, DefaultScanPolicyLarge<std::int16_t, std::int16_t>::items>{}));
+  using U8ToI64 = DefaultScanPolicyLarge<std::uint8_t, std::int64_t>;
+  CHECK(whole_vectors(TileStage<std::uint8_t, U8ToI64::threads, U8ToI64::items>{},
+                      TileStage<std::int64_t, U8ToI64::threads, U8ToI64::items>{}));
+  // Every default staging buffer fits the 48 KiB of static shared memory with room to spare.
+  CHECK(U8ToI64::tile_items * sizeof(std::int64_t) <= 32768);
+  CHECK(DefaultScanPolicyLarge<double, double>::tile_items * sizeof(double) <= 32768);
+  // The swizzle is a permutation of each 128-byte row's chunks.
+  for (int row = 0; row < 16; ++row) {
+    int seen = 0;
+    for (int c = 0; c < 8; ++c) seen |= 1 << (detail::swizzle_chunk(row * 8 + c) - row * 8);
+    CHECK(seen == 0xff);
+  }
+  // Conflict-free staging: a 16-byte shared access is served 8 threads at a time, and those 8
+  // must hit 8 different 16-byte positions of a 128-byte row (all 32 banks once). Blocked reads
+  // (thread t, chunk t * V + k) for V = 1, 2, 4, 8 and striped accesses (chunk k * threads + t).
+  for (int v : {1, 2, 4, 8}) {
+    for (int k = 0; k < v; ++k) {
+      for (int first = 0; first < 512; first += 8) {
+        int seen = 0;
+        for (int t = first; t < first + 8; ++t) seen |= 1 << (detail::swizzle_chunk(t * v + k) & 7);
+        CHECK(seen == 0xff);
+        seen = 0;
+        for (int t = first; t < first + 8; ++t) seen |= 1 << (detail::swizzle_chunk(k * 512 + t) & 7);
+        CHECK(seen == 0xff);
+      }
+    }
+  }
+}
