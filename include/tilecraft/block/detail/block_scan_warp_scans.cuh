@@ -111,6 +111,9 @@ struct BlockScanWarpScans {
       if (warp == 0) {
         // Warp 0 scans the totals (warps <= 32): lane w ends with the prefix of warp w.
         T total = s.warp_totals[lane < warps ? lane : warps - 1];
+        // Every lane has read before any lane overwrites a total (the shuffles order them too,
+        // but only __syncwarp orders shared memory for the tools that check it).
+        __syncwarp();
         const T scanned = shuffle_inclusive_scan<warp_threads>(total, op, lane);
         const T before = shuffle_up(scanned, 1);
         total = shuffle_index(scanned, valid_warps - 1);
