@@ -78,7 +78,7 @@ concept BlockPrefixCallback = !std::is_same_v<std::remove_cvref_t<F>, T> && std:
                               std::convertible_to<std::invoke_result_t<F&, const T&>, T>;
 
 namespace detail {
-template <class T, class Op, int Items>
+template <class T, class Op, std::size_t Items>
 struct BlockScanRules {
   static_assert(ReductionOp<Op, T>, "block_scan: op(T, T) must be callable and return something convertible to T");
   static_assert(Items >= 1, "block_scan: a thread must hold at least one item");
@@ -89,13 +89,13 @@ struct BlockScanRules {
 #if defined(__CUDACC__)
 
 namespace detail {
-template <bool Exclusive, bool Partial, class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op,
-          class Prefix>
+template <bool Exclusive, bool Partial, class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items,
+          class Op, class Prefix>
 TILECRAFT_DEVICE void block_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                  T (&out)[Items], Op op, int valid, Prefix prefix, T* aggregate) {
   static_assert(BlockScanRules<T, Op, Items>::checked);
   TILECRAFT_ASSERT(block_threads() == BlockThreads);
-  TILECRAFT_ASSERT(!Partial || (valid >= 1 && valid <= BlockThreads * Items));
+  TILECRAFT_ASSERT(!Partial || (valid >= 1 && valid <= BlockThreads * static_cast<int>(Items)));
   if constexpr (ReductionOp<Op, T>) {  // a broken rule stops here, with its message alone
     BlockScanStorage<T, BlockThreads, Algorithm>::impl::template scan<Exclusive, Partial>(temp.storage, in, out, op,
                                                                                           valid, prefix, aggregate);
@@ -210,21 +210,22 @@ TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algori
 //! float v[4] = {in[4 * threadIdx.x], in[4 * threadIdx.x + 1], in[4 * threadIdx.x + 2], in[4 * threadIdx.x + 3]};
 //! tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{});
 //! \endcode
-template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op) {
   detail::block_scan<false, false>(temp, in, out, op, 0, detail::ScanNoPrefix{}, static_cast<T*>(nullptr));
 }
 
 //! The blocked inclusive scan, with the block's aggregate in every thread.
-template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, T& block_aggregate) {
   detail::block_scan<false, false>(temp, in, out, op, 0, detail::ScanNoPrefix{}, &block_aggregate);
 }
 
 //! The blocked inclusive scan seeded by a prefix callback.
-template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op, BlockPrefixCallback<T> F>
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
+          BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, F& prefix_callback) {
   detail::block_scan<false, false>(temp, in, out, op, 0, detail::ScanCallbackPrefix<F>{&prefix_callback},
@@ -232,21 +233,22 @@ TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 }
 
 //! The blocked exclusive scan seeded with `init`: thread 0's out[0] is `init`.
-template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, std::type_identity_t<T> init) {
   detail::block_scan<true, false>(temp, in, out, op, 0, detail::ScanInitPrefix<T>{init}, static_cast<T*>(nullptr));
 }
 
 //! The blocked exclusive scan seeded with `init`, with the block's aggregate (without `init`).
-template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, std::type_identity_t<T> init, T& block_aggregate) {
   detail::block_scan<true, false>(temp, in, out, op, 0, detail::ScanInitPrefix<T>{init}, &block_aggregate);
 }
 
 //! The blocked exclusive scan seeded by a prefix callback.
-template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op, BlockPrefixCallback<T> F>
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
+          BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, F& prefix_callback) {
   detail::block_scan<true, false>(temp, in, out, op, 0, detail::ScanCallbackPrefix<F>{&prefix_callback},
@@ -262,14 +264,15 @@ TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 //! int v[2] = {1, 1}, total;
 //! tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{}, tilecraft::ValidItems{200}, total);   // 200
 //! \endcode
-template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, ValidItems valid, T& block_aggregate) {
   detail::block_scan<false, true>(temp, in, out, op, valid.count, detail::ScanNoPrefix{}, &block_aggregate);
 }
 
 //! The partial inclusive scan seeded by a prefix callback (called with the valid items' fold).
-template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op, BlockPrefixCallback<T> F>
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
+          BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, ValidItems valid, F& prefix_callback) {
   detail::block_scan<false, true>(temp, in, out, op, valid.count, detail::ScanCallbackPrefix<F>{&prefix_callback},
@@ -278,7 +281,7 @@ TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 
 //! The partial exclusive scan seeded with `init`; `block_aggregate` receives the valid items'
 //! fold (without `init`).
-template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op>
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, std::type_identity_t<T> init, ValidItems valid,
                                            T& block_aggregate) {
@@ -286,7 +289,8 @@ TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 }
 
 //! The partial exclusive scan seeded by a prefix callback (called with the valid items' fold).
-template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, int Items, class Op, BlockPrefixCallback<T> F>
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
+          BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, ValidItems valid, F& prefix_callback) {
   detail::block_scan<true, true>(temp, in, out, op, valid.count, detail::ScanCallbackPrefix<F>{&prefix_callback},

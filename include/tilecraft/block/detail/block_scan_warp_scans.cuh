@@ -47,19 +47,20 @@ struct BlockScanWarpScans {
   // + Items - 1). Partial: only the first `valid` items take part (the others' outputs are
   // unspecified and they are never passed to op). Writes out[] (may alias in[]), and the block's
   // aggregate (without any prefix) to *aggregate when non-null.
-  template <bool Exclusive, bool Partial, int Items, class Op, class Prefix>
+  template <bool Exclusive, bool Partial, std::size_t Items, class Op, class Prefix>
   TILECRAFT_DEVICE static void scan(Storage& s, const T (&in)[Items], T (&out)[Items], Op op, int valid, Prefix prefix,
                                     T* aggregate) {
+    constexpr int items = static_cast<int>(Items);
     const int rank = thread_rank();
     const int warp = rank / warp_threads;
     const int lane = rank & (warp_threads - 1);
     // Threads holding at least one valid item form a prefix of the block.
-    const int valid_threads = Partial ? ceil_div(valid, Items) : BlockThreads;
-    const int my_valid = Partial ? valid - rank * Items : Items;
+    const int valid_threads = Partial ? ceil_div(valid, items) : BlockThreads;
+    const int my_valid = Partial ? valid - rank * items : items;
 
     T partial = in[0];
 #pragma unroll
-    for (int j = 1; j < Items; ++j) {
+    for (int j = 1; j < items; ++j) {
       if (!Partial || j < my_valid) partial = static_cast<T>(op(partial, in[j]));
     }
 
@@ -152,7 +153,7 @@ struct BlockScanWarpScans {
       // Without a prefix thread 0's first output gets its own input back (nothing precedes it).
       out[0] = has_prefix ? thread_prefix : in[0];
 #pragma unroll
-      for (int j = 1; j < Items; ++j) {
+      for (int j = 1; j < items; ++j) {
         const T next = in[j];
         out[j] = x;
         if (!Partial || j < my_valid) x = static_cast<T>(op(x, next));
@@ -161,7 +162,7 @@ struct BlockScanWarpScans {
       T x = has_prefix ? static_cast<T>(op(thread_prefix, in[0])) : in[0];
       out[0] = x;
 #pragma unroll
-      for (int j = 1; j < Items; ++j) {
+      for (int j = 1; j < items; ++j) {
         if (!Partial || j < my_valid) x = static_cast<T>(op(x, in[j]));
         out[j] = x;
       }

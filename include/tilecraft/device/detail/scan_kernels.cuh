@@ -55,7 +55,8 @@ struct TileStage {
   // Ends with the barrier after which every thread may read its run; the caller must not write
   // `s` again before a barrier that follows every thread's return.
   template <CacheHint Hint>
-  TILECRAFT_DEVICE static void load(bool vector, const T* src, int valid, unsigned char* s, T (&x)[Items]) {
+  TILECRAFT_DEVICE static void load(bool vector, const T* src, int valid, unsigned char* s,
+                                    T (&x)[static_cast<std::size_t>(Items)]) {
     const int t = static_cast<int>(threadIdx.x);
     if (chunked && vector && valid == elems) {
       const uint4* g = reinterpret_cast<const uint4*>(src);
@@ -87,7 +88,8 @@ struct TileStage {
   // This thread's Items elements (blocked order) -> global, the first `valid` of the tile. The
   // caller guarantees that every thread has finished reading `s` (a barrier since).
   template <CacheHint Hint>
-  TILECRAFT_DEVICE static void store(bool vector, T* dst, int valid, unsigned char* s, const T (&y)[Items]) {
+  TILECRAFT_DEVICE static void store(bool vector, T* dst, int valid, unsigned char* s,
+                                     const T (&y)[static_cast<std::size_t>(Items)]) {
     const int t = static_cast<int>(threadIdx.x);
     if constexpr (chunked) {
 #pragma unroll
