@@ -146,8 +146,8 @@ TEST_CASE_TEMPLATE("gemm: m == 0 or n == 0 does nothing; a rejected call launche
   T* const half_off = reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(c) + sizeof(T) / 2);
   CHECK(tilecraft::gemm(row, N, N, p.m, p.n, p.k, one, a, p.lda(), b, p.ldb(), zero, half_off, p.ldc()) ==
         cudaErrorInvalidValue);
-  // A grid of more than 2^31 - 1 blocks (checked after the launcher's device query, so here
-  // rather than in the host tests), on fake addresses that must never be touched.
+  // A grid of more than 2^31 - 1 blocks (checked by the dispatch for the policy's tile, before
+  // it asks the device or allocates), on fake addresses that must never be touched.
   {
     const std::int64_t big = std::int64_t{1} << 23;
     const auto* fa = reinterpret_cast<const T*>(std::uintptr_t{1} << 20);

@@ -1,7 +1,7 @@
 // The GEMM's argument checks (device/detail/gemm_plan.cuh: check_gemm_args, the one function
-// gemm() and gemm_epilogue() call before anything else): BLAS's rules, on a CPU machine. The
-// launchers' own rejections (nothing launched, C untouched, and the grid limit, which needs a
-// device query) are tested on the GPU (tests/device/test_gemm_shapes.cu).
+// gemm() and gemm_epilogue() call before anything else): BLAS's rules, on a CPU machine. That
+// the launcher checks before its quick return: tests/host/test_validation.cu; its rejections
+// on a GPU (nothing launched, C untouched, the grid limit): tests/device/test_gemm_shapes.cu.
 #include <doctest/doctest.h>
 
 #include <cstdint>

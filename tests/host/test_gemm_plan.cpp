@@ -167,7 +167,6 @@ namespace {
 tilecraft::detail::DeviceLimits device(int sms, int optin_kib, int per_sm_kib) {
   tilecraft::detail::DeviceLimits l;
   l.sms = sms;
-  l.smem_per_block = 48 * 1024;
   l.smem_per_block_optin = optin_kib * 1024;
   l.smem_per_sm = per_sm_kib * 1024;
   return l;
@@ -282,6 +281,12 @@ TEST_CASE("packing: K-contiguous operands only, when the product pays, in panels
   CHECK(p.panel_n == 2048);
   CHECK(p.a_elems * 4 <= limits.bytes);
   CHECK(p.b_elems * 4 <= limits.bytes);
+  // A whole operand whose rows round up past the budget goes in panels: 5590 rows of K = 3001
+  // floats fit 64 MiB (5590 <= 5591 rows), 5592 rounded rows would not.
+  p = pack_plan(problem(Order::row_major, Order::row_major, 5590, 4096, 3001, al, 0), 256, 128, limits);
+  CHECK(p.pack_a);
+  CHECK(p.a_elems * 4 <= limits.bytes);
+  CHECK(p.panel_m < 5590);
   // Random shapes and budgets: panels of whole tiles within the budget, leading dimensions of
   // whole vectors.
   auto gen = tilecraft::test::rng(31);
@@ -294,14 +299,14 @@ TEST_CASE("packing: K-contiguous operands only, when the product pays, in panels
       REQUIRE((p.panel_m == m || p.panel_m % 64 == 0));
       REQUIRE(p.ld_a % 4 == 0);
       REQUIRE(p.ld_a >= p.panel_m);
-      REQUIRE((p.panel_m == m || p.panel_m * k * 4 <= small.bytes));
+      REQUIRE(p.a_elems * 4 <= small.bytes);  // the workspace budget, rounded rows included
     } else {
       REQUIRE(p.panel_m == m);
     }
     if (p.pack_b) {
       REQUIRE((p.panel_n == n || p.panel_n % 128 == 0));
       REQUIRE(p.ld_b % 4 == 0);
-      REQUIRE((p.panel_n == n || p.panel_n * k * 4 <= small.bytes));
+      REQUIRE(p.b_elems * 4 <= small.bytes);
     } else {
       REQUIRE(p.panel_n == n);
     }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <tilecraft/device/gemm.cuh>
 #include <tilecraft/device/reduce.cuh>
 #include <tilecraft/device/stencil.cuh>
 #include <tilecraft/device/transpose.cuh>
@@ -70,6 +71,29 @@ TEST_CASE("stencil_1d rejects bad arguments before launching") {
   CHECK(stencil_1d(static_cast<const float*>(nullptr), static_cast<float*>(nullptr), 0, w) == cudaSuccess);
   const StencilWeights<double, 16> wd{};
   CHECK(stencil_1d(static_cast<const double*>(nullptr), static_cast<double*>(nullptr), 0, wd) == cudaSuccess);
+}
+
+// The launcher checks its arguments before anything else: with alpha = 0 and beta = 1 (BLAS's
+// quick return, no CUDA call at all) a valid call succeeds and each bad argument still fails.
+// (The rules themselves: tests/host/test_gemm_args.cpp; one explicit policy keeps this file's
+// kernels few.)
+TEST_CASE("gemm checks its arguments before its quick return") {
+  auto* a = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  auto* b = reinterpret_cast<const float*>(std::uintptr_t{1} << 30);
+  auto* c = reinterpret_cast<float*>(std::uintptr_t{1} << 40);
+  const Order row = Order::row_major;
+  const Op none = Op::none;
+  auto call = [&](std::int64_t k, std::int64_t lda, const float* pa, float* pc) {
+    return gemm<GemmPolicySmall>(row, none, none, 5, 6, k, 0.0f, pa, lda, b, 6, 1.0f, pc, 6);
+  };
+  CHECK(call(7, 7, a, c) == cudaSuccess);
+  CHECK(call(7, 6, a, c) == cudaErrorInvalidValue);        // lda below k
+  CHECK(call(-1, 7, a, c) == cudaErrorInvalidValue);       // negative k
+  CHECK(call(7, 7, nullptr, c) == cudaErrorInvalidValue);  // null A
+  CHECK(call(7, 7, a, nullptr) == cudaErrorInvalidValue);  // null C
+  CHECK(call(7, 7, a, c + 1) == cudaSuccess);              // aligned to the element: fine
+  CHECK(gemm<GemmPolicySmall>(static_cast<Order>(5), none, none, 5, 6, 7, 0.0f, a, 7, b, 6, 1.0f, c, 6) ==
+        cudaErrorInvalidValue);
 }
 
 // Compiled, never launched: a fill value of another arithmetic type converts to the tile's

@@ -6,9 +6,9 @@
 //! (persistent grids), and a stream-ordered workspace pool. Asked on every call, the driver
 //! queries would leave the GPU idle for microseconds between back-to-back launches, so each is
 //! asked once per device and kept here, for the life of the process:
-//!   - device_limits():        SMs, shared memory per block (default and opt-in) and per SM,
-//!                             threads per SM, compute capability, L2 size;
-//!   - opt_in_once():          a kernel's dynamic shared-memory opt-in, per (kernel, device);
+//!   - device_limits():        SMs, shared memory per block (opt-in) and per SM;
+//!   - kernel entries:         a kernel's dynamic shared-memory opt-in (opt_in_once in
+//!                             util/launch.cuh), per (kernel, device);
 //!   - resident_blocks_once(): the blocks of a kernel resident on the whole device, per
 //!                             (kernel, device, threads, dynamic bytes);
 //!   - workspace_pool():       the device's private memory pool (device/workspace.cuh).
@@ -42,13 +42,8 @@ inline constexpr int max_cached_devices = 64;
 //! What the launchers plan with, for one device.
 struct DeviceLimits {
   int sms = 0;                   //!< streaming multiprocessors
-  int smem_per_block = 0;        //!< shared memory a block gets without opting in (bytes)
-  int smem_per_block_optin = 0;  //!< the most a block may opt in to (bytes)
+  int smem_per_block_optin = 0;  //!< the most shared memory a block may opt in to (bytes)
   int smem_per_sm = 0;           //!< shared memory of one SM (bytes)
-  int threads_per_sm = 0;        //!< the most resident threads of one SM
-  int cc_major = 0;              //!< compute capability, major
-  int cc_minor = 0;              //!< compute capability, minor
-  int l2_bytes = 0;              //!< L2 cache size (bytes)
 };
 
 struct DeviceCacheState {
@@ -78,19 +73,17 @@ inline cudaError_t device_limits(int device, DeviceLimits& out) {
   }
   DeviceLimits l;
   TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&l.sms, cudaDevAttrMultiProcessorCount, device));
-  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&l.smem_per_block, cudaDevAttrMaxSharedMemoryPerBlock, device));
   TILECRAFT_RETURN_IF_ERROR(
       cudaDeviceGetAttribute(&l.smem_per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   TILECRAFT_RETURN_IF_ERROR(
       cudaDeviceGetAttribute(&l.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&l.threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&l.cc_major, cudaDevAttrComputeCapabilityMajor, device));
-  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&l.cc_minor, cudaDevAttrComputeCapabilityMinor, device));
-  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&l.l2_bytes, cudaDevAttrL2CacheSize, device));
   if (cacheable) {
+    // Written once: a reader that saw the flag reads a struct nobody writes again.
     const std::lock_guard<std::mutex> lock(cache.mutex);
-    cache.limits[device] = l;
-    cache.limits_ready[device].store(true, std::memory_order_release);
+    if (!cache.limits_ready[device].load(std::memory_order_relaxed)) {
+      cache.limits[device] = l;
+      cache.limits_ready[device].store(true, std::memory_order_release);
+    }
   }
   out = l;
   return cudaSuccess;
@@ -147,27 +140,6 @@ inline void store_kernel_entry(const std::tuple<const void*, int, int, std::size
   DeviceCacheState& cache = device_cache();
   const std::lock_guard<std::mutex> lock(cache.mutex);
   cache.kernels[key] = value;
-}
-
-//! opt_in_dynamic_smem(kernel, bytes) once per (kernel, current device). A kernel is launched
-//! with one dynamic size only (the one its launcher computes at compile time).
-template <class... Args>
-cudaError_t opt_in_once(void (*kernel)(Args...), std::size_t bytes) {
-  int device = 0;
-  TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
-  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, -1, bytes);
-  if (cacheable_device(device) && kernel_entry(key) != 0) return cudaSuccess;
-  int optin = 0;
-  TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  cudaFuncAttributes attributes{};
-  TILECRAFT_RETURN_IF_ERROR(cudaFuncGetAttributes(&attributes, kernel));
-  if (bytes + attributes.sharedSizeBytes > static_cast<std::size_t>(optin)) return cudaErrorInvalidValue;
-  if (bytes > static_cast<std::size_t>(max_static_smem_per_block)) {
-    TILECRAFT_RETURN_IF_ERROR(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  }
-  if (cacheable_device(device)) store_kernel_entry(key, 1);
-  return cudaSuccess;
 }
 
 //! The blocks of `kernel` (launched with `threads` threads and `dynamic_bytes` of dynamic

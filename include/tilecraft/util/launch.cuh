@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <tuple>
 
 #include "../config.cuh"
 #include "device_cache.cuh"
@@ -59,6 +60,22 @@ template <class... Args>
   if (dynamic_bytes <= static_cast<std::size_t>(max_static_smem_per_block)) return cudaSuccess;
   return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_bytes));
 }
+
+namespace detail {
+//! opt_in_dynamic_smem(kernel, bytes) once per (kernel, current device), remembered in the
+//! device cache (util/device_cache.cuh): a launcher calls it before every launch. A kernel is
+//! launched with one dynamic size only (the one its launcher computes at compile time).
+template <class... Args>
+cudaError_t opt_in_once(void (*kernel)(Args...), std::size_t bytes) {
+  int device = 0;
+  TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
+  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, -1, bytes);
+  if (cacheable_device(device) && kernel_entry(key) != 0) return cudaSuccess;
+  TILECRAFT_RETURN_IF_ERROR(opt_in_dynamic_smem(kernel, bytes));
+  if (cacheable_device(device)) store_kernel_entry(key, 1);
+  return cudaSuccess;
+}
+}  // namespace detail
 #endif
 
 }  // namespace tilecraft

@@ -20,6 +20,7 @@
 #include "../../gemm/epilogue.cuh"
 #include "../../util/device_cache.cuh"
 #include "../../util/error.cuh"
+#include "../../util/launch.cuh"
 #include "../../util/nvtx.cuh"
 #include "../gemm_policy.cuh"
 #include "../transpose.cuh"

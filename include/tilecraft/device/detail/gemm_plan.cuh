@@ -248,16 +248,19 @@ PackPlan pack_plan(const GemmProblem<T>& p, std::int64_t panel_tile_m, std::int6
   const bool pays =
       k > 0 && static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume;
   if (!pays) return plan;
+  constexpr std::int64_t vector = 16 / static_cast<std::int64_t>(sizeof(T));
+  // Packed rows of K elements the budget holds; a whole operand takes its extent rounded up to
+  // whole vectors (its packed leading dimension), panels are whole tiles (whole vectors too).
   const std::int64_t budget_rows = limits.bytes / (k * static_cast<std::int64_t>(sizeof(T)));
-  plan.pack_a = a_scattered && n >= limits.min_side && (m <= budget_rows || budget_rows >= panel_tile_m);
-  plan.pack_b = b_scattered && m >= limits.min_side && (n <= budget_rows || budget_rows >= panel_tile_n);
+  auto whole = [&](std::int64_t extent) { return round_up(extent, vector) <= budget_rows; };
+  plan.pack_a = a_scattered && n >= limits.min_side && (whole(m) || budget_rows >= panel_tile_m);
+  plan.pack_b = b_scattered && m >= limits.min_side && (whole(n) || budget_rows >= panel_tile_n);
   if ((!a_scattered && !rows_vector_aligned(p.a)) || (!b_scattered && !rows_vector_aligned(p.b))) {
     plan.pack_a = plan.pack_b = false;
   }
   auto panel = [&](bool pack, std::int64_t extent, std::int64_t tile) {
-    return pack && extent > budget_rows ? panel_extent(extent, budget_rows / tile * tile, tile) : extent;
+    return pack && !whole(extent) ? panel_extent(extent, budget_rows / tile * tile, tile) : extent;
   };
-  constexpr std::int64_t vector = 16 / static_cast<std::int64_t>(sizeof(T));
   plan.panel_m = panel(plan.pack_a, m, panel_tile_m);
   plan.panel_n = panel(plan.pack_b, n, panel_tile_n);
   plan.ld_a = round_up<std::int64_t>(plan.panel_m, vector);

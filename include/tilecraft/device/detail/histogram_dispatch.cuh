@@ -15,6 +15,7 @@
 #include "../../block/detail/histogram_counters.cuh"
 #include "../../config.cuh"
 #include "../../util/device_cache.cuh"
+#include "../../util/launch.cuh"
 #include "../../util/error.cuh"
 #include "histogram_kernels.cuh"
 
