@@ -228,5 +228,16 @@ static_assert(GemmPolicyLargeF64::tiled::smem_bytes <= 48 * 1024 &&
               "gemm: the double default policies must fit 48 KiB of shared memory");
 static_assert(GemmPolicyHuge::tiled::smem_bytes <= GemmPolicyLargeVector::tiled::smem_bytes,
               "gemm: GemmPolicyHuge must fit wherever GemmPolicyLargeVector does");
+// The dispatch checks the grid of a call with the default policies against the smallest tile
+// side among them: GemmPolicySmall's (float) and GemmPolicySmallF64's (double).
+static_assert(GemmPolicySmall::tile_m <= 64 && GemmPolicySmall::tile_m <= GemmPolicySmall::tile_n &&
+                  GemmPolicySmall::tile_m <= GemmPolicyMedium::tile_m &&
+                  GemmPolicySmall::tile_m <= GemmPolicySkinny::tile_m &&
+                  GemmPolicySmall::tile_m <= GemmPolicyLarge3::tile_m,
+              "gemm: GemmPolicySmall must have the smallest tile side of the float defaults");
+static_assert(GemmPolicySmallF64::tile_m <= GemmPolicySmallF64::tile_n &&
+                  GemmPolicySmallF64::tile_m <= GemmPolicyMediumF64::tile_m &&
+                  GemmPolicySmallF64::tile_m <= GemmPolicyLargeF64::tile_n,
+              "gemm: GemmPolicySmallF64 must have the smallest tile side of the double defaults");
 
 }  // namespace tilecraft
