@@ -64,22 +64,6 @@ constexpr std::size_t gemm_max_elems = std::size_t{8192} * 8192;
 constexpr GemmSize gemm_f64_sizes[] = {{2048, 2048, 2048}, {4096, 4096, 4096}};
 constexpr std::size_t gemm_f64_max_elems = std::size_t{4096} * 4096;
 
-// p[i] uniform in [-1, 1), from a hash of (i, seed): fills gigabytes in microseconds, where the
-// harness's host generator would take seconds per shape. (Double: the same 24-bit values.)
-template <class T>
-__global__ void fill_hashed(T* p, std::size_t n, std::uint32_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    std::uint32_t h = static_cast<std::uint32_t>(i) * 0x9e3779b9u + seed + static_cast<std::uint32_t>(i >> 32);
-    h ^= h >> 16;  // lowbias32
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    p[i] = static_cast<T>(h >> 8) * (T(2) / T(16777216)) - T(1);
-  }
-}
-
 // The unsigned type of T's bits: non-negative floats and doubles order like their bits.
 template <class T>
 using Bits = std::conditional_t<std::is_same_v<T, float>, unsigned, unsigned long long>;
@@ -120,10 +104,8 @@ struct GemmData {
   DeviceMemory c{elems * sizeof(T)}, ref{elems * sizeof(T)};
   DeviceMemory errors{2 * sizeof(Bits<T>)};
   GemmData() {
-    fill_hashed<<<1024, 256>>>(a.as<T>(), elems, 1);
-    fill_hashed<<<1024, 256>>>(b.as<T>(), elems, 2);
-    TILECRAFT_BENCH_CHECK(cudaGetLastError());
-    TILECRAFT_BENCH_CHECK(cudaDeviceSynchronize());
+    fill_random(a.as<T>(), elems, -1.0, 1.0, 1);
+    fill_random(b.as<T>(), elems, -1.0, 1.0, 2);
   }
 };
 // Made on first use: a run filtered to one family allocates only its buffers.

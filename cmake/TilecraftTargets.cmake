@@ -8,6 +8,13 @@ target_compile_options(tilecraft_dev_flags INTERFACE
   $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda -lineinfo -Xcompiler=-Wall,-Wextra>
   $<$<AND:$<BOOL:${TILECRAFT_WERROR}>,$<COMPILE_LANGUAGE:CXX>>:-Werror>
   $<$<AND:$<BOOL:${TILECRAFT_WERROR}>,$<COMPILE_LANGUAGE:CUDA>>:--Werror=all-warnings -Xcompiler=-Werror>)
+# Their host code (references, set-up, doctest) is built at -O0 whatever the build type: nvcc's
+# -O sets the host compiler's level only (device code is optimized as always); at -O3 g++
+# spends as long on a heavy test's host side as cicc on two architectures' device code (40 s of
+# 95), at -O0 a quarter of that; -O1 and above also raise g++'s false -Wmaybe-uninitialized in
+# CUB's dispatch.
+set(TILECRAFT_DEV_HOST_OPT "-O0" CACHE STRING "Host optimization of tilecraft's own tests, examples and benchmarks")
+target_compile_options(tilecraft_dev_flags INTERFACE $<$<COMPILE_LANGUAGE:CUDA,CXX>:${TILECRAFT_DEV_HOST_OPT}>)
 if(TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
   target_compile_definitions(tilecraft_dev_flags INTERFACE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
 endif()
