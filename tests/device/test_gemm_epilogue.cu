@@ -84,9 +84,10 @@ TEST_CASE_TEMPLATE(
   const bool full = full_run();
   std::uint64_t salt = 6000;
   int variant = 0;
+  std::size_t shape = 0;
   for (const auto& s : shapes) {
     if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
-    for (const Combo& c : combos) {
+    for (const Combo& c : combos_for(shape++, full)) {
       for (int l : layouts_for(variant, full)) {
         check_epilogues<void>(make_problem(c, s[0], s[1], s[2], layouts[l], T(1), T(0)), salt += 4, split);
       }
@@ -94,12 +95,12 @@ TEST_CASE_TEMPLATE(
     }
   }
   // An explicit policy through gemm_epilogue<Policy>.
-  for (const Combo& c : combos) {
+  for (const Combo& c : combos_for(shape++, full)) {
     check_epilogues<Large>(make_problem(c, 129, 127, 33, layouts[2], T(1), T(0)), salt += 4, split);
   }
   // Packed operands in panels of C: the epilogue still gets the coordinates of the whole C.
   const tilecraft::detail::GemmTunables packed = tunables_pack<T>(16 << 10, split);
-  for (const Combo& c : combos) {
+  for (const Combo& c : combos_for(shape++, full)) {
     check_epilogues<void>(make_problem(c, 150, 140, 30, layouts[variant++ % 2], T(1), T(0)), salt += 4, packed);
     check_epilogues<Large>(make_problem(c, 300, 270, 20, layouts[0], T(1), T(0)), salt += 4, packed);
   }

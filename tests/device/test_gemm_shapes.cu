@@ -30,8 +30,9 @@ TEST_CASE_TEMPLATE("gemm: odd shapes, both orders, every op, ld and alignment va
   const Cublas* cublas = cublas_if_full(slot);
   std::uint64_t salt = 1000;
   int group = 0;
+  std::size_t shape = 0;
   for (const auto& s : shapes) {
-    for (const Combo& c : combos) {
+    for (const Combo& c : combos_for(shape++, full)) {
       // Every layout in a full run; one, in turn, in a light run.
       for (int l = 0; l < layout_count; ++l) {
         if (!full && l != group % layout_count) continue;
@@ -50,8 +51,9 @@ TEST_CASE_TEMPLATE("gemm: K = 0 scales C by beta and reads neither A nor B", T, 
   const Cublas* cublas = cublas_if_full(slot);
   std::uint64_t salt = 2000;
   int variant = 0;
+  std::size_t shape = 0;
   for (const auto& s : shapes) {
-    for (const Combo& c : combos) {
+    for (const Combo& c : combos_for(shape++, full_run())) {
       const Layout& l = layouts[variant++ % layout_count];
       Problem<T> p = make_problem(c, s[0], s[1], 0, l, T(1.5), T(0.75));
       check_gemm(p, ++salt, run_gemm<T>, cublas, true);
@@ -85,8 +87,9 @@ TEST_CASE_TEMPLATE(
   const Cublas* cublas = cublas_if_full(slot);
   std::uint64_t salt = 3000;
   int variant = 0;
+  std::size_t shape = 0;
   for (const auto& s : shapes) {
-    for (const Combo& c : combos) {
+    for (const Combo& c : combos_for(shape++, full_run())) {
       const Layout& l = layouts[variant++ % layout_count];
       // beta = 0 with C full of NaN: no NaN comes out.
       check_gemm(make_problem(c, s[0], s[1], s[2], l, T(1.25), T(0)), ++salt, run_gemm<T>, cublas, true,

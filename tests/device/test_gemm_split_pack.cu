@@ -21,9 +21,10 @@ TEST_CASE_TEMPLATE("gemm: few C tiles and a long K (K split across blocks, summe
   const Cublas* cublas = cublas_if_full(slot);
   std::uint64_t salt = 1500;
   int variant = 0;
+  std::size_t shape = 0;
   for (const auto& s : shapes) {
     if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
-    for (const Combo& c : combos) {
+    for (const Combo& c : combos_for(shape++, full)) {
       for (int l : layouts_for(variant, full)) {
         const T beta = variant % 3 == 0 ? T(0) : T(-0.5);
         check_gemm(make_problem(c, s[0], s[1], s[2], layouts[l], T(1.25), beta), ++salt, run, cublas, true,
@@ -50,10 +51,11 @@ TEST_CASE_TEMPLATE("gemm: K-contiguous operands packed into a workspace, whole a
   const Cublas* cublas = cublas_if_full(slot);
   std::uint64_t salt = 1800;
   int variant = 0;
+  std::size_t shape = 0;
   for (const auto& s : shapes) {
     if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
     const tilecraft::detail::GemmTunables tunables = tunables_pack<T>(s[3], tunables_split_small());
-    for (const Combo& c : combos) {
+    for (const Combo& c : combos_for(shape++, full)) {
       for (int l : layouts_for(variant, full)) {
         const Problem<T> p = make_problem(c, s[0], s[1], s[2], layouts[l], T(0.75), variant % 2 ? T(0) : T(1.5));
         check_gemm(p, ++salt, run_gemm<T>(tunables), cublas, true, Fill{false, variant % 2 == 1});
