@@ -4,7 +4,8 @@
 // Stream compaction: select_if keeping half of 2^28 floats against cub::DeviceSelect::If. In a
 // kernel: block_scan against cub::BlockScan in otherwise identical kernels (128 ... 1024
 // threads x 1, 4, 16 items). Tuning variants (other tile shapes, block algorithms, cache
-// hints) are registered only when the environment variable TILECRAFT_BENCH_VARIANTS is set.
+// hints) are compiled only with -DTILECRAFT_BENCH_VARIANTS=ON (CMake) and registered only when
+// the environment variable TILECRAFT_BENCH_VARIANTS is set.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -245,10 +246,12 @@ void register_block_scan() {
   };
   reg("cub", block_scan_bench<T, Threads, Items, A::automatic>, false);
   reg("tilecraft", block_scan_bench<T, Threads, Items, A::automatic>, true);
+#if defined(TILECRAFT_BENCH_VARIANTS_BUILT)
   if (std::getenv("TILECRAFT_BENCH_VARIANTS") != nullptr) {
     reg("tc_warp_scans", block_scan_bench<T, Threads, Items, A::warp_scans>, true);
     reg("tc_two_level", block_scan_bench<T, Threads, Items, A::two_level>, true);
   }
+#endif
 }
 
 const bool scan_registered = [] {
@@ -283,6 +286,7 @@ const bool scan_registered = [] {
   // Tile shapes and cache hints of the device scan (benchmarks/TUNING.md, "Scan"), reporting
   // the ratio to CUB when its benchmark of the same size ran first:
   //   TILECRAFT_BENCH_VARIANTS=1 tilecraft_bench --benchmark_filter='scan_f32/(cub|tilecraft|tc_).*'
+#if defined(TILECRAFT_BENCH_VARIANTS_BUILT)
   if (std::getenv("TILECRAFT_BENCH_VARIANTS") != nullptr) {
     using tilecraft::BlockScanAlgorithm;
     using tilecraft::CacheHint;
@@ -301,6 +305,7 @@ const bool scan_registered = [] {
           "tc_512x16_stream", Impl::tilecraft, n);
     }
   }
+#endif
   return true;
 }();
 

@@ -39,7 +39,7 @@ endfunction()
 # (<test>.sm75: JIT-compiled on a newer GPU, so every NV_IF_TARGET takes its pre-sm_80
 # branch), as sm_80 PTX (<test>.sm80: cp.async without Hopper's paths) and with device
 # assertions (<test>.assert), in the same build, labelled "compat".
-option(TILECRAFT_COMPAT_TESTS "Also build every device test as sm_75 PTX, sm_80 PTX and with device assertions" OFF)
+option(TILECRAFT_COMPAT_TESTS "Also build every device test as sm_75 PTX, sm_80 PTX and with device assertions, and the synchronous-copy twins" OFF)
 
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
 #                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT]
