@@ -8,15 +8,6 @@ target_compile_options(tilecraft_dev_flags INTERFACE
   $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda -lineinfo -Xcompiler=-Wall,-Wextra>
   $<$<AND:$<BOOL:${TILECRAFT_WERROR}>,$<COMPILE_LANGUAGE:CXX>>:-Werror>
   $<$<AND:$<BOOL:${TILECRAFT_WERROR}>,$<COMPILE_LANGUAGE:CUDA>>:--Werror=all-warnings -Xcompiler=-Werror>)
-# TILECRAFT_DEV_HOST_OPT (e.g. -O0; CI's preset, which only compiles): their host code's
-# optimization level, after the build type's. nvcc's -O sets the host compiler's level only
-# (device code is optimized as always). At -O3 g++ spends as long on a heavy test's host side as
-# cicc on two architectures' device code (40 s of 95), at -O0 a quarter of that; but the host
-# references then run several times slower (test_gemm: 150 s instead of 20), so a machine that
-# runs the tests keeps the build type's level. (-O1 is no middle way: it raises g++'s false
-# -Wmaybe-uninitialized in CUB's dispatch.)
-set(TILECRAFT_DEV_HOST_OPT "" CACHE STRING "Host optimization of tilecraft's own tests, examples and benchmarks (empty: the build type's)")
-target_compile_options(tilecraft_dev_flags INTERFACE $<$<COMPILE_LANGUAGE:CUDA,CXX>:${TILECRAFT_DEV_HOST_OPT}>)
 if(TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
   target_compile_definitions(tilecraft_dev_flags INTERFACE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
 endif()
@@ -101,7 +92,8 @@ function(tilecraft_add_test)
     set(labels "${ARG_KIND}")
     if(NOT target STREQUAL ARG_NAME)
       # The variants run light cases only (the GPU check's TILECRAFT_TEST_HUGE=0): their host
-      # references need no optimization, and their build is a third shorter without it.
+      # references need no optimization, and their build is a third shorter without it. (nvcc's
+      # -O sets the host compiler's level only; the last one given wins, with a warning.)
       target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA,CXX>:-O0>)
     endif()
     if(target MATCHES "\\.sm75$")
