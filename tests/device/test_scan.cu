@@ -25,9 +25,9 @@ using tilecraft::test::host_scan;
 using tilecraft::test::mismatches;
 using tilecraft::test::run_scan;
 
-// The small default tile of 4-byte types is 256 x 4 = 1024 elements (inputs up to 4 MiB), the
-// large one 512 x 16 = 8192.
-const std::int64_t sizes[] = {0, 1, 31, 32, 33, 1000, 1023, 1024, 1025, 4097, 65536 + 3, (1 << 20) + 7};
+// The small default tile of 4-byte types is 256 x 8 = 2048 elements (inputs up to 512 KiB:
+// 131072 elements), the large one 512 x 16 = 8192.
+const std::int64_t sizes[] = {0, 1, 31, 32, 33, 1000, 2047, 2048, 2049, 4097, 65536 + 3, 131072, 131073, (1 << 20) + 7};
 
 TEST_CASE("integer sum, min and max scans equal the host fold and CUB at every size and alignment") {
   for (std::int64_t n : sizes) {

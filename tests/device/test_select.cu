@@ -83,8 +83,8 @@ void check_select(const std::vector<T>& host, std::size_t shift, Pred pred) {
 
 TEST_CASE("select_if and partition: none, all, alternating and random predicates at every size") {
   for (std::int64_t n :
-       {std::int64_t{0}, std::int64_t{1}, std::int64_t{31}, std::int64_t{33}, std::int64_t{1023}, std::int64_t{1024},
-        std::int64_t{1025}, std::int64_t{70001}, std::int64_t{(1 << 20) + 7}, std::int64_t{3 << 20}}) {
+       {std::int64_t{0}, std::int64_t{1}, std::int64_t{31}, std::int64_t{33}, std::int64_t{2047}, std::int64_t{2048},
+        std::int64_t{2049}, std::int64_t{70001}, std::int64_t{(1 << 20) + 7}, std::int64_t{3 << 20}}) {
     for (std::size_t shift : {std::size_t{0}, std::size_t{1}}) {
       const auto host =
           tilecraft::test::random_vector<int>(static_cast<std::size_t>(n) + shift, 0, 1 << 20, 31 * n + shift);

@@ -77,10 +77,10 @@ TEST_CASE("the default scan tiles keep every thread's run whole 16-byte vectors"
   using detail::DefaultScanPolicyLarge;
   using detail::DefaultScanPolicySmall;
   using detail::TileStage;
-  // 4-byte types: 512 x 16 (32 KiB staged), 256 x 4 for small inputs.
+  // 4-byte types: 512 x 16 (32 KiB staged), 256 x 8 for small inputs.
   CHECK(DefaultScanPolicyLarge<float, float>::threads == 512);
   CHECK(DefaultScanPolicyLarge<float, float>::items == 16);
-  CHECK(DefaultScanPolicySmall<float, float>::tile_items == 1024);
+  CHECK(DefaultScanPolicySmall<float, float>::tile_items == 2048);
   auto whole_vectors = [](auto in_stage, auto out_stage) {
     return decltype(in_stage)::chunked && decltype(out_stage)::chunked;
   };

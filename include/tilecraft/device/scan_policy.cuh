@@ -57,7 +57,9 @@ constexpr int scan_min(int a, int b) { return a < b ? a : b; }
 // The default tiles: 16 four-byte elements per thread (four 16-byte vectors), as many for wider
 // and narrower types as keeps each thread's run whole vectors, 512 threads while a tile's
 // staging buffer fits 32 KiB (256 above). Large inputs take the large tile; inputs up to
-// small_scan_max_items elements a quarter of it, so that enough blocks share the work.
+// small_scan_max_bytes 256 threads with half the items, so that enough blocks share the work.
+// (Measured on the H200, f32: at 2^16 elements 256 x 8 is the fastest of 256 x 4 ... 512 x 16,
+// at 2^20 512 x 16 runs in half the time of 256 x 4; benchmarks/TUNING.md.)
 template <class In, class Out>
 struct DefaultScanShape {
   static constexpr int widest = static_cast<int>(sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
@@ -66,7 +68,7 @@ struct DefaultScanShape {
       (16 % sizeof(In) == 0 && sizeof(In) <= 16) ? static_cast<int>(16 / sizeof(In)) : 1;
   static constexpr int items = scan_min(64, scan_max(by_width, whole_vectors));
   static constexpr int threads = 512 * items * widest <= 32768 ? 512 : (256 * items * widest <= 32768 ? 256 : 128);
-  static constexpr int small_items = scan_max(1, items / 4 >= whole_vectors ? items / 4 : whole_vectors);
+  static constexpr int small_items = scan_max(1, items / 2 >= whole_vectors ? items / 2 : whole_vectors);
 };
 
 template <class In, class Out>
@@ -76,7 +78,7 @@ template <class In, class Out>
 using DefaultScanPolicySmall = ScanPolicy<256, DefaultScanShape<In, Out>::small_items, BlockScanAlgorithm::automatic>;
 
 //! Inputs of at most this many bytes (the wider of input and output) take the small tiles.
-inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{4} << 20;
+inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{512} << 10;
 
 }  // namespace detail
 
