@@ -28,9 +28,21 @@ endfunction()
 
 # TILECRAFT_COMPAT_TESTS (the GPU check): every device test also built as sm_75 PTX
 # (<test>.sm75: JIT-compiled on a newer GPU, so every NV_IF_TARGET takes its pre-sm_80
-# branch), as sm_80 PTX (<test>.sm80: cp.async without Hopper's paths) and with device
-# assertions (<test>.assert), in the same build, labelled "compat".
+# branch), with device assertions (<test>.assert), and, once a header has a path for sm_90 and
+# above (NV_PROVIDES_SM_9x, NV_IS_EXACTLY_SM_9x), as sm_80 PTX (<test>.sm80: the sm_80 paths
+# without Hopper's; until then an sm_90 build takes exactly the sm_80 paths, and the variant
+# would repeat the plain test), in the same build, labelled "compat".
 option(TILECRAFT_COMPAT_TESTS "Also build every device test as sm_75 PTX, sm_80 PTX and with device assertions, and the synchronous-copy twins" OFF)
+if(TILECRAFT_COMPAT_TESTS)
+  file(GLOB_RECURSE tilecraft_headers "${PROJECT_SOURCE_DIR}/include/tilecraft/*.cuh")
+  set(TILECRAFT_HOPPER_PATHS OFF)
+  foreach(header IN LISTS tilecraft_headers)
+    file(STRINGS "${header}" hopper REGEX "NV_PROVIDES_SM_9|NV_IS_EXACTLY_SM_9|NV_PROVIDES_SM_1[0-9]")
+    if(hopper)
+      set(TILECRAFT_HOPPER_PATHS ON)
+    endif()
+  endforeach()
+endif()
 
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
 #                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT]
@@ -70,7 +82,10 @@ function(tilecraft_add_test)
   endif()
   set(variants "${ARG_NAME}")
   if(ARG_KIND STREQUAL "device" AND TILECRAFT_COMPAT_TESTS AND NOT ARG_NO_COMPAT)
-    list(APPEND variants ${ARG_NAME}.sm75 ${ARG_NAME}.sm80 ${ARG_NAME}.assert)
+    list(APPEND variants ${ARG_NAME}.sm75 ${ARG_NAME}.assert)
+    if(TILECRAFT_HOPPER_PATHS)
+      list(APPEND variants ${ARG_NAME}.sm80)
+    endif()
   endif()
   foreach(target IN LISTS variants)
     if(target STREQUAL ARG_NAME)
