@@ -178,3 +178,35 @@ TEST_CASE("tile sizes and offsets") {
   static_assert(SharedMatrix<float, 8, 32, Swizzled<16>>::vector_bytes == 16);
   static_assert(SharedMatrix<float, 8, 32, Swizzled<>>::vector_bytes == 4);
 }
+
+TEST_CASE("ldmatrix: one phase of 8 rows of 16 bytes per matrix") {
+  // 2-byte elements (half and bfloat16 have the size of std::uint16_t; the model needs only it).
+  using Plain = SharedMatrix<std::uint16_t, 16, 64>;                 // 128-byte rows: every row in one bank group
+  using Pad16 = SharedMatrix<std::uint16_t, 16, 64, Padded<8>>;      // 144-byte rows
+  using Swz = SharedMatrix<std::uint16_t, 16, 64, Swizzled<16>>;     // chunk k of row r at k ^ (r % 8)
+  using Narrow = SharedMatrix<std::uint16_t, 16, 32, Swizzled<16>>;  // 64-byte rows: only 4 chunk positions
+  // The A fragment of m16n8k16: four matrices, each 8 rows of one column of chunks.
+  CHECK(bank::fragment_a_ldmatrix_wavefronts<Plain>() == 32);
+  CHECK(bank::fragment_a_ldmatrix_wavefronts<Pad16>() == 4);
+  CHECK(bank::fragment_a_ldmatrix_wavefronts<Swz>() == 4);
+  CHECK(bank::fragment_a_ldmatrix_wavefronts<Swz>(8, 16) == 4);
+  // 64-byte rows swizzled over 4 chunk positions: rows r and r + 4 of a matrix meet.
+  CHECK(bank::fragment_a_ldmatrix_wavefronts<Narrow>() == 8);
+  // .x1 and .x2 read the first 8 and 16 lanes' rows only.
+  auto rows = [](int lane) { return Coord{lane % 8, (lane / 8) * 8}; };
+  CHECK(bank::tile_ldmatrix_wavefronts<Swz>(rows, 1) == 1);
+  CHECK(bank::tile_ldmatrix_wavefronts<Swz>(rows, 2) == 2);
+  CHECK(bank::tile_ldmatrix_wavefronts<Plain>(rows, 1) == 8);
+  // Against the brute-force count of 16-byte phases, with the lanes past 8 * matrices inactive.
+  const unsigned seed = std::random_device{}();
+  CAPTURE(seed);
+  std::mt19937 g(seed);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int matrices = 1 << (trial % 3);
+    long long addr[32];
+    for (long long& a : addr) a = static_cast<long long>(g() % 512) * 16;
+    long long active[32];
+    for (int l = 0; l < 32; ++l) active[l] = l < 8 * matrices ? addr[l] : -1;
+    CHECK(bank::ldmatrix_wavefronts([&](int lane) { return addr[lane]; }, matrices) == brute_force(active, 16));
+  }
+}

@@ -10,6 +10,9 @@
 //!   - accesses of 1, 2 or 4 bytes are served for the whole warp at once; 8-byte accesses in two
 //!     phases (lanes 0-15, 16-31) and 16-byte accesses in four (8 lanes each), whose wavefronts
 //!     add up. A conflict-free 8-byte warp access therefore costs 2 wavefronts, 16-byte 4.
+//!   - `ldmatrix` (the tensor cores' fragment load) reads 1, 2 or 4 matrices of 8 rows of 16
+//!     bytes; the addresses of matrix j's rows come from lanes 8j ... 8j + 7, and each matrix is
+//!     one phase of 8 lanes, as a 16-byte access: conflict-free is one wavefront per matrix.
 //! Everything is constexpr, so layouts can be checked with static_assert in host or device
 //! code, and is compiled by plain g++ too.
 #pragma once
@@ -56,6 +59,15 @@ constexpr int wavefronts(AddrFn addr, int access_bytes) {
 //! conflict-free.
 constexpr int ideal_wavefronts(int access_bytes) { return access_bytes <= 4 ? 1 : access_bytes / 4; }
 
+//! Wavefronts of one `ldmatrix` of `matrices` (1, 2 or 4) 8 x 8 matrices of 16-bit elements
+//! (.x1, .x2, .x4; .trans reads the same bytes): lane i < 8 * matrices gives `row_addr(i)`, the
+//! byte address of row i % 8 of matrix i / 8 (16 bytes, 16-byte aligned); the other lanes'
+//! addresses are not read. Each matrix is one phase: ideal is `matrices` wavefronts.
+template <class AddrFn>
+constexpr int ldmatrix_wavefronts(AddrFn row_addr, int matrices) {
+  return wavefronts([&](int lane) -> long long { return lane < 8 * matrices ? row_addr(lane) : -1; }, 16);
+}
+
 //! Row and column of a tile element touched by one lane; row < 0 marks an inactive lane.
 struct Coord {
   //! Tile row (negative: the lane is inactive).
@@ -77,6 +89,32 @@ constexpr int tile_wavefronts(Map map, int access_bytes = static_cast<int>(sizeo
                static_cast<long long>(sizeof(typename Tile::value_type));
       },
       access_bytes);
+}
+
+//! Wavefronts of an `ldmatrix` of `matrices` (1, 2 or 4) 8 x 8 blocks of a tile of 2-byte
+//! elements (a SharedMatrix, or a view of one): lane i < 8 * matrices gives `map(i)`, the Coord
+//! of the first of the 8 elements (16 bytes) of its row, which the layout must keep contiguous
+//! (16-byte chunks: Padded, or Swizzled with chunks of 16 bytes or more).
+template <class Tile, class Map>
+constexpr int tile_ldmatrix_wavefronts(Map map, int matrices) {
+  static_assert(sizeof(typename Tile::value_type) == 2,
+                "tile_ldmatrix_wavefronts: ldmatrix reads 8 x 8 matrices of 16-bit elements (half, bfloat16; "
+                "TF32 operands are read as pairs of them)");
+  return ldmatrix_wavefronts(
+      [&](int lane) -> long long {
+        const Coord rc = map(lane);
+        if (rc.row < 0) return -1;
+        return static_cast<long long>(Tile::offset(rc.row, rc.col)) * 2;
+      },
+      matrices);
+}
+
+//! The ldmatrix.x4 a warp issues for a 16 x 16 block of a tile of 2-byte elements at
+//! (row0, col0), the A fragment of an m16n8k16 MMA: lanes 0-15 give rows row0 ... row0 + 15 at
+//! column col0, lanes 16-31 the same rows at col0 + 8.
+template <class Tile>
+constexpr int fragment_a_ldmatrix_wavefronts(int row0 = 0, int col0 = 0) {
+  return tile_ldmatrix_wavefronts<Tile>([&](int lane) { return Coord{row0 + lane % 16, col0 + (lane / 16) * 8}; }, 4);
 }
 
 //! Lane i reads element (row, first_col + i * Stride): a warp walking along a row.
