@@ -12,6 +12,8 @@
 #include "util/thread.cuh"
 #include "arch/cp_async.cuh"
 #include "arch/global_access.cuh"
+#include "arch/ldmatrix.cuh"
+#include "arch/mma.cuh"
 #include "arch/smem_address.cuh"
 #include "memory/bank_model.cuh"
 #include "memory/carve.cuh"

@@ -1,0 +1,251 @@
+// The tensor-core wrappers (arch/mma.cuh, arch/ldmatrix.cuh) against host references on random
+// inputs: to_tf32's rounding bit for bit (ties, the largest floats, Inf, NaN); ldmatrix .x1,
+// .x2, .x4 and .trans against the fragment layout written out element by element; m16n8k16 on
+// FP16 and BF16 operands loaded with ldmatrix (values whose products and sums are exact in FP32:
+// the result must equal the host's); m16n8k8 on TF32 within the FP32 rounding bound of its
+// 8-term sums. On sm_75 (the .sm75 variant) the same tests run the FMA fallbacks.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include <tilecraft/arch/ldmatrix.cuh>
+#include <tilecraft/arch/mma.cuh>
+
+#include "test_util.cuh"
+
+using tilecraft::test::DeviceBuffer;
+
+namespace {
+
+// cvt.rna.tf32.f32 on the host: round the magnitude to 10 mantissa bits, ties away from zero.
+std::uint32_t host_tf32(float x) {
+  std::uint32_t r;
+  std::memcpy(&r, &x, 4);
+  if ((r & 0x7f800000u) == 0x7f800000u) return r;
+  return (r + 0x1000u) & 0xffffe000u;
+}
+float as_float(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+__global__ void tf32_kernel(const float* in, std::uint32_t* out, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = tilecraft::arch::to_tf32(in[i]);
+}
+
+// tile: 16 x 16 16-bit elements, row-major. out[(j * 32 + lane)]: register j of each lane for
+// ldmatrix .x4 (A-fragment order), then .x2.trans of the first 16 rows and 8 columns, then .x1.
+__global__ void ldmatrix_kernel(const std::uint16_t* tile, std::uint32_t* out) {
+  __shared__ alignas(16) std::uint16_t s[16][16];
+  const int lane = static_cast<int>(threadIdx.x);
+  for (int i = lane; i < 256; i += 32) s[i / 16][i % 16] = tile[i];
+  __syncwarp();
+  std::uint32_t x4[4], x2t[2], x1[1];
+  tilecraft::arch::ldmatrix<4>(x4, &s[lane % 16][(lane / 16) * 8]);
+  tilecraft::arch::ldmatrix<2, true>(x2t, &s[lane % 16][0]);
+  tilecraft::arch::ldmatrix<1>(x1, &s[lane % 8][8]);
+  for (int j = 0; j < 4; ++j) out[j * 32 + lane] = x4[j];
+  for (int j = 0; j < 2; ++j) out[(4 + j) * 32 + lane] = x2t[j];
+  out[6 * 32 + lane] = x1[0];
+}
+
+// D (16 x 8, row-major) = A (16 x 16, row-major) B (16 x 8, row-major: B[k][n]) + C, 16-bit
+// operands through ldmatrix (A: .x4; B: .x2.trans).
+template <bool Bf16>
+__global__ void mma16_kernel(const std::uint16_t* a, const std::uint16_t* b, const float* c, float* d) {
+  __shared__ alignas(16) std::uint16_t sa[16][16];
+  __shared__ alignas(16) std::uint16_t sb[16][8];
+  const int lane = static_cast<int>(threadIdx.x);
+  for (int i = lane; i < 256; i += 32) sa[i / 16][i % 16] = a[i];
+  for (int i = lane; i < 128; i += 32) sb[i / 8][i % 8] = b[i];
+  __syncwarp();
+  std::uint32_t fa[4], fb[2];
+  tilecraft::arch::ldmatrix<4>(fa, &sa[lane % 16][(lane / 16) * 8]);
+  tilecraft::arch::ldmatrix<2, true>(fb, &sb[lane % 16][0]);
+  const int g = lane / 4, t = lane % 4;
+  const float fc[4] = {c[g * 8 + 2 * t], c[g * 8 + 2 * t + 1], c[(g + 8) * 8 + 2 * t], c[(g + 8) * 8 + 2 * t + 1]};
+  float fd[4];
+  if constexpr (Bf16) {
+    tilecraft::arch::mma_m16n8k16_bf16(fd, fa, fb, fc);
+  } else {
+    tilecraft::arch::mma_m16n8k16_f16(fd, fa, fb, fc);
+  }
+  d[g * 8 + 2 * t] = fd[0];
+  d[g * 8 + 2 * t + 1] = fd[1];
+  d[(g + 8) * 8 + 2 * t] = fd[2];
+  d[(g + 8) * 8 + 2 * t + 1] = fd[3];
+}
+
+// D (16 x 8) = A (16 x 8, row-major) B (8 x 8, B[k][n]) + C on TF32 operands.
+__global__ void mma_tf32_kernel(const float* a, const float* b, const float* c, float* d) {
+  using tilecraft::arch::to_tf32;
+  const int lane = static_cast<int>(threadIdx.x);
+  const int g = lane / 4, t = lane % 4;
+  const std::uint32_t fa[4] = {to_tf32(a[g * 8 + t]), to_tf32(a[(g + 8) * 8 + t]), to_tf32(a[g * 8 + t + 4]),
+                               to_tf32(a[(g + 8) * 8 + t + 4])};
+  const std::uint32_t fb[2] = {to_tf32(b[t * 8 + g]), to_tf32(b[(t + 4) * 8 + g])};
+  const float fc[4] = {c[g * 8 + 2 * t], c[g * 8 + 2 * t + 1], c[(g + 8) * 8 + 2 * t], c[(g + 8) * 8 + 2 * t + 1]};
+  float fd[4];
+  tilecraft::arch::mma_m16n8k8_tf32(fd, fa, fb, fc);
+  d[g * 8 + 2 * t] = fd[0];
+  d[g * 8 + 2 * t + 1] = fd[1];
+  d[(g + 8) * 8 + 2 * t] = fd[2];
+  d[(g + 8) * 8 + 2 * t + 1] = fd[3];
+}
+
+// The 16-bit pattern of v (exact in FP16 / BF16 for the test's values: multiples of 1/8 up to 4).
+std::uint16_t bits16(float v, bool bf16) {
+  std::uint32_t f;
+  std::memcpy(&f, &v, 4);
+  if (bf16) return static_cast<std::uint16_t>(f >> 16);
+  if (v == 0.0f) return static_cast<std::uint16_t>((f >> 16) & 0x8000u);
+  const std::uint32_t sign = (f >> 16) & 0x8000u;
+  const int exp = static_cast<int>((f >> 23) & 0xffu) - 127 + 15;  // normal in FP16 for 1/8 ... 4
+  const std::uint32_t mant = (f >> 13) & 0x3ffu;
+  return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(exp) << 10) | mant);
+}
+
+}  // namespace
+
+TEST_CASE("to_tf32 rounds to nearest, ties away from zero, as the host does") {
+  auto g = tilecraft::test::rng(2001);
+  std::vector<float> v;
+  for (int i = 0; i < 4000; ++i) {
+    std::uint32_t r = static_cast<std::uint32_t>(g());
+    if ((r & 0x7f800000u) == 0x7f800000u) r &= 0xbfffffffu;  // finite
+    v.push_back(as_float(r));
+  }
+  // Ties (the dropped field exactly half), just below and above, the largest floats (round to
+  // Inf), Inf, zeros.
+  for (std::uint32_t base : {0x3f800000u, 0xbf800000u, 0x7f7fe000u, 0x00400000u}) {
+    v.push_back(as_float(base | 0x1000u));
+    v.push_back(as_float(base | 0x0fffu));
+    v.push_back(as_float(base | 0x1001u));
+  }
+  v.push_back(as_float(0x7f7fffffu));
+  v.push_back(std::numeric_limits<float>::infinity());
+  v.push_back(-std::numeric_limits<float>::infinity());
+  v.push_back(0.0f);
+  v.push_back(-0.0f);
+  const int n = static_cast<int>(v.size());
+  DeviceBuffer<float> in(v);
+  DeviceBuffer<std::uint32_t> out(v.size());
+  out.poison();
+  tf32_kernel<<<(n + 255) / 256, 256>>>(in.get(), out.get(), n);
+  tilecraft::test::sync_and_check();
+  const auto got = out.download();
+  int bad = 0;
+  for (int i = 0; i < n; ++i) bad += got[static_cast<std::size_t>(i)] != host_tf32(v[static_cast<std::size_t>(i)]);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("ldmatrix x4, x2.trans and x1 hold the fragment layout's elements") {
+  auto g = tilecraft::test::rng(2002);
+  std::vector<std::uint16_t> tile(256);
+  for (auto& e : tile) e = static_cast<std::uint16_t>(g());
+  DeviceBuffer<std::uint16_t> d_tile(tile);
+  DeviceBuffer<std::uint32_t> out(7 * 32);
+  out.poison();
+  ldmatrix_kernel<<<1, 32>>>(d_tile.get(), out.get());
+  tilecraft::test::sync_and_check();
+  const auto got = out.download();
+  auto at = [&](int r, int c) { return static_cast<std::uint32_t>(tile[static_cast<std::size_t>(r * 16 + c)]); };
+  auto pair = [](std::uint32_t lo, std::uint32_t hi) { return lo | (hi << 16); };
+  int bad = 0;
+  for (int lane = 0; lane < 32; ++lane) {
+    const int gr = lane / 4, t = lane % 4;
+    // x4: matrix j = rows (j % 2) * 8 ..., columns (j / 2) * 8 ...: elements (g, 2t), (g, 2t + 1).
+    for (int j = 0; j < 4; ++j) {
+      const int r = (j % 2) * 8 + gr, c = (j / 2) * 8 + 2 * t;
+      bad += got[static_cast<std::size_t>(j * 32 + lane)] != pair(at(r, c), at(r, c + 1));
+    }
+    // x2.trans of rows 0-15, columns 0-7: matrix j = rows 8j ...; elements (2t, g), (2t + 1, g).
+    for (int j = 0; j < 2; ++j) {
+      const int r = 8 * j + 2 * t;
+      bad += got[static_cast<std::size_t>((4 + j) * 32 + lane)] != pair(at(r, gr), at(r + 1, gr));
+    }
+    // x1 of rows 0-7, columns 8-15.
+    bad += got[static_cast<std::size_t>(6 * 32 + lane)] != pair(at(gr, 8 + 2 * t), at(gr, 9 + 2 * t));
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE_TEMPLATE("m16n8k16 on FP16 and BF16 operands equals the exact product", Bf16, std::false_type,
+                   std::true_type) {
+  constexpr bool bf16 = Bf16::value;
+  for (std::uint64_t seed : {3001u, 3002u, 3003u}) {
+    CAPTURE(seed);
+    auto g = tilecraft::test::rng(seed + (bf16 ? 100 : 0));
+    // Multiples of 1/8 in [-4, 4]: every product a multiple of 1/64 below 16, every 16-term sum
+    // (plus C, a multiple of 1/64 below 64) exact in FP32, whatever the order.
+    auto value = [&] { return static_cast<float>(static_cast<int>(g() % 65) - 32) / 8.0f; };
+    std::vector<float> a(256), b(128), c(128);
+    for (auto& x : a) x = value();
+    for (auto& x : b) x = value();
+    for (auto& x : c) x = static_cast<float>(static_cast<int>(g() % 8193) - 4096) / 64.0f;
+    std::vector<std::uint16_t> ab(256), bb(128);
+    for (std::size_t i = 0; i < a.size(); ++i) ab[i] = bits16(a[i], bf16);
+    for (std::size_t i = 0; i < b.size(); ++i) bb[i] = bits16(b[i], bf16);
+    DeviceBuffer<std::uint16_t> da(ab), db(bb);
+    DeviceBuffer<float> dc(c), dd(128);
+    dd.poison();
+    mma16_kernel<bf16><<<1, 32>>>(da.get(), db.get(), dc.get(), dd.get());
+    tilecraft::test::sync_and_check();
+    const auto got = dd.download();
+    int bad = 0;
+    for (int i = 0; i < 16; ++i) {
+      for (int j = 0; j < 8; ++j) {
+        double ref = c[static_cast<std::size_t>(i * 8 + j)];
+        for (int k = 0; k < 16; ++k) {
+          ref += static_cast<double>(a[static_cast<std::size_t>(i * 16 + k)]) * b[static_cast<std::size_t>(k * 8 + j)];
+        }
+        bad += static_cast<double>(got[static_cast<std::size_t>(i * 8 + j)]) != ref;
+      }
+    }
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("m16n8k8 on TF32 operands: within the FP32 rounding bound of the TF32 product") {
+  for (std::uint64_t seed : {4001u, 4002u, 4003u}) {
+    CAPTURE(seed);
+    const auto a = tilecraft::test::random_vector<float>(128, -1.0, 1.0, seed);
+    const auto b = tilecraft::test::random_vector<float>(64, -1.0, 1.0, seed + 1);
+    const auto c = tilecraft::test::random_vector<float>(128, -1.0, 1.0, seed + 2);
+    DeviceBuffer<float> da(a), db(b), dc(c), dd(128);
+    dd.poison();
+    mma_tf32_kernel<<<1, 32>>>(da.get(), db.get(), dc.get(), dd.get());
+    tilecraft::test::sync_and_check();
+    const auto got = dd.download();
+    int bad = 0;
+    double worst = 0;
+    for (int i = 0; i < 16; ++i) {
+      for (int j = 0; j < 8; ++j) {
+        // The TF32 products are exact in FP32 (11-bit significands); what remains is the
+        // accumulation of 8 products and C: 2 (K + 1) u of the absolute sum (twice the classical
+        // bound: the tensor cores' additions are not all round-to-nearest).
+        double ref = c[static_cast<std::size_t>(i * 8 + j)], abs = std::fabs(ref);
+        for (int k = 0; k < 8; ++k) {
+          const double p = static_cast<double>(as_float(host_tf32(a[static_cast<std::size_t>(i * 8 + k)]))) *
+                           as_float(host_tf32(b[static_cast<std::size_t>(k * 8 + j)]));
+          ref += p;
+          abs += std::fabs(p);
+        }
+        const double err = std::fabs(static_cast<double>(got[static_cast<std::size_t>(i * 8 + j)]) - ref);
+        const double bound = 2.0 * 9 * 0x1p-24 * abs;
+        worst = std::max(worst, err / (bound > 0 ? bound : 1));
+        bad += !(err <= bound);
+      }
+    }
+    MESSAGE("worst error / bound: " << worst);
+    CHECK(bad == 0);
+  }
+}
