@@ -1,5 +1,5 @@
 // The tensor-core wrappers (arch/mma.cuh, arch/ldmatrix.cuh) against host references on random
-// inputs: to_tf32's rounding bit for bit (ties, the largest floats, Inf, NaN); ldmatrix .x1,
+// inputs: to_tf32's rounding bit for bit (ties, the largest floats, Inf; NaN stays NaN); ldmatrix .x1,
 // .x2, .x4 and .trans against the fragment layout written out element by element; m16n8k16 on
 // FP16 and BF16 operands loaded with ldmatrix (values whose products and sums are exact in FP32:
 // the result must equal the host's); m16n8k8 on TF32 within the FP32 rounding bound of its
@@ -135,6 +135,8 @@ TEST_CASE("to_tf32 rounds to nearest, ties away from zero, as the host does") {
   v.push_back(-std::numeric_limits<float>::infinity());
   v.push_back(0.0f);
   v.push_back(-0.0f);
+  // NaNs, one with its payload only in the dropped bits: a NaN comes out, low 13 bits zero.
+  for (std::uint32_t nan : {0x7fc00000u, 0x7f800001u, 0xffc00123u}) v.push_back(as_float(nan));
   const int n = static_cast<int>(v.size());
   DeviceBuffer<float> in(v);
   DeviceBuffer<std::uint32_t> out(v.size());
@@ -143,7 +145,11 @@ TEST_CASE("to_tf32 rounds to nearest, ties away from zero, as the host does") {
   tilecraft::test::sync_and_check();
   const auto got = out.download();
   int bad = 0;
-  for (int i = 0; i < n; ++i) bad += got[static_cast<std::size_t>(i)] != host_tf32(v[static_cast<std::size_t>(i)]);
+  for (int i = 0; i < n; ++i) {
+    const auto r = got[static_cast<std::size_t>(i)];
+    const float x = v[static_cast<std::size_t>(i)];
+    bad += std::isnan(x) ? !(std::isnan(as_float(r)) && (r & 0x1fffu) == 0) : r != host_tf32(x);
+  }
   CHECK(bad == 0);
 }
 

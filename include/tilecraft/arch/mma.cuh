@@ -33,17 +33,21 @@ namespace tilecraft::arch {
 #if defined(__CUDACC__)
 
 //! x rounded to TF32 (10 mantissa bits; to nearest, ties away from zero: cvt.rna.tf32.f32),
-//! as the FP32 bit pattern an m16n8k8 TF32 operand register holds. Inf and NaN pass through.
+//! as the FP32 bit pattern an m16n8k8 TF32 operand register holds (its 13 low bits zero). Inf
+//! stays Inf; NaN becomes a quiet NaN.
 TILECRAFT_DEVICE std::uint32_t to_tf32(float x) {
   std::uint32_t r = 0;
+  // (cvt's .tf32 result is masked to the FP32 pattern the contract promises: low 13 bits zero.)
   NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
                     (asm("cvt.rna.tf32.f32 %0, %1;"
                          : "=r"(r)
-                         : "f"(x));),
+                         : "f"(x));
+                     r &= 0xffffe000u;),
                     (std::memcpy(&r, &x, 4);
                      // Sign and magnitude: adding half of the dropped field's unit rounds the
                      // magnitude to nearest, ties away from zero (and the largest values to Inf).
-                     if ((r & 0x7f800000u) != 0x7f800000u) r = (r + 0x1000u) & 0xffffe000u;))
+                     if ((r & 0x7f800000u) != 0x7f800000u) r = (r + 0x1000u) & 0xffffe000u;
+                     else if ((r & 0x007fffffu) != 0) r = 0x7fffe000u;))  // NaN: a quiet NaN
   return r;
 }
 
