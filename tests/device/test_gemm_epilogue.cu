@@ -27,8 +27,14 @@ cudaError_t run_epilogue(const Problem<T>& p, const T* a, const T* b, T* c, cons
 }
 
 // Bias + ReLU by column (C full of NaN: not read), and a row-scaled residual (reads C), on p.
+// The residual goes through Policy, or GemmPolicyLarge(F64) for the default (void): a custom
+// epilogue instantiates every kernel of its policies, and the default's are seven policies of
+// seven kernels each for every architecture; what reads C is the same code in all of them (the
+// tile's store, the split-K reduce), and bias + ReLU takes the default's every policy.
 template <class Policy, class T>
 void check_epilogues(const Problem<T>& p, std::uint64_t salt, const tilecraft::detail::GemmTunables& tunables) {
+  using Large = std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicyLargeF64>;
+  using ResidualPolicy = std::conditional_t<std::is_void_v<Policy>, Large, Policy>;
   using R = HostReal<T>;
   const std::string problem = p.str();
   CAPTURE(problem);
@@ -67,7 +73,7 @@ void check_epilogues(const Problem<T>& p, std::uint64_t salt, const tilecraft::d
     }
     const RowScaleResidual<T> epi{d_scale.get()};
     const auto got = run_on(p, h, [&](const Problem<T>& q, const T* a, const T* b, T* c, cudaStream_t s) {
-      return run_epilogue<Policy>(q, a, b, c, epi, tunables, s);
+      return run_epilogue<ResidualPolicy>(q, a, b, c, epi, tunables, s);
     });
     check_c(p, got, ref, 1.0, "row-scaled residual");
   }
