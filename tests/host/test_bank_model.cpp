@@ -192,6 +192,14 @@ TEST_CASE("ldmatrix: one phase of 8 rows of 16 bytes per matrix") {
   CHECK(bank::fragment_a_ldmatrix_wavefronts<Swz>(8, 16) == 4);
   // 64-byte rows swizzled over 4 chunk positions: rows r and r + 4 of a matrix meet.
   CHECK(bank::fragment_a_ldmatrix_wavefronts<Narrow>() == 8);
+  // The B fragment (.x2.trans) of a K-major tile of 64 columns: 8 wavefronts a matrix plain,
+  // 1 swizzled, at any 16 x 8 block.
+  using PlainB = SharedMatrix<std::uint16_t, 32, 64>;
+  using SwzB = SharedMatrix<std::uint16_t, 32, 64, Swizzled<16>>;
+  CHECK(bank::fragment_b_ldmatrix_wavefronts<PlainB>() == 16);
+  for (int k0 : {0, 16}) {
+    for (int n0 = 0; n0 < 64; n0 += 8) CHECK(bank::fragment_b_ldmatrix_wavefronts<SwzB>(k0, n0) == 2);
+  }
   // .x1 and .x2 read the first 8 and 16 lanes' rows only.
   auto rows = [](int lane) { return Coord{lane % 8, (lane / 8) * 8}; };
   CHECK(bank::tile_ldmatrix_wavefronts<Swz>(rows, 1) == 1);

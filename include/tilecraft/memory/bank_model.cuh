@@ -117,6 +117,14 @@ constexpr int fragment_a_ldmatrix_wavefronts(int row0 = 0, int col0 = 0) {
   return tile_ldmatrix_wavefronts<Tile>([&](int lane) { return Coord{row0 + lane % 16, col0 + (lane / 16) * 8}; }, 4);
 }
 
+//! The ldmatrix.x2.trans a warp issues for a 16 x 8 block of a K-major tile (row k holds B's
+//! row k) of 2-byte elements at (k0, n0), the B fragment of an m16n8k16 MMA: lanes 0-15 give
+//! rows k0 ... k0 + 15 at column n0.
+template <class Tile>
+constexpr int fragment_b_ldmatrix_wavefronts(int k0 = 0, int n0 = 0) {
+  return tile_ldmatrix_wavefronts<Tile>([&](int lane) { return Coord{k0 + lane % 16, n0}; }, 2);
+}
+
 //! Lane i reads element (row, first_col + i * Stride): a warp walking along a row.
 template <class Tile, int Stride = 1>
 constexpr int row_wavefronts(int row = 0, int first_col = 0) {
