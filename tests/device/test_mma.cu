@@ -23,12 +23,22 @@ using tilecraft::test::DeviceBuffer;
 
 namespace {
 
-// cvt.rna.tf32.f32 on the host: round the magnitude to 10 mantissa bits, ties away from zero.
+// cvt.rna.tf32.f32 on the host, from the definition rather than the device fallback's bit trick:
+// of the two TF32 values around x (x with its 13 low bits cleared, and that plus one TF32 unit
+// away from zero, the largest one stepping to Inf), the nearer in exact double arithmetic, the
+// one away from zero on a tie.
 std::uint32_t host_tf32(float x) {
   std::uint32_t r;
   std::memcpy(&r, &x, 4);
   if ((r & 0x7f800000u) == 0x7f800000u) return r;
-  return (r + 0x1000u) & 0xffffe000u;
+  const std::uint32_t lo = r & 0xffffe000u;
+  const int e = static_cast<int>((r >> 23) & 0xffu);
+  const double unit = std::ldexp(1.0, (e == 0 ? -126 : e - 127) - 10);
+  float lo_f;
+  std::memcpy(&lo_f, &lo, 4);
+  const double below = std::fabs(static_cast<double>(x) - lo_f);
+  const double above = unit - below;  // distance to the next TF32 value away from zero
+  return above <= below ? lo + 0x2000u : lo;
 }
 float as_float(std::uint32_t bits) {
   float f;
