@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -39,6 +41,11 @@ std::uint32_t host_tf32(float x) {
   const double below = std::fabs(static_cast<double>(x) - lo_f);
   const double above = unit - below;  // distance to the next TF32 value away from zero
   return above <= below ? lo + 0x2000u : lo;
+}
+std::string hex(std::uint32_t bits) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", bits);
+  return text;
 }
 float as_float(std::uint32_t bits) {
   float f;
@@ -158,7 +165,12 @@ TEST_CASE("to_tf32 rounds to nearest, ties away from zero, as the host does") {
   for (int i = 0; i < n; ++i) {
     const auto r = got[static_cast<std::size_t>(i)];
     const float x = v[static_cast<std::size_t>(i)];
-    bad += std::isnan(x) ? !(std::isnan(as_float(r)) && (r & 0x1fffu) == 0) : r != host_tf32(x);
+    const bool ok = std::isnan(x) ? std::isnan(as_float(r)) && (r & 0x1fffu) == 0 : r == host_tf32(x);
+    if (!ok && ++bad <= 8) {
+      std::uint32_t xb;
+      std::memcpy(&xb, &x, 4);
+      MESSAGE("to_tf32(" << hex(xb) << ") = " << hex(r) << ", expected " << (std::isnan(x) ? "a NaN" : hex(host_tf32(x))));
+    }
   }
   CHECK(bad == 0);
 }

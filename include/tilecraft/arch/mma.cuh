@@ -37,12 +37,14 @@ namespace tilecraft::arch {
 //! stays Inf; NaN becomes a quiet NaN.
 TILECRAFT_DEVICE std::uint32_t to_tf32(float x) {
   std::uint32_t r = 0;
-  // (cvt's .tf32 result is masked to the FP32 pattern the contract promises: low 13 bits zero.)
+  // cvt's .tf32 result is masked to the FP32 pattern the contract promises (low 13 bits zero).
+  // cvt passes a NaN through unchanged, so a NaN whose payload lies only in those bits would
+  // come out as Inf: a NaN becomes the quiet NaN the fallback gives (measured on sm_90).
   NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
                     (asm("cvt.rna.tf32.f32 %0, %1;"
                          : "=r"(r)
                          : "f"(x));
-                     r &= 0xffffe000u;),
+                     r = x != x ? 0x7fffe000u : r & 0xffffe000u;),
                     (std::memcpy(&r, &x, 4);
                      // Sign and magnitude: adding half of the dropped field's unit rounds the
                      // magnitude to nearest, ties away from zero (and the largest values to Inf).
