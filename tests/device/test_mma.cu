@@ -169,7 +169,8 @@ TEST_CASE("to_tf32 rounds to nearest, ties away from zero, as the host does") {
     if (!ok && ++bad <= 8) {
       std::uint32_t xb;
       std::memcpy(&xb, &x, 4);
-      MESSAGE("to_tf32(" << hex(xb) << ") = " << hex(r) << ", expected " << (std::isnan(x) ? "a NaN" : hex(host_tf32(x))));
+      MESSAGE("to_tf32(" << hex(xb) << ") = " << hex(r) << ", expected "
+                         << (std::isnan(x) ? "a NaN" : hex(host_tf32(x))));
     }
   }
   CHECK(bad == 0);
