@@ -47,7 +47,6 @@
 #include <cstring>
 #include <limits>
 #include <optional>
-#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -227,7 +226,7 @@ HostData<T> make_data(const Problem<T>& p, std::uint64_t salt, Fill fill = {}) {
   HostData<T> d{std::vector<T>(p.size_a(), nan_value<T>()), std::vector<T>(p.size_b(), nan_value<T>()),
                 std::vector<T>(p.size_c(), tilecraft::test::poison_value<T>())};
   auto g = tilecraft::test::rng(salt);
-  std::uniform_real_distribution<T> dist(-1, 1);
+  auto dist = [](tilecraft::test::Rng& r) { return static_cast<T>(r.uniform_real(-1.0, 1.0)); };
   for (std::int64_t i = 0; i < p.m; ++i)
     for (std::int64_t q = 0; q < p.k; ++q) d.a[p.ia(i, q)] = fill.nan_ab ? nan_value<T>() : dist(g);
   for (std::int64_t q = 0; q < p.k; ++q)

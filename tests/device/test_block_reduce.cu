@@ -124,7 +124,11 @@ std::vector<T> small_ints(std::size_t n, int lo, int hi, std::uint64_t salt) {
   return out;
 }
 
-template <BlockReduceAlgorithm Algo, int BX, int BY = 1, int BZ = 1>
+// Every block size runs the int sum (compared with CUB too) and one group of the other types and
+// operators, the groups in turn across the sizes, so each group meets a partial warp, a
+// multi-dimensional block and a large block (every group at every size would compile 160
+// kernels for the same paths).
+template <BlockReduceAlgorithm Algo, int Group, int BX, int BY = 1, int BZ = 1>
 void check_block_size() {
   constexpr int BlockThreads = BX * BY * BZ;
   const std::size_t n = static_cast<std::size_t>(BlockThreads) * 9;
@@ -132,50 +136,55 @@ void check_block_size() {
   // int and integer-valued float/double: exact in any order, compared with CUB too.
   check_block<BlockThreads, Algo, true, BX, BY, BZ>(small_ints<int>(n, -1000, 1000, s),
                                                     small_ints<int>(n * 3, -9, 9, s + 1), Sum{}, s + 2);
-  check_block<BlockThreads, Algo, true, BX, BY, BZ>(small_ints<float>(n, -1000, 1000, s + 3),
-                                                    small_ints<float>(n * 3, -9, 9, s + 4), Sum{}, s + 5);
-  check_block<BlockThreads, Algo, true, BX, BY, BZ>(small_ints<double>(n, -99, 99, s + 6),
-                                                    small_ints<double>(n * 3, -9, 9, s + 7), Max{}, s + 8);
-  check_block<BlockThreads, Algo, false, BX, BY, BZ>(small_ints<float>(n, -1000, 1000, s + 9),
-                                                     small_ints<float>(n * 3, -9, 9, s + 10), Min{}, s + 11);
-  // 16-bit floats accumulate in float: an integer sum up to 2^24 is exact there.
-  check_block<BlockThreads, Algo, false, BX, BY, BZ>(small_ints<__half>(n, 0, 64, s + 12),
-                                                     small_ints<__half>(n * 3, 0, 8, s + 13), Sum{}, s + 14);
-  check_block<BlockThreads, Algo, false, BX, BY, BZ>(small_ints<__nv_bfloat16>(n, -64, 64, s + 15),
-                                                     small_ints<__nv_bfloat16>(n * 3, 0, 8, s + 16), Sum{}, s + 17);
-  // An associative, non-commutative user type: warp_shuffle must combine in rank order.
-  // (shared_tree pairs t with t + stride and is documented to need a commutative operator.)
-  if constexpr (Algo == BlockReduceAlgorithm::warp_shuffle) {
-    auto g = tilecraft::test::rng(s + 18);
-    std::vector<test::Affine> f(n), f3(n * 3);
-    for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
-    for (auto& x : f3) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
-    check_block<BlockThreads, Algo, false, BX, BY, BZ>(f, f3, test::Compose{}, s + 19);
-    std::vector<std::uint32_t> q(n), q3(n * 3);
-    for (auto& x : q) x = static_cast<std::uint32_t>(g()) | 0x10000u;
-    for (auto& x : q3) x = static_cast<std::uint32_t>(g()) | 0x10000u;
-    check_block<BlockThreads, Algo, false, BX, BY, BZ>(q, q3, test::ComposePacked{}, s + 22);
+  if constexpr (Group == 0) {
+    check_block<BlockThreads, Algo, true, BX, BY, BZ>(small_ints<float>(n, -1000, 1000, s + 3),
+                                                      small_ints<float>(n * 3, -9, 9, s + 4), Sum{}, s + 5);
+    check_block<BlockThreads, Algo, true, BX, BY, BZ>(small_ints<double>(n, -99, 99, s + 6),
+                                                      small_ints<double>(n * 3, -9, 9, s + 7), Max{}, s + 8);
+  } else if constexpr (Group == 1) {
+    check_block<BlockThreads, Algo, false, BX, BY, BZ>(small_ints<float>(n, -1000, 1000, s + 9),
+                                                       small_ints<float>(n * 3, -9, 9, s + 10), Min{}, s + 11);
+    // 16-bit floats accumulate in float: an integer sum up to 2^24 is exact there.
+    check_block<BlockThreads, Algo, false, BX, BY, BZ>(small_ints<__half>(n, 0, 64, s + 12),
+                                                       small_ints<__half>(n * 3, 0, 8, s + 13), Sum{}, s + 14);
+    check_block<BlockThreads, Algo, false, BX, BY, BZ>(small_ints<__nv_bfloat16>(n, -64, 64, s + 15),
+                                                       small_ints<__nv_bfloat16>(n * 3, 0, 8, s + 16), Sum{}, s + 17);
+  } else {
+    // An associative, non-commutative user type: warp_shuffle must combine in rank order.
+    // (shared_tree pairs t with t + stride and is documented to need a commutative operator.)
+    if constexpr (Algo == BlockReduceAlgorithm::warp_shuffle) {
+      auto g = tilecraft::test::rng(s + 18);
+      std::vector<test::Affine> f(n), f3(n * 3);
+      for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+      for (auto& x : f3) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+      check_block<BlockThreads, Algo, false, BX, BY, BZ>(f, f3, test::Compose{}, s + 19);
+      std::vector<std::uint32_t> q(n), q3(n * 3);
+      for (auto& x : q) x = static_cast<std::uint32_t>(g()) | 0x10000u;
+      for (auto& x : q3) x = static_cast<std::uint32_t>(g()) | 0x10000u;
+      check_block<BlockThreads, Algo, false, BX, BY, BZ>(q, q3, test::ComposePacked{}, s + 22);
+    }
+    // A commutative 8-byte user type for both algorithms.
+    auto h = tilecraft::test::rng(s + 20);
+    std::vector<test::ArgMin> a(n), a3(n * 3);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = {static_cast<float>(h() % 100), static_cast<std::int32_t>(i)};
+    for (std::size_t i = 0; i < a3.size(); ++i) a3[i] = {static_cast<float>(h() % 100), static_cast<std::int32_t>(i)};
+    check_block<BlockThreads, Algo, false, BX, BY, BZ>(a, a3, test::ArgMinOp{}, s + 21);
   }
-  // A commutative 8-byte user type for both algorithms.
-  auto h = tilecraft::test::rng(s + 20);
-  std::vector<test::ArgMin> a(n), a3(n * 3);
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = {static_cast<float>(h() % 100), static_cast<std::int32_t>(i)};
-  for (std::size_t i = 0; i < a3.size(); ++i) a3[i] = {static_cast<float>(h() % 100), static_cast<std::int32_t>(i)};
-  check_block<BlockThreads, Algo, false, BX, BY, BZ>(a, a3, test::ArgMinOp{}, s + 21);
 }
 
 TEST_CASE_TEMPLATE_DEFINE("block_reduce at every block size", Algo, block_sizes) {
   constexpr BlockReduceAlgorithm A = Algo::value;
-  check_block_size<A, 17>();
-  check_block_size<A, 32>();
-  check_block_size<A, 64>();
-  check_block_size<A, 96>();
-  check_block_size<A, 100>();
-  check_block_size<A, 16, 8>();    // 2D
-  check_block_size<A, 8, 4, 8>();  // 3D
-  check_block_size<A, 512>();
-  check_block_size<A, 1000>();
-  check_block_size<A, 1024>();
+  check_block_size<A, 0, 17>();
+  check_block_size<A, 1, 32>();
+  check_block_size<A, 2, 64>();
+  check_block_size<A, 0, 96>();
+  check_block_size<A, 1, 100>();
+  check_block_size<A, 1, 16, 8>();    // 2D
+  check_block_size<A, 0, 8, 4, 8>();  // 3D
+  check_block_size<A, 2, 512>();
+  check_block_size<A, 2, 1000>();
+  check_block_size<A, 0, 1024>();
+  check_block_size<A, 2, 4, 4, 4>();  // 3D
 }
 TEST_CASE_TEMPLATE_INVOKE(block_sizes, std::integral_constant<BlockReduceAlgorithm, BlockReduceAlgorithm::warp_shuffle>,
                           std::integral_constant<BlockReduceAlgorithm, BlockReduceAlgorithm::shared_tree>);

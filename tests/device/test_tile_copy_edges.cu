@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <random>
 #include <utility>
 #include <vector>
 
@@ -60,8 +59,8 @@ using tilecraft::test::make_value;
 using tilecraft::test::same_bits;
 
 // A random origin on one axis: from `tile` before the matrix to 2 past its end.
-std::int64_t random_origin(std::mt19937_64& g, std::int64_t extent, int tile) {
-  return std::uniform_int_distribution<std::int64_t>(-tile - 1, extent + 2)(g);
+std::int64_t random_origin(tilecraft::test::Rng& g, std::int64_t extent, int tile) {
+  return g.uniform_int(-tile - 1, extent + 2);
 }
 
 template <class Tile, int Threads, class Copy, class Drain, Load L>
@@ -70,11 +69,11 @@ void check_random_edges(std::uint64_t salt, int trials) {
   constexpr int TR = Tile::rows, TC = Tile::cols;
   auto g = tilecraft::test::rng(salt);
   for (int trial = 0; trial < trials; ++trial) {
-    const std::int64_t rows = std::uniform_int_distribution<std::int64_t>(0, 3 * TR)(g);
-    const std::int64_t cols = std::uniform_int_distribution<std::int64_t>(trial == 0 ? 0 : 1, 3 * TC)(g);
+    const std::int64_t rows = g.uniform_int(0, 3 * TR);
+    const std::int64_t cols = g.uniform_int(trial == 0 ? 0 : 1, 3 * TC);
     // Leading dimensions: tight, or padded by up to 5 (odd pads break vector alignment).
-    const std::int64_t ld = cols + std::uniform_int_distribution<std::int64_t>(0, 5)(g) * (g() % 2);
-    const std::int64_t ld_t = rows + std::uniform_int_distribution<std::int64_t>(0, 5)(g) * (g() % 2);
+    const std::int64_t ld = cols + g.uniform_int(0, 5) * (g() % 2);
+    const std::int64_t ld_t = rows + g.uniform_int(0, 5) * (g() % 2);
     // Base offsets in elements: 0 keeps 16-byte alignment, others shift it.
     const std::int64_t offset = static_cast<std::int64_t>(g() % 4) * (g() % 2);
     Origins o{random_origin(g, rows, TR), random_origin(g, cols, TC), random_origin(g, rows, TR),

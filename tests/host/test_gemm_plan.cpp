@@ -5,7 +5,6 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include <tilecraft/device/detail/gemm_kernels.cuh>
@@ -22,7 +21,7 @@ using tilecraft::detail::split_k_plan;
 using tilecraft::detail::SplitPlan;
 
 // A size between 1 and 2^bits, log-uniform (so small and large sizes both come up).
-std::int64_t pick(std::mt19937_64& gen, int bits) {
+std::int64_t pick(tilecraft::test::Rng& gen, int bits) {
   const int e = static_cast<int>(gen() % static_cast<std::uint64_t>(bits + 1));
   return 1 + static_cast<std::int64_t>(gen() % (std::uint64_t{1} << e));
 }

@@ -8,8 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
-#include <random>
+#include <ctime>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -18,18 +19,69 @@
 
 namespace tilecraft::test {
 
-//! The run's base seed: TILECRAFT_TEST_SEED if set, otherwise fresh from std::random_device.
+//! The run's base seed: TILECRAFT_TEST_SEED if set, otherwise fresh from /dev/urandom (or the
+//! clock where that cannot be read).
 inline std::uint64_t seed() {
   static const std::uint64_t s = []() -> std::uint64_t {
     if (const char* env = std::getenv("TILECRAFT_TEST_SEED")) return std::strtoull(env, nullptr, 10);
-    std::random_device rd;
-    return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    std::uint64_t fresh = 0;
+    if (std::FILE* f = std::fopen("/dev/urandom", "rb")) {
+      const std::size_t got = std::fread(&fresh, sizeof fresh, 1, f);
+      std::fclose(f);
+      if (got == 1) return fresh;
+    }
+    return static_cast<std::uint64_t>(std::time(nullptr)) * 0x9E3779B97F4A7C15ull ^ std::clock();
   }();
   return s;
 }
 
+//! A random bit generator (xoshiro256**, seeded through splitmix64), usable with the standard
+//! distributions: a small one of the tests' own, so that a test unit need not include <random>
+//! (a second or two of every nvcc pass of every unit).
+class Rng {
+ public:
+  using result_type = std::uint64_t;
+  explicit Rng(std::uint64_t seed_value) {
+    for (auto& word : state_) {
+      seed_value += 0x9E3779B97F4A7C15ull;
+      std::uint64_t z = seed_value;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      word = z ^ (z >> 31);
+    }
+  }
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type{0}; }
+  result_type operator()() {
+    const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
+    const std::uint64_t t = state_[1] << 17;
+    state_[2] ^= state_[0];
+    state_[3] ^= state_[1];
+    state_[1] ^= state_[2];
+    state_[0] ^= state_[3];
+    state_[2] ^= t;
+    state_[3] = rotl(state_[3], 45);
+    return result;
+  }
+  //! Uniform in [lo, hi] (lo <= hi).
+  long long uniform_int(long long lo, long long hi) {
+    const auto span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;  // 0: all 2^64
+    // (The modulo's bias is below span / 2^64: nothing a test can see.)
+    const std::uint64_t draw = span == 0 ? (*this)() : (*this)() % span;
+    return static_cast<long long>(static_cast<std::uint64_t>(lo) + draw);
+  }
+  //! Uniform in [lo, hi).
+  double uniform_real(double lo, double hi) {
+    return lo + (hi - lo) * (static_cast<double>((*this)() >> 11) * 0x1.0p-53);
+  }
+
+ private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t state_[4];
+};
+
 //! A generator for one test case: the base seed mixed with a per-call salt.
-inline std::mt19937_64 rng(std::uint64_t salt) { return std::mt19937_64(seed() ^ (salt * 0x9E3779B97F4A7C15ull)); }
+inline Rng rng(std::uint64_t salt) { return Rng(seed() ^ (salt * 0x9E3779B97F4A7C15ull)); }
 
 //! n random values: integers uniform in [lo, hi], floating point uniform in [lo, hi).
 template <class T>
@@ -37,11 +89,9 @@ std::vector<T> random_vector(std::size_t n, double lo, double hi, std::uint64_t 
   auto g = rng(salt);
   std::vector<T> v(n);
   if constexpr (std::is_integral_v<T>) {
-    std::uniform_int_distribution<long long> d(static_cast<long long>(lo), static_cast<long long>(hi));
-    for (auto& x : v) x = static_cast<T>(d(g));
+    for (auto& x : v) x = static_cast<T>(g.uniform_int(static_cast<long long>(lo), static_cast<long long>(hi)));
   } else {
-    std::uniform_real_distribution<double> d(lo, hi);
-    for (auto& x : v) x = static_cast<T>(d(g));
+    for (auto& x : v) x = static_cast<T>(g.uniform_real(lo, hi));
   }
   return v;
 }
