@@ -179,6 +179,22 @@ TEST_CASE("tile sizes and offsets") {
   static_assert(SharedMatrix<float, 8, 32, Swizzled<>>::vector_bytes == 4);
 }
 
+TEST_CASE("m16n8k8 TF32 fragments read with 4-byte loads from K-major tiles") {
+  // Lane (g, t) reads word t * L + g (plus the origin's offset) of a tile with rows of L words.
+  // L = 128 (a K-major 128-wide tile, unpadded): the four rows fall on the same 8 banks: 4-way.
+  CHECK(bank::fragment_tf32_wavefronts<SharedMatrix<float, 8, 128>>() == 4);
+  // L = 132 (the GEMM's fill padding for K-runs of 8): t * 4 + g meets itself (t = 1, g = 0 and
+  // t = 0, g = 4): banks 0 ... 19, words of 2 rows in 12 of them: 2-way.
+  CHECK(bank::fragment_tf32_wavefronts<SharedMatrix<float, 8, 128, Padded<4>>>() == 2);
+  // L = 136: t * 8 + g covers banks 0 ... 31 once: conflict-free at every fragment origin.
+  using Pad8 = SharedMatrix<float, 8, 128, Padded<8>>;
+  for (int k0 : {0, 4}) {
+    for (int mn0 = 0; mn0 < 128; mn0 += 8) CHECK(bank::fragment_tf32_wavefronts<Pad8>(k0, mn0) == 1);
+  }
+  // L = 40 (32 + 8): the same, for a narrow tile.
+  CHECK(bank::fragment_tf32_wavefronts<SharedMatrix<float, 8, 32, Padded<8>>>(4, 24) == 1);
+}
+
 TEST_CASE("ldmatrix: one phase of 8 rows of 16 bytes per matrix") {
   // 2-byte elements (half and bfloat16 have the size of std::uint16_t; the model needs only it).
   using Plain = SharedMatrix<std::uint16_t, 16, 64>;                 // 128-byte rows: every row in one bank group

@@ -10,7 +10,7 @@
 //!   - accesses of 1, 2 or 4 bytes are served for the whole warp at once; 8-byte accesses in two
 //!     phases (lanes 0-15, 16-31) and 16-byte accesses in four (8 lanes each), whose wavefronts
 //!     add up. A conflict-free 8-byte warp access therefore costs 2 wavefronts, 16-byte 4.
-//!   - `ldmatrix` (the tensor cores' fragment load) reads 1, 2 or 4 matrices of 8 rows of 16
+//!   - `ldmatrix` (the tensor cores' 16-bit fragment load) reads 1, 2 or 4 matrices of 8 rows of 16
 //!     bytes; the addresses of matrix j's rows come from lanes 8j ... 8j + 7, and each matrix is
 //!     one phase of 8 lanes, as a 16-byte access: conflict-free is one wavefront per matrix.
 //! Everything is constexpr, so layouts can be checked with static_assert in host or device
@@ -123,6 +123,19 @@ constexpr int fragment_a_ldmatrix_wavefronts(int row0 = 0, int col0 = 0) {
 template <class Tile>
 constexpr int fragment_b_ldmatrix_wavefronts(int k0 = 0, int n0 = 0) {
   return tile_ldmatrix_wavefronts<Tile>([&](int lane) { return Coord{k0 + lane % 16, n0}; }, 2);
+}
+
+//! One 32-bit register of an m16n8k8 TF32 fragment read with a 4-byte load per lane from a
+//! K-major tile (row k holds the operand's elements k of M or N) of 4-byte elements: lane
+//! (g, t) = (lane / 4, lane % 4) reads element (k0 + t, mn0 + g). A's a0 is this at (k0, m0),
+//! a1 at (k0, m0 + 8), a2 at (k0 + 4, m0), a3 at (k0 + 4, m0 + 8); B's b0 at (k0, n0), b1 at
+//! (k0 + 4, n0). Conflict-free (1 wavefront) needs the four rows k0 ... k0 + 3 to put their
+//! 8 columns in distinct banks: a row length of 8 (mod 32) words does, 0 or 4 does not.
+template <class Tile>
+constexpr int fragment_tf32_wavefronts(int k0 = 0, int mn0 = 0) {
+  static_assert(sizeof(typename Tile::value_type) == 4,
+                "fragment_tf32_wavefronts: TF32 operands are 4-byte elements (float bit patterns)");
+  return tile_wavefronts<Tile>([&](int lane) { return Coord{k0 + lane % 4, mn0 + lane / 4}; }, 4);
 }
 
 //! Lane i reads element (row, first_col + i * Stride): a warp walking along a row.
