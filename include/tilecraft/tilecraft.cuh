@@ -12,6 +12,7 @@
 #include "util/thread.cuh"
 #include "arch/cp_async.cuh"
 #include "arch/global_access.cuh"
+#include "arch/grid_sync.cuh"
 #include "arch/ldmatrix.cuh"
 #include "arch/mma.cuh"
 #include "arch/smem_address.cuh"

@@ -12,13 +12,6 @@
 
 namespace tilecraft::test {
 
-//! True under the GPU check's sanitizer runs (TILECRAFT_TEST_HUGE=0): the long-running cases
-//! shrink to sizes a sanitizer finishes in seconds.
-inline bool sanitizer_sized() {
-  const char* env = std::getenv("TILECRAFT_TEST_HUGE");
-  return env != nullptr && env[0] == '0' && env[1] == '\0';
-}
-
 //! Runs tilecraft::inclusive_scan (Exclusive false) or exclusive_scan through the two-phase API
 //! into d_out (poisoned first, n elements), on `stream`, with poisoned temp storage.
 template <bool Exclusive, class Policy = void, class In, class Out, class Op, class Init = int>

@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <limits>
 #include <random>
 
 #include <tilecraft/util/launch.cuh>
 #include <tilecraft/util/math.cuh>
+#include <tilecraft/warp/warp_reduce.cuh>
 
 using namespace tilecraft;
 
@@ -48,4 +50,17 @@ TEST_CASE("max_smem_per_block_optin follows the programming guide's table") {
   CHECK(tilecraft::max_smem_per_block_optin(9, 0) == 227 * 1024);
   CHECK(tilecraft::max_smem_per_block_optin(7, 0) == 0);  // below sm_75: not supported
   static_assert(tilecraft::max_smem_per_block_optin(9, 0) == tilecraft::max_smem_per_block);
+}
+
+TEST_CASE("redux_identity: what a lane outside the valid ones adds, for every operator and integer") {
+  auto check = []<class T>(T) {
+    CHECK(detail::redux_identity<T, Sum>() == T{0});
+    CHECK(detail::redux_identity<T, Min>() == std::numeric_limits<T>::max());
+    CHECK(detail::redux_identity<T, Max>() == std::numeric_limits<T>::lowest());
+  };
+  check(int{});
+  check(unsigned{});
+  check(std::int64_t{});
+  check(std::uint64_t{});
+  check(std::int8_t{});
 }

@@ -35,6 +35,13 @@ inline std::uint64_t seed() {
   return s;
 }
 
+//! True under the GPU check's sanitizer runs (TILECRAFT_TEST_HUGE=0): the long-running cases
+//! shrink to sizes a sanitizer finishes in seconds.
+inline bool sanitizer_sized() {
+  const char* env = std::getenv("TILECRAFT_TEST_HUGE");
+  return env != nullptr && env[0] == '0' && env[1] == '\0';
+}
+
 //! A random bit generator (xoshiro256**, seeded through splitmix64), usable with the standard
 //! distributions: a small one of the tests' own, so that a test unit need not include <random>
 //! (a second or two of every nvcc pass of every unit).

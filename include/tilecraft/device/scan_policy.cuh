@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "../block/block_scan.cuh"
 #include "../config.cuh"

@@ -7,12 +7,24 @@
 #include <type_traits>
 #include <utility>
 
-#include <cuda/std/tuple>
-
 #include "../config.cuh"
 #include "../util/math.cuh"
 
 namespace tilecraft {
+
+namespace detail {
+template <std::size_t I, class T, class... Ts>
+struct CarveTypeAt {
+  using type = typename CarveTypeAt<I - 1, Ts...>::type;
+};
+template <class T, class... Ts>
+struct CarveTypeAt<0, T, Ts...> {
+  using type = T;
+};
+}  // namespace detail
+
+template <class... Ts>
+class CarvedObjects;
 
 //! Places objects of types Ts... one after another in a shared-memory buffer, each aligned to
 //! max(alignof(T), 16) bytes (16 keeps every tile ready for 16-byte vector and cp.async
@@ -56,18 +68,38 @@ struct SharedCarve {
   static constexpr std::size_t bytes = plan().bytes;
 
 #if defined(__CUDACC__)
-  //! References to the objects placed in `base` (a 16-byte-aligned shared buffer of at least
-  //! `bytes` bytes). Each call returns the same addresses; it costs only pointer arithmetic.
-  TILECRAFT_DEVICE static cuda::std::tuple<Ts&...> carve(void* base) {
-    return carve_impl(static_cast<unsigned char*>(base), std::index_sequence_for<Ts...>{});
-  }
-
- private:
-  template <std::size_t... I>
-  TILECRAFT_DEVICE static cuda::std::tuple<Ts&...> carve_impl(unsigned char* base, std::index_sequence<I...>) {
-    return {*reinterpret_cast<Ts*>(base + plan().offsets[I])...};
+  //! The objects placed in `base` (a 16-byte-aligned shared buffer of at least `bytes` bytes),
+  //! to unpack with a structured binding. Each call returns the same addresses; it costs only
+  //! pointer arithmetic.
+  TILECRAFT_DEVICE static CarvedObjects<Ts...> carve(void* base) {
+    return CarvedObjects<Ts...>(static_cast<unsigned char*>(base));
   }
 #endif
 };
 
+//! What SharedCarve<Ts...>::carve returns: a tuple-like view of the placed objects.
+//! `auto [a, b] = ...` binds references (`Ts&...`); `objects.get<I>()` names one.
+template <class... Ts>
+class CarvedObjects {
+ public:
+  //! The object of type Ts...[I] in the buffer.
+  template <std::size_t I>
+  requires(I < sizeof...(Ts)) TILECRAFT_HOST_DEVICE typename detail::CarveTypeAt<I, Ts...>::type& get() const {
+    return *reinterpret_cast<typename detail::CarveTypeAt<I, Ts...>::type*>(base_ + SharedCarve<Ts...>::offset(I));
+  }
+
+ private:
+  friend struct SharedCarve<Ts...>;
+  TILECRAFT_HOST_DEVICE explicit CarvedObjects(unsigned char* base) : base_(base) {}
+  unsigned char* base_;
+};
+
 }  // namespace tilecraft
+
+// The tuple protocol, so that structured bindings unpack CarvedObjects.
+template <class... Ts>
+struct std::tuple_size<tilecraft::CarvedObjects<Ts...>> : std::integral_constant<std::size_t, sizeof...(Ts)> {};
+template <std::size_t I, class... Ts>
+struct std::tuple_element<I, tilecraft::CarvedObjects<Ts...>> {
+  using type = typename tilecraft::detail::CarveTypeAt<I, Ts...>::type&;
+};

@@ -5,7 +5,6 @@
 
 #include <type_traits>
 
-#include <cuda/std/limits>
 #include <nv/target>
 
 #include "../config.cuh"
@@ -48,10 +47,14 @@ template <class T, class Op>
 TILECRAFT_HOST_DEVICE constexpr T redux_identity() {
   if constexpr (std::is_same_v<Op, Sum>) {
     return T{0};
-  } else if constexpr (std::is_same_v<Op, Min>) {
-    return cuda::std::numeric_limits<T>::max();
   } else {
-    return cuda::std::numeric_limits<T>::lowest();
+    // Integers only (redux's types), in two's complement: spelled out, because
+    // std::numeric_limits is host code and cuda::std's costs compile time in every unit.
+    static_assert(std::is_integral_v<T>, "redux_identity: integer types only");
+    using U = std::make_unsigned_t<T>;
+    constexpr T largest = std::is_signed_v<T> ? static_cast<T>(static_cast<U>(~U{0}) >> 1) : static_cast<T>(~U{0});
+    constexpr T lowest = std::is_signed_v<T> ? static_cast<T>(-largest - 1) : T{0};
+    return std::is_same_v<Op, Min> ? largest : lowest;
   }
 }
 }  // namespace detail

@@ -7,8 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include <cooperative_groups.h>
-
+#include "../../arch/grid_sync.cuh"
 #include "../../arch/shared_atomic.cuh"
 #include "../../block/detail/histogram_counters.cuh"
 #include "../../config.cuh"
@@ -320,7 +319,6 @@ template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter
 __global__ void __launch_bounds__(Policy::threads)
     histogram_kernel(const Sample* in, std::int64_t n, Counter* out, Params params, HistogramPlan plan) {
   extern __shared__ __align__(16) unsigned char histogram_smem[];
-  namespace cg = cooperative_groups;
   constexpr int threads = Policy::threads;
   const int tid = static_cast<int>(threadIdx.x);
   const int bins = plan.bins;
@@ -336,7 +334,7 @@ __global__ void __launch_bounds__(Policy::threads)
   if constexpr (!Params::is_range) {
     if constexpr (Shared) __syncthreads();
   }
-  if (!Shared || plan.sync_first) cg::this_grid().sync();
+  if (!Shared || plan.sync_first) arch::grid_sync();
 
   HistogramRun run;
   if constexpr (Shared) {
@@ -377,7 +375,7 @@ __global__ void __launch_bounds__(Policy::threads)
     });
     run.flush(add);
     __syncthreads();
-    if (!plan.sync_first) cg::this_grid().sync();
+    if (!plan.sync_first) arch::grid_sync();
     merge();
   } else {
     auto add = [&](unsigned b, unsigned count) {

@@ -7,8 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include <cooperative_groups.h>
-
+#include "../../arch/grid_sync.cuh"
 #include "../../block/block_reduce.cuh"
 #include "../../config.cuh"
 #include "../../memory/global_word.cuh"
@@ -265,7 +264,7 @@ __global__ void __launch_bounds__(Policy::threads)
 
 // The whole GPU: each block folds its share and publishes a partial, the grid meets at a
 // grid-wide barrier (cooperative launch: every block is resident, the barrier's state is the
-// runtime's, so the caller's temp memory needs no initialization), and block 0 folds the
+// driver's, so the caller's temp memory needs no initialization), and block 0 folds the
 // partials in block order, so the result does not depend on which block finished first.
 template <class Policy, int Vec, class In, class Out, class Acc, class Op, class Init>
 __global__ void __launch_bounds__(Policy::threads, Policy::blocks_per_sm)
@@ -275,7 +274,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::blocks_per_sm)
   const Acc block_total =
       block_reduce(temp, thread_reduce_spread<Policy, Vec, Policy::hint, In, Acc>(in, n, op).value, op);
   if (threadIdx.x == 0) partials[blockIdx.x] = block_total;
-  cooperative_groups::this_grid().sync();
+  arch::grid_sync();
   if (blockIdx.x != 0) return;
   const int blocks = static_cast<int>(gridDim.x);
   const int tid = threadIdx.x;
