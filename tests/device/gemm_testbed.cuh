@@ -9,12 +9,11 @@
 // user policies, custom epilogues, and tiled_gemm inside a user's kernel on MatrixRef and
 // transposed() views. The cases:
 //   test_gemm_shapes.cu      odd shapes, K = 0, the beta / alpha rules, rejected calls
-//   test_gemm_split_pack.cu  split K, packing and its panels, release_workspace
 //   test_gemm_policies.cu    user configurations (float, double), one kernel from two files
 //                            (with test_gemm_other_tu.cu)
-//   test_gemm_epilogue.cu    gemm_epilogue
 //   test_gemm_tiled.cu       tiled_gemm in a user's kernel
-//   test_gemm_large.cu       large shapes against cuBLAS only
+//   test_gemm_launcher.cu    split K, packing and its panels, release_workspace, gemm_epilogue,
+//                            large shapes against cuBLAS only
 //
 // Error bound from K: |got - ref| <= 2 (K + 2) u (|alpha| sum_k |a_ik b_kj| + |beta c_ij|),
 // u = 2^-24 for float, 2^-53 for double (K dependent FMAs, then the alpha and beta roundings;

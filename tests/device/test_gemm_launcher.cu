@@ -1,0 +1,250 @@
+// test_gemm (see gemm_testbed.cuh): the launcher's plans (split K, packing, gemm_epilogue on
+// both) and the large shapes, in one translation unit (the testbed's headers cost more compile
+// time per unit than these cases).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gemm_testbed.cuh"
+
+using namespace tilecraft::test::gemm;
+using tilecraft::test::DeviceBuffer;
+
+// test_gemm (see gemm_testbed.cuh): split K and the packing of K-contiguous operands (whole and
+// in panels of C), forced on small products by lower limits passed to detail::gemm_run, and
+// release_workspace.
+namespace split_pack_tests {
+
+TEST_CASE_TEMPLATE("gemm: few C tiles and a long K (K split across blocks, summed by a second kernel)", T, float,
+                   double) {
+  // {64, 257, 2100}: C of 64 rows, as split_k_plan splits it (2 slices of >= 1024).
+  const std::int64_t shapes[][3] = {{1, 1, 4001}, {31, 17, 2049}, {40, 130, 2500}, {9, 300, 6000}, {64, 257, 2100}};
+  const auto run = run_gemm<T>(tunables_split_small());
+  const bool full = full_run();
+  std::optional<Cublas> slot;
+  const Cublas* cublas = cublas_if_full(slot);
+  std::uint64_t salt = 1500;
+  int variant = 0;
+  std::size_t shape = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    for (const Combo& c : combos_for(shape++, full)) {
+      for (int l : layouts_for(variant, full)) {
+        const T beta = variant % 3 == 0 ? T(0) : T(-0.5);
+        check_gemm(make_problem(c, s[0], s[1], s[2], layouts[l], T(1.25), beta), ++salt, run, cublas, true,
+                   Fill{false, beta == T(0)});
+      }
+      ++variant;
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("gemm: K-contiguous operands packed into a workspace, whole and in panels of C", T, float, double) {
+  using Large = std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicyLargeF64>;
+  // Panels (budgets for float; doubles get twice the bytes): 16 KiB holds 136 packed rows of
+  // K = 30, so 150 rows of A (or columns of B) go in two equal panels of whole tiles (the
+  // default GemmPolicySmall's 32-row tiles: 96 + 54; GemmPolicyLarge's 128: 128 + 22); 64 MiB
+  // packs whole. With K = 2100 (split K too) 600 KiB
+  // holds 73 rows: A in panels of 64 rows, B (128-column tiles) not packed.
+  const std::int64_t shapes[][4] = {{150, 140, 30, 16 << 10},
+                                    {150, 140, 30, std::int64_t{64} << 20},
+                                    {1, 257, 9, 16 << 10},
+                                    {100, 90, 2100, 600 << 10}};
+  const bool full = full_run();
+  std::optional<Cublas> slot;
+  const Cublas* cublas = cublas_if_full(slot);
+  std::uint64_t salt = 1800;
+  int variant = 0;
+  std::size_t shape = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    const tilecraft::detail::GemmTunables tunables = tunables_pack<T>(s[3], tunables_split_small());
+    for (const Combo& c : combos_for(shape++, full)) {
+      for (int l : layouts_for(variant, full)) {
+        const Problem<T> p = make_problem(c, s[0], s[1], s[2], layouts[l], T(0.75), variant % 2 ? T(0) : T(1.5));
+        check_gemm(p, ++salt, run_gemm<T>(tunables), cublas, true, Fill{false, variant % 2 == 1});
+        if (variant % 3 == 0) check_gemm(p, ++salt, run_gemm<T, Large>(tunables), nullptr, true);
+      }
+      ++variant;
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("release_workspace hands the pool's memory back; the next gemm takes new workspace", T, float,
+                   double) {
+  std::optional<Cublas> slot;
+  const Cublas* cublas = cublas_if_full(slot);
+  const auto run = run_gemm<T>(tunables_pack<T>(16 << 10, tunables_split_small()));
+  const Problem<T> p = make_problem(combos[0], 150, 140, 30, layouts[0], T(1), T(0));  // A packed in panels
+  check_gemm(p, 1900, run, cublas, true);
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
+  CHECK(tilecraft::release_workspace() == cudaSuccess);
+  check_gemm(p, 1901, run, cublas, true);
+  const Problem<T> split = make_problem(combos[4], 31, 17, 2049, layouts[1], T(1), T(0));  // split K
+  check_gemm(split, 1902, run, cublas, true);
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
+  CHECK(tilecraft::release_workspace() == cudaSuccess);
+  CHECK(tilecraft::release_workspace() == cudaSuccess);
+}
+
+}  // namespace split_pack_tests
+
+// test_gemm (see gemm_testbed.cuh): gemm_epilogue with a bias + ReLU by column (C not read) and
+// a row-scaled residual (C read), on split K and on packed operands in panels of C, through
+// detail::gemm_epilogue_run with lower limits.
+namespace epilogue_tests {
+
+// ---- custom epilogues -----------------------------------------------------------------------------
+
+namespace {
+// gemm_epilogue<Policy> with `tunables` for the launcher's limits.
+template <class Policy, class T, class Epilogue>
+cudaError_t run_epilogue(const Problem<T>& p, const T* a, const T* b, T* c, const Epilogue& epi,
+                         const tilecraft::detail::GemmTunables& tunables, cudaStream_t stream) {
+  return tilecraft::detail::gemm_epilogue_run<Policy>(p.order, p.op_a, p.op_b, p.m, p.n, p.k, a, p.lda(), b, p.ldb(), c,
+                                                      p.ldc(), epi, tunables, stream);
+}
+
+// Bias + ReLU by column (C full of NaN: not read), and a row-scaled residual (reads C), on p.
+// The residual goes through Policy, or GemmPolicyLarge(F64) for the default (void): a custom
+// epilogue instantiates every kernel of its policies, and the default's are seven policies of
+// seven kernels each for every architecture; what reads C is the same code in all of them (the
+// tile's store, the split-K reduce), and bias + ReLU takes the default's every policy.
+template <class Policy, class T>
+void check_epilogues(const Problem<T>& p, std::uint64_t salt, const tilecraft::detail::GemmTunables& tunables) {
+  using Large = std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicyLargeF64>;
+  using ResidualPolicy = std::conditional_t<std::is_void_v<Policy>, Large, Policy>;
+  using R = HostReal<T>;
+  const std::string problem = p.str();
+  CAPTURE(problem);
+  CAPTURE(salt);
+  const auto bias = tilecraft::test::random_vector<T>(static_cast<std::size_t>(p.n), -1, 1, salt);
+  const auto scale = tilecraft::test::random_vector<T>(static_cast<std::size_t>(p.m), -2, 2, salt + 1);
+  DeviceBuffer<T> d_bias(bias), d_scale(scale);
+  const auto m = static_cast<std::size_t>(p.m), n = static_cast<std::size_t>(p.n);
+  {
+    const HostData<T> h = make_data(p, salt + 2, Fill{false, true});
+    const Products<T> prod = host_products(p, h);
+    Reference<T> ref{std::vector<R>(m * n), std::vector<R>(m * n)};
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j < n; ++j) {
+        // ReLU is 1-Lipschitz: the bound of acc + bias holds after it.
+        ref.value[i * n + j] = std::max(prod.sum[i * n + j] + bias[j], R(0));
+        ref.bound[i * n + j] = bound_for(p, prod.abs[i * n + j] + std::abs(R(bias[j])), 1);
+      }
+    }
+    const BiasRelu<T> epi{d_bias.get()};
+    const auto got = run_on(p, h, [&](const Problem<T>& q, const T* a, const T* b, T* c, cudaStream_t s) {
+      return run_epilogue<Policy>(q, a, b, c, epi, tunables, s);
+    });
+    check_c(p, got, ref, 1.0, "bias + ReLU");
+  }
+  {
+    const HostData<T> h = make_data(p, salt + 3);
+    const Products<T> prod = host_products(p, h);
+    Reference<T> ref{std::vector<R>(m * n), std::vector<R>(m * n)};
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j < n; ++j) {
+        const R c_old = h.c[p.ic(std::int64_t(i), std::int64_t(j))];
+        ref.value[i * n + j] = scale[i] * prod.sum[i * n + j] + c_old;
+        ref.bound[i * n + j] = bound_for(p, std::abs(R(scale[i])) * prod.abs[i * n + j] + std::abs(c_old));
+      }
+    }
+    const RowScaleResidual<T> epi{d_scale.get()};
+    const auto got = run_on(p, h, [&](const Problem<T>& q, const T* a, const T* b, T* c, cudaStream_t s) {
+      return run_epilogue<ResidualPolicy>(q, a, b, c, epi, tunables, s);
+    });
+    check_c(p, got, ref, 1.0, "row-scaled residual");
+  }
+}
+}  // namespace
+
+TEST_CASE_TEMPLATE(
+    "gemm_epilogue: bias + ReLU by column, a row-scaled residual that reads C; K = 0 gives zero accumulators", T, float,
+    double) {
+  using Large = std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicyLargeF64>;
+  // {9, 5, 4500}: K split, the epilogue applied once, by the kernel that sums the slices.
+  const std::int64_t shapes[][3] = {{1, 1, 1}, {5, 9, 0}, {127, 129, 65}, {200, 70, 90}, {9, 5, 4500}};
+  const tilecraft::detail::GemmTunables split = tunables_split_small();
+  const bool full = full_run();
+  std::uint64_t salt = 6000;
+  int variant = 0;
+  std::size_t shape = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    for (const Combo& c : combos_for(shape++, full)) {
+      for (int l : layouts_for(variant, full)) {
+        check_epilogues<void>(make_problem(c, s[0], s[1], s[2], layouts[l], T(1), T(0)), salt += 4, split);
+      }
+      ++variant;
+    }
+  }
+  // An explicit policy through gemm_epilogue<Policy>.
+  for (const Combo& c : combos_for(shape++, full)) {
+    check_epilogues<Large>(make_problem(c, 129, 127, 33, layouts[2], T(1), T(0)), salt += 4, split);
+  }
+  // Packed operands in panels of C: the epilogue still gets the coordinates of the whole C.
+  const tilecraft::detail::GemmTunables packed = tunables_pack<T>(16 << 10, split);
+  for (const Combo& c : combos_for(shape++, full)) {
+    check_epilogues<void>(make_problem(c, 150, 140, 30, layouts[variant++ % 2], T(1), T(0)), salt += 4, packed);
+    check_epilogues<Large>(make_problem(c, 300, 270, 20, layouts[0], T(1), T(0)), salt += 4, packed);
+  }
+}
+
+}  // namespace epilogue_tests
+
+// test_gemm (see gemm_testbed.cuh): large shapes against cuBLAS only (no host reference):
+// 1000 x 999 x 1001 in both orders with every op, 2048^3, and the shapes that take
+// GemmPolicyLargeVector and GemmPolicyHuge, with the operands as given and packed. Skipped in a
+// light run (TILECRAFT_TEST_HUGE=0).
+namespace large_tests {
+
+// ---- large shapes: cuBLAS only ----------------------------------------------------------------------
+
+TEST_CASE_TEMPLATE("gemm against cuBLAS: 1000 x 999 x 1001 in both orders with every op, and 2048^3", T, float,
+                   double) {
+  if (!full_run()) {
+    MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 1000 x 999 x 1001 and 2048^3 cases");
+    return;
+  }
+  Cublas cublas;
+  std::uint64_t salt = 8000;
+  int variant = 0;
+  for (const Combo& c : combos) {
+    const Problem<T> p = make_problem(c, 1000, 999, 1001, layouts[variant % layout_count], variant % 2 ? T(1) : T(0.75),
+                                      variant % 3 ? T(0) : T(-1.5));
+    check_gemm(p, ++salt, run_gemm<T>, &cublas, false);
+    ++variant;
+  }
+  // The large default by shape (float: 256 tiles of 128 x 128, double: 512 of 128 x 64); once
+  // aligned with vector paths, once column-major with odd leading dimensions and unaligned
+  // bases (the element-by-element path) and beta != 0.
+  check_gemm(make_problem(combos[0], 2048, 2048, 2048, layouts[0], T(1), T(0)), ++salt, run_gemm<T>, &cublas, false);
+  check_gemm(make_problem(combos[5], 2048, 2048, 2048, layouts[2], T(-1), T(0.5)), ++salt, run_gemm<T>, &cublas, false);
+  // Where both operands fill in vectors (and the GPU holds two GemmPolicyLargeVector blocks per
+  // SM, e.g. sm_90), float takes GemmPolicyHuge (256 x 128) for K >= 1024 when C's tiles fill
+  // at least half of a last wave, else GemmPolicyLargeVector (K step 32). Huge's shape comes
+  // from this GPU's SM count: 2000 rows (7.8 tiles of 256) by as many ragged 128-column tiles as
+  // make 8 x floor(SMs / 8) tiles (132 SMs: 2020 columns, 128 tiles), K = 1037 (64.8 steps of
+  // 16). A^T as stored (no packing): that and 2048^3; A packed: that and 1537 x 1544 x 37
+  // (LargeVector, ragged along M, a K of one and a bit steps).
+  int device = 0, sms = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::int64_t huge_n = 128 * std::max(sms / 8, 1) - 28;
+  CHECK(tilecraft::detail::huge_policy_pays(tilecraft::detail::facts_of<tilecraft::GemmPolicyHuge>(), 2000, huge_n,
+                                            1037, sms, tilecraft::detail::GemmHugeLimits{}));
+  check_gemm(make_problem(combos[1], 2048, 2048, 2048, layouts[1], T(1), T(0.5)), ++salt, run_gemm<T>, &cublas, false);
+  check_gemm(make_problem(combos[1], 2000, huge_n, 1037, layouts[1], T(-1), T(0)), ++salt, run_gemm<T>, &cublas, false);
+  const auto packed = run_gemm<T>(tunables_pack<T>(std::int64_t{64} << 20));
+  check_gemm(make_problem(combos[0], 1537, 1544, 37, layouts[1], T(0.75), T(0)), ++salt, packed, &cublas, false);
+  check_gemm(make_problem(combos[0], 2000, huge_n, 1037, layouts[1], T(0.5), T(2)), ++salt, packed, &cublas, false);
+}
+
+}  // namespace large_tests

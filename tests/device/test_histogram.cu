@@ -1,0 +1,418 @@
+// The histogram launchers against cub::DeviceHistogram and exact host counts, by sample type,
+// in one translation unit (CUB's histogram headers, the reference, cost more compile time per
+// unit than the cases themselves).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "histogram_check.cuh"
+
+using namespace histogram_test;
+using tilecraft::test::DeviceBuffer;
+
+// tilecraft::histogram_even on 8- and 16-bit samples against cub::DeviceHistogram::HistogramEven
+// and an exact host count: every size and alignment around the launch's seams, uniform, one-bin
+// and sorted input, bins 1 ... 65536 (lane counters, warp sub-histograms, global counters),
+// samples below lower and at upper, 64-bit counters past 2^32 samples, the flush of the 32-bit
+// shared counters.
+namespace even_bins {
+
+namespace {
+
+enum class Pattern { uniform, one_bin, sorted };
+
+template <class Sample>
+std::vector<Sample> make_samples(std::size_t count, Pattern pattern, int lo, int hi, std::uint64_t salt) {
+  auto v = tilecraft::test::random_vector<Sample>(count, lo, hi, salt);
+  if (pattern == Pattern::one_bin) std::fill(v.begin(), v.end(), v.empty() ? Sample{} : v[0]);
+  if (pattern == Pattern::sorted) std::sort(v.begin(), v.end());
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("uint8 samples: every size, alignment and pattern, bins 1 ... 4096, against the host count and CUB") {
+  struct Bins {
+    int bins, lower, upper;
+  };
+  // 256 over [0, 256) (one bin per value), odd bins and ranges, more bins than values.
+  const Bins configs[] = {{256, 0, 256}, {1, 0, 256},    {2, 0, 256},  {255, 0, 256},
+                          {257, 0, 256}, {4096, 0, 256}, {7, 10, 250}, {256, 1, 255}};
+  for (std::int64_t n : sizes) {
+    for (int shift : {0, 1, 7}) {
+      for (Pattern pattern : {Pattern::uniform, Pattern::one_bin, Pattern::sorted}) {
+        CAPTURE(n);
+        CAPTURE(shift);
+        CAPTURE(static_cast<int>(pattern));
+        const auto host = make_samples<std::uint8_t>(static_cast<std::size_t>(n + shift), pattern, 0, 255, n + shift);
+        DeviceBuffer<std::uint8_t> in(host);
+        const std::uint8_t* p = in.get() + shift;
+        for (const Bins& b : configs) {
+          CAPTURE(b.bins);
+          CAPTURE(b.lower);
+          const Counts want = host_even(host, static_cast<std::size_t>(shift), n, b.bins, b.lower, b.upper);
+          CHECK(run_even<unsigned>(p, n, b.bins, b.lower, b.upper) == want);
+          if (pattern == Pattern::uniform && shift != 7) CHECK(cub_even(p, n, b.bins, b.lower, b.upper) == want);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("uint16 samples: bins 256, 1000, 4096 and 65536 (global counters), below lower and at upper") {
+  struct Bins {
+    int bins, lower, upper;
+  };
+  const Bins configs[] = {{256, 0, 65536}, {1000, 1000, 60000}, {4096, 0, 65536}, {65536, 0, 65536}, {3, 65535, 65536}};
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{9}, std::int64_t{4097}, std::int64_t{(1 << 20) + 3}}) {
+    for (int shift : {0, 3}) {
+      for (Pattern pattern : {Pattern::uniform, Pattern::one_bin, Pattern::sorted}) {
+        CAPTURE(n);
+        CAPTURE(shift);
+        CAPTURE(static_cast<int>(pattern));
+        auto host = make_samples<std::uint16_t>(static_cast<std::size_t>(n + shift), pattern, 0, 65535, 3 * n + shift);
+        // Values on the edges of [1000, 60000): below lower, lower, upper - 1, upper, the top.
+        const std::uint16_t edges[] = {999, 1000, 59999, 60000, 65535, 0};
+        for (std::size_t i = 0; i < host.size() && i < 64 && pattern == Pattern::uniform; ++i)
+          host[i * 7 % host.size()] = edges[i % 6];
+        DeviceBuffer<std::uint16_t> in(host);
+        for (const Bins& b : configs) {
+          CAPTURE(b.bins);
+          const Counts want = host_even(host, static_cast<std::size_t>(shift), n, b.bins, b.lower, b.upper);
+          CHECK(run_even<unsigned>(in.get() + shift, n, b.bins, b.lower, b.upper) == want);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a policy without lane counters: one block histogram, warp copies, global counters") {
+  // 128 threads, WarpsPerCopy 4: one copy (BlockHistogramAlgorithm::block); 64 threads: two.
+  using One = tilecraft::HistogramPolicy<128, 2, 4, 0, 1>;
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{5000}, std::int64_t{(1 << 20) + 1}}) {
+    for (Pattern pattern : {Pattern::uniform, Pattern::one_bin}) {
+      CAPTURE(n);
+      const auto host = make_samples<std::uint8_t>(static_cast<std::size_t>(n) + 1, pattern, 0, 255, 11 * n);
+      DeviceBuffer<std::uint8_t> in(host);
+      for (int bins : {64, 256, 1 << 20}) {
+        CAPTURE(bins);
+        DeviceBuffer<unsigned> out(static_cast<std::size_t>(bins));
+        out.poison();
+        std::size_t bytes = 0;
+        REQUIRE(tilecraft::histogram_even<One>(nullptr, bytes, in.get() + 1, out.get(), bins, 0, 256, n) ==
+                cudaSuccess);
+        DeviceBuffer<unsigned char> temp(bytes);
+        REQUIRE(tilecraft::histogram_even<One>(temp.get(), bytes, in.get() + 1, out.get(), bins, 0, 256, n) ==
+                cudaSuccess);
+        tilecraft::test::sync_and_check();
+        CHECK(widen(out.download()) == host_even(host, 1, n, bins, 0, 256));
+      }
+    }
+  }
+}
+
+TEST_CASE("32-bit shared counters flushed between tiles give the same counts") {
+  // A flush after every tile (a block sweeping 2^31 samples does it for real): the grid meets
+  // before the sweep, and every block adds its counts into the output tile by tile.
+  // Several tiles per block (32768 bytes each, up to ~400 resident blocks on an H200).
+  const std::int64_t n = (std::int64_t{1} << 26) + 5;
+  for (Pattern pattern : {Pattern::uniform, Pattern::one_bin}) {
+    const auto host = make_samples<std::uint8_t>(static_cast<std::size_t>(n), pattern, 0, 255, 99);
+    DeviceBuffer<std::uint8_t> in(host);
+    for (int bins : {256, 1000}) {
+      CAPTURE(bins);
+      DeviceBuffer<unsigned> out(static_cast<std::size_t>(bins));
+      out.poison();
+      std::size_t bytes = 16;
+      DeviceBuffer<unsigned char> temp(bytes);
+      REQUIRE(tilecraft::detail::histogram_even_with<tilecraft::HistogramPolicy<>>(
+                  temp.get(), bytes, in.get(), out.get(), bins, 0, 256, n, nullptr, 1) == cudaSuccess);
+      tilecraft::test::sync_and_check();
+      CHECK(widen(out.download()) == host_even(host, 0, n, bins, 0, 256));
+    }
+  }
+}
+
+TEST_CASE("64-bit counters past 2^32 samples") {
+  if (const char* env = std::getenv("TILECRAFT_TEST_HUGE"); env != nullptr && std::strcmp(env, "0") == 0) {
+    MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^32 + 5 sample case");
+    return;
+  }
+  const std::int64_t n = (std::int64_t{1} << 32) + 5;
+  DeviceBuffer<std::uint8_t> in(static_cast<std::size_t>(n) + 1);
+  // All samples 7 except a few marks (head, the 2^31 and 2^32 boundaries, the last), starting
+  // one byte in (unaligned).
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 7, static_cast<std::size_t>(n) + 1));
+  const std::uint8_t marks[] = {0, 255, 3, 200};
+  const std::int64_t where[] = {1, std::int64_t{1} << 31, std::int64_t{1} << 32, n};
+  for (int i = 0; i < 4; ++i)
+    TILECRAFT_THROW_IF_ERROR(cudaMemcpy(in.get() + where[i], &marks[i], 1, cudaMemcpyHostToDevice));
+  Counts want(256, 0);
+  want[7] = static_cast<unsigned long long>(n - 4);
+  for (std::uint8_t m : marks) ++want[m];
+  CHECK(run_even<unsigned long long>(in.get() + 1, n, 256, 0, 256) == want);
+  // 32-bit counters wrap modulo 2^32, as CUB's do.
+  Counts wrapped = want;
+  wrapped[7] &= 0xffffffffull;
+  CHECK(run_even<unsigned>(in.get() + 1, n, 256, 0, 256) == wrapped);
+}
+
+}  // namespace even_bins
+
+// tilecraft::histogram_even and histogram_range on float samples against
+// cub::DeviceHistogram and the documented host formula: edges binned exactly as the host
+// reference bins them, NaN, infinities, -0, samples below lower and at upper, 64 bins over
+// [-1, 1) and odd ranges and bin counts.
+namespace float_bins {
+
+namespace {
+
+// Samples uniform in [lo, hi) with the edges of `bins` bins over [lower, upper) planted: each
+// lower + k * (upper - lower) / bins as float, its neighbours up and down, lower, upper, NaN,
+// the infinities and -0.
+std::vector<float> make_samples(std::size_t count, double lo, double hi, int bins, float lower, float upper,
+                                std::uint64_t salt) {
+  auto v = tilecraft::test::random_vector<float>(count, lo, hi, salt);
+  std::vector<float> planted = {lower,
+                                upper,
+                                std::nextafter(lower, -1e30f),
+                                std::nextafter(upper, -1e30f),
+                                std::numeric_limits<float>::quiet_NaN(),
+                                std::numeric_limits<float>::infinity(),
+                                -std::numeric_limits<float>::infinity(),
+                                -0.0f,
+                                0.0f};
+  for (int k = 0; k <= bins && k < 5000; ++k) {
+    const float edge = static_cast<float>(lower + (static_cast<double>(upper) - lower) * k / bins);
+    planted.push_back(edge);
+    planted.push_back(std::nextafter(edge, 1e30f));
+    planted.push_back(std::nextafter(edge, -1e30f));
+  }
+  for (std::size_t i = 0; i < planted.size() && !v.empty(); ++i) v[(i * 7919) % v.size()] = planted[i];
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("float even bins: the host formula at every edge, NaN and infinities, against CUB on [-1, 1)") {
+  struct Bins {
+    int bins;
+    float lower, upper;
+  };
+  const Bins configs[] = {{64, -1.0f, 1.0f},  {1, -1.0f, 1.0f},     {2, 0.0f, 1.0f},     {255, 0.1f, 0.7f},
+                          {256, -3.0f, 5.0f}, {257, -1e-3f, 2e-3f}, {4096, -1.0f, 1.0f}, {65536, -100.0f, 100.0f}};
+  for (std::int64_t n : sizes) {
+    for (int shift : {0, 1, 3}) {
+      for (const Bins& b : configs) {
+        CAPTURE(n);
+        CAPTURE(shift);
+        CAPTURE(b.bins);
+        CAPTURE(b.lower);
+        const auto host = make_samples(static_cast<std::size_t>(n + shift), b.lower - 0.1 * (b.upper - b.lower),
+                                       b.upper + 0.1 * (b.upper - b.lower), b.bins, b.lower, b.upper, n + b.bins);
+        DeviceBuffer<float> in(host);
+        const Counts want = host_even(host, static_cast<std::size_t>(shift), n, b.bins, b.lower, b.upper);
+        CHECK(run_even<unsigned>(in.get() + shift, n, b.bins, b.lower, b.upper) == want);
+      }
+      // CUB agrees where its unclamped product stays below the bin count. Over [-1, 1) with 64
+      // bins that is every float but the largest below 1: x - (-1) rounds to 2.0 there, so the
+      // product is 64, which tilecraft clamps into bin 63 (the documented formula; the test
+      // above checks it against the host) and CUB drops. Such a draw becomes 0.5 here.
+      auto uniform = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n + shift), -1.0, 1.0, 5 * n);
+      for (float& x : uniform) {
+        if ((x - -1.0f) * 32.0f >= 64.0f) x = 0.5f;
+      }
+      DeviceBuffer<float> in(uniform);
+      CHECK(run_even<unsigned>(in.get() + shift, n, 64, -1.0f, 1.0f) == cub_even(in.get() + shift, n, 64, -1.0f, 1.0f));
+    }
+  }
+}
+
+TEST_CASE("float even bins: all samples in one bin, sorted samples, 64-bit counters") {
+  const std::int64_t n = (1 << 22) + 1;
+  std::vector<float> same(static_cast<std::size_t>(n), 0.5f);
+  DeviceBuffer<float> in(same);
+  CHECK(run_even<unsigned long long>(in.get(), n, 64, -1.0f, 1.0f) == host_even(same, 0, n, 64, -1.0f, 1.0f));
+  auto sorted = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 31);
+  std::sort(sorted.begin(), sorted.end());
+  in.upload(sorted);
+  CHECK(run_even<unsigned>(in.get(), n, 64, -1.0f, 1.0f) == host_even(sorted, 0, n, 64, -1.0f, 1.0f));
+  CHECK(run_even<unsigned>(in.get(), n, 1000, -0.5f, 0.25f) == host_even(sorted, 0, n, 1000, -0.5f, 0.25f));
+}
+
+TEST_CASE("float range bins: levels with -0, negative and positive values, NaN never counted, against CUB") {
+  for (int bins : {1, 64, 255, 2048, 4096, 65536}) {
+    // Uneven levels: squares of an even grid over [-1, 1), sign kept, so they crowd near 0.
+    std::vector<float> levels(static_cast<std::size_t>(bins) + 1);
+    for (int i = 0; i <= bins; ++i) {
+      const double t = -1.0 + 2.0 * i / bins;
+      levels[static_cast<std::size_t>(i)] = static_cast<float>(t < 0 ? -t * t : t * t);
+    }
+    if (bins % 2 == 0) levels[static_cast<std::size_t>(bins / 2)] = -0.0f;
+    DeviceBuffer<float> d_levels(levels);
+    for (std::int64_t n : {std::int64_t{0}, std::int64_t{31}, std::int64_t{4097}, std::int64_t{(1 << 20) + 5}}) {
+      for (int shift : {0, 1}) {
+        CAPTURE(bins);
+        CAPTURE(n);
+        CAPTURE(shift);
+        auto host = make_samples(static_cast<std::size_t>(n + shift), -1.2, 1.2, 4, -1.0f, 1.0f, n + bins);
+        for (std::size_t i = 0; i < host.size() && i < 3 * levels.size(); ++i) {
+          const float l = levels[i / 3 % levels.size()];
+          host[(i * 104729) % host.size()] = i % 3 == 0 ? l : std::nextafter(l, i % 3 == 1 ? 2.0f : -2.0f);
+        }
+        DeviceBuffer<float> in(host);
+        const Counts want = host_range(host, static_cast<std::size_t>(shift), n, levels);
+        CHECK(run_range<unsigned>(in.get() + shift, n, d_levels) == want);
+        if (shift == 0 && bins <= 4096) CHECK(cub_range(in.get(), n, d_levels) == want);
+      }
+    }
+  }
+}
+
+}  // namespace float_bins
+
+// tilecraft::histogram_range (and histogram_even on 32-bit integers) against
+// cub::DeviceHistogram and an exact host count: levels evenly and unevenly spaced, repeated
+// levels (empty bins), samples on every level, below the first and at the last, bins 1 ...
+// 65536 (lookup table in shared memory, binary search over global levels), uint8, uint16 and
+// int32 samples.
+namespace range_bins {
+
+namespace {
+
+// bins + 1 increasing levels in [lo, hi]: evenly spaced, or random (sorted, repeats kept).
+std::vector<int> make_levels(int bins, long long lo, long long hi, bool even, std::uint64_t salt) {
+  std::vector<int> levels(static_cast<std::size_t>(bins) + 1);
+  if (even) {
+    for (int i = 0; i <= bins; ++i) levels[static_cast<std::size_t>(i)] = static_cast<int>(lo + (hi - lo) * i / bins);
+  } else {
+    auto r = tilecraft::test::random_vector<long long>(levels.size(), static_cast<double>(lo), static_cast<double>(hi),
+                                                       salt);
+    std::sort(r.begin(), r.end());
+    for (std::size_t i = 0; i < r.size(); ++i) levels[i] = static_cast<int>(r[i]);
+  }
+  return levels;
+}
+
+// Samples uniform in [lo, hi], then every level, its neighbours and the extremes planted.
+template <class Sample>
+std::vector<Sample> make_samples(std::size_t count, long long lo, long long hi, const std::vector<int>& levels,
+                                 std::uint64_t salt) {
+  auto v = tilecraft::test::random_vector<Sample>(count, static_cast<double>(lo), static_cast<double>(hi), salt);
+  std::size_t at = 0;
+  auto plant = [&](long long x) {
+    if (x >= lo && x <= hi && at < v.size()) v[(at++ * 7919) % v.size()] = static_cast<Sample>(x);
+  };
+  for (int level : levels) {
+    plant(level);
+    plant(static_cast<long long>(level) - 1);
+  }
+  plant(lo);
+  plant(hi);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("int32 range bins: even and uneven levels, bins 1 ... 65536, against the host count and CUB") {
+  for (int bins : {1, 2, 255, 256, 257, 2048, 4096, 65536}) {
+    for (bool even : {true, false}) {
+      const auto levels = make_levels(bins, -100000, 100000, even, 5u * bins + even);
+      DeviceBuffer<int> d_levels(levels);
+      for (std::int64_t n : {std::int64_t{0}, std::int64_t{33}, std::int64_t{4097}, std::int64_t{(1 << 20) + 9}}) {
+        for (int shift : {0, 1}) {
+          CAPTURE(bins);
+          CAPTURE(even);
+          CAPTURE(n);
+          CAPTURE(shift);
+          const auto host = make_samples<int>(static_cast<std::size_t>(n + shift), -120000, 120000, levels, bins + n);
+          DeviceBuffer<int> in(host);
+          const Counts want = host_range(host, static_cast<std::size_t>(shift), n, levels);
+          CHECK(run_range<unsigned>(in.get() + shift, n, d_levels) == want);
+          if (shift == 0 && bins <= 4096) CHECK(cub_range(in.get(), n, d_levels) == want);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("int32 range bins: all samples in one bin, sorted samples, the whole int range") {
+  const std::int64_t n = (1 << 20) + 3;
+  for (int bins : {64, 2048}) {
+    // Levels spanning almost the whole int range: INT_MIN ... INT_MAX.
+    auto levels = make_levels(bins, INT_MIN, INT_MAX, true, 1);
+    DeviceBuffer<int> d_levels(levels);
+    std::vector<int> same(static_cast<std::size_t>(n), levels[static_cast<std::size_t>(bins / 2)]);
+    DeviceBuffer<int> in(same);
+    CHECK(run_range<unsigned>(in.get(), n, d_levels) == host_range(same, 0, n, levels));
+    auto sorted = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n), INT_MIN, INT_MAX, 77);
+    std::sort(sorted.begin(), sorted.end());
+    in.upload(sorted);
+    CHECK(run_range<unsigned>(in.get(), n, d_levels) == host_range(sorted, 0, n, levels));
+  }
+}
+
+TEST_CASE("uint8 and uint16 range bins with int levels") {
+  for (int bins : {1, 5, 256}) {
+    const auto levels8 = make_levels(bins, 0, 256, bins != 5, 3u * bins);
+    DeviceBuffer<int> d8(levels8);
+    const auto levels16 = make_levels(bins, 100, 65536, bins != 5, 7u * bins);
+    DeviceBuffer<int> d16(levels16);
+    for (std::int64_t n : {std::int64_t{1}, std::int64_t{100}, std::int64_t{(1 << 19) + 11}}) {
+      for (int shift : {0, 5}) {
+        CAPTURE(bins);
+        CAPTURE(n);
+        CAPTURE(shift);
+        const auto h8 = make_samples<std::uint8_t>(static_cast<std::size_t>(n + shift), 0, 255, levels8, n);
+        DeviceBuffer<std::uint8_t> in8(h8);
+        CHECK(run_range<unsigned>(in8.get() + shift, n, d8) ==
+              host_range(h8, static_cast<std::size_t>(shift), n, levels8));
+        const auto h16 = make_samples<std::uint16_t>(static_cast<std::size_t>(n + shift), 0, 65535, levels16, n + 1);
+        DeviceBuffer<std::uint16_t> in16(h16);
+        CHECK(run_range<unsigned>(in16.get() + shift, n, d16) ==
+              host_range(h16, static_cast<std::size_t>(shift), n, levels16));
+      }
+    }
+  }
+}
+
+TEST_CASE("int32 even bins: exact at every edge, the full int range, bins 1 ... 65536") {
+  struct Bins {
+    int bins, lower, upper;
+  };
+  const Bins configs[] = {{1, -5, 5},
+                          {2, -1000000, 1000000},
+                          {2048, -1000000, 1000001},
+                          {4096, INT_MIN, INT_MAX},
+                          {65536, -70000, 70000},
+                          {1000, 17, 1017 * 3 + 5}};
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{7}, std::int64_t{4099}, std::int64_t{(1 << 20) + 1}}) {
+    for (const Bins& b : configs) {
+      CAPTURE(n);
+      CAPTURE(b.bins);
+      CAPTURE(b.lower);
+      auto host = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n) + 1,
+                                                      b.lower - 10.0 * (b.lower > INT_MIN + 10),
+                                                      static_cast<double>(b.upper), n + b.bins);
+      // Every bin edge lower + ceil(k * range / bins), its neighbours, lower - 1 and upper.
+      const long long range = static_cast<long long>(b.upper) - b.lower;
+      for (std::size_t i = 0; i < host.size() && i < 3000; ++i) {
+        const long long k = static_cast<long long>(i / 3) % (b.bins + 1);
+        const long long edge = b.lower + (k * range + b.bins - 1) / b.bins + static_cast<long long>(i % 3) - 1;
+        host[(i * 7919) % host.size()] = static_cast<int>(std::clamp<long long>(edge, INT_MIN, INT_MAX));
+      }
+      DeviceBuffer<int> in(host);
+      const Counts want = host_even(host, 1, n, b.bins, b.lower, b.upper);
+      CHECK(run_even<unsigned>(in.get() + 1, n, b.bins, b.lower, b.upper) == want);
+    }
+  }
+}
+
+}  // namespace range_bins

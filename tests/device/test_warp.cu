@@ -1,0 +1,180 @@
+// The warp level against CUB's warp primitives and host folds, in one translation unit (CUB's
+// headers cost more compile time per unit than the cases).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_scan.cuh>
+#include <tilecraft/util/functional.cuh>
+#include <tilecraft/warp/warp_reduce.cuh>
+#include <tilecraft/warp/warp_scan.cuh>
+
+#include "ops.cuh"
+#include "test_util.cuh"
+
+using namespace tilecraft;
+using tilecraft::test::DeviceBuffer;
+
+// warp_reduce / warp_all_reduce against cub::WarpReduce and a host fold, for every logical
+// warp size, partial warps, and operators that are commutative or only associative.
+namespace warp_reduce_tests {
+
+template <int W, class T, class Op>
+__global__ void warp_kernel(const T* in, T* first, T* all, T* partial, T* cub_first, const int* valid, Op op) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const T v = in[t];
+  first[t] = warp_reduce<W>(v, op);
+  all[t] = warp_all_reduce<W>(v, op);
+  partial[t] = warp_reduce<W>(v, op, valid[t / W]);
+  using CubWarp = cub::WarpReduce<T, W>;
+  __shared__ typename CubWarp::TempStorage cub_temp[256 / W];
+  cub_first[t] = CubWarp(cub_temp[threadIdx.x / W]).Reduce(v, op);
+}
+
+template <int W, class T, class Op>
+void check_warp(const std::vector<T>& host, Op op, bool compare_cub, std::uint64_t salt) {
+  CAPTURE(W);
+  const int n = static_cast<int>(host.size());  // a multiple of 256
+  auto g = tilecraft::test::rng(salt);
+  std::vector<int> valid(static_cast<std::size_t>(n / W));
+  for (auto& v : valid) v = 1 + static_cast<int>(g() % W);
+  DeviceBuffer<T> in(host), first(n), all(n), partial(n), cub_first(n);
+  DeviceBuffer<int> d_valid(valid);
+  for (auto* b : {&first, &all, &partial, &cub_first}) b->poison();
+  warp_kernel<W><<<n / 256, 256>>>(in.get(), first.get(), all.get(), partial.get(), cub_first.get(), d_valid.get(), op);
+  tilecraft::test::sync_and_check();
+  const auto h_first = first.download(), h_all = all.download(), h_partial = partial.download(),
+             h_cub = cub_first.download();
+  int bad = 0;
+  for (int w = 0; w < n / W; ++w) {
+    T ref = host[static_cast<std::size_t>(w * W)];
+    T ref_partial = ref;
+    for (int l = 1; l < W; ++l) {
+      ref = op(ref, host[static_cast<std::size_t>(w * W + l)]);
+      if (l < valid[static_cast<std::size_t>(w)]) ref_partial = ref;
+    }
+    bad += !(h_first[static_cast<std::size_t>(w * W)] == ref);
+    bad += !(h_partial[static_cast<std::size_t>(w * W)] == ref_partial);
+    if (compare_cub) bad += !(h_cub[static_cast<std::size_t>(w * W)] == ref);
+    for (int l = 0; l < W; ++l) bad += !(h_all[static_cast<std::size_t>(w * W + l)] == ref);
+  }
+  CHECK(bad == 0);
+}
+
+template <int W>
+void check_all_types() {
+  const int n = 256 * 7;
+  // Small integers held in floats sum exactly in any order, so results compare bitwise.
+  auto ints = tilecraft::test::random_vector<int>(n, -1000, 1000, 1 + W);
+  std::vector<float> floats(ints.begin(), ints.end());
+  std::vector<double> doubles(ints.begin(), ints.end());
+  check_warp<W>(ints, Sum{}, true, 10 + W);
+  check_warp<W>(ints, Max{}, true, 20 + W);
+  check_warp<W>(floats, Sum{}, true, 30 + W);
+  check_warp<W>(floats, Min{}, true, 40 + W);
+  check_warp<W>(doubles, Sum{}, true, 50 + W);
+  auto g = tilecraft::test::rng(60 + W);
+  std::vector<test::Affine> affine(n);
+  for (auto& f : affine) f = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+  check_warp<W>(affine, test::Compose{}, false, 70 + W);
+  std::vector<test::ArgMin> args(n);
+  for (int i = 0; i < n; ++i) args[static_cast<std::size_t>(i)] = {static_cast<float>(g() % 50), i};
+  check_warp<W>(args, test::ArgMinOp{}, true, 80 + W);
+}
+
+TEST_CASE("warp_reduce over every logical warp size") {
+  check_all_types<1>();
+  check_all_types<2>();
+  check_all_types<4>();
+  check_all_types<8>();
+  check_all_types<16>();
+  check_all_types<32>();
+}
+
+}  // namespace warp_reduce_tests
+
+// warp_inclusive_scan / warp_exclusive_scan against a host fold (and cub::WarpScan for integer
+// sums) for every logical warp size, with and without the warp aggregate and the seed, for
+// operators that are commutative or only associative.
+namespace warp_scan_tests {
+
+// Per thread: [0] inclusive, [1] inclusive (aggregate form), [2] the aggregate, [3] exclusive
+// seeded, [4] exclusive seeded (aggregate form), [5] its aggregate, [6] exclusive unseeded,
+// [7] cub::WarpScan's inclusive (integer sums only).
+template <int W, bool WithCub, class T, class Op>
+__global__ void warp_scan_kernel(const T* in, T* out, T init, Op op) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const T v = in[t];
+  T* o = out + static_cast<std::size_t>(t) * 8;
+  o[0] = warp_inclusive_scan<W>(v, op);
+  T agg;
+  o[1] = warp_inclusive_scan<W>(v, op, agg);
+  o[2] = agg;
+  o[3] = warp_exclusive_scan<W>(v, op, init);
+  o[4] = warp_exclusive_scan<W>(v, op, init, agg);
+  o[5] = agg;
+  o[6] = warp_exclusive_scan<W>(v, op);
+  if constexpr (WithCub) {
+    using CubScan = cub::WarpScan<T, W>;
+    __shared__ typename CubScan::TempStorage cub_temp[256 / W];
+    T c;
+    CubScan(cub_temp[threadIdx.x / W]).InclusiveSum(v, c);
+    o[7] = c;
+  }
+}
+
+template <int W, bool WithCub, class T, class Op>
+void check_warp_scan(const std::vector<T>& host, T init, Op op) {
+  CAPTURE(W);
+  const int n = static_cast<int>(host.size());  // a multiple of 256
+  DeviceBuffer<T> in(host), out(static_cast<std::size_t>(n) * 8);
+  out.poison();
+  warp_scan_kernel<W, WithCub><<<n / 256, 256>>>(in.get(), out.get(), init, op);
+  tilecraft::test::sync_and_check();
+  const auto got = out.download();
+  int bad = 0;
+  for (int w = 0; w < n / W; ++w) {
+    T total = host[static_cast<std::size_t>(w * W)];
+    for (int l = 1; l < W; ++l) total = op(total, host[static_cast<std::size_t>(w * W + l)]);
+    T incl = host[static_cast<std::size_t>(w * W)];
+    T excl = init;
+    for (int l = 0; l < W; ++l) {
+      const std::size_t t = static_cast<std::size_t>(w * W + l);
+      if (l > 0) incl = op(incl, host[t]);
+      const T* o = got.data() + t * 8;
+      bad += !(o[0] == incl) + !(o[1] == incl) + !(o[2] == total);
+      bad += !(o[3] == excl) + !(o[4] == excl) + !(o[5] == total);
+      bad += !(o[6] == (l == 0 ? host[t] : excl));  // init is an identity: excl is x_0 op ... op x_{l-1}
+      if constexpr (WithCub) bad += !(o[7] == incl);
+      excl = op(excl, host[t]);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+// Every init is the operator's identity, so the seeded exclusive result of lane l > 0 is also
+// what the unseeded one must return.
+template <int W>
+void check_all() {
+  const int n = 256 * 4;
+  const auto ints = tilecraft::test::random_vector<int>(n, -1000, 1000, 1 + W);
+  check_warp_scan<W, true>(ints, 0, Sum{});
+  check_warp_scan<W, false>(ints, INT32_MIN, Max{});
+  auto g = tilecraft::test::rng(60 + W);
+  std::vector<test::Affine> affine(n);
+  for (auto& f : affine) f = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+  check_warp_scan<W, false>(affine, test::Affine{1u, 0u}, test::Compose{});  // identity map
+}
+
+TEST_CASE("warp_scan over every logical warp size") {
+  check_all<1>();
+  check_all<2>();
+  check_all<4>();
+  check_all<8>();
+  check_all<16>();
+  check_all<32>();
+}
+
+}  // namespace warp_scan_tests
