@@ -97,9 +97,11 @@ class CarvedObjects {
 }  // namespace tilecraft
 
 // The tuple protocol, so that structured bindings unpack CarvedObjects.
+//! \cond SPECIALIZATIONS
 template <class... Ts>
 struct std::tuple_size<tilecraft::CarvedObjects<Ts...>> : std::integral_constant<std::size_t, sizeof...(Ts)> {};
 template <std::size_t I, class... Ts>
 struct std::tuple_element<I, tilecraft::CarvedObjects<Ts...>> {
   using type = typename tilecraft::detail::CarveTypeAt<I, Ts...>::type&;
 };
+//! \endcond
