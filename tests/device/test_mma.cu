@@ -3,7 +3,10 @@
 // .x2, .x4 and .trans against the fragment layout written out element by element; m16n8k16 on
 // FP16 and BF16 operands loaded with ldmatrix (values whose products and sums are exact in FP32:
 // the result must equal the host's); m16n8k8 on TF32 within the FP32 rounding bound of its
-// 8-term sums. On sm_75 (the .sm75 variant) the same tests run the FMA fallbacks.
+// 8-term sums; the warp level WarpMmaTf32 (TF32 and TF32x3) on warp tiles of a block tile over
+// K steps, against the exact product of the TF32-rounded operands (TF32) and of the operands
+// themselves (TF32x3, within FP32's bound), Inf and NaN operands included. On sm_75 (the .sm75
+// variant) the same tests run the FMA fallbacks.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -18,6 +21,7 @@
 
 #include <tilecraft/arch/ldmatrix.cuh>
 #include <tilecraft/arch/mma.cuh>
+#include <tilecraft/gemm/warp_mma_tf32.cuh>
 
 #include "test_util.cuh"
 
@@ -276,5 +280,105 @@ TEST_CASE("m16n8k8 on TF32 operands: within the FP32 rounding bound of the TF32 
     }
     MESSAGE("worst error / bound: " << worst);
     CHECK(bad == 0);
+  }
+}
+
+namespace {
+
+// One block computes C (TM x TN, row-major) = A (TM x K, row-major) B (K x TN, row-major): K in
+// steps of 16 rows through K-major shared tiles (zeros past K), each warp its WM x WN tile.
+template <int TM, int TN, int WM, int WN, tilecraft::GemmMath Math>
+__global__ void warp_mma_tf32_kernel(const float* a, const float* b, float* c, int k_total) {
+  constexpr int tk = 16;
+  using TileA = tilecraft::SharedMatrix<float, tk, TM, tilecraft::Padded<8>>;
+  using TileB = tilecraft::SharedMatrix<float, tk, TN, tilecraft::Padded<8>>;
+  using Mma = tilecraft::WarpMmaTf32<TileA, TileB, WM, WN, Math>;
+  __shared__ TileA ta;
+  __shared__ TileB tb;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const Mma mma((warp / (TN / WN)) * WM, (warp % (TN / WN)) * WN);
+  typename Mma::Accumulators acc = {};
+  for (int k0 = 0; k0 < k_total; k0 += tk) {
+    for (int e = static_cast<int>(threadIdx.x); e < tk * TM; e += static_cast<int>(blockDim.x)) {
+      const int k = e / TM, m = e % TM;
+      ta(k, m) = k0 + k < k_total ? a[m * k_total + k0 + k] : 0.0f;
+    }
+    for (int e = static_cast<int>(threadIdx.x); e < tk * TN; e += static_cast<int>(blockDim.x)) {
+      const int k = e / TN, n = e % TN;
+      tb(k, n) = k0 + k < k_total ? b[(k0 + k) * TN + n] : 0.0f;
+    }
+    __syncthreads();
+    mma.multiply(ta, tb, acc);
+    __syncthreads();
+  }
+  for (int i = 0; i < Mma::tiles_m; ++i) {
+    for (int j = 0; j < Mma::tiles_n; ++j) {
+      for (int r = 0; r < 4; ++r) c[mma.row(i, r) * TN + mma.col(j, r)] = acc[i][j][r];
+    }
+  }
+}
+
+template <int TM, int TN, int WM, int WN, tilecraft::GemmMath Math>
+void check_warp_mma_tf32(int k_total, bool specials) {
+  using tilecraft::GemmMath;
+  constexpr int threads = (TM / WM) * (TN / WN) * 32;
+  const std::uint64_t salt = static_cast<std::uint64_t>(k_total) * 8 + (specials ? 4 : 0) + (TM == 64 ? 2 : 0) +
+                             (Math == GemmMath::tf32x3 ? 1 : 0);
+  auto a = tilecraft::test::random_vector<float>(static_cast<std::size_t>(TM) * k_total, -1.0, 1.0, salt);
+  const auto b = tilecraft::test::random_vector<float>(static_cast<std::size_t>(k_total) * TN, -1.0, 1.0, salt + 1);
+  if (specials) {  // an Inf in row 3 and a NaN in row 7 of A (B's random values are never zero)
+    a[static_cast<std::size_t>(3 * k_total + k_total / 2)] = std::numeric_limits<float>::infinity();
+    a[static_cast<std::size_t>(7 * k_total)] = std::numeric_limits<float>::quiet_NaN();
+  }
+  DeviceBuffer<float> da(a), db(b), dc(static_cast<std::size_t>(TM) * TN);
+  dc.poison();
+  warp_mma_tf32_kernel<TM, TN, WM, WN, Math><<<1, threads>>>(da.get(), db.get(), dc.get(), k_total);
+  tilecraft::test::sync_and_check();
+  const auto got = dc.download();
+  // TF32: the exact product of the TF32-rounded operands, within the FP32 rounding of a
+  // K-term sum (2 (K + 2) u of the absolute sum, u = 2^-24: the tensor cores' additions are not
+  // all round-to-nearest). TF32x3: the exact product of the operands themselves, within what an
+  // FP32 GEMM promises (gemm_testbed.cuh) with K + 8 for K + 2: each product's split leaves up
+  // to 3 * 2^-22 = 12 u of it, six more roundings' worth.
+  const int extra = Math == GemmMath::tf32 ? 2 : 8;
+  const auto operand = [](float x) { return Math == GemmMath::tf32 ? as_float(host_tf32(x)) : x; };
+  int bad = 0;
+  double worst = 0;
+  for (int m = 0; m < TM; ++m) {
+    for (int n = 0; n < TN; ++n) {
+      double ref = 0, abs = 0;
+      for (int k = 0; k < k_total; ++k) {
+        const double p = static_cast<double>(operand(a[static_cast<std::size_t>(m * k_total + k)])) *
+                         operand(b[static_cast<std::size_t>(k * TN + n)]);
+        ref += p;
+        abs += std::fabs(p);
+      }
+      const float g = got[static_cast<std::size_t>(m * TN + n)];
+      if (!std::isfinite(ref)) {
+        const bool same = std::isnan(ref) ? std::isnan(g) : g == static_cast<float>(ref);
+        if (!same) MESSAGE("C(" << m << ", " << n << ") = " << g << ", expected " << ref);
+        bad += !same;
+        continue;
+      }
+      const double err = std::fabs(static_cast<double>(g) - ref);
+      const double bound = 2.0 * (k_total + extra) * 0x1p-24 * abs;
+      worst = std::max(worst, err / (bound > 0 ? bound : 1));
+      bad += !(err <= bound);
+    }
+  }
+  MESSAGE(std::string(Math == GemmMath::tf32 ? "TF32 " : "TF32x3 ")
+          << TM << " x " << TN << " x " << k_total << ": worst error / bound " << worst);
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("WarpMmaTf32: TF32 equals the TF32 product, TF32x3 the FP32 product, within FP32's bound", Math,
+                   std::integral_constant<tilecraft::GemmMath, tilecraft::GemmMath::tf32>,
+                   std::integral_constant<tilecraft::GemmMath, tilecraft::GemmMath::tf32x3>) {
+  for (int k_total : {1, 8, 37, 300}) {
+    CAPTURE(k_total);
+    check_warp_mma_tf32<64, 64, 32, 32, Math::value>(k_total, false);       // 2 x 2 warps of 2 x 4 MMA tiles
+    check_warp_mma_tf32<32, 16, 16, 8, Math::value>(k_total, k_total > 7);  // 2 x 2 warps of one MMA tile
   }
 }

@@ -1,0 +1,205 @@
+//! \file gemm/warp_mma_tf32.cuh
+//! The warp level of a GEMM on the tensor cores, for float operands: a warp's WM x WN tile of
+//! C as (WM / 16) x (WN / 8) m16n8k8 TF32 MMAs per 8 rows of K (arch/mma.cuh), their fragments
+//! read from the same K-major shared tiles the SIMT warp level reads (a row k holds element k
+//! of every column of A, or of every row of B). The math is a compile-time choice:
+//!   - TF32: each operand rounded to TF32 (10 explicit mantissa bits), one MMA: about 8x the
+//!     FFMA throughput, with a relative error of about 2^-11 per product;
+//!   - TF32x3: each operand split into a TF32 big part and a TF32 remainder, x = big + small,
+//!     and acc += small_a big_b + big_a small_b + big_a big_b (small_a small_b, below 2^-22 of
+//!     the product, is dropped): FP32 accuracy from three MMAs (each product within 3 * 2^-22
+//!     of exact, then FP32 accumulation). Inf and NaN operands give what FP32 products give.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "../arch/mma.cuh"
+#include "../config.cuh"
+#include "../memory/bank_model.cuh"
+#include "../memory/shared_tile.cuh"
+#include "../util/thread.cuh"
+#include "gemm_math.cuh"
+
+namespace tilecraft {
+
+namespace detail {
+
+// The worst wavefront count of one TF32 fragment register's loads from Tile, over the origins a
+// warp reads: every group of 4 rows (k0 = 0, 4, ...) and every 8 columns (what a WM x WN warp
+// tile at any multiple-of-8 origin covers). 1: conflict-free.
+template <class Tile>
+constexpr int tf32_fragment_wavefronts() {
+  int worst = 1;
+  for (int k0 = 0; k0 + 4 <= Tile::rows; k0 += 4) {
+    for (int c0 = 0; c0 + 8 <= Tile::cols; c0 += 8) {
+      const int w = bank::fragment_tf32_wavefronts<Tile>(k0, c0);
+      if (w > worst) worst = w;
+    }
+  }
+  return worst;
+}
+
+}  // namespace detail
+
+#if defined(__CUDACC__)
+
+//! Warp level on the tensor cores: one warp's WM x WN tile of C, starting at column `m0` of
+//! TileA and column `n0` of TileB, accumulated over all TileA::rows rows of K of one stage.
+//! TileA is a K x M SharedMatrix<float> and TileB a K x N one (K-major, as GemmShape lays out
+//! a stage), with K a multiple of 8. Math is GemmMath::tf32 or GemmMath::tf32x3.
+//! Each lane (g, t) = (lane / 4, lane % 4) reads its fragments with 4-byte loads: row k + t and
+//! k + t + 4, columns g and g + 8 of each 16-column A block and g of each 8-column B block.
+//! Rules (static_asserts): float tiles, WM a multiple of 16 and WN of 8, K a multiple of 8, and
+//! the fragment loads conflict-free by the bank model: rows of 8 or 24 (mod 32) floats (a
+//! 128-column tile needs Padded<8>).
+//! Accumulator acc[i][j][r] is C element (row(i, r), col(j, r)) of the block tile. No
+//! barriers; reads shared memory only; every lane of the warp must call it (mma.sync).
+//! \code
+//! using TileA = tilecraft::SharedMatrix<float, 16, 128, tilecraft::Padded<8>>;  // K x M
+//! using TileB = tilecraft::SharedMatrix<float, 16, 64, tilecraft::Padded<8>>;   // K x N
+//! using Mma = tilecraft::WarpMmaTf32<TileA, TileB, 64, 32, tilecraft::GemmMath::tf32x3>;
+//! __device__ void step(const TileA& a, const TileB& b, Mma::Accumulators& acc) {
+//!   const int warp = threadIdx.x / 32;  // 4 warps: 2 x 2 warp tiles of 64 x 32
+//!   const Mma mma((warp / 2) * 64, (warp % 2) * 32);
+//!   mma.multiply(a, b, acc);
+//! }
+//! \endcode
+template <class TileA, class TileB, int WM, int WN, GemmMath Math = GemmMath::tf32>
+class WarpMmaTf32 {
+  static_assert(is_shared_matrix_v<TileA> && is_shared_matrix_v<TileB>,
+                "WarpMmaTf32: TileA and TileB must be SharedMatrix tiles (K x M and K x N)");
+  static_assert(std::is_same_v<typename TileA::value_type, float> && std::is_same_v<typename TileB::value_type, float>,
+                "WarpMmaTf32: the tiles must hold float (TF32 MMAs read FP32 operands)");
+  static_assert(Math == GemmMath::tf32 || Math == GemmMath::tf32x3,
+                "WarpMmaTf32: Math must be GemmMath::tf32 or GemmMath::tf32x3");
+  static_assert(WM > 0 && WM % 16 == 0 && WN > 0 && WN % 8 == 0,
+                "WarpMmaTf32: the warp tile must be a multiple of the MMA's 16 x 8 (WM of 16, WN of 8)");
+  static_assert(TileA::rows == TileB::rows && TileA::rows % 8 == 0,
+                "WarpMmaTf32: TileA and TileB must have the same rows (K), a multiple of 8 (the MMA's k)");
+  static_assert(WM <= TileA::cols && WN <= TileB::cols, "WarpMmaTf32: the warp tile must fit the tiles' columns");
+  static_assert(detail::tf32_fragment_wavefronts<TileA>() == 1 && detail::tf32_fragment_wavefronts<TileB>() == 1,
+                "WarpMmaTf32: the fragment loads must be bank-conflict free: tile rows of 8 or 24 (mod 32) floats "
+                "(pad each row, e.g. Padded<8> for 128 or 64 columns)");
+
+ public:
+  //! MMA tiles along M (16 rows each).
+  static constexpr int tiles_m = WM / 16;
+  //! MMA tiles along N (8 columns each).
+  static constexpr int tiles_n = WN / 8;
+  //! The lane's accumulators: 4 per 16 x 8 MMA tile.
+  using Accumulators = float[static_cast<std::size_t>(tiles_m)][static_cast<std::size_t>(tiles_n)][4];
+
+  //! The warp tile whose first element is (m0, n0) of the block tile: columns m0 ... m0 + WM - 1
+  //! of TileA and n0 ... n0 + WN - 1 of TileB (multiples of 8 keep the bank rule's guarantee).
+  TILECRAFT_DEVICE WarpMmaTf32(int m0, int n0) : m0_(m0), n0_(n0) {}
+
+  //! Block-tile row of accumulator [i][.][r].
+  TILECRAFT_DEVICE int row(int i, int r) const { return m0_ + 16 * i + lane() / 4 + 8 * (r / 2); }
+  //! Block-tile column of accumulator [.][j][r].
+  TILECRAFT_DEVICE int col(int j, int r) const { return n0_ + 8 * j + 2 * (lane() % 4) + r % 2; }
+
+  //! acc += A^T B over the tiles' K rows: the warp's WM x WN product of one stage.
+  TILECRAFT_DEVICE void multiply(const TileA& a, const TileB& b, Accumulators& acc) const {
+    constexpr auto mt = static_cast<std::size_t>(tiles_m);
+    constexpr auto nt = static_cast<std::size_t>(tiles_n);
+    const int g = lane() / 4;
+    const int t = lane() % 4;
+#pragma unroll
+    for (int k = 0; k < TileA::rows; k += 8) {
+      std::uint32_t a_big[mt][4], a_small[mt][4];
+      std::uint32_t b_big[nt][2], b_small[nt][2];
+      bool special = false;  // an operand of this lane is Inf or NaN
+#pragma unroll
+      for (int i = 0; i < tiles_m; ++i) {
+        const int m = m0_ + 16 * i + g;
+        special |= split(a(k + t, m), a_big[i][0], a_small[i][0]);
+        special |= split(a(k + t, m + 8), a_big[i][1], a_small[i][1]);
+        special |= split(a(k + t + 4, m), a_big[i][2], a_small[i][2]);
+        special |= split(a(k + t + 4, m + 8), a_big[i][3], a_small[i][3]);
+      }
+#pragma unroll
+      for (int j = 0; j < tiles_n; ++j) {
+        const int n = n0_ + 8 * j + g;
+        special |= split(b(k + t, n), b_big[j][0], b_small[j][0]);
+        special |= split(b(k + t + 4, n), b_big[j][1], b_small[j][1]);
+      }
+      if constexpr (Math == GemmMath::tf32x3) {
+        // An infinite big part would meet the other operand's remainder in a cross term (Inf
+        // times 0, or times a remainder of the other sign, is NaN): in a step where any lane
+        // holds a non-finite operand, the cross terms take 0 for it, and the big product alone
+        // carries the Inf or NaN, as an FP32 product would.
+        if (__any_sync(0xffffffffu, special)) {
+          products<true>(a_big, a_small, b_big, b_small, acc);
+        } else {
+          products<false>(a_big, a_small, b_big, b_small, acc);
+        }
+      } else {
+        products<false>(a_big, a_small, b_big, b_small, acc);
+      }
+    }
+  }
+
+ private:
+  TILECRAFT_DEVICE static int lane() { return lane_id(); }
+
+  // x = big + small (+ what TF32x3 drops): big = tf32(x); small = tf32(x - big), or 0 where
+  // x is Inf or NaN (then x - big is NaN). Returns whether x is Inf or NaN. TF32 math needs big
+  // only.
+  TILECRAFT_DEVICE static bool split(float x, std::uint32_t& big, std::uint32_t& small) {
+    big = arch::to_tf32(x);
+    small = 0u;
+    if constexpr (Math == GemmMath::tf32x3) {
+      float b;
+      std::memcpy(&b, &big, 4);
+      const float rest = x - b;
+      if (rest == rest) {
+        small = arch::to_tf32(rest);
+      } else {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The finite part of a big operand for a cross term: 0 for Inf and NaN.
+  TILECRAFT_DEVICE static std::uint32_t finite(std::uint32_t big) {
+    return (big & 0x7f800000u) == 0x7f800000u ? 0u : big;
+  }
+
+  // acc[i][j] += A_i B_j for every MMA tile: TF32, one product; TF32x3, the small terms first
+  // (added to the accumulator before the large one, they keep more of their bits), their big
+  // parts made finite first where Clamp says so.
+  template <bool Clamp, class FragA, class FragB>
+  TILECRAFT_DEVICE static void products(const FragA& a_big, const FragA& a_small, const FragB& b_big,
+                                        const FragB& b_small, Accumulators& acc) {
+#pragma unroll
+    for (int i = 0; i < tiles_m; ++i) {
+#pragma unroll
+      for (int j = 0; j < tiles_n; ++j) {
+        if constexpr (Math == GemmMath::tf32x3) {
+          if constexpr (Clamp) {
+            const std::uint32_t af[4] = {finite(a_big[i][0]), finite(a_big[i][1]), finite(a_big[i][2]),
+                                         finite(a_big[i][3])};
+            const std::uint32_t bf[2] = {finite(b_big[j][0]), finite(b_big[j][1])};
+            arch::mma_m16n8k8_tf32(acc[i][j], a_small[i], bf, acc[i][j]);
+            arch::mma_m16n8k8_tf32(acc[i][j], af, b_small[j], acc[i][j]);
+          } else {
+            arch::mma_m16n8k8_tf32(acc[i][j], a_small[i], b_big[j], acc[i][j]);
+            arch::mma_m16n8k8_tf32(acc[i][j], a_big[i], b_small[j], acc[i][j]);
+          }
+        }
+        arch::mma_m16n8k8_tf32(acc[i][j], a_big[i], b_big[j], acc[i][j]);
+      }
+    }
+  }
+
+  int m0_;
+  int n0_;
+};
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft
