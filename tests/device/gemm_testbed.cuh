@@ -296,10 +296,26 @@ HostReal<T> bound_for(const Problem<T>& p, HostReal<T> magnitude, int extra = 2)
   return 2 * static_cast<HostReal<T>>(p.k + extra) * unit_roundoff<T> * magnitude + HostReal<T>(1e-30);
 }
 
+// What one product a_ik b_kj may lose before the accumulation, relative to |a_ik b_kj|:
+// nothing with FMAs; TF32 rounds both operands (2^-11 each, 2^-10 + 2^-22 together); TF32x3
+// keeps each operand to 2^-22 and drops the remainders' product (3 * 2^-22).
+inline double product_error(tilecraft::GemmMath math) {
+  switch (math) {
+    case tilecraft::GemmMath::tf32:
+      return 0x1p-10 + 0x1p-22;
+    case tilecraft::GemmMath::tf32x3:
+      return 3 * 0x1p-22;
+    default:
+      return 0;
+  }
+}
+
 // BLAS: alpha op(A) op(B) + beta C, where alpha == 0 or k == 0 reads neither A nor B and
-// beta == 0 does not read C.
+// beta == 0 does not read C. With a tensor-core math the bound adds product_error(math) of
+// |alpha| sum_k |a_ik b_kj|.
 template <class T>
-Reference<T> linear_reference(const Problem<T>& p, const HostData<T>& d) {
+Reference<T> linear_reference(const Problem<T>& p, const HostData<T>& d,
+                              tilecraft::GemmMath math = tilecraft::GemmMath::simt) {
   using R = HostReal<T>;
   const bool product = p.alpha != T(0) && p.k > 0;
   const Products<T> prod = product ? host_products(p, d) : Products<T>{};
@@ -311,7 +327,7 @@ Reference<T> linear_reference(const Problem<T>& p, const HostData<T>& d) {
       const R s = product ? R(p.alpha) * prod.sum[i * n + j] : R(0);
       const R t = product ? std::abs(R(p.alpha)) * prod.abs[i * n + j] : R(0);
       r.value[i * n + j] = s + c;
-      r.bound[i * n + j] = bound_for(p, t + std::abs(c));
+      r.bound[i * n + j] = bound_for(p, t + std::abs(c)) + R(product_error(math)) * t;
     }
   }
   return r;
@@ -454,9 +470,10 @@ std::vector<T> run_on(const Problem<T>& p, const HostData<T>& h, Run&& run) {
 // With both, cuBLAS is checked against the host too (which validates the operand mapping the
 // large shapes rely on); without the host, the bound comes from |alpha| |A| |B| + |beta| |C|
 // computed by cuBLAS on the absolute values.
+// With a tensor-core math (float only), against the host with that math's bound.
 template <class T, class Run>
-void check_gemm(const Problem<T>& p, std::uint64_t salt, Run&& run, const Cublas* cublas, bool host_ref,
-                Fill fill = {}) {
+void check_gemm(const Problem<T>& p, std::uint64_t salt, Run&& run, const Cublas* cublas, bool host_ref, Fill fill = {},
+                tilecraft::GemmMath math = tilecraft::GemmMath::simt) {
   const std::string problem = p.str();
   CAPTURE(problem);
   CAPTURE(salt);
@@ -464,7 +481,7 @@ void check_gemm(const Problem<T>& p, std::uint64_t salt, Run&& run, const Cublas
   const std::vector<T> got = run_on(p, h, run);
   Reference<T> ref;
   if (host_ref) {
-    ref = linear_reference(p, h);
+    ref = linear_reference(p, h, math);
     check_c(p, got, ref, 1.0, "tilecraft against the host");
   }
   if (cublas == nullptr) return;

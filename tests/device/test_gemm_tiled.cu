@@ -1,6 +1,7 @@
 // test_gemm (see gemm_testbed.cuh): the block-level tiled_gemm inside a user's kernel, on
 // MatrixRef and transposed() views of both orders, with 1-D, 2-D and 3-D blocks and a
-// persistent loop over the tiles.
+// persistent loop over the tiles; and on the tensor cores (GemmMath::tf32 and tf32x3), each
+// within its math's bound.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -44,6 +45,20 @@ __global__ void doc_gemm_kernel(MatrixRef<const T> a, MatrixRef<const T> b, Matr
   tilecraft::tiled_gemm<64, 64, RegBlock<4, 4>>(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL);
 }
 
+// The tensor-core maths on the same tiling (warp tiles of 16 x 32: one by four MMA tiles), one
+// tile per block of a 2-D grid, row-major C.
+template <tilecraft::GemmMath Math>
+using TensorGemm = tilecraft::TiledGemm<64, 64, RegBlock<4, 4>, 8, 4, 3, float, Math>;
+static_assert(TensorGemm<tilecraft::GemmMath::tf32x3>::threads == 256 &&
+              TensorGemm<tilecraft::GemmMath::tf32>::shape::TileA::layout::row_stride % 32 == 8);
+
+template <tilecraft::GemmMath Math, class TA, Order OA, class TB, Order OB>
+__global__ void tensor_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<float> c,
+                                   BasicLinearCombination<float> epi) {
+  __shared__ typename TensorGemm<Math>::TempStorage storage;
+  tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL, epi);
+}
+
 // op(X) (rows x cols) as a view: the stored matrix in order O, or the transposed() view of the
 // stored op(X)^T (the other order).
 template <Order O, class T, class F>
@@ -82,7 +97,40 @@ struct UserKernelRun {
   }
 };
 
+// A runner for check_gemm: tensor_gemm_kernel on row-major problems.
+template <tilecraft::GemmMath Math>
+struct TensorKernelRun {
+  cudaError_t operator()(const Problem<float>& p, const float* a, const float* b, float* c, cudaStream_t stream) const {
+    const dim3 grid(static_cast<unsigned>((p.n + 63) / 64), static_cast<unsigned>((p.m + 63) / 64));
+    operand_view<Order::row_major>(a, p.m, p.k, p.lda(), p.ta(), [&](auto av) {
+      operand_view<Order::row_major>(b, p.k, p.n, p.ldb(), p.tb(), [&](auto bv) {
+        tensor_gemm_kernel<Math><<<grid, TensorGemm<Math>::threads, 0, stream>>>(
+            av, bv, MatrixRef<float>{c, p.m, p.n, p.ldc()}, BasicLinearCombination<float>{p.alpha, p.beta});
+      });
+    });
+    return cudaGetLastError();
+  }
+};
+
 }  // namespace
+
+TEST_CASE_TEMPLATE("tiled_gemm on the tensor cores: TF32 and TF32x3 within their bounds, every op, odd shapes", Math,
+                   std::integral_constant<tilecraft::GemmMath, tilecraft::GemmMath::tf32>,
+                   std::integral_constant<tilecraft::GemmMath, tilecraft::GemmMath::tf32x3>) {
+  const std::int64_t shapes[][3] = {{1, 1, 1}, {64, 64, 64}, {127, 129, 65}, {200, 130, 301}};
+  const bool full = full_run();
+  std::uint64_t salt = Math::value == tilecraft::GemmMath::tf32 ? 7500 : 7700;
+  int variant = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    for (int c = 0; c < 4; ++c) {  // the row-major combos: every op of A and B
+      const Problem<float> p =
+          make_problem(combos[c], s[0], s[1], s[2], layouts[variant % layout_count], 1.5f, variant % 2 ? -0.5f : 0.0f);
+      check_gemm(p, ++salt, TensorKernelRun<Math::value>{}, nullptr, true, {}, Math::value);
+      ++variant;
+    }
+  }
+}
 
 TEST_CASE_TEMPLATE(
     "tiled_gemm in a user kernel: MatrixRef and transposed() views of both orders, 1-D, 2-D and 3-D blocks, "

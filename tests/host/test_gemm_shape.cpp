@@ -124,6 +124,64 @@ void check_shape() {
   CHECK(Shape::template fragment_conflict_factor<false>() == 1);
   CHECK(Shape::template fragment_conflict_factor<true>() == 1);
 }
+// With tensor-core math: fills of runs of min(TK, 4) rows onto rows of 8 (mod 32) floats,
+// conflict-free from raw byte addresses, every tile element filled once, and the MMA tiles of
+// the warps (16 x 8, lane (g, t) holding rows g and g + 8, columns 2t and 2t + 1) covering C.
+template <class Shape>
+void check_tensor_shape() {
+  CAPTURE(Shape::tile_m);
+  CAPTURE(Shape::tile_n);
+  CAPTURE(Shape::tile_k);
+  static_assert(Shape::tensor_math && Shape::rules_ok);
+  CHECK(Shape::fill_k_run == std::min(Shape::tile_k, 4));
+  CHECK(Shape::TileA::layout::row_stride % 32 == 8);
+  CHECK(Shape::TileB::layout::row_stride % 32 == 8);
+  for (int w = 0; w < Shape::threads / 32; ++w) {
+    const auto scatter_banks = [&](auto map, int l, int stride) {
+      std::set<int> banks;
+      int lanes = 0;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int e = w * 32 + lane;
+        if (e >= Shape::tile_k * l) continue;
+        ++lanes;
+        banks.insert((map.row(e) * stride + map.col(e)) % 32);
+      }
+      return static_cast<int>(banks.size()) == lanes;
+    };
+    CHECK(scatter_banks(typename Shape::template FillScatter<Shape::tile_m>{}, Shape::tile_m,
+                        Shape::TileA::layout::row_stride));
+    CHECK(scatter_banks(typename Shape::template FillScatter<Shape::tile_n>{}, Shape::tile_n,
+                        Shape::TileB::layout::row_stride));
+  }
+  check_fill<Shape, typename Shape::template FillScatter<Shape::tile_m>, 1, Shape::tile_m>();
+  check_fill<Shape, typename Shape::template FillRows<Shape::tile_k, Shape::tile_n, 4>, 4, Shape::tile_n>();
+  // A TF32 fragment register: lane (g, t) reads (k + t, c + g); banks from the row stride.
+  for (int k = 0; k < Shape::tile_k; k += 4) {
+    std::set<int> banks;
+    for (int lane = 0; lane < 32; ++lane)
+      banks.insert(((k + lane % 4) * Shape::TileA::layout::row_stride + lane / 4) % 32);
+    CHECK(banks.size() == 32);
+  }
+  CHECK(Shape::template fragment_conflict_factor<false>() == 1);
+  CHECK(Shape::template fragment_conflict_factor<true>() == 1);
+  std::set<long> seen;
+  for (int warp = 0; warp < Shape::warps; ++warp) {
+    const int m0 = (warp / Shape::warps_n) * Shape::warp_m, n0 = (warp % Shape::warps_n) * Shape::warp_n;
+    for (int lane = 0; lane < 32; ++lane) {
+      for (int i = 0; i < Shape::warp_m / 16; ++i) {
+        for (int j = 0; j < Shape::warp_n / 8; ++j) {
+          for (int r = 0; r < 4; ++r) {
+            const int m = m0 + 16 * i + lane / 4 + 8 * (r / 2), n = n0 + 8 * j + 2 * (lane % 4) + r % 2;
+            REQUIRE(m < Shape::tile_m);
+            REQUIRE(n < Shape::tile_n);
+            CHECK(seen.insert(static_cast<long>(m) * Shape::tile_n + n).second);
+          }
+        }
+      }
+    }
+  }
+  CHECK(seen.size() == static_cast<std::size_t>(Shape::tile_m) * Shape::tile_n);
+}
 }  // namespace
 
 TEST_CASE("RegBlock and GemmShape: accumulators, and fragment vectors of 16 bytes by element type") {
@@ -217,4 +275,11 @@ TEST_CASE("a policy of named members: defaults from GemmPolicyDefaults, the rest
   CHECK(P::group_m == 8);
   CHECK(P::min_blocks_per_sm == 1);
   CHECK(P::tiled::threads == 256);
+}
+
+TEST_CASE("GemmShape with tensor-core math: fills and fragment loads conflict-free, MMA tiles covering C") {
+  using tilecraft::GemmMath;
+  check_tensor_shape<GemmShape<64, 64, RegBlock<4, 4>, 8, 4, 3, float, GemmMath::tf32>>();       // the tests'
+  check_tensor_shape<GemmShape<128, 128, RegBlock<8, 8>, 16, 4, 3, float, GemmMath::tf32x3>>();  // 32 x 64 warps
+  check_tensor_shape<GemmShape<128, 256, RegBlock<8, 16>, 32, 8, 3, float, GemmMath::tf32>>();   // 64 x 64 warps
 }

@@ -26,6 +26,7 @@
 #include "../memory/bank_model.cuh"
 #include "../memory/shared_tile.cuh"
 #include "../util/math.cuh"
+#include "gemm_math.cuh"
 #include "register_block.cuh"
 
 namespace tilecraft {
@@ -72,23 +73,42 @@ constexpr long long nonzero(long long x) { return x == 0 ? 1 : x; }
 // Whether a and b (both > 0) divide one another.
 constexpr bool divide_one_another(int a, int b) { return a > 0 && b > 0 && (a % b == 0 || b % a == 0); }
 
+// The worst wavefront count of one TF32 MMA fragment register's loads from Tile (K-major),
+// over the origins a warp reads: every group of 4 rows (k0 = 0, 4, ...) and every 8 columns
+// (what a warp tile at any multiple-of-8 origin covers). 1: conflict-free.
+template <class Tile>
+constexpr int tf32_fragment_wavefronts() {
+  int worst = 1;
+  for (int k0 = 0; k0 + 4 <= Tile::rows; k0 += 4) {
+    for (int c0 = 0; c0 + 8 <= Tile::cols; c0 += 8) {
+      const int w = bank::fragment_tf32_wavefronts<Tile>(k0, c0);
+      if (w > worst) worst = w;
+    }
+  }
+  return worst;
+}
+
 // GemmShape::operand_pad (see there) for E elements in a bank row and K-runs of R rows.
 constexpr int gemm_operand_pad(int l, int e, int r) { return ((e / r - l % e) % e + e) % e; }
 
 // GemmShape's configuration rules, each computable whatever the parameters, and for each the
 // conjunction of the rules before it (before_*): GemmShape checks a rule only when those before
 // it hold, so a broken configuration reports its first broken rule alone.
-template <int TM, int TN, class RegBlockT, int TK, int LanesM, int Stages, class T>
+template <int TM, int TN, class RegBlockT, int TK, int LanesM, int Stages, class T, GemmMath Math>
 struct GemmShapeRules {
   using Rb = RegBlockParams<RegBlockT>;
+  static constexpr bool tensor = Math != GemmMath::simt;
   static constexpr bool element = std::is_same_v<T, float> || std::is_same_v<T, double>;
-  // The element type the sizes are computed with (float while T is not allowed).
-  using Value = std::conditional_t<element, T, float>;
+  static constexpr bool math = !tensor || std::is_same_v<T, float>;
+  // The element type the sizes are computed with (float while T is not allowed, or not with
+  // the math).
+  using Value = std::conditional_t<element && math, T, float>;
   static constexpr int vector_elems = static_cast<int>(16 / sizeof(Value));
   static constexpr bool reg_block_type = is_reg_block_v<RegBlockT>;
   static constexpr bool accumulators = static_cast<long long>(Rb::rows) * Rb::cols * sizeof(Value) <= 512;
   static constexpr bool lanes = is_pow2(LanesM) && LanesM <= warp_threads;
-  static constexpr bool k_step = TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0);
+  static constexpr bool k_step = tensor ? TK > 0 && TK % 8 == 0
+                                        : TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0);
   static constexpr bool stages = Stages >= 2 && Stages <= 8;
   static constexpr bool tile = TM > 0 && TN > 0 && TM % vector_elems == 0 && TN % vector_elems == 0;
   // (64-bit and nonzero: parameters far out of range must not stop the count itself.)
@@ -98,8 +118,10 @@ struct GemmShapeRules {
   static constexpr bool warp_tile_n = warp_n != 0 && TN % nonzero(warp_n) == 0;
   static constexpr long long warps = warp_tile_m && warp_tile_n ? TM / nonzero(warp_m) * (TN / nonzero(warp_n)) : 0;
   static constexpr bool warps_ok = warps >= 1 && warps <= max_block_threads / warp_threads;
+  static constexpr bool mma_tile = !tensor || (warp_m % 16 == 0 && warp_n % 8 == 0);
 
-  static constexpr bool before_reg_block = element;
+  static constexpr bool before_math = element;
+  static constexpr bool before_reg_block = before_math && math;
   static constexpr bool before_accumulators = before_reg_block && reg_block_type && Rb::ok;
   static constexpr bool before_lanes = before_accumulators && accumulators;
   static constexpr bool before_k_step = before_lanes && lanes;
@@ -108,10 +130,13 @@ struct GemmShapeRules {
   static constexpr bool before_warp_tile_m = before_tile && tile;
   static constexpr bool before_warp_tile_n = before_warp_tile_m && warp_tile_m;
   static constexpr bool before_warps = before_warp_tile_n && warp_tile_n;
-  static constexpr bool before_smem = before_warps && warps_ok;
+  static constexpr bool before_mma_tile = before_warps && warps_ok;
+  static constexpr bool before_smem = before_mma_tile && mma_tile;
   // Shared memory of the stages (GemmShape::smem_bytes, counted without building the tiles, once
   // the rules before hold: then every factor is in range).
-  static constexpr int fill_k_run = TK < 1 ? 1 : TK < 8 ? TK : 8;
+  // (Tensor-core tiles take runs of 4: see GemmShape::fill_k_run.)
+  static constexpr int fill_k_run_max = tensor ? 4 : 8;
+  static constexpr int fill_k_run = TK < 1 ? 1 : TK < fill_k_run_max ? TK : fill_k_run_max;
   static constexpr int bank_row_elems = static_cast<int>(smem_wavefront_bytes / sizeof(Value));
   static constexpr long long smem_bytes =
       !before_smem ? 0
@@ -148,16 +173,21 @@ struct GemmShapeRules {
 //! using Dgemm = tilecraft::GemmShape<128, 64, tilecraft::RegBlock<4, 8>, 8, 4, 3, double>;
 //! static_assert(Dgemm::threads == 256 && Dgemm::vector_elems == 2 && Dgemm::smem_bytes <= 48 * 1024);
 //! \endcode
-template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class T = float>
+template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class T = float,
+          GemmMath Math = GemmMath::simt>
 struct GemmShape {
  private:
-  using Rules = detail::GemmShapeRules<TM, TN, RegBlockT, TK, LanesM, Stages, T>;
+  using Rules = detail::GemmShapeRules<TM, TN, RegBlockT, TK, LanesM, Stages, T, Math>;
   static constexpr bool own = Rules::parameters;  // else the stand-in configuration
 
  public:
   //! T is float or double.
   static constexpr bool element_rule = Rules::element;
   static_assert(element_rule, "GemmShape: T (the element type) must be float or double");
+  //! The math suits T: the tensor-core maths (GemmMath::tf32, tf32x3) take float.
+  static constexpr bool math_rule = Rules::math;
+  static_assert(!Rules::before_math || math_rule,
+                "GemmShape: GemmMath::tf32 and GemmMath::tf32x3 multiply float elements (T must be float)");
   static_assert(!Rules::before_reg_block || Rules::reg_block_type,
                 "GemmShape: RegBlockT must be a tilecraft::RegBlock<RM, RN>");
   //! RegBlockT is a RegBlock whose own rules hold (RegBlock states them itself).
@@ -186,7 +216,10 @@ struct GemmShape {
                 "GemmShape: LanesM (rows of a warp's lane grid) must be a power of two from 1 to 32");
   //! The K-step rule holds: TK is 1, 2, 4 or a multiple of 8.
   static constexpr bool k_step_rule = Rules::k_step;
-  static_assert(!Rules::before_k_step || k_step_rule, "GemmShape: TK (the K step) must be 1, 2, 4 or a multiple of 8");
+  static_assert(!Rules::before_k_step || k_step_rule || Rules::tensor,
+                "GemmShape: TK (the K step) must be 1, 2, 4 or a multiple of 8");
+  static_assert(!Rules::before_k_step || k_step_rule || !Rules::tensor,
+                "GemmShape: with tensor-core math TK (the K step) must be a multiple of 8 (the MMA's k)");
   static_assert(!Rules::before_stages || Rules::stages,
                 "GemmShape: Stages must be between 2 and 8 (one stage is computed on while the next loads)");
   //! The tile rule holds: TM and TN are positive multiples of vector_elems.
@@ -204,6 +237,11 @@ struct GemmShape {
   static constexpr bool warps_rule = Rules::warps_ok;
   static_assert(!Rules::before_warps || warps_rule,
                 "GemmShape: the block must have 1 to 32 warps ((TM / WM) * (TN / WN))");
+  //! With tensor-core math, the warp tile is made of whole 16 x 8 MMA tiles.
+  static constexpr bool mma_tile_rule = Rules::mma_tile;
+  static_assert(!Rules::before_mma_tile || mma_tile_rule,
+                "GemmShape: with tensor-core math the warp tile (WM = LanesM * RM by WN = LanesN * RN) must be a "
+                "multiple of the MMA's 16 x 8");
   //! The stages fit one block's shared memory.
   static constexpr bool smem_rule = Rules::smem;
   static_assert(!Rules::before_smem || smem_rule,
@@ -212,6 +250,10 @@ struct GemmShape {
 
   //! The element type (of A, B, C and the accumulators).
   using element_type = T;
+  //! The math of the multiply-adds.
+  static constexpr GemmMath math = Math;
+  //! Whether the math runs on the tensor cores (GemmMath::tf32, tf32x3).
+  static constexpr bool tensor_math = Rules::tensor;
   //! Elements in one 16-byte vector (V: 4 floats, 2 doubles): the width of the vector fills,
   //! fragment loads (LDS.128) and C stores.
   static constexpr int vector_elems = Rules::vector_elems;
@@ -250,8 +292,10 @@ struct GemmShape {
   //! Threads per block.
   static constexpr int threads = warps * warp_threads;
 
-  //! K rows a warp's K-contiguous fill covers at once (min(TK, 8)); see FillScatter.
-  static constexpr int fill_k_run = tile_k < 8 ? tile_k : 8;
+  //! K rows a warp's K-contiguous fill covers at once (min(TK, 8); with tensor-core math
+  //! min(TK, 4), which with the padding below leaves rows of 8 (mod 32) floats, what the
+  //! tensor-core fragment loads need to be conflict-free); see FillScatter.
+  static constexpr int fill_k_run = tile_k < Rules::fill_k_run_max ? tile_k : Rules::fill_k_run_max;
   //! Elements of T in one bank row (32 banks x 4 bytes): 32 floats, 16 doubles.
   static constexpr int bank_row_elems = static_cast<int>(smem_wavefront_bytes / sizeof(typename Rules::Value));
   //! Elements of padding after each row of an operand tile with L columns. The K-contiguous
@@ -370,23 +414,29 @@ struct GemmShape {
   //! load from the A tile (WhichB == false) or the B tile (true), over its groups; 1 means
   //! conflict-free. Warp 0 at k = 0 stands for all: other warps and other k add the same offset
   //! to every lane's address, which maps banks one-to-one onto banks and so keeps the conflicts.
+  //! With tensor-core math the fragment loads are 4-byte loads of the MMA fragments
+  //! (WarpMmaTf32), the worst over every origin a warp reads from.
   template <bool WhichB>
   static constexpr int fragment_conflict_factor() {
     using Tile = std::conditional_t<WhichB, TileB, TileA>;
-    constexpr int vector = WhichB ? vector_n : vector_m;
-    constexpr int groups = WhichB ? groups_n : groups_m;
-    constexpr int access = vector * static_cast<int>(sizeof(T));
-    int worst = 1;
-    for (int g = 0; g < groups; ++g) {
-      const int w = bank::tile_wavefronts<Tile>(
-          [&](int lane) {
-            return bank::Coord{0, WhichB ? fragment_col_b(0, lane, g) : fragment_col_a(0, lane, g)};
-          },
-          access);
-      const int factor = ceil_div(w, bank::ideal_wavefronts(access));
-      if (factor > worst) worst = factor;
+    if constexpr (tensor_math) {
+      return detail::tf32_fragment_wavefronts<Tile>();
+    } else {
+      constexpr int vector = WhichB ? vector_n : vector_m;
+      constexpr int groups = WhichB ? groups_n : groups_m;
+      constexpr int access = vector * static_cast<int>(sizeof(T));
+      int worst = 1;
+      for (int g = 0; g < groups; ++g) {
+        const int w = bank::tile_wavefronts<Tile>(
+            [&](int lane) {
+              return bank::Coord{0, WhichB ? fragment_col_b(0, lane, g) : fragment_col_a(0, lane, g)};
+            },
+            access);
+        const int factor = ceil_div(w, bank::ideal_wavefronts(access));
+        if (factor > worst) worst = factor;
+      }
+      return worst;
     }
-    return worst;
   }
   //! The worst conflict factor of a warp's shared writes when filling Tile (L columns) with
   //! the row fill in vectors of Width elements (Scatter == false) or the K-contiguous fill, over
@@ -418,14 +468,20 @@ struct GemmShape {
 
   //! The A fragment loads are conflict-free (computed only when shape_ok).
   static constexpr bool fragment_a_rule = !shape_ok || fragment_conflict_factor<false>() == 1;
-  static_assert(fragment_a_rule,
+  static_assert(fragment_a_rule || tensor_math,
                 "GemmShape: the A fragment loads must be bank-conflict free (choose LanesM so that a "
                 "quarter-warp reads one A vector or consecutive ones)");
+  static_assert(fragment_a_rule || !tensor_math,
+                "GemmShape: the tensor-core fragment loads must be bank-conflict free (tile rows of 8 or 24 (mod 32) "
+                "floats)");
   //! The B fragment loads are conflict-free (computed only when shape_ok).
   static constexpr bool fragment_b_rule = !shape_ok || fragment_conflict_factor<true>() == 1;
-  static_assert(!fragment_a_rule || fragment_b_rule,
+  static_assert(!fragment_a_rule || fragment_b_rule || tensor_math,
                 "GemmShape: the B fragment loads must be bank-conflict free (choose LanesM so that a "
                 "quarter-warp reads consecutive B vectors)");
+  static_assert(!fragment_a_rule || fragment_b_rule || !tensor_math,
+                "GemmShape: the tensor-core fragment loads must be bank-conflict free (tile rows of 8 or 24 (mod 32) "
+                "floats)");
   //! The shared writes of every fill are conflict-free (computed only when shape_ok).
   static constexpr bool fill_conflict_rule =
       !shape_ok || (fill_conflict_factor<TileA, false, vector_elems>() == 1 &&

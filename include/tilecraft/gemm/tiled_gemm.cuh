@@ -17,10 +17,12 @@
 #include "../memory/copy_async.cuh"
 #include "../memory/matrix_ref.cuh"
 #include "../memory/pipeline.cuh"
+#include "../util/thread.cuh"
 #include "detail/operand_fill.cuh"
 #include "epilogue.cuh"
 #include "gemm_shape.cuh"
 #include "warp_mma.cuh"
+#include "warp_mma_tf32.cuh"
 
 namespace tilecraft {
 
@@ -40,10 +42,11 @@ namespace tilecraft {
 //! using Dgemm = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>, 8, 4, 3, double>;
 //! static_assert(Dgemm::threads == 256 && Dgemm::smem_bytes <= 48 * 1024);
 //! \endcode
-template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class T = float>
+template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class T = float,
+          GemmMath Math = GemmMath::simt>
 struct TiledGemm {
   //! The configuration's shapes and maps.
-  using shape = GemmShape<TM, TN, RegBlockT, TK, LanesM, Stages, T>;
+  using shape = GemmShape<TM, TN, RegBlockT, TK, LanesM, Stages, T, Math>;
   //! The element type of A, B, C and the accumulators.
   using element_type = T;
   //! Threads per block.
@@ -59,6 +62,11 @@ struct TiledGemm {
   };
 
 #if defined(__CUDACC__)
+  //! The warp level: WarpMma (FMAs) or, with tensor-core math, WarpMmaTf32 on the same warp tiles.
+  using warp_mma =
+      std::conditional_t<shape::tensor_math,
+                         WarpMmaTf32<typename shape::TileA, typename shape::TileB, shape::warp_m, shape::warp_n, Math>,
+                         WarpMma<shape>>;
   //! Whether the operands may be filled in 16-byte vectors: every operand whose fill moves
   //! vectors (all but a K-major tile of a K-contiguous operand) is 16-byte aligned with a
   //! leading dimension that is a multiple of shape::vector_elems (4 floats, 2 doubles).
@@ -87,25 +95,45 @@ struct TiledGemm {
         (!VectorFill || (vector_fill_ok(a, b) && m0 % shape::vector_elems == 0 && n0 % shape::vector_elems == 0)) &&
         "tiled_gemm: the vector fill needs aligned operands and origins that are multiples of "
         "16 / sizeof(T)");
-    const WarpMma<shape> mma(thread / warp_threads, thread % warp_threads);
-    typename WarpMma<shape>::Accumulators acc = {};
+    const warp_mma mma = make_warp_mma(thread / warp_threads);
+    typename warp_mma::Accumulators acc = {};
     accumulate<VectorFill>(storage, mma, a, b, m0, n0, thread, acc);
     store(mma, acc, c, m0, n0, epi);
   }
 
  private:
+  // Warp `warp`'s view of the block tile (SIMT: through the lane map; tensor cores: its warp
+  // tile's origin).
+  TILECRAFT_DEVICE static warp_mma make_warp_mma(int warp) {
+    if constexpr (shape::tensor_math) {
+      return warp_mma((warp / shape::warps_n) * shape::warp_m, (warp % shape::warps_n) * shape::warp_n);
+    } else {
+      return warp_mma(warp, lane_id());
+    }
+  }
+  // acc += the products of one stage.
+  template <class Acc>
+  TILECRAFT_DEVICE static void multiply(const warp_mma& mma, const typename shape::Stage& stage, Acc& acc) {
+    if constexpr (shape::tensor_math) {
+      mma.multiply(stage.a, stage.b, acc);
+    } else {
+      mma.multiply(stage, acc);
+    }
+  }
+
   // Whether the mainloop overlaps each stage boundary with the last FMAs of the stage before.
   // Only where an operand is scattered (row-major A or column-major B: many single-element
   // copies to issue after each barrier) and a thread holds at least 32 accumulators (FMAs
   // enough in a k step to cover the next stage's fragment loads); with both operands filled in
   // vectors, or fewer accumulators, it costs more than it hides. The same rule for float and
   // double (measured: benchmarks/TUNING.md).
+  // (FMAs only: the tensor-core warp level loads a whole stage's fragments per k step.)
   template <Order OA, Order OB>
-  static constexpr bool overlap_stages =
-      (OA == Order::row_major || OB == Order::col_major) && RegBlockT::rows* RegBlockT::cols >= 32;
+  static constexpr bool overlap_stages = !shape::tensor_math && (OA == Order::row_major || OB == Order::col_major) &&
+                                         RegBlockT::rows * RegBlockT::cols >= 32;
 
   template <bool VectorFill, Order OA, Order OB, class Acc>
-  TILECRAFT_DEVICE static void accumulate(TempStorage& storage, const WarpMma<shape>& mma, MatrixRef<const T, OA> a,
+  TILECRAFT_DEVICE static void accumulate(TempStorage& storage, const warp_mma& mma, MatrixRef<const T, OA> a,
                                           MatrixRef<const T, OB> b, std::int64_t m0, std::int64_t n0, int thread,
                                           Acc& acc) {
     // A (M x K) is K-contiguous when row-major, B (K x N) when column-major: those are
@@ -134,7 +162,7 @@ struct TiledGemm {
   // The mainloop of sm_80+: a Stages-deep cp.async pipeline (memory/pipeline.cuh), Stages - 1
   // K steps in flight while one is computed on.
   template <Order OA, Order OB, class FillA, class FillB, class Acc>
-  TILECRAFT_DEVICE static void accumulate_async(TempStorage& storage, const WarpMma<shape>& mma, const FillA& fill_a,
+  TILECRAFT_DEVICE static void accumulate_async(TempStorage& storage, const warp_mma& mma, const FillA& fill_a,
                                                 const FillB& fill_b, std::int64_t steps, Acc& acc) {
     using Stage = typename shape::Stage;
     Pipeline pipe(storage);
@@ -154,7 +182,7 @@ struct TiledGemm {
         const Stage& stage = pipe.consumer_wait();
         // Refill the stage released one step ago: consumer_wait's barrier has made it free.
         if (step + Stages - 1 < steps) issue(step + Stages - 1);
-        mma.multiply(stage, acc);
+        multiply(mma, stage, acc);
         pipe.consumer_release();
       }
     } else if (steps > 0) {
@@ -206,7 +234,7 @@ struct TiledGemm {
   // after them; one barrier per step then publishes the stage just stored and frees the one
   // just read. (A synchronous copy into shared memory would stall each warp on every load.)
   template <class FillA, class FillB, class Acc>
-  TILECRAFT_DEVICE static void accumulate_staged(TempStorage& storage, const WarpMma<shape>& mma, const FillA& fill_a,
+  TILECRAFT_DEVICE static void accumulate_staged(TempStorage& storage, const warp_mma& mma, const FillA& fill_a,
                                                  const FillB& fill_b, std::int64_t steps, Acc& acc) {
     if (steps > 0) {
       typename FillA::Staged staged_a;
@@ -223,7 +251,7 @@ struct TiledGemm {
           fill_a.load(staged_a, (step + 1) * TK);
           fill_b.load(staged_b, (step + 1) * TK);
         }
-        mma.multiply(storage.stage[step % 2], acc);
+        multiply(mma, storage.stage[step % 2], acc);
         if (more) {
           fill_a.store(storage.stage[(step + 1) % 2].a, staged_a);
           fill_b.store(storage.stage[(step + 1) % 2].b, staged_b);
@@ -238,8 +266,56 @@ struct TiledGemm {
   }
 
   template <Order OC, class Acc, class Epilogue>
-  TILECRAFT_DEVICE static void store(const WarpMma<shape>& mma, const Acc& acc, MatrixRef<T, OC> c, std::int64_t m0,
+  TILECRAFT_DEVICE static void store(const warp_mma& mma, const Acc& acc, MatrixRef<T, OC> c, std::int64_t m0,
                                      std::int64_t n0, const Epilogue& epi) {
+    if constexpr (shape::tensor_math) {
+      store_tensor(mma, acc, c, m0, n0, epi);
+    } else {
+      store_simt(mma, acc, c, m0, n0, epi);
+    }
+  }
+
+  // Tensor-core accumulators: acc[i][j][2h + e] is C (row(i, 2h), col(j, 0) + e), so each lane
+  // holds pairs of adjacent columns; row-major C takes a pair in one 8-byte store when aligned.
+  template <Order OC, class Acc, class Epilogue>
+  TILECRAFT_DEVICE static void store_tensor(const warp_mma& mma, const Acc& acc, MatrixRef<T, OC> c, std::int64_t m0,
+                                            std::int64_t n0, const Epilogue& epi) {
+    const bool reads = epi.reads_c();
+    const bool pair_store =
+        OC == Order::row_major && reinterpret_cast<std::uintptr_t>(c.data) % 8 == 0 && c.ld % 2 == 0 && n0 % 2 == 0;
+#pragma unroll
+    for (int i = 0; i < warp_mma::tiles_m; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const std::int64_t r = m0 + mma.row(i, 2 * h);
+        if (r >= c.rows) continue;
+#pragma unroll
+        for (int j = 0; j < warp_mma::tiles_n; ++j) {
+          const std::int64_t c0 = n0 + mma.col(j, 0);
+          const float* const v = &acc[i][j][2 * h];
+          if constexpr (OC == Order::row_major) {
+            if (pair_store && c0 + 1 < c.cols) {
+              float2* const p = reinterpret_cast<float2*>(c.data + r * c.ld + c0);
+              const float2 old = reads ? *p : float2{0.0f, 0.0f};
+              *p = float2{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1)};
+              continue;
+            }
+          }
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            if (c0 + e < c.cols) {
+              T& dst = c(r, c0 + e);
+              dst = epi(v[e], reads ? dst : T(0), r, c0 + e);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  template <Order OC, class Acc, class Epilogue>
+  TILECRAFT_DEVICE static void store_simt(const warp_mma& mma, const Acc& acc, MatrixRef<T, OC> c, std::int64_t m0,
+                                          std::int64_t n0, const Epilogue& epi) {
     using Rb = typename shape::reg_block;
     constexpr int vn = shape::vector_n;
     // A whole 16-byte vector of columns per group (4 floats, 2 doubles).

@@ -22,27 +22,9 @@
 #include "../memory/shared_tile.cuh"
 #include "../util/thread.cuh"
 #include "gemm_math.cuh"
+#include "gemm_shape.cuh"
 
 namespace tilecraft {
-
-namespace detail {
-
-// The worst wavefront count of one TF32 fragment register's loads from Tile, over the origins a
-// warp reads: every group of 4 rows (k0 = 0, 4, ...) and every 8 columns (what a WM x WN warp
-// tile at any multiple-of-8 origin covers). 1: conflict-free.
-template <class Tile>
-constexpr int tf32_fragment_wavefronts() {
-  int worst = 1;
-  for (int k0 = 0; k0 + 4 <= Tile::rows; k0 += 4) {
-    for (int c0 = 0; c0 + 8 <= Tile::cols; c0 += 8) {
-      const int w = bank::fragment_tf32_wavefronts<Tile>(k0, c0);
-      if (w > worst) worst = w;
-    }
-  }
-  return worst;
-}
-
-}  // namespace detail
 
 #if defined(__CUDACC__)
 
