@@ -30,6 +30,8 @@
 #include <type_traits>
 
 #include <tilecraft/device/gemm.cuh>
+#include <tilecraft/gemm/tiled_gemm.cuh>
+#include <tilecraft/util/launch.cuh>
 
 #include "../examples/course/gemm_course.cuh"
 #include "harness.cuh"
@@ -159,14 +161,15 @@ std::string gemm_family() {
 //! report the ratio to cuBLAS's), then checks the result of the last run against cuBLAS:
 //! max_rel_err above 1e-4 (float) or 1e-10 (double) is an error.
 template <class T, class Run>
-void gemm_bench(benchmark::State& state, const GemmSize& s, bool peer, Run run) {
+void gemm_bench(benchmark::State& state, const std::string& family, const GemmSize& s, bool peer, Run run,
+                double limit) {
   GemmData<T>& d = gemm_data<T>();
   const T* a = d.a.template as<T>();
   const T* b = d.b.template as<T>();
   T* c = d.c.template as<T>();
   const std::size_t elems = static_cast<std::size_t>(s.m * s.n);
   TILECRAFT_BENCH_CHECK(cudaMemset(c, 0xff, elems * sizeof(T)));  // NaN where nothing is written
-  const std::string key = gemm_family<T>() + "/" + s.name();
+  const std::string key = family + "/" + s.name();
   time_it(
       state, [&](cudaStream_t stream) { run(s, a, b, c, stream); }, Measure{0, s.flops()}, peer ? key : std::string{},
       peer ? std::string{} : key);
@@ -183,16 +186,20 @@ void gemm_bench(benchmark::State& state, const GemmSize& s, bool peer, Run run) 
   std::memcpy(&err, &bits[0], sizeof err);
   std::memcpy(&mag, &bits[1], sizeof mag);
   const double rel = mag > T(0) ? static_cast<double>(err / mag) : static_cast<double>(err);
-  const double limit = std::is_same_v<T, float> ? 1e-4 : 1e-10;
   state.counters["max_rel_err"] = benchmark::Counter(rel);
   if (!(rel <= limit)) state.SkipWithError("the result differs from cuBLAS's (max_rel_err above the limit)");
 }
 
+// Registers family/impl/size; max_rel_err above `limit` (default: 1e-4 for float, 1e-10 for
+// double) is an error.
 template <class T>
 void register_gemm(const std::string& impl, const GemmSize& s, bool peer,
-                   void (*run)(const GemmSize&, const T*, const T*, T*, cudaStream_t)) {
-  benchmark::RegisterBenchmark((gemm_family<T>() + "/" + impl + "/" + s.name()).c_str(),
-                               [s, peer, run](benchmark::State& state) { gemm_bench<T>(state, s, peer, run); })
+                   void (*run)(const GemmSize&, const T*, const T*, T*, cudaStream_t),
+                   const std::string& family = gemm_family<T>(),
+                   double limit = std::is_same_v<T, float> ? 1e-4 : 1e-10) {
+  benchmark::RegisterBenchmark(
+      (family + "/" + impl + "/" + s.name()).c_str(),
+      [s, peer, run, family, limit](benchmark::State& state) { gemm_bench<T>(state, family, s, peer, run, limit); })
       ->UseManualTime()
       ->MinTime(0.1)
       ->Unit(benchmark::kMicrosecond);
@@ -206,6 +213,58 @@ void course_tiled(const GemmSize& s, const float* a, const float* b, float* c, c
 void course_tiled_1x2(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
   TILECRAFT_BENCH_CHECK(course::launch_gemm_tiled_1x2(a, b, c, static_cast<int>(s.n), 32, stream));
 }
+
+// ---- tensor cores ----------------------------------------------------------------------------
+// gemm_tf32 and gemm_f32x3: tiled_gemm with GemmMath::tf32 / tf32x3 in a plain kernel (one
+// 128 x 128 tile per block, 8 warps of 32 x 64, K step 16, 3 stages: 52 KiB of dynamic shared
+// memory), against cuBLAS in FP32 (pedantic: the peer named cublas) and in TF32
+// (CUBLAS_COMPUTE_32F_FAST_TF32: cublas_tf32), on the same row-major data. max_rel_err is
+// against cuBLAS FP32: above 1e-2 (TF32) or 1e-4 (TF32x3) is an error.
+template <tilecraft::GemmMath Math>
+using BenchTensorGemm = tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<8, 8>, 16, 4, 3, float, Math>;
+
+template <tilecraft::GemmMath Math>
+__global__ void __launch_bounds__(BenchTensorGemm<Math>::threads)
+    tensor_gemm_kernel(tilecraft::MatrixRef<const float> a, tilecraft::MatrixRef<const float> b,
+                       tilecraft::MatrixRef<float> c) {
+  extern __shared__ __align__(16) unsigned char tensor_smem[];
+  auto& storage = *reinterpret_cast<typename BenchTensorGemm<Math>::TempStorage*>(tensor_smem);
+  tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * 128LL, blockIdx.x * 128LL);
+}
+
+template <tilecraft::GemmMath Math>
+void tilecraft_tensor_gemm(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
+  using G = BenchTensorGemm<Math>;
+  static const bool opted_in = [] {
+    TILECRAFT_BENCH_CHECK(tilecraft::opt_in_dynamic_smem(tensor_gemm_kernel<Math>, G::smem_bytes));
+    return true;
+  }();
+  (void)opted_in;
+  const dim3 grid(static_cast<unsigned>((s.n + 127) / 128), static_cast<unsigned>((s.m + 127) / 128));
+  tensor_gemm_kernel<Math><<<grid, G::threads, G::smem_bytes, stream>>>(
+      tilecraft::MatrixRef<const float>{a, s.m, s.k, s.k}, tilecraft::MatrixRef<const float>{b, s.k, s.n, s.n},
+      tilecraft::MatrixRef<float>{c, s.m, s.n, s.n});
+  TILECRAFT_BENCH_CHECK(cudaGetLastError());
+}
+
+// cuBLAS on the TF32 tensor cores (its own handle in the default math mode).
+void cublas_tf32_gemm(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
+  static const cublasHandle_t handle = [] {
+    cublasHandle_t h = nullptr;
+    TILECRAFT_CUBLAS_CHECK(cublasCreate(&h));
+    return h;
+  }();
+  const float one = 1, zero = 0;
+  const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
+  TILECRAFT_CUBLAS_CHECK(cublasSetStream(handle, stream));
+  TILECRAFT_CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_32F, n, a, CUDA_R_32F,
+                                      k, &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+}
+
+// The shapes of the tensor-core rows.
+constexpr GemmSize tensor_sizes[] = {
+    {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {128, 8192, 8192}, {1000, 999, 1001},
+};
 
 // The default run: per shape, cuBLAS first (the others report their ratio to it), then
 // tilecraft, then the course's kernels at 2048^3 and 4096^3 (at 8192^3 they would take seconds);
@@ -222,6 +281,17 @@ const bool gemm_registered = [] {
   for (const GemmSize& s : gemm_f64_sizes) {
     register_gemm<double>("cublas", s, true, cublas_gemm<double>);
     register_gemm<double>("tilecraft_simt", s, false, tilecraft_gemm<double>);
+  }
+  using tilecraft::GemmMath;
+  for (const char* family : {"gemm_tf32", "gemm_f32x3"}) {
+    const bool x3 = std::string(family) == "gemm_f32x3";
+    for (const GemmSize& s : tensor_sizes) {
+      register_gemm<float>("cublas", s, true, cublas_gemm<float>, family);
+      register_gemm<float>("cublas_tf32", s, false, cublas_tf32_gemm, family, 1e-2);
+      register_gemm<float>("tilecraft", s, false,
+                           x3 ? tilecraft_tensor_gemm<GemmMath::tf32x3> : tilecraft_tensor_gemm<GemmMath::tf32>, family,
+                           x3 ? 1e-4 : 1e-2);
+    }
   }
   return true;
 }();

@@ -2,7 +2,7 @@
 """Turn tilecraft_bench's Google Benchmark JSON into benchmarks/results/<gpu>/:
 summary.json (one entry per benchmark, size and comparison), summary.md, and PNG plots.
 
-Benchmarks are named family/implementation/size. Implementations named memcpy, cub, cublas,
+Benchmarks are named family/implementation/size. Implementations named memcpy, cub, cublas, cublas_tf32,
 libcupp_pipeline or read (a kernel that only reads the subject's input) are peers; course_* are
 textbook baselines; everything else is a subject (tilecraft's own), compared with every peer and
 baseline of its family and size (a histogram with cub and with read). Named arguments after the size label variants of the family:
@@ -18,7 +18,7 @@ import re
 import sys
 from collections import defaultdict
 
-PEERS = ("memcpy", "cub", "cublas", "libcupp_pipeline", "read")
+PEERS = ("memcpy", "cub", "cublas", "cublas_tf32", "libcupp_pipeline", "read")
 # Name parts Google Benchmark appends itself (not arguments): min_time:0.100, manual_time, ...
 RUN_OPTIONS = ("min_time:", "min_warmup_time:", "iterations:", "repeats:", "threads:")
 UNITS = ("TFLOP/s", "GB/s", "Greductions/s", "Gscans/s")
