@@ -7,8 +7,9 @@
 //!     FFMA throughput, with a relative error of about 2^-11 per product;
 //!   - TF32x3: each operand split into a TF32 big part and a TF32 remainder, x = big + small,
 //!     and acc += small_a big_b + big_a small_b + big_a big_b (small_a small_b, below 2^-22 of
-//!     the product, is dropped): FP32 accuracy from three MMAs (each product within 3 * 2^-22
-//!     of exact, then FP32 accumulation). Inf and NaN operands give what FP32 products give.
+//!     the product, is dropped), each k step's three products summed apart and added to the
+//!     accumulators in FP32: FP32 accuracy from three MMAs (each product within 3 * 2^-22 of
+//!     exact, then FP32 accumulation). Inf and NaN operands give what FP32 products give.
 #pragma once
 
 #include <cstddef>
@@ -151,9 +152,12 @@ class WarpMmaTf32 {
     return (big & 0x7f800000u) == 0x7f800000u ? 0u : big;
   }
 
-  // acc[i][j] += A_i B_j for every MMA tile: TF32, one product; TF32x3, the small terms first
-  // (added to the accumulator before the large one, they keep more of their bits), their big
-  // parts made finite first where Clamp says so.
+  // acc[i][j] += A_i B_j for every MMA tile. TF32: one product into the accumulators. TF32x3:
+  // the three products of the k step summed apart, from zero, the small terms first, and added
+  // to the accumulators with one FP32 add each. (The tensor cores' own additions truncate: fed
+  // the running sum K / 8 times three, that bias grows with K, to about 30 times an FP32 GEMM's
+  // error at K = 4096 on the H200; summed apart, each part stays small and the FP32 adds round
+  // to nearest.) Where Clamp says so, the big parts enter the cross terms made finite.
   template <bool Clamp, class FragA, class FragB>
   TILECRAFT_DEVICE static void products(const FragA& a_big, const FragA& a_small, const FragB& b_big,
                                         const FragB& b_small, Accumulators& acc) {
@@ -162,18 +166,23 @@ class WarpMmaTf32 {
 #pragma unroll
       for (int j = 0; j < tiles_n; ++j) {
         if constexpr (Math == GemmMath::tf32x3) {
+          float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
           if constexpr (Clamp) {
             const std::uint32_t af[4] = {finite(a_big[i][0]), finite(a_big[i][1]), finite(a_big[i][2]),
                                          finite(a_big[i][3])};
             const std::uint32_t bf[2] = {finite(b_big[j][0]), finite(b_big[j][1])};
-            arch::mma_m16n8k8_tf32(acc[i][j], a_small[i], bf, acc[i][j]);
-            arch::mma_m16n8k8_tf32(acc[i][j], af, b_small[j], acc[i][j]);
+            arch::mma_m16n8k8_tf32(part, a_small[i], bf, part);
+            arch::mma_m16n8k8_tf32(part, af, b_small[j], part);
           } else {
-            arch::mma_m16n8k8_tf32(acc[i][j], a_small[i], b_big[j], acc[i][j]);
-            arch::mma_m16n8k8_tf32(acc[i][j], a_big[i], b_small[j], acc[i][j]);
+            arch::mma_m16n8k8_tf32(part, a_small[i], b_big[j], part);
+            arch::mma_m16n8k8_tf32(part, a_big[i], b_small[j], part);
           }
+          arch::mma_m16n8k8_tf32(part, a_big[i], b_big[j], part);
+#pragma unroll
+          for (int r = 0; r < 4; ++r) acc[i][j][r] += part[r];
+        } else {
+          arch::mma_m16n8k8_tf32(acc[i][j], a_big[i], b_big[j], acc[i][j]);
         }
-        arch::mma_m16n8k8_tf32(acc[i][j], a_big[i], b_big[j], acc[i][j]);
       }
     }
   }
