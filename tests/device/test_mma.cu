@@ -59,7 +59,10 @@ float as_float(std::uint32_t bits) {
 
 __global__ void tf32_kernel(const float* in, std::uint32_t* out, int n) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) out[i] = tilecraft::arch::to_tf32(in[i]);
+  if (i < n) {
+    out[i] = tilecraft::arch::to_tf32(in[i]);
+    out[n + i] = tilecraft::arch::to_tf32_operand(in[i]);
+  }
 }
 
 // tile: 16 x 16 16-bit elements, row-major. out[(j * 32 + lane)]: register j of each lane for
@@ -160,7 +163,7 @@ TEST_CASE("to_tf32 rounds to nearest, ties away from zero, as the host does") {
   for (std::uint32_t nan : {0x7fc00000u, 0x7f800001u, 0xffc00123u}) v.push_back(as_float(nan));
   const int n = static_cast<int>(v.size());
   DeviceBuffer<float> in(v);
-  DeviceBuffer<std::uint32_t> out(v.size());
+  DeviceBuffer<std::uint32_t> out(2 * v.size());
   out.poison();
   tf32_kernel<<<(n + 255) / 256, 256>>>(in.get(), out.get(), n);
   tilecraft::test::sync_and_check();
@@ -170,6 +173,13 @@ TEST_CASE("to_tf32 rounds to nearest, ties away from zero, as the host does") {
     const auto r = got[static_cast<std::size_t>(i)];
     const float x = v[static_cast<std::size_t>(i)];
     const bool ok = std::isnan(x) ? std::isnan(as_float(r)) && (r & 0x1fffu) == 0 : r == host_tf32(x);
+    // to_tf32_operand: the same value through the top 19 bits the MMA reads, for every
+    // number; a NaN stays a NaN there unless its payload lies only in the low 13 bits.
+    const std::uint32_t op = got[static_cast<std::size_t>(n + i)] & 0xffffe000u;
+    std::uint32_t xb;
+    std::memcpy(&xb, &x, 4);
+    const bool op_ok = std::isnan(x) ? ((xb & 0x007fe000u) == 0 || std::isnan(as_float(op))) : op == host_tf32(x);
+    if (!op_ok && ++bad <= 8) MESSAGE("to_tf32_operand(" << hex(xb) << ") = " << hex(op));
     if (!ok && ++bad <= 8) {
       std::uint32_t xb;
       std::memcpy(&xb, &x, 4);

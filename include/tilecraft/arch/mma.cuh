@@ -53,6 +53,17 @@ TILECRAFT_DEVICE std::uint32_t to_tf32(float x) {
   return r;
 }
 
+//! x rounded to TF32 as an m16n8k8 operand, in one instruction on sm_80 and newer: the result
+//! of cvt.rna.tf32.f32 unmasked, which the MMA reads through its top 19 bits (to nearest, ties
+//! away from zero; Inf stays Inf). Unlike to_tf32 it keeps a NaN's bits, so a NaN whose payload
+//! lies only in the 13 low mantissa bits reads as an infinity (a quiet NaN, 0x7fc00000, or the
+//! GPU's 0x7fffffff reads as NaN). Below sm_80, to_tf32.
+TILECRAFT_DEVICE std::uint32_t to_tf32_operand(float x) {
+  std::uint32_t r = 0;
+  NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80, (asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));), (r = to_tf32(x);))
+  return r;
+}
+
 namespace detail {
 
 TILECRAFT_DEVICE float mma_as_float(std::uint32_t bits) {
@@ -135,10 +146,13 @@ TILECRAFT_DEVICE void mma_m16n8k8_tf32(float (&d)[4], const std::uint32_t (&a)[4
             const int high = k >= 4 ? 1 : 0;
             // A(g, k), A(g + 8, k) from lane g * 4 + k % 4; B(k, 2t), B(k, 2t + 1) from lanes
             // (2t) * 4 + k % 4 and (2t + 1) * 4 + k % 4.
-            const float x0 = detail::mma_as_float(__shfl_sync(0xffffffffu, a[high * 2], g * 4 + k % 4));
-            const float x1 = detail::mma_as_float(__shfl_sync(0xffffffffu, a[high * 2 + 1], g * 4 + k % 4));
-            const float y0 = detail::mma_as_float(__shfl_sync(0xffffffffu, b[high], (2 * t) * 4 + k % 4));
-            const float y1 = detail::mma_as_float(__shfl_sync(0xffffffffu, b[high], (2 * t + 1) * 4 + k % 4));
+            // Each operand through its top 19 bits, as the tensor cores read TF32.
+            const float x0 = detail::mma_as_float(__shfl_sync(0xffffffffu, a[high * 2], g * 4 + k % 4) & 0xffffe000u);
+            const float x1 =
+                detail::mma_as_float(__shfl_sync(0xffffffffu, a[high * 2 + 1], g * 4 + k % 4) & 0xffffe000u);
+            const float y0 = detail::mma_as_float(__shfl_sync(0xffffffffu, b[high], (2 * t) * 4 + k % 4) & 0xffffe000u);
+            const float y1 =
+                detail::mma_as_float(__shfl_sync(0xffffffffu, b[high], (2 * t + 1) * 4 + k % 4) & 0xffffe000u);
             acc[0] = fmaf(x0, y0, acc[0]);
             acc[1] = fmaf(x0, y1, acc[1]);
             acc[2] = fmaf(x1, y0, acc[2]);

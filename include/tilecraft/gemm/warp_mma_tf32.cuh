@@ -3,8 +3,9 @@
 //! C as (WM / 16) x (WN / 8) m16n8k8 TF32 MMAs per 8 rows of K (arch/mma.cuh), their fragments
 //! read from the same K-major shared tiles the SIMT warp level reads (a row k holds element k
 //! of every column of A, or of every row of B). The math is a compile-time choice:
-//!   - TF32: each operand rounded to TF32 (10 explicit mantissa bits), one MMA: about 8x the
-//!     FFMA throughput, with a relative error of about 2^-11 per product;
+//!   - TF32: each operand rounded to TF32 (10 explicit mantissa bits; arch::to_tf32_operand,
+//!     whose note on NaN payloads applies), one MMA: about 8x the FFMA throughput, with a
+//!     relative error of about 2^-11 per product;
 //!   - TF32x3: each operand split into a TF32 big part and a TF32 remainder, x = big + small,
 //!     and acc += small_a big_b + big_a small_b + big_a big_b (small_a small_b, below 2^-22 of
 //!     the product, is dropped), each k step's three products summed apart and added to the
@@ -112,8 +113,8 @@ class WarpMmaTf32 {
       if constexpr (Math == GemmMath::tf32x3) {
         // An infinite big part would meet the other operand's remainder in a cross term (Inf
         // times 0, or times a remainder of the other sign, is NaN): in a step where any lane
-        // holds a non-finite operand, the cross terms take 0 for it, and the big product alone
-        // carries the Inf or NaN, as an FP32 product would.
+        // holds a non-finite operand, the cross terms take 0 for its parts, and the big product
+        // alone carries the Inf or NaN, as an FP32 product would.
         if (__any_sync(0xffffffffu, special)) {
           products<true>(a_big, a_small, b_big, b_small, acc);
         } else {
@@ -128,28 +129,26 @@ class WarpMmaTf32 {
  private:
   TILECRAFT_DEVICE static int lane() { return lane_id(); }
 
-  // x = big + small (+ what TF32x3 drops): big = tf32(x); small = tf32(x - big), or 0 where
-  // x is Inf or NaN (then x - big is NaN). Returns whether x is Inf or NaN. TF32 math needs big
-  // only.
+  // x = big + small (+ what TF32x3 drops): big = tf32(x), small = tf32(x - big), as MMA
+  // operands (arch::to_tf32_operand: one instruction each). Returns whether x is Inf or NaN
+  // (x - big is then NaN). TF32 math needs big only.
   TILECRAFT_DEVICE static bool split(float x, std::uint32_t& big, std::uint32_t& small) {
-    big = arch::to_tf32(x);
+    big = arch::to_tf32_operand(x);
     small = 0u;
     if constexpr (Math == GemmMath::tf32x3) {
       float b;
-      std::memcpy(&b, &big, 4);
+      const std::uint32_t big_bits = big & 0xffffe000u;  // the value the MMA reads
+      std::memcpy(&b, &big_bits, 4);
       const float rest = x - b;
-      if (rest == rest) {
-        small = arch::to_tf32(rest);
-      } else {
-        return true;
-      }
+      small = arch::to_tf32_operand(rest);
+      return rest != rest;
     }
     return false;
   }
 
-  // The finite part of a big operand for a cross term: 0 for Inf and NaN.
-  TILECRAFT_DEVICE static std::uint32_t finite(std::uint32_t big) {
-    return (big & 0x7f800000u) == 0x7f800000u ? 0u : big;
+  // An operand made finite for a cross term: 0 for Inf and NaN.
+  TILECRAFT_DEVICE static std::uint32_t finite(std::uint32_t bits) {
+    return (bits & 0x7f800000u) == 0x7f800000u ? 0u : bits;
   }
 
   // acc[i][j] += A_i B_j for every MMA tile. TF32: one product into the accumulators. TF32x3:
@@ -168,11 +167,14 @@ class WarpMmaTf32 {
         if constexpr (Math == GemmMath::tf32x3) {
           float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
           if constexpr (Clamp) {
-            const std::uint32_t af[4] = {finite(a_big[i][0]), finite(a_big[i][1]), finite(a_big[i][2]),
+            const std::uint32_t ab[4] = {finite(a_big[i][0]), finite(a_big[i][1]), finite(a_big[i][2]),
                                          finite(a_big[i][3])};
-            const std::uint32_t bf[2] = {finite(b_big[j][0]), finite(b_big[j][1])};
-            arch::mma_m16n8k8_tf32(part, a_small[i], bf, part);
-            arch::mma_m16n8k8_tf32(part, af, b_small[j], part);
+            const std::uint32_t as[4] = {finite(a_small[i][0]), finite(a_small[i][1]), finite(a_small[i][2]),
+                                         finite(a_small[i][3])};
+            const std::uint32_t bb[2] = {finite(b_big[j][0]), finite(b_big[j][1])};
+            const std::uint32_t bs[2] = {finite(b_small[j][0]), finite(b_small[j][1])};
+            arch::mma_m16n8k8_tf32(part, as, bb, part);
+            arch::mma_m16n8k8_tf32(part, ab, bs, part);
           } else {
             arch::mma_m16n8k8_tf32(part, a_small[i], b_big[j], part);
             arch::mma_m16n8k8_tf32(part, a_big[i], b_small[j], part);
