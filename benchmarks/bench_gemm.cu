@@ -216,35 +216,46 @@ void course_tiled_1x2(const GemmSize& s, const float* a, const float* b, float* 
 
 // ---- tensor cores ----------------------------------------------------------------------------
 // gemm_tf32 and gemm_f32x3: tiled_gemm with GemmMath::tf32 / tf32x3 in a plain kernel (one
-// 128 x 128 tile per block, 8 warps of 32 x 64, K step 16, 3 stages: 52 KiB of dynamic shared
-// memory), against cuBLAS in FP32 (pedantic: the peer named cublas) and in TF32
+// 128 x 128 tile per block, dynamic shared memory), against cuBLAS in FP32 (pedantic: the
+// peer named cublas) and in TF32
 // (CUBLAS_COMPUTE_32F_FAST_TF32: cublas_tf32), on the same row-major data. max_rel_err is
 // against cuBLAS FP32: above 1e-2 (TF32) or 1e-4 (TF32x3) is an error.
+// The configurations measured best so far (benchmarks/TUNING.md, "Tensor cores"): TF32, 4 warps
+// of 64 x 64 (128 accumulators per thread); TF32x3, whose split fragments need more registers,
+// 8 warps of 32 x 64 with a K step of 32 in 2 stages.
 template <tilecraft::GemmMath Math>
-using BenchTensorGemm = tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<8, 8>, 16, 4, 3, float, Math>;
+using BenchTensorGemm =
+    std::conditional_t<Math == tilecraft::GemmMath::tf32,
+                       tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 16, 4, 3, float, Math>,
+                       tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<8, 8>, 32, 4, 2, float, Math>>;
 
-template <tilecraft::GemmMath Math>
-__global__ void __launch_bounds__(BenchTensorGemm<Math>::threads)
+template <class G, int MinBlocks>
+__global__ void __launch_bounds__(G::threads, MinBlocks)
     tensor_gemm_kernel(tilecraft::MatrixRef<const float> a, tilecraft::MatrixRef<const float> b,
                        tilecraft::MatrixRef<float> c) {
   extern __shared__ __align__(16) unsigned char tensor_smem[];
-  auto& storage = *reinterpret_cast<typename BenchTensorGemm<Math>::TempStorage*>(tensor_smem);
-  tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * 128LL, blockIdx.x * 128LL);
+  auto& storage = *reinterpret_cast<typename G::TempStorage*>(tensor_smem);
+  tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * std::int64_t{G::shape::tile_m},
+                        blockIdx.x * std::int64_t{G::shape::tile_n});
 }
 
-template <tilecraft::GemmMath Math>
-void tilecraft_tensor_gemm(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
-  using G = BenchTensorGemm<Math>;
+template <class G, int MinBlocks = 1>
+void tensor_gemm_with(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
   static const bool opted_in = [] {
-    TILECRAFT_BENCH_CHECK(tilecraft::opt_in_dynamic_smem(tensor_gemm_kernel<Math>, G::smem_bytes));
+    TILECRAFT_BENCH_CHECK(tilecraft::opt_in_dynamic_smem(tensor_gemm_kernel<G, MinBlocks>, G::smem_bytes));
     return true;
   }();
   (void)opted_in;
-  const dim3 grid(static_cast<unsigned>((s.n + 127) / 128), static_cast<unsigned>((s.m + 127) / 128));
-  tensor_gemm_kernel<Math><<<grid, G::threads, G::smem_bytes, stream>>>(
+  constexpr int tm = G::shape::tile_m, tn = G::shape::tile_n;
+  const dim3 grid(static_cast<unsigned>((s.n + tn - 1) / tn), static_cast<unsigned>((s.m + tm - 1) / tm));
+  tensor_gemm_kernel<G, MinBlocks><<<grid, G::threads, G::smem_bytes, stream>>>(
       tilecraft::MatrixRef<const float>{a, s.m, s.k, s.k}, tilecraft::MatrixRef<const float>{b, s.k, s.n, s.n},
       tilecraft::MatrixRef<float>{c, s.m, s.n, s.n});
   TILECRAFT_BENCH_CHECK(cudaGetLastError());
+}
+template <tilecraft::GemmMath Math>
+void tilecraft_tensor_gemm(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
+  tensor_gemm_with<BenchTensorGemm<Math>>(s, a, b, c, stream);
 }
 
 // cuBLAS on the TF32 tensor cores (its own handle in the default math mode).
