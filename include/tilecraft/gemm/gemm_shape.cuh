@@ -154,12 +154,17 @@ struct GemmShapeRules {
 //! A GEMM block configuration, in TiledGemm's parameter order. TM x TN: the C tile one block
 //! computes; RegBlockT: the thread's RegBlock<RM, RN>; TK: the K step (one stage of the A and
 //! B tiles); LanesM: rows of the warp's lane grid (LanesN = 32 / LanesM); Stages: A/B tile
-//! pairs in flight; T: the element type of A, B, C and the accumulators (float or double).
-//! Rules (each a static_assert, in this order): T is float or double; RegBlockT is a RegBlock
+//! pairs in flight; T: the element type of A, B, C and the accumulators (float or double);
+//! Math: FMAs (GemmMath::simt) or the tensor cores (GemmMath::tf32, tf32x3: float only), on the
+//! same block and warp tiles (fills in runs of min(TK, 4) rows, rows of 8 (mod 32) floats).
+//! Rules (each a static_assert, in this order): T is float or double; the tensor-core maths
+//! take float; RegBlockT is a RegBlock
 //! (whose own rules hold) with RM * RN * sizeof(T) at most 512 bytes (64 double accumulators);
-//! LanesM is a power of two from 1 to 32; TK is 1, 2, 4 or a multiple of 8; 2 <= Stages <= 8;
-//! TM and TN are positive multiples of V = 16 / sizeof(T); TM is a multiple of WM = LanesM * RM
-//! and TN of WN = LanesN * RN; the block has 1 to 32 warps; the stages fit one block's shared
+//! LanesM is a power of two from 1 to 32; TK is 1, 2, 4 or a multiple of 8 (with tensor-core
+//! math a multiple of 8); 2 <= Stages <= 8; TM and TN are positive multiples of
+//! V = 16 / sizeof(T); TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN; the
+//! block has 1 to 32 warps; with tensor-core math WM and WN are multiples of 16 and 8; the
+//! stages fit one block's shared
 //! memory (227 KiB); the thread count and each fill's vectors per tile row (TM / V, TN / V, TM,
 //! TN) divide one another, as do threads / min(TK, 8) and TM, TN (so a thread's fill elements
 //! are compile-time steps apart); every fragment load and every shared write of the fills is

@@ -30,8 +30,10 @@ namespace tilecraft {
 //! block; RegBlockT: each thread's RegBlock<RM, RN>; TK: the K step; LanesM: rows of a warp's
 //! lane grid; Stages: pipeline depth (below sm_80, where the mainloop is a register double
 //! buffer, it uses two of the stages; smem_bytes still counts all of them); T: the element type
-//! of A, B, C and the accumulators (float or double). Every rule between them is checked by
-//! GemmShape.
+//! of A, B, C and the accumulators (float or double); Math: how the products are computed,
+//! GemmMath::simt (FMAs, the default), or on the tensor cores for float, GemmMath::tf32 or
+//! tf32x3 (WarpMmaTf32 on the same warp tiles: a thread's RM x RN accumulators become its share
+//! of the warp tile's 16 x 8 MMA tiles). Every rule between them is checked by GemmShape.
 //! The block must have exactly `threads` threads (one-dimensional or not: the rank is
 //! threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)).
 //! Shared memory: sizeof(TempStorage) = smem_bytes (above 48 KiB it must be dynamic shared
@@ -41,6 +43,10 @@ namespace tilecraft {
 //! static_assert(Gemm::threads == 256 && Gemm::smem_bytes <= 48 * 1024);
 //! using Dgemm = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>, 8, 4, 3, double>;
 //! static_assert(Dgemm::threads == 256 && Dgemm::smem_bytes <= 48 * 1024);
+//! // FP32 accuracy from the tensor cores (three TF32 MMAs per product), 4 warps of 64 x 64:
+//! using Fast = tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 16, 4, 3, float,
+//!                                   tilecraft::GemmMath::tf32x3>;
+//! static_assert(Fast::threads == 128);
 //! \endcode
 template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class T = float,
           GemmMath Math = GemmMath::simt>
