@@ -9,8 +9,8 @@
 // user policies, custom epilogues, and tiled_gemm inside a user's kernel on MatrixRef and
 // transposed() views. The cases:
 //   test_gemm_shapes.cu      odd shapes, K = 0, the beta / alpha rules, rejected calls
-//   test_gemm_policies.cu    user configurations (float, double), one kernel from two files
-//                            (with test_gemm_other_tu.cu)
+//   test_gemm_policies.cu    user configurations (float; double in test_gemm_policies_f64.cu),
+//                            one kernel from two files (with test_gemm_other_tu.cu)
 //   test_gemm_tiled.cu       tiled_gemm in a user's kernel
 //   test_gemm_launcher.cu    split K, packing and its panels, release_workspace, gemm_epilogue,
 //                            large shapes against cuBLAS only
