@@ -71,6 +71,10 @@ void stress(const std::vector<T>& host, int rounds) {
   std::vector<std::unique_ptr<DeviceBuffer<T>>> outs;
   for (int r = 0; r < 2 * rounds; ++r) outs.push_back(std::make_unique<DeviceBuffer<T>>(m));
   for (auto& o : outs) o->poison();
+  // The poisoning memsets run on the legacy default stream, which non-blocking streams do not
+  // wait for: without this, a memset still running could overwrite the tile counter after a
+  // scan's init kernel has cleared it (seen on a busy GPU as an illegal address).
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
   for (int r = 0; r < rounds; ++r) {
     REQUIRE(inclusive_scan<Policy>(temp0.get(), bytes, in.get(), outs[2 * r]->get(), n, Sum{}, streams[0]) ==
             cudaSuccess);
