@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <cstdio>
 
 #include <tilecraft/util/error.cuh>
@@ -27,6 +28,22 @@ double time_ms(F&& f, int reps = 20) {
   cudaEventDestroy(b);
   return ms / reps;
 }
+
+//! Uniform floats in [lo, hi) for the examples' inputs: a 64-bit linear congruential generator
+//! (Knuth's MMIX constants), the top 24 bits of each state. Not <random>, whose headers cost a
+//! unit about 2 CPU s to compile (parsed by the host compiler and by cicc for each architecture).
+class UniformFloats {
+ public:
+  UniformFloats(float lo, float hi, std::uint64_t seed) : lo_(lo), width_(hi - lo), state_(seed) {}
+  float operator()() {
+    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
+    return lo_ + width_ * (static_cast<float>(state_ >> 40) * 0x1p-24f);
+  }
+
+ private:
+  float lo_, width_;
+  std::uint64_t state_;
+};
 
 //! One line per rung: time, bandwidth, and the verdict of its correctness check.
 inline void report(const char* step, double ms, double bytes, const char* verdict) {

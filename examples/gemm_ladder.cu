@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -83,10 +82,9 @@ int main(int argc, char** argv) {
   const auto mk = static_cast<std::size_t>(m * k), kn = static_cast<std::size_t>(k * n);
   const auto mn = static_cast<std::size_t>(m * n);
   std::vector<float> ha(mk), hb(kn), abs_a(mk), abs_b(kn);
-  std::mt19937 gen(7);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (auto& x : ha) x = dist(gen);
-  for (auto& x : hb) x = dist(gen);
+  example::UniformFloats dist(-1.0f, 1.0f, 7);
+  for (auto& x : ha) x = dist();
+  for (auto& x : hb) x = dist();
   std::transform(ha.begin(), ha.end(), abs_a.begin(), [](float x) { return std::fabs(x); });
   std::transform(hb.begin(), hb.end(), abs_b.begin(), [](float x) { return std::fabs(x); });
   float *a = device_copy(ha), *b = device_copy(hb), *da = device_copy(abs_a), *db = device_copy(abs_b);

@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -69,9 +68,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<float> h(static_cast<std::size_t>(n));
-  std::mt19937 gen(7);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (auto& x : h) x = dist(gen);
+  example::UniformFloats dist(-1.0f, 1.0f, 7);
+  for (auto& x : h) x = dist();
   float *in = nullptr, *out = nullptr;
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&in, h.size() * sizeof(float)));
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&out, h.size() * sizeof(float)));
