@@ -1,7 +1,7 @@
 // test_gemm (see gemm_testbed.cuh): the block-level tiled_gemm inside a user's kernel, on
 // MatrixRef and transposed() views of both orders, with 1-D, 2-D and 3-D blocks and a
 // persistent loop over the tiles; and on the tensor cores (GemmMath::tf32 and tf32x3), each
-// within its math's bound.
+// within its math's bound, each filling A and B from both orders, every op pair under one of them.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -97,17 +97,30 @@ struct UserKernelRun {
   }
 };
 
-// A runner for check_gemm: tensor_gemm_kernel on row-major problems.
+// A runner for check_gemm: tensor_gemm_kernel on row-major problems. Each math fills both
+// operand tiles from both orders (a K-major and an M- or N-major fill each), on half of the op
+// pairs: TF32 A and B in the same order (none and none, transpose and transpose), TF32x3 in
+// different orders (the other two); together every op pair. (Half the kernels of every pair
+// under both maths, and the fills and MMAs are the same code whichever pair meets them.)
 template <tilecraft::GemmMath Math>
 struct TensorKernelRun {
+  static constexpr bool same_ops = Math == tilecraft::GemmMath::tf32;
   cudaError_t operator()(const Problem<float>& p, const float* a, const float* b, float* c, cudaStream_t stream) const {
+    if ((p.ta() == p.tb()) != same_ops) return cudaErrorInvalidValue;  // an op pair this math does not run
     const dim3 grid(static_cast<unsigned>((p.n + 63) / 64), static_cast<unsigned>((p.m + 63) / 64));
-    operand_view<Order::row_major>(a, p.m, p.k, p.lda(), p.ta(), [&](auto av) {
-      operand_view<Order::row_major>(b, p.k, p.n, p.ldb(), p.tb(), [&](auto bv) {
-        tensor_gemm_kernel<Math><<<grid, TensorGemm<Math>::threads, 0, stream>>>(
-            av, bv, MatrixRef<float>{c, p.m, p.n, p.ldc()}, BasicLinearCombination<float>{p.alpha, p.beta});
-      });
-    });
+    const auto run = [&](auto av, auto bv) {
+      tensor_gemm_kernel<Math><<<grid, TensorGemm<Math>::threads, 0, stream>>>(
+          av, bv, MatrixRef<float>{c, p.m, p.n, p.ldc()}, BasicLinearCombination<float>{p.alpha, p.beta});
+    };
+    // op(X) as in operand_view: the stored matrix, or the transposed() view of the stored op(X)^T.
+    const MatrixRef<const float> an{a, p.m, p.k, p.lda()}, bn{b, p.k, p.n, p.ldb()};
+    const auto at = tilecraft::transposed(MatrixRef<const float>{a, p.k, p.m, p.lda()});
+    const auto bt = tilecraft::transposed(MatrixRef<const float>{b, p.n, p.k, p.ldb()});
+    if constexpr (same_ops) {
+      p.ta() ? run(at, bt) : run(an, bn);
+    } else {
+      p.ta() ? run(at, bn) : run(an, bt);
+    }
     return cudaGetLastError();
   }
 };
@@ -123,9 +136,10 @@ TEST_CASE_TEMPLATE("tiled_gemm on the tensor cores: TF32 and TF32x3 within their
   int variant = 0;
   for (const auto& s : shapes) {
     if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
-    for (int c = 0; c < 4; ++c) {  // the row-major combos: every op of A and B
+    for (int r = 0; r < 4; ++r) {  // the math's two row-major op pairs (see TensorKernelRun), twice
+      const Combo& c = combos[TensorKernelRun<Math::value>::same_ops ? 3 * (r % 2) : 1 + r % 2];
       const Problem<float> p =
-          make_problem(combos[c], s[0], s[1], s[2], layouts[variant % layout_count], 1.5f, variant % 2 ? -0.5f : 0.0f);
+          make_problem(c, s[0], s[1], s[2], layouts[variant % layout_count], 1.5f, variant % 2 ? -0.5f : 0.0f);
       check_gemm(p, ++salt, TensorKernelRun<Math::value>{}, nullptr, true, {}, Math::value);
       ++variant;
     }
