@@ -293,16 +293,16 @@ const bool scan_registered = [] {
     using tilecraft::ScanPolicy;
     for (int e : {16, 20, 24, 28}) {
       const std::int64_t n = std::int64_t{1} << e;
-      register_scan<float, ScanPolicy<256, 16>>("tc_256x16", Impl::tilecraft, n);
-      register_scan<float, ScanPolicy<512, 8>>("tc_512x8", Impl::tilecraft, n);
-      register_scan<float, ScanPolicy<1024, 8>>("tc_1024x8", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<512, 16>>("tc_512x16", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<256, 24>>("tc_256x24", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<256, 40>>("tc_256x40", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<192, 40>>("tc_192x40", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<128, 64>>("tc_128x64", Impl::tilecraft, n);
       register_scan<float, ScanPolicy<256, 8>>("tc_256x8", Impl::tilecraft, n);
-      register_scan<float, ScanPolicy<128, 8>>("tc_128x8", Impl::tilecraft, n);
-      register_scan<float, ScanPolicy<256, 4>>("tc_256x4", Impl::tilecraft, n);
-      register_scan<float, ScanPolicy<512, 16, BlockScanAlgorithm::two_level>>("tc_512x16_two_level", Impl::tilecraft,
+      register_scan<float, ScanPolicy<256, 32, BlockScanAlgorithm::two_level>>("tc_256x32_two_level", Impl::tilecraft,
                                                                                n);
-      register_scan<float, ScanPolicy<512, 16, BlockScanAlgorithm::automatic, CacheHint::streaming>>(
-          "tc_512x16_stream", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<256, 32, BlockScanAlgorithm::automatic, CacheHint::streaming>>(
+          "tc_256x32_stream", Impl::tilecraft, n);
     }
   }
 #endif

@@ -77,20 +77,21 @@ TEST_CASE("the default scan tiles keep every thread's run whole 16-byte vectors"
   using detail::DefaultScanPolicyLarge;
   using detail::DefaultScanPolicySmall;
   using detail::TileStage;
-  // 4-byte types: 512 x 16 (32 KiB staged), 256 x 8 for small inputs.
-  CHECK(DefaultScanPolicyLarge<float, float>::threads == 512);
-  CHECK(DefaultScanPolicyLarge<float, float>::items == 16);
+  // 4-byte types: 256 x 32 (32 KiB staged), 256 x 8 for small inputs.
+  CHECK(DefaultScanPolicyLarge<float, float>::threads == 256);
+  CHECK(DefaultScanPolicyLarge<float, float>::items == 32);
   CHECK(DefaultScanPolicySmall<float, float>::tile_items == 2048);
   auto whole_vectors = [](auto in_stage, auto out_stage) {
     return decltype(in_stage)::chunked && decltype(out_stage)::chunked;
   };
-  CHECK(whole_vectors(TileStage<float, 512, 16>{}, TileStage<float, 512, 16>{}));
+  CHECK(whole_vectors(TileStage<float, 256, 32>{}, TileStage<float, 256, 32>{}));
   CHECK(whole_vectors(TileStage<std::int8_t, DefaultScanPolicyLarge<std::int8_t, std::int8_t>::threads,
                                 DefaultScanPolicyLarge<std::int8_t, std::int8_t>::items>{},
                       TileStage<std::int8_t, DefaultScanPolicyLarge<std::int8_t, std::int8_t>::threads,
                                 DefaultScanPolicyLarge<std::int8_t, std::int8_t>::items>{}));
-  CHECK(whole_vectors(TileStage<std::int16_t, 512, DefaultScanPolicyLarge<std::int16_t, std::int16_t>::items>{},
-                      TileStage<std::int16_t, 512, DefaultScanPolicyLarge<std::int16_t, std::int16_t>::items>{}));
+  using I16 = DefaultScanPolicyLarge<std::int16_t, std::int16_t>;
+  CHECK(whole_vectors(TileStage<std::int16_t, I16::threads, I16::items>{},
+                      TileStage<std::int16_t, I16::threads, I16::items>{}));
   using U8ToI64 = DefaultScanPolicyLarge<std::uint8_t, std::int64_t>;
   CHECK(whole_vectors(TileStage<std::uint8_t, U8ToI64::threads, U8ToI64::items>{},
                       TileStage<std::int64_t, U8ToI64::threads, U8ToI64::items>{}));

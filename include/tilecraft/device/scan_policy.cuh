@@ -55,21 +55,20 @@ namespace detail {
 constexpr int scan_max(int a, int b) { return a > b ? a : b; }
 constexpr int scan_min(int a, int b) { return a < b ? a : b; }
 
-// The default tiles: 16 four-byte elements per thread (four 16-byte vectors), as many for wider
-// and narrower types as keeps each thread's run whole vectors, 512 threads while a tile's
-// staging buffer fits 32 KiB (256 above). Large inputs take the large tile; inputs up to
-// small_scan_max_bytes 256 threads with half the items, so that enough blocks share the work.
-// (Measured on the H200, f32: at 2^16 elements 256 x 8 is the fastest of 256 x 4 ... 512 x 16,
-// at 2^20 512 x 16 runs in half the time of 256 x 4; benchmarks/TUNING.md.)
+// The default tiles: 128 bytes of the wider type per thread (32 four-byte elements, eight
+// 16-byte vectors; at most 64 elements), as many narrower ones as keep each thread's run whole
+// vectors, 256 threads while a tile's staging buffer fits 32 KiB (128 above). Large inputs take
+// the large tile; inputs up to small_scan_max_bytes a quarter of its items, so that enough
+// blocks share the work. (The H200 measurements behind the shapes: benchmarks/TUNING.md, "Scan".)
 template <class In, class Out>
 struct DefaultScanShape {
   static constexpr int widest = static_cast<int>(sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
-  static constexpr int by_width = scan_min(32, scan_max(1, 64 / widest));
+  static constexpr int by_width = scan_min(64, scan_max(1, 128 / widest));
   static constexpr int whole_vectors =
       (16 % sizeof(In) == 0 && sizeof(In) <= 16) ? static_cast<int>(16 / sizeof(In)) : 1;
   static constexpr int items = scan_min(64, scan_max(by_width, whole_vectors));
-  static constexpr int threads = 512 * items * widest <= 32768 ? 512 : (256 * items * widest <= 32768 ? 256 : 128);
-  static constexpr int small_items = scan_max(1, items / 2 >= whole_vectors ? items / 2 : whole_vectors);
+  static constexpr int threads = 256 * items * widest <= 32768 ? 256 : 128;
+  static constexpr int small_items = scan_max(1, items / 4 >= whole_vectors ? items / 4 : whole_vectors);
 };
 
 template <class In, class Out>

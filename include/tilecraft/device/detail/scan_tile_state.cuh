@@ -196,28 +196,23 @@ TILECRAFT_DEVICE auto wait_tile(const Status& status, std::int64_t i) {
 // Folds one window of 32 tile states (lane l holds tile top - l) onto x in tile order: lanes
 // `start` down to 0, an inclusive prefix replacing x, an aggregate combined onto it. Every lane
 // runs the same chain (broadcast reads of `buf`, shared memory for 32 values), so x ends the same
-// in all of them; lane l keeps the value after its own tile, P_{top-l}, and publishes it for its
-// tile when that tile had only its aggregate out: the tiles behind this one then meet an
-// inclusive prefix nearby instead of folding the same aggregates again. The value is exactly the
-// one the tile will publish itself (the sequential fold; see the file comment), so the two
-// stores may race.
-template <class Acc, class Status, class Op>
-TILECRAFT_DEVICE Acc fold_window(const Status& status, std::int64_t top, const TileEntry<Acc>& e,
-                                 unsigned inclusive_lanes, int start, Acc x, Op op, Acc* buf) {
+// in all of them. Only the tile itself publishes its inclusive prefix: publishing the prefixes
+// of the tiles folded through as well (each is the same bits the tile computes) shortens the
+// walks of the tiles behind, but those stores, to the states every look-back is polling, cost
+// more than they save (benchmarks/TUNING.md, "Scan").
+template <class Acc, class Op>
+TILECRAFT_DEVICE Acc fold_window(const TileEntry<Acc>& e, unsigned inclusive_lanes, int start, Acc x, Op op, Acc* buf) {
   const int lane = hardware_lane();
   buf[lane] = e.value;
   __syncwarp();
-  Acc mine = x;
 #pragma unroll
   for (int l = warp_threads - 1; l >= 0; --l) {
     if (l <= start) {
       const Acc v = buf[l];
       x = (inclusive_lanes >> l) & 1u ? v : static_cast<Acc>(op(x, v));
-      if (l == lane) mine = x;
     }
   }
   __syncwarp();  // buf is rewritten by the next window
-  if (lane <= start && ((inclusive_lanes >> lane) & 1u) == 0) status.publish(top - lane, tile_inclusive, mine);
   return x;
 }
 
@@ -245,13 +240,13 @@ TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op, A
   // Fold forward from the nearest inclusive prefix: in this window the lanes below it...
   const int nearest = __ffs(static_cast<int>(inclusive_lanes)) - 1;
   Acc x = shuffle_index(e.value, nearest);
-  if (nearest > 0) x = fold_window(status, top, e, 0u, nearest - 1, x, op, buf);
+  if (nearest > 0) x = fold_window(e, 0u, nearest - 1, x, op, buf);
   // ... then the windows passed on the way back, from the farthest to the nearest.
   for (int w = windows - 1; w >= 0; --w) {
     top = tile - 1 - static_cast<std::int64_t>(w) * warp_threads;
     e = wait_tile(status, top - lane);
     const unsigned inclusive_here = __ballot_sync(full_warp_mask, e.flag == tile_inclusive);
-    x = fold_window(status, top, e, inclusive_here, warp_threads - 1, x, op, buf);
+    x = fold_window(e, inclusive_here, warp_threads - 1, x, op, buf);
   }
   return x;
 }
