@@ -27,9 +27,8 @@ namespace tilecraft {
 //! equal bins of a thread combined into one atomic), sized so that BlocksPerSm blocks share an
 //! SM (one block, then global counters, where that holds no copy). VectorRuns: a 16-byte vector
 //! of equal samples is counted with one atomic.
-//! The default, HistogramPolicy<>, and the variants measured beside it are in
-//! benchmarks/TUNING.md ("Histogram"): HistogramPolicy<512, 8, 4, 256, 2> was 5% faster on
-//! uniform bytes, every other variant slower or level.
+//! The defaults (DefaultHistogramPolicy) and the variants measured beside them are in
+//! benchmarks/TUNING.md ("Histogram").
 //! Rules: Threads a multiple of 32 up to 1024; VectorsPerThread >= 1; WarpsPerCopy between 1
 //! and Threads / 32; LaneMaxBins >= 0 (0: never per-lane); BlocksPerSm >= 1.
 //! \code
@@ -63,6 +62,13 @@ struct HistogramPolicy {
   //! on any input; all-equal and sorted input then need a fraction of the atomics).
   static constexpr bool vector_runs = VectorRuns;
 };
+
+//! The policy of histogram_even and histogram_range when none is given: HistogramPolicy<> for
+//! samples wider than a byte; for bytes (one atomic a sample on spread data, so the atomics bound
+//! the rate) 512-thread blocks, two a SM, which measured faster there.
+template <class Sample>
+using DefaultHistogramPolicy =
+    std::conditional_t<sizeof(Sample) == 1, HistogramPolicy<512, 8, 4, 256, 2>, HistogramPolicy<>>;
 
 //! True for every HistogramPolicy instantiation.
 template <class>
@@ -117,7 +123,7 @@ template <class Policy = void, class Sample, class Counter, class Level>
   static_assert(std::is_void_v<Policy> || is_histogram_policy_v<Policy>,
                 "tilecraft::histogram_even<Policy>: Policy must be a tilecraft::HistogramPolicy");
   if constexpr (std::is_void_v<Policy> || is_histogram_policy_v<Policy>) {
-    using P = std::conditional_t<std::is_void_v<Policy>, HistogramPolicy<>, Policy>;
+    using P = std::conditional_t<std::is_void_v<Policy>, DefaultHistogramPolicy<Sample>, Policy>;
     return detail::histogram_even_with<P>(d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_bins, lower,
                                           upper, num_samples, stream);
   } else {
@@ -158,7 +164,7 @@ template <class Policy = void, class Sample, class Counter, class Level>
   static_assert(std::is_void_v<Policy> || is_histogram_policy_v<Policy>,
                 "tilecraft::histogram_range<Policy>: Policy must be a tilecraft::HistogramPolicy");
   if constexpr (std::is_void_v<Policy> || is_histogram_policy_v<Policy>) {
-    using P = std::conditional_t<std::is_void_v<Policy>, HistogramPolicy<>, Policy>;
+    using P = std::conditional_t<std::is_void_v<Policy>, DefaultHistogramPolicy<Sample>, Policy>;
     return detail::histogram_range_with<P>(d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_bins,
                                            d_levels, num_samples, stream);
   } else {
