@@ -18,8 +18,13 @@
 //! Layout. Accumulators of up to 4 bytes share one 8-byte word with their flag (high half: 0
 //! nothing yet, 1 aggregate, 2 inclusive prefix; low half: the value), read and written with
 //! single 8-byte relaxed atomics: a look-back step is one coalesced 256-byte load per warp.
-//! Wider accumulators keep 4-byte flags and two value arrays; the value is written first and
-//! the flag after a fence, and read back after a fence that follows the flag.
+//! Accumulators of 5 to 8 bytes take two such words, each with the flag and one 4-byte half of
+//! the value, moved as one 16-byte vector (each 8-byte element single-copy atomic, the pair
+//! not): a reader that sees two different flags has caught the one writer between its two
+//! halves and reads again; equal flags mean both halves are of one publication (every state is
+//! written once per flag, by its own tile). Wider accumulators keep 4-byte flags and two value
+//! arrays; the value is written first and the flag after a fence, and read back after a fence
+//! that follows the flag.
 #pragma once
 
 #include <cstddef>
@@ -38,16 +43,19 @@ inline constexpr unsigned tile_invalid = 0;
 inline constexpr unsigned tile_aggregate = 1;
 inline constexpr unsigned tile_inclusive = 2;
 
-//! True when a tile's value and flag fit one 8-byte word.
+//! How a tile's state is stored: 0 value and flag in one 8-byte word, 1 in two (a 4-byte half
+//! each), 2 flags and values apart (see the file comment).
 template <class Acc>
-inline constexpr bool packed_tile_status = sizeof(Acc) <= 4;
+inline constexpr int tile_status_kind = sizeof(Acc) <= 4 ? 0 : (sizeof(Acc) <= 8 ? 1 : 2);
 
 //! Bytes of the tile states of `tiles` tiles (16-byte multiples).
 template <class Acc>
 constexpr std::size_t tile_status_bytes(std::int64_t tiles) {
   const auto t = static_cast<std::size_t>(tiles);
-  if constexpr (packed_tile_status<Acc>) {
+  if constexpr (tile_status_kind<Acc> == 0) {
     return round_up<std::size_t>(t * 8, 16);
+  } else if constexpr (tile_status_kind<Acc> == 1) {
+    return t * 16;
   } else {
     return round_up<std::size_t>(t * 4, 16) + 2 * round_up<std::size_t>(t * sizeof(Acc), 16);
   }
@@ -110,12 +118,12 @@ TILECRAFT_DEVICE T load_from_l2_words(const T* p) {
 }
 #endif
 
-template <class Acc, bool Packed = packed_tile_status<Acc>>
+template <class Acc, int Kind = tile_status_kind<Acc>>
 struct TileStatus;
 
 // Flag and value in one 8-byte word.
 template <class Acc>
-struct TileStatus<Acc, true> {
+struct TileStatus<Acc, 0> {
   unsigned long long* words;
 
   TileStatus(void* base, std::int64_t /*tiles*/) : words(static_cast<unsigned long long*>(base)) {}
@@ -138,9 +146,42 @@ struct TileStatus<Acc, true> {
 #endif
 };
 
+// Flag and value in two 8-byte words, a 4-byte half of the value in each.
+template <class Acc>
+struct TileStatus<Acc, 1> {
+  unsigned long long* words;  // two a tile, 16-byte aligned
+
+  TileStatus(void* base, std::int64_t /*tiles*/) : words(static_cast<unsigned long long*>(base)) {}
+
+#if defined(__CUDACC__)
+  TILECRAFT_DEVICE void clear(std::int64_t i) const {
+    words[2 * i] = 0;
+    words[2 * i + 1] = 0;
+  }
+  TILECRAFT_DEVICE void publish(std::int64_t i, unsigned flag, const Acc& v) const {
+    unsigned half[2] = {0, 0};
+    std::memcpy(half, &v, sizeof(Acc));
+    const unsigned long long high = static_cast<unsigned long long>(flag) << 32;
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(words + 2 * i), "l"(high | half[0]),
+                 "l"(high | half[1])
+                 : "memory");
+  }
+  TILECRAFT_DEVICE TileEntry<Acc> load(std::int64_t i) const {
+    unsigned long long w0, w1;
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(w0), "=l"(w1) : "l"(words + 2 * i) : "memory");
+    TileEntry<Acc> e;
+    const auto f0 = static_cast<unsigned>(w0 >> 32), f1 = static_cast<unsigned>(w1 >> 32);
+    e.flag = f0 == f1 ? f0 : tile_invalid;  // caught between the two halves: not yet
+    const unsigned half[2] = {static_cast<unsigned>(w0), static_cast<unsigned>(w1)};
+    std::memcpy(&e.value, half, sizeof(Acc));
+    return e;
+  }
+#endif
+};
+
 // 4-byte flags and separate aggregate and inclusive-prefix arrays.
 template <class Acc>
-struct TileStatus<Acc, false> {
+struct TileStatus<Acc, 2> {
   unsigned* flags;
   Acc* aggregates;
   Acc* inclusives;
