@@ -304,6 +304,25 @@ const bool scan_registered = [] {
       register_scan<float, ScanPolicy<256, 32, BlockScanAlgorithm::automatic, CacheHint::streaming>>(
           "tc_256x32_stream", Impl::tilecraft, n);
     }
+    const std::int64_t big = std::int64_t{1} << 28;
+    register_scan<std::int64_t, ScanPolicy<256, 8>>("tc_256x8", Impl::tilecraft, big);
+    register_scan<std::int64_t, ScanPolicy<512, 8>>("tc_512x8", Impl::tilecraft, big);
+    register_scan<std::int64_t, ScanPolicy<128, 32>>("tc_128x32", Impl::tilecraft, big);
+    register_scan<std::int64_t, ScanPolicy<256, 12>>("tc_256x12", Impl::tilecraft, big);
+    // select_if's tile shapes (same filter idea: 'select_f32/(cub|tilecraft|tc_).*').
+    auto select_variant = [](const char* impl, auto bench) {
+      const std::string name = std::string("select_f32/") + impl + "/" + std::to_string(1 << 28);
+      benchmark::RegisterBenchmark(name.c_str(), bench)
+          ->Arg(std::int64_t{1} << 28)
+          ->UseManualTime()
+          ->MinTime(0.05)
+          ->Unit(benchmark::kMicrosecond);
+    };
+    select_variant("tc_512x16", [](benchmark::State& st) { select_bench<ScanPolicy<512, 16>>(st, true); });
+    select_variant("tc_256x16", [](benchmark::State& st) { select_bench<ScanPolicy<256, 16>>(st, true); });
+    select_variant("tc_256x8", [](benchmark::State& st) { select_bench<ScanPolicy<256, 8>>(st, true); });
+    select_variant("tc_128x32", [](benchmark::State& st) { select_bench<ScanPolicy<128, 32>>(st, true); });
+    select_variant("tc_512x8", [](benchmark::State& st) { select_bench<ScanPolicy<512, 8>>(st, true); });
   }
 #endif
   return true;
