@@ -19,7 +19,7 @@ namespace tilecraft {
 //! The algorithms behind block_scan. Both scan each warp's partials with shuffles and publish
 //! one total per warp in shared memory; they differ in how the warp totals become prefixes.
 enum class BlockScanAlgorithm {
-  //! warp_scans for blocks of up to 8 warps (256 threads), two_level above: the faster of the
+  //! warp_scans for blocks of up to 4 warps (128 threads), two_level above: the faster of the
   //! two at each size on an H200 (benchmarks/TUNING.md). The default.
   automatic,
   //! Every thread folds the totals of the warps before its own (broadcast shared loads, in
@@ -35,7 +35,7 @@ namespace detail {
 template <BlockScanAlgorithm Algorithm, int BlockThreads>
 inline constexpr bool block_scan_folds = Algorithm == BlockScanAlgorithm::warp_scans ||
                                          (Algorithm == BlockScanAlgorithm::automatic &&
-                                          ceil_div(BlockThreads, warp_threads) <= 8);
+                                          ceil_div(BlockThreads, warp_threads) <= 4);
 }  // namespace detail
 
 //! Shared temp storage for block_scan over T with BlockThreads threads: (BlockThreads / 32 + 2)
@@ -108,7 +108,7 @@ TILECRAFT_DEVICE void block_scan(BlockScanStorage<T, BlockThreads, Algorithm>& t
 //!
 //! The block has BlockThreads threads in any 1D/2D/3D shape; all of them must call this (it
 //! contains __syncthreads()). Result: valid in every thread. Barriers: 1 (warp_scans, or
-//! automatic up to 256 threads) or 2 (two_level). Shared memory: sizeof(temp).
+//! automatic up to 128 threads) or 2 (two_level). Shared memory: sizeof(temp).
 //! \code
 //! __shared__ tilecraft::BlockScanStorage<int, 256> temp;
 //! int running = tilecraft::block_inclusive_scan(temp, i, tilecraft::Sum{});   // every thread
