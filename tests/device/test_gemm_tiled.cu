@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include <tilecraft/gemm/tiled_gemm.cuh>
+#include <tilecraft/util/launch.cuh>
 
 #include "gemm_testbed.cuh"
 
@@ -52,11 +53,19 @@ using TensorGemm = tilecraft::TiledGemm<64, 64, RegBlock<4, 4>, 8, 4, 3, float, 
 static_assert(TensorGemm<tilecraft::GemmMath::tf32x3>::threads == 256 &&
               TensorGemm<tilecraft::GemmMath::tf32>::shape::TileA::layout::row_stride % 32 == 8);
 
-template <tilecraft::GemmMath Math, class TA, Order OA, class TB, Order OB>
+// A larger tiling, the benchmark's TF32x3 one: 128 x 64 in 4 warps of 32 x 64, a K step of 32
+// in 3 stages (dynamic shared memory). Its K-contiguous fill (8 rows of K per 64 vectors, or 256
+// single elements) spans more than one pass of the 128 threads.
+using WideTensorGemm = tilecraft::TiledGemm<128, 64, RegBlock<8, 8>, 32, 4, 3, float, tilecraft::GemmMath::tf32x3>;
+static_assert(WideTensorGemm::threads == 128 && WideTensorGemm::smem_bytes > 48 * 1024);
+
+template <class Gemm, class TA, Order OA, class TB, Order OB>
 __global__ void tensor_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<float> c,
                                    BasicLinearCombination<float> epi) {
-  __shared__ typename TensorGemm<Math>::TempStorage storage;
-  tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL, epi);
+  extern __shared__ __align__(16) unsigned char tensor_smem[];
+  auto& storage = *reinterpret_cast<typename Gemm::TempStorage*>(tensor_smem);
+  tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * std::int64_t{Gemm::shape::tile_m},
+                        blockIdx.x * std::int64_t{Gemm::shape::tile_n}, epi);
 }
 
 // op(X) (rows x cols) as a view: the stored matrix in order O, or the transposed() view of the
@@ -102,26 +111,30 @@ struct UserKernelRun {
 // pairs: TF32 A and B in the same order (none and none, transpose and transpose), TF32x3 in
 // different orders (the other two); together every op pair. (Half the kernels of every pair
 // under both maths, and the fills and MMAs are the same code whichever pair meets them.)
-template <tilecraft::GemmMath Math>
+template <tilecraft::GemmMath Math, class Gemm = TensorGemm<Math>>
 struct TensorKernelRun {
   static constexpr bool same_ops = Math == tilecraft::GemmMath::tf32;
   cudaError_t operator()(const Problem<float>& p, const float* a, const float* b, float* c, cudaStream_t stream) const {
     if ((p.ta() == p.tb()) != same_ops) return cudaErrorInvalidValue;  // an op pair this math does not run
-    const dim3 grid(static_cast<unsigned>((p.n + 63) / 64), static_cast<unsigned>((p.m + 63) / 64));
+    constexpr int tm = Gemm::shape::tile_m, tn = Gemm::shape::tile_n;
+    const dim3 grid(static_cast<unsigned>((p.n + tn - 1) / tn), static_cast<unsigned>((p.m + tm - 1) / tm));
     const auto run = [&](auto av, auto bv) {
-      tensor_gemm_kernel<Math><<<grid, TensorGemm<Math>::threads, 0, stream>>>(
+      const auto kernel = tensor_gemm_kernel<Gemm, const float, decltype(av)::order, const float, decltype(bv)::order>;
+      const cudaError_t opted = tilecraft::opt_in_dynamic_smem(kernel, Gemm::smem_bytes);
+      if (opted != cudaSuccess) return opted;
+      kernel<<<grid, Gemm::threads, Gemm::smem_bytes, stream>>>(
           av, bv, MatrixRef<float>{c, p.m, p.n, p.ldc()}, BasicLinearCombination<float>{p.alpha, p.beta});
+      return cudaGetLastError();
     };
     // op(X) as in operand_view: the stored matrix, or the transposed() view of the stored op(X)^T.
     const MatrixRef<const float> an{a, p.m, p.k, p.lda()}, bn{b, p.k, p.n, p.ldb()};
     const auto at = tilecraft::transposed(MatrixRef<const float>{a, p.k, p.m, p.lda()});
     const auto bt = tilecraft::transposed(MatrixRef<const float>{b, p.n, p.k, p.ldb()});
     if constexpr (same_ops) {
-      p.ta() ? run(at, bt) : run(an, bn);
+      return p.ta() ? run(at, bt) : run(an, bn);
     } else {
-      p.ta() ? run(at, bn) : run(an, bt);
+      return p.ta() ? run(at, bn) : run(an, bt);
     }
-    return cudaGetLastError();
   }
 };
 
@@ -141,6 +154,27 @@ TEST_CASE_TEMPLATE("tiled_gemm on the tensor cores: TF32 and TF32x3 within their
       const Problem<float> p =
           make_problem(c, s[0], s[1], s[2], layouts[variant % layout_count], 1.5f, variant % 2 ? -0.5f : 0.0f);
       check_gemm(p, ++salt, TensorKernelRun<Math::value>{}, nullptr, true, {}, Math::value);
+      ++variant;
+    }
+  }
+}
+
+TEST_CASE("tiled_gemm on the tensor cores, 128 x 64 tiles with a K step of 32: TF32x3 within its bound") {
+  // TF32x3 runs the op pairs whose views have different orders: A row-major with B column-major
+  // (both stored with K contiguous: the L x TK tiles' fills, in vectors or, for unaligned
+  // layouts, element by element), and A column-major with B row-major (both K-major tiles).
+  const std::int64_t shapes[][3] = {{1, 1, 1}, {128, 64, 64}, {127, 129, 65}, {200, 130, 301}};
+  const bool full = full_run();
+  std::uint64_t salt = 7900;
+  int variant = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    for (int r = 0; r < 4; ++r) {
+      const Combo& c = combos[1 + r % 2];
+      const Problem<float> p =
+          make_problem(c, s[0], s[1], s[2], layouts[variant % layout_count], 1.5f, variant % 2 ? -0.5f : 0.0f);
+      check_gemm(p, ++salt, TensorKernelRun<tilecraft::GemmMath::tf32x3, WideTensorGemm>{}, nullptr, true, {},
+                 tilecraft::GemmMath::tf32x3);
       ++variant;
     }
   }

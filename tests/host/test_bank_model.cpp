@@ -195,6 +195,20 @@ TEST_CASE("m16n8k8 TF32 fragments read with 4-byte loads from K-major tiles") {
   CHECK(bank::fragment_tf32_wavefronts<SharedMatrix<float, 8, 32, Padded<8>>>(4, 24) == 1);
 }
 
+TEST_CASE("m16n8k8 TF32 fragments read through a TransposedView of a K-contiguous tile") {
+  // An L x TK tile (K contiguous) read as K x L: lane (g, t) reads word g * S + t, S = TK + pad.
+  // S = 16: g * 16 falls on two bank groups of 4: 4-way.
+  CHECK(bank::fragment_tf32_wavefronts<TransposedView<const SharedMatrix<float, 128, 16>>>() == 4);
+  // S = 24: g * 24 (mod 32) repeats after 4 rows: 2-way.
+  CHECK(bank::fragment_tf32_wavefronts<TransposedView<const SharedMatrix<float, 128, 16, Padded<8>>>>() == 2);
+  // S = 20 or 36 (4 mod 8): g * S + t covers banks 0 ... 31 once, at every fragment origin.
+  using Pad4 = TransposedView<const SharedMatrix<float, 128, 16, Padded<4>>>;
+  for (int k0 : {0, 4, 8, 12}) {
+    for (int mn0 = 0; mn0 < 128; mn0 += 8) CHECK(bank::fragment_tf32_wavefronts<Pad4>(k0, mn0) == 1);
+  }
+  CHECK(bank::fragment_tf32_wavefronts<TransposedView<const SharedMatrix<float, 64, 32, Padded<4>>>>(28, 56) == 1);
+}
+
 TEST_CASE("ldmatrix: one phase of 8 rows of 16 bytes per matrix") {
   // 2-byte elements (half and bfloat16 have the size of std::uint16_t; the model needs only it).
   using Plain = SharedMatrix<std::uint16_t, 16, 64>;                 // 128-byte rows: every row in one bank group

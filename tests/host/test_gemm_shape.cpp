@@ -34,6 +34,38 @@ void check_fill() {
   CHECK(seen.size() == static_cast<std::size_t>(Shape::tile_k) * static_cast<std::size_t>(L));
 }
 
+// FillKRows<L, Width> of an L x TK tile with rows of TK + 4 floats (TileAk, TileBk): every
+// element once, the compile-time steps, and each phase of a warp's writes (8 lanes of 16
+// bytes, or 32 of 4) on different banks, from the row stride alone.
+template <class Shape, int L, int Width>
+void check_k_rows() {
+  using Map = typename Shape::template FillKRows<L, Width>;
+  CAPTURE(L);
+  CAPTURE(Width);
+  constexpr int stride = Shape::tile_k + 4;
+  static_assert(Shape::TileAk::layout::row_stride == stride && Shape::TileBk::layout::row_stride == stride);
+  std::set<int> seen;
+  for (int t = 0; t < Shape::threads; ++t) {
+    for (int i = 0; i < Map::per_thread; ++i) {
+      const int v = t + i * Shape::threads;
+      CHECK(Map::row(v) == Map::row(t) + Map::row_step(i));
+      CHECK(Map::col(v) == Map::col(t) + Map::col_step(i));
+      if (Map::row(v) >= L) continue;  // past the tile in a ragged last pass
+      for (int j = 0; j < Width; ++j) CHECK(seen.insert(Map::row(v) * Shape::tile_k + Map::col(v) + j).second);
+    }
+  }
+  CHECK(seen.size() == static_cast<std::size_t>(L) * static_cast<std::size_t>(Shape::tile_k));
+  const int phase = Width == 1 ? 32 : 8;  // lanes one shared-memory wavefront serves
+  for (int first = 0; first < Shape::threads; first += phase) {
+    std::set<int> groups;  // 4-byte banks, or 16-byte bank groups
+    for (int v = first; v < first + phase; ++v) {
+      const int word = Map::row(v) * stride + Map::col(v);
+      groups.insert(Width == 1 ? word % 32 : word / 4 % 8);
+    }
+    CHECK(static_cast<int>(groups.size()) == phase);
+  }
+}
+
 template <class Shape>
 void check_shape() {
   using Rb = typename Shape::reg_block;
@@ -164,6 +196,24 @@ void check_tensor_shape() {
   }
   CHECK(Shape::template fragment_conflict_factor<false>() == 1);
   CHECK(Shape::template fragment_conflict_factor<true>() == 1);
+  // The K-contiguous tiles (an operand stored with K contiguous): L x TK, rows of TK + 4 floats,
+  // in the same stage bytes as the K-major ones; lane (g, t) reads row c + g, column k + t.
+  static_assert(Shape::TileAk::rows == Shape::tile_m && Shape::TileAk::cols == Shape::tile_k &&
+                Shape::TileBk::rows == Shape::tile_n && Shape::TileAk::layout::row_stride == Shape::tile_k + 4);
+  const auto elems = [](int l) {
+    return std::max(Shape::tile_k * (l + Shape::operand_pad(l)), l * (Shape::tile_k + 4));
+  };
+  CHECK(Shape::smem_bytes ==
+        static_cast<std::size_t>(Shape::stages) * (elems(Shape::tile_m) + elems(Shape::tile_n)) * sizeof(float));
+  for (int k = 0; k < Shape::tile_k; k += 4) {
+    std::set<int> banks;
+    for (int lane = 0; lane < 32; ++lane) banks.insert(((lane / 4) * (Shape::tile_k + 4) + k + lane % 4) % 32);
+    CHECK(banks.size() == 32);
+  }
+  check_k_rows<Shape, Shape::tile_m, 4>();
+  check_k_rows<Shape, Shape::tile_n, 4>();
+  check_k_rows<Shape, Shape::tile_m, 1>();
+  check_k_rows<Shape, Shape::tile_n, 1>();
   std::set<long> seen;
   for (int warp = 0; warp < Shape::warps; ++warp) {
     const int m0 = (warp / Shape::warps_n) * Shape::warp_m, n0 = (warp % Shape::warps_n) * Shape::warp_n;
@@ -282,4 +332,5 @@ TEST_CASE("GemmShape with tensor-core math: fills and fragment loads conflict-fr
   check_tensor_shape<GemmShape<64, 64, RegBlock<4, 4>, 8, 4, 3, float, GemmMath::tf32>>();       // the tests'
   check_tensor_shape<GemmShape<128, 128, RegBlock<8, 8>, 16, 4, 3, float, GemmMath::tf32x3>>();  // 32 x 64 warps
   check_tensor_shape<GemmShape<128, 256, RegBlock<8, 16>, 32, 8, 3, float, GemmMath::tf32>>();   // 64 x 64 warps
+  check_tensor_shape<GemmShape<128, 64, RegBlock<8, 8>, 32, 4, 3, float, GemmMath::tf32x3>>();   // 4 warps, K 32
 }

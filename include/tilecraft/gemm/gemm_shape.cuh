@@ -17,6 +17,10 @@
 //! With LanesN >= 8 a quarter-warp (what one phase of a 16-byte access serves) reads one A
 //! address (a broadcast) and eight consecutive B vectors: conflict-free, which the
 //! static_asserts prove with the bank model.
+//! With tensor-core math, an operand stored with K contiguous (A row-major, B column-major)
+//! fills the same bytes of its stage as an L x TK tile with K contiguous instead (TileAk,
+//! TileBk, rows of TK + 4 floats), in 16-byte copies along K (FillKRows), which the warp level
+//! reads through a TransposedView: a K-major tile would take single-element copies there.
 #pragma once
 
 #include <cstddef>
@@ -138,11 +142,18 @@ struct GemmShapeRules {
   static constexpr int fill_k_run_max = tensor ? 4 : 8;
   static constexpr int fill_k_run = TK < 1 ? 1 : TK < fill_k_run_max ? TK : fill_k_run_max;
   static constexpr int bank_row_elems = static_cast<int>(smem_wavefront_bytes / sizeof(Value));
+  // With tensor-core math a stage holds each operand's tile in one of two layouts (K-major, or
+  // L x TK with K contiguous, rows padded by 4: GemmShape::TileAk), in the same bytes.
+  static constexpr long long k_major_elems(int l) {
+    return static_cast<long long>(TK) * (l + gemm_operand_pad(l, bank_row_elems, fill_k_run));
+  }
+  static constexpr long long operand_elems(int l) {
+    const long long k_inner = static_cast<long long>(l) * (TK + 4);
+    return tensor && k_inner > k_major_elems(l) ? k_inner : k_major_elems(l);
+  }
   static constexpr long long smem_bytes =
       !before_smem ? 0
-                   : static_cast<long long>(Stages) * TK *
-                         (static_cast<long long>(TM) + gemm_operand_pad(TM, bank_row_elems, fill_k_run) + TN +
-                          gemm_operand_pad(TN, bank_row_elems, fill_k_run)) *
+                   : static_cast<long long>(Stages) * (operand_elems(TM) + operand_elems(TN)) *
                          static_cast<long long>(sizeof(Value));
   static constexpr bool smem = smem_bytes <= max_smem_per_block;
   // Every rule up to shared memory holds: the configuration's own values are safe to use.
@@ -156,7 +167,8 @@ struct GemmShapeRules {
 //! B tiles); LanesM: rows of the warp's lane grid (LanesN = 32 / LanesM); Stages: A/B tile
 //! pairs in flight; T: the element type of A, B, C and the accumulators (float or double);
 //! Math: FMAs (GemmMath::simt) or the tensor cores (GemmMath::tf32, tf32x3: float only), on the
-//! same block and warp tiles (fills in runs of min(TK, 4) rows, rows of 8 (mod 32) floats).
+//! same block and warp tiles (fills in runs of min(TK, 4) rows, rows of 8 (mod 32) floats; an
+//! operand stored with K contiguous fills TileAk / TileBk, rows of TK + 4 floats).
 //! Rules (each a static_assert, in this order): T is float or double; the tensor-core maths
 //! take float; RegBlockT is a RegBlock
 //! (whose own rules hold) with RM * RN * sizeof(T) at most 512 bytes (64 double accumulators);
@@ -168,7 +180,8 @@ struct GemmShapeRules {
 //! memory (227 KiB); the thread count and each fill's vectors per tile row (TM / V, TN / V, TM,
 //! TN) divide one another, as do threads / min(TK, 8) and TM, TN (so a thread's fill elements
 //! are compile-time steps apart); every fragment load and every shared write of the fills is
-//! bank-conflict free. A rule is checked only when those before it hold, so a broken
+//! bank-conflict free; with tensor-core math threads and 8 * TK / 4 and 8 * TK divide one
+//! another (FillKRows). A rule is checked only when those before it hold, so a broken
 //! configuration reports its first broken rule alone; past a broken parameter rule the members
 //! describe a valid stand-in (64 x 64, RegBlock<4, 4>, TK 8, LanesM 4, 3 stages), so that
 //! nothing built on the shape fails after the rule's message. rules_ok says whether all hold.
@@ -315,13 +328,37 @@ struct GemmShape {
   using TileA = SharedMatrix<typename Rules::Value, tile_k, tile_m, Padded<operand_pad(tile_m)>>;
   //! One stage's B tile: TK x TN, padded.
   using TileB = SharedMatrix<typename Rules::Value, tile_k, tile_n, Padded<operand_pad(tile_n)>>;
-  //! One pipeline stage: the A and B tiles of one K step.
-  struct Stage {
-    //! The A tile (TK x TM).
+  //! With tensor-core math, the A tile of an operand stored with K contiguous (A row-major): TM x
+  //! TK, K contiguous, so that it fills in 16-byte vectors as B's K-major tile does; the warp
+  //! level reads it through a TransposedView (K x TM). Rows of TK + 4 floats (4 mod 8): a warp's
+  //! fragment reads (8 rows by 4 consecutive k) and the fill's writes (FillKRows) touch every
+  //! bank once.
+  using TileAk = SharedMatrix<typename Rules::Value, tile_m, tile_k, Padded<4>>;
+  //! With tensor-core math, the B tile of an operand stored with K contiguous (B column-major):
+  //! TN x TK, as TileAk.
+  using TileBk = SharedMatrix<typename Rules::Value, tile_n, tile_k, Padded<4>>;
+
+ private:
+  struct SimtStage {
     TileA a;
-    //! The B tile (TK x TN).
     TileB b;
   };
+  struct TensorStage {
+    union {
+      TileA a;
+      TileAk a_k;
+    };
+    union {
+      TileB b;
+      TileBk b_k;
+    };
+  };
+
+ public:
+  //! One pipeline stage: the A and B tiles of one K step: members `a` (TK x TM) and `b`
+  //! (TK x TN); with tensor-core math, `a_k` (TileAk) shares a's bytes and `b_k` (TileBk) b's,
+  //! and an operand stored with K contiguous fills those instead.
+  using Stage = std::conditional_t<tensor_math, TensorStage, SimtStage>;
   //! Shared memory of all stages, in bytes.
   static constexpr std::size_t smem_bytes = static_cast<std::size_t>(stages) * sizeof(Stage);
   static_assert(!own || smem_bytes == static_cast<std::size_t>(Rules::smem_bytes),
@@ -400,6 +437,40 @@ struct GemmShape {
     TILECRAFT_HOST_DEVICE static constexpr int row_step(int i) { return fill_k_run * (i * columns / L); }
     //! col(thread + i * threads) - col(thread), for every thread.
     TILECRAFT_HOST_DEVICE static constexpr int col_step(int i) { return i * columns % L; }
+  };
+
+  //! The fill of an L x TK tile with K contiguous (TileAk, TileBk: tensor-core math, an operand
+  //! stored with K contiguous) in vectors of Width elements along K: vector v at row
+  //! v % 8 + 8 * (v / (8 * P)), column Width * ((v / 8) % P), with P = TK / Width vectors per
+  //! row. Eight consecutive lanes (one phase of a 16-byte access; 32 lanes of 4-byte ones cover
+  //! 8 rows by 4 columns) write one column of 8 rows, which rows of 4 (mod 8) floats put on
+  //! different banks; a warp still reads whole rows of K, 32-byte sectors, from global memory.
+  //! Rows must be a multiple of 8, and threads and 8 * P must divide one another (so a thread's
+  //! i-th vector is its first one moved by a compile-time step).
+  template <int Rows, int Width>
+  struct FillKRows {
+    static_assert(Width == 1 || Width == vector_elems,
+                  "GemmShape::FillKRows: Width must be 1 or vector_elems (16 / sizeof(T)) elements");
+    //! Vectors per tile row (TK / Width).
+    static constexpr int per_row = tile_k / Width;
+    //! Vectors of 8 whole rows.
+    static constexpr int group = 8 * per_row;
+    // (GemmShape::k_inner_rule states the rule; this only keeps a broken map from compiling.)
+    static_assert(Rows % 8 == 0 && detail::divide_one_another(threads, group),
+                  "GemmShape::FillKRows: Rows must be a multiple of 8, and threads and 8 * TK / Width must divide "
+                  "one another");
+    //! Vectors per tile.
+    static constexpr int vectors = Rows * per_row;
+    //! Vectors per thread (in a ragged last pass, guard with `row < Rows`).
+    static constexpr int per_thread = (vectors + threads - 1) / threads;
+    //! Tile row of vector v.
+    TILECRAFT_HOST_DEVICE static constexpr int row(int v) { return v % 8 + 8 * (v / group); }
+    //! Tile column of vector v's first element.
+    TILECRAFT_HOST_DEVICE static constexpr int col(int v) { return Width * ((v / 8) % per_row); }
+    //! row(thread + i * threads) - row(thread), for every thread.
+    TILECRAFT_HOST_DEVICE static constexpr int row_step(int i) { return 8 * (i * threads / group); }
+    //! col(thread + i * threads) - col(thread), for every thread.
+    TILECRAFT_HOST_DEVICE static constexpr int col_step(int i) { return Width * ((i * threads / 8) % per_row); }
   };
 
   //! Row of lane l in the lane grid.
@@ -495,8 +566,53 @@ struct GemmShape {
                     fill_conflict_factor<TileA, true>() == 1 && fill_conflict_factor<TileB, true>() == 1);
   static_assert(!(fragment_a_rule && fragment_b_rule) || fill_conflict_rule,
                 "GemmShape: the shared writes of the operand fills must be bank-conflict free");
+
+ private:
+  // Wavefronts per ideal of the worst warp of FillKRows<Rows, Width> into Tile (an L x TK tile).
+  template <class Tile, int Width>
+  static constexpr int k_inner_fill_factor() {
+    using Map = FillKRows<Tile::rows, Width>;
+    constexpr int access = static_cast<int>(sizeof(T)) * Width;
+    int worst = 1;
+    for (int w = 0; w < threads / warp_threads; ++w) {
+      const int wf = bank::tile_wavefronts<Tile>(
+          [&](int lane) {
+            const int v = w * warp_threads + lane;
+            return v >= Map::vectors ? bank::Coord{-1, 0} : bank::Coord{Map::row(v), Map::col(v)};
+          },
+          access);
+      const int factor = ceil_div(wf, bank::ideal_wavefronts(access));
+      if (factor > worst) worst = factor;
+    }
+    return worst;
+  }
+  static constexpr bool k_inner_divides = detail::divide_one_another(threads, 8 * tile_k / vector_elems) &&
+                                          detail::divide_one_another(threads, 8 * tile_k);
+
+ public:
+  //! With tensor-core math, the K-contiguous tiles (TileAk, TileBk) hold: threads and
+  //! 8 * TK / V and 8 * TK divide one another (FillKRows' steps), and their fills' writes and
+  //! the fragment reads through their TransposedView are bank-conflict free.
+  static constexpr bool k_inner_rule = [] {
+    if constexpr (tensor_math && shape_ok && fragment_a_rule && fragment_b_rule && fill_conflict_rule) {
+      if constexpr (k_inner_divides) {
+        return k_inner_fill_factor<TileAk, vector_elems>() == 1 && k_inner_fill_factor<TileAk, 1>() == 1 &&
+               k_inner_fill_factor<TileBk, vector_elems>() == 1 && k_inner_fill_factor<TileBk, 1>() == 1 &&
+               detail::tf32_fragment_wavefronts<TransposedView<const TileAk>>() == 1 &&
+               detail::tf32_fragment_wavefronts<TransposedView<const TileBk>>() == 1;
+      } else {
+        return false;
+      }
+    } else {
+      return true;
+    }
+  }();
+  static_assert(k_inner_rule,
+                "GemmShape: with tensor-core math, threads and 8 * TK / 4 and 8 * TK must divide one another (the "
+                "fill of an operand stored with K contiguous)");
   //! Every rule holds: code built on the shape (tiled_gemm) compiles its algorithm only then.
-  static constexpr bool rules_ok = shape_ok && fragment_a_rule && fragment_b_rule && fill_conflict_rule;
+  static constexpr bool rules_ok =
+      shape_ok && fragment_a_rule && fragment_b_rule && fill_conflict_rule && k_inner_rule;
 };
 
 }  // namespace tilecraft

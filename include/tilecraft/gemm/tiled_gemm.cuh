@@ -74,12 +74,13 @@ struct TiledGemm {
                          WarpMmaTf32<typename shape::TileA, typename shape::TileB, shape::warp_m, shape::warp_n, Math>,
                          WarpMma<shape>>;
   //! Whether the operands may be filled in 16-byte vectors: every operand whose fill moves
-  //! vectors (all but a K-major tile of a K-contiguous operand) is 16-byte aligned with a
-  //! leading dimension that is a multiple of shape::vector_elems (4 floats, 2 doubles).
+  //! vectors (all but a K-major tile of a K-contiguous operand, i.e. all with tensor-core math)
+  //! is 16-byte aligned with a leading dimension that is a multiple of shape::vector_elems
+  //! (4 floats, 2 doubles).
   template <class TA, Order OA, class TB, Order OB>
   TILECRAFT_HOST_DEVICE static bool vector_fill_ok(const MatrixRef<TA, OA>& a, const MatrixRef<TB, OB>& b) {
-    const bool a_vector = OA == Order::col_major;
-    const bool b_vector = OB == Order::row_major;
+    const bool a_vector = OA == Order::col_major || shape::tensor_math;
+    const bool b_vector = OB == Order::row_major || shape::tensor_math;
     return (!a_vector || rows_vector_aligned(a)) && (!b_vector || rows_vector_aligned(b));
   }
 
@@ -117,11 +118,44 @@ struct TiledGemm {
       return warp_mma(warp, lane_id());
     }
   }
+  // With tensor-core math, an operand stored with K contiguous (A row-major, B column-major)
+  // fills its stage as an L x TK tile (shape::TileAk, TileBk: 16-byte copies along K, where a
+  // K-major tile would take single-element copies), which the warp level reads transposed.
+  template <Order OA>
+  static constexpr bool a_k_inner = shape::tensor_math && OA == Order::row_major;
+  template <Order OB>
+  static constexpr bool b_k_inner = shape::tensor_math && OB == Order::col_major;
+  // The stage's tile that A (B) fills.
+  template <Order OA, class S>
+  TILECRAFT_DEVICE static auto& tile_a(S& stage) {
+    if constexpr (a_k_inner<OA>) {
+      return stage.a_k;
+    } else {
+      return stage.a;
+    }
+  }
+  template <Order OB, class S>
+  TILECRAFT_DEVICE static auto& tile_b(S& stage) {
+    if constexpr (b_k_inner<OB>) {
+      return stage.b_k;
+    } else {
+      return stage.b;
+    }
+  }
+
   // acc += the products of one stage.
-  template <class Acc>
+  template <Order OA, Order OB, class Acc>
   TILECRAFT_DEVICE static void multiply(const warp_mma& mma, const typename shape::Stage& stage, Acc& acc) {
     if constexpr (shape::tensor_math) {
-      mma.multiply(stage.a, stage.b, acc);
+      if constexpr (a_k_inner<OA> && b_k_inner<OB>) {
+        mma.multiply(transposed(stage.a_k), transposed(stage.b_k), acc);
+      } else if constexpr (a_k_inner<OA>) {
+        mma.multiply(transposed(stage.a_k), stage.b, acc);
+      } else if constexpr (b_k_inner<OB>) {
+        mma.multiply(stage.a, transposed(stage.b_k), acc);
+      } else {
+        mma.multiply(stage.a, stage.b, acc);
+      }
     } else {
       mma.multiply(stage, acc);
     }
@@ -144,24 +178,33 @@ struct TiledGemm {
                                           Acc& acc) {
     // A (M x K) is K-contiguous when row-major, B (K x N) when column-major: those are
     // scattered into their K-major tiles element by element, the others fill by rows.
+    // (With tensor-core math those fill L x TK tiles along K instead: a_k_inner.)
     using detail::FillKind;
     constexpr bool a_scatter = OA == Order::row_major;
     constexpr bool b_scatter = OB == Order::col_major;
+    constexpr bool a_k = a_k_inner<OA>;
+    constexpr bool b_k = b_k_inner<OB>;
     constexpr int vector = shape::vector_elems;
-    using FillA = detail::OperandFill<shape, typename shape::TileA, a_scatter ? FillKind::scatter : FillKind::rows,
-                                      (VectorFill && !a_scatter) ? vector : 1>;
-    using FillB = detail::OperandFill<shape, typename shape::TileB, b_scatter ? FillKind::scatter : FillKind::rows,
-                                      (VectorFill && !b_scatter) ? vector : 1>;
+    using FillA = detail::OperandFill<shape, std::conditional_t<a_k, typename shape::TileAk, typename shape::TileA>,
+                                      a_k         ? FillKind::k_rows
+                                      : a_scatter ? FillKind::scatter
+                                                  : FillKind::rows,
+                                      (VectorFill && (a_k || !a_scatter)) ? vector : 1>;
+    using FillB = detail::OperandFill<shape, std::conditional_t<b_k, typename shape::TileBk, typename shape::TileB>,
+                                      b_k         ? FillKind::k_rows
+                                      : b_scatter ? FillKind::scatter
+                                                  : FillKind::rows,
+                                      (VectorFill && (b_k || !b_scatter)) ? vector : 1>;
     const std::int64_t k_count = a.cols;
     const FillA fill_a(a.data, a.ld, a.rows, k_count, m0, thread);
     const FillB fill_b(b.data, b.ld, b.cols, k_count, n0, thread);
     const std::int64_t steps = (k_count + TK - 1) / TK;
     // cp.async on sm_80+; below (or with TILECRAFT_DISABLE_CP_ASYNC) a register double buffer.
     if constexpr (cp_async_disabled) {
-      accumulate_staged(storage, mma, fill_a, fill_b, steps, acc);
+      accumulate_staged<OA, OB>(storage, mma, fill_a, fill_b, steps, acc);
     } else {
       NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80, (accumulate_async<OA, OB>(storage, mma, fill_a, fill_b, steps, acc);),
-                        (accumulate_staged(storage, mma, fill_a, fill_b, steps, acc);))
+                        (accumulate_staged<OA, OB>(storage, mma, fill_a, fill_b, steps, acc);))
     }
   }
 
@@ -174,8 +217,8 @@ struct TiledGemm {
     Pipeline pipe(storage);
     auto issue = [&](std::int64_t step) {
       Stage& stage = pipe.producer_acquire();
-      fill_a.issue(stage.a, step * TK);
-      fill_b.issue(stage.b, step * TK);
+      fill_a.issue(tile_a<OA>(stage), step * TK);
+      fill_b.issue(tile_b<OB>(stage), step * TK);
       pipe.producer_commit();
     };
 #pragma unroll 1
@@ -188,7 +231,7 @@ struct TiledGemm {
         const Stage& stage = pipe.consumer_wait();
         // Refill the stage released one step ago: consumer_wait's barrier has made it free.
         if (step + Stages - 1 < steps) issue(step + Stages - 1);
-        multiply(mma, stage, acc);
+        multiply<OA, OB>(mma, stage, acc);
         pipe.consumer_release();
       }
     } else if (steps > 0) {
@@ -239,7 +282,7 @@ struct TiledGemm {
   // the FMAs of step s, which cover the loads' latency, and stores it into the other stage
   // after them; one barrier per step then publishes the stage just stored and frees the one
   // just read. (A synchronous copy into shared memory would stall each warp on every load.)
-  template <class FillA, class FillB, class Acc>
+  template <Order OA, Order OB, class FillA, class FillB, class Acc>
   TILECRAFT_DEVICE static void accumulate_staged(TempStorage& storage, const warp_mma& mma, const FillA& fill_a,
                                                  const FillB& fill_b, std::int64_t steps, Acc& acc) {
     if (steps > 0) {
@@ -247,8 +290,8 @@ struct TiledGemm {
       typename FillB::Staged staged_b;
       fill_a.load(staged_a, 0);
       fill_b.load(staged_b, 0);
-      fill_a.store(storage.stage[0].a, staged_a);
-      fill_b.store(storage.stage[0].b, staged_b);
+      fill_a.store(tile_a<OA>(storage.stage[0]), staged_a);
+      fill_b.store(tile_b<OB>(storage.stage[0]), staged_b);
       __syncthreads();
 #pragma unroll 1
       for (std::int64_t step = 0; step < steps; ++step) {
@@ -257,10 +300,10 @@ struct TiledGemm {
           fill_a.load(staged_a, (step + 1) * TK);
           fill_b.load(staged_b, (step + 1) * TK);
         }
-        multiply(mma, storage.stage[step % 2], acc);
+        multiply<OA, OB>(mma, storage.stage[step % 2], acc);
         if (more) {
-          fill_a.store(storage.stage[(step + 1) % 2].a, staged_a);
-          fill_b.store(storage.stage[(step + 1) % 2].b, staged_b);
+          fill_a.store(tile_a<OA>(storage.stage[(step + 1) % 2]), staged_a);
+          fill_b.store(tile_b<OB>(storage.stage[(step + 1) % 2]), staged_b);
         }
         // Publishes stage (step + 1) % 2 and frees stage step % 2 for step + 2. After the last
         // step it is the final barrier: the storage may then be reused.

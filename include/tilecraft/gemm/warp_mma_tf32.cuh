@@ -86,7 +86,20 @@ class WarpMmaTf32 {
   TILECRAFT_DEVICE int col(int j, int r) const { return n0_ + 8 * j + 2 * (lane() % 4) + r % 2; }
 
   //! acc += A^T B over the tiles' K rows: the warp's WM x WN product of one stage.
-  TILECRAFT_DEVICE void multiply(const TileA& a, const TileB& b, Accumulators& acc) const {
+  //! `a` and `b` are TileA and TileB, or any K x M and K x N views of the same extents: a
+  //! TransposedView of an M x K tile (K contiguous; tiled_gemm stores an operand that is
+  //! K-contiguous in global memory so), whose fragment reads must be conflict-free too (for
+  //! float tiles: rows of 4 (mod 8) floats).
+  template <class ViewA, class ViewB>
+  TILECRAFT_DEVICE void multiply(const ViewA& a, const ViewB& b, Accumulators& acc) const {
+    static_assert(ViewA::rows == TileA::rows && ViewA::cols == TileA::cols && ViewB::rows == TileB::rows &&
+                      ViewB::cols == TileB::cols,
+                  "WarpMmaTf32::multiply: the operand views must have TileA's and TileB's extents (K x M, K x N)");
+    static_assert(std::is_same_v<typename ViewA::value_type, float> && std::is_same_v<typename ViewB::value_type, float>,
+                  "WarpMmaTf32::multiply: the operand views must hold float");
+    static_assert(tf32_conflict_free<ViewA> && tf32_conflict_free<ViewB>,
+                  "WarpMmaTf32::multiply: the fragment loads must be bank-conflict free (K-major rows of 8 or 24 (mod "
+                  "32) floats; K-contiguous rows of 4 (mod 8))");
     constexpr auto mt = static_cast<std::size_t>(tiles_m);
     constexpr auto nt = static_cast<std::size_t>(tiles_n);
     const int g = lane() / 4;
@@ -127,6 +140,10 @@ class WarpMmaTf32 {
   }
 
  private:
+  // (A variable, so that the host-side bank model runs at compile time, not in device code.)
+  template <class View>
+  static constexpr bool tf32_conflict_free = detail::tf32_fragment_wavefronts<View>() == 1;
+
   TILECRAFT_DEVICE static int lane() { return lane_id(); }
 
   // x = big + small (+ what TF32x3 drops): big = tf32(x), small = tf32(x - big), as MMA

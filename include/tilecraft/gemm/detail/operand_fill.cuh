@@ -23,15 +23,18 @@ namespace tilecraft::detail {
 
 //! How an operand tile is laid out against the operand in global memory.
 enum class FillKind {
-  rows,     //!< tile rows are contiguous in global memory: vectors of Width elements
+  rows,     //!< K-major tile whose rows are contiguous in global memory: vectors of Width elements
   scatter,  //!< K-major tile of a K-contiguous operand: element by element, transposed
+  k_rows,   //!< L x TK tile of a K-contiguous operand (tensor-core math): vectors along K
 };
 
-//! The fill of one K-major operand tile (TK x L) of Shape's element type T. Kind::rows: the
-//! operand is L-contiguous (A column-major, B row-major), so tile rows are contiguous in global
-//! memory and move in vectors of Width elements (Shape::vector_elems, i.e. 16 bytes, when the
-//! operand is 16-byte aligned with ld a multiple of it); Kind::scatter: the operand is
-//! K-contiguous, and single elements move transposed.
+//! The fill of one operand tile of Shape's element type T. Kind::rows: a K-major tile (TK x L)
+//! of an L-contiguous operand (A column-major, B row-major), so tile rows are contiguous in
+//! global memory and move in vectors of Width elements (Shape::vector_elems, i.e. 16 bytes,
+//! when the operand is 16-byte aligned with ld a multiple of it); Kind::scatter: a K-major tile
+//! of a K-contiguous operand, single elements moved transposed; Kind::k_rows: an L x TK tile of
+//! a K-contiguous operand (GemmShape::TileAk, TileBk), its rows contiguous in global memory
+//! along K, in vectors of Width elements (GemmShape::FillKRows).
 //! A thread keeps the global offset and tile position of its first element only; the others
 //! are compile-time steps away (GemmShape::FillRows / FillScatter). issue() takes a path
 //! without predicates when the whole K step lies inside the operand.
@@ -41,12 +44,18 @@ class OperandFill {
   static constexpr int cols = Tile::cols;
   static constexpr int tk = Shape::tile_k;
   static constexpr bool scatter = Kind == FillKind::scatter;
+  // Tile rows index L and columns K (k_rows); otherwise rows index K.
+  static constexpr bool l_rows = Kind == FillKind::k_rows;
+  // The tile's extent along L.
+  static constexpr int tile_l = l_rows ? rows : cols;
   static_assert(!scatter || Width == 1, "OperandFill: a scatter moves single elements");
   using T = typename Shape::element_type;
   static constexpr int elem_bytes = static_cast<int>(sizeof(T));
   static constexpr int vector = Shape::vector_elems;  // elements of one 16-byte copy
-  using Map = std::conditional_t<scatter, typename Shape::template FillScatter<cols>,
-                                 typename Shape::template FillRows<rows, cols, Width>>;
+  using Map = std::conditional_t<
+      scatter, typename Shape::template FillScatter<cols>,
+      std::conditional_t<l_rows, typename Shape::template FillKRows<rows, Width>,
+                         typename Shape::template FillRows<rows, cols, Width>>>;
   static constexpr int per_thread = Map::per_thread;
   // A ragged last pass: some threads' last element lies past the tile.
   static constexpr bool ragged = per_thread * Shape::threads * (scatter ? 1 : Width) != rows * cols;
@@ -67,18 +76,19 @@ class OperandFill {
                                std::int64_t l0, int thread)
       : base_(base), ld_(ld), k_count_(k_count), row_(Map::row(thread)), col_(Map::col(thread)) {
     tile_offset_ = Tile::offset(row_, col_);
-    // Element (row, col) of the tile is the operand's (k, l) = (row, l0 + col), at
-    // l * ld + k (K contiguous: scatter) or k * ld + l.
-    offset_ = scatter ? (l0 + col_) * ld + row_ : row_ * ld + (l0 + col_);
+    // Element (row, col) of a K-major tile is the operand's (k, l) = (row, l0 + col), at
+    // l * ld + k (K contiguous: scatter) or k * ld + l; of an L x TK tile (k_rows) it is
+    // (k, l) = (col, l0 + row), at l * ld + k.
+    offset_ = scatter ? (l0 + col_) * ld + row_ : l_rows ? (l0 + row_) * ld + col_ : row_ * ld + (l0 + col_);
     const std::int64_t l_left = l_count - l0;
-    l_left_ = static_cast<int>(l_left < 0 ? 0 : (l_left > cols ? cols : l_left));
-    full_l_ = l0 + cols <= l_count;
+    l_left_ = static_cast<int>(l_left < 0 ? 0 : (l_left > tile_l ? tile_l : l_left));
+    full_l_ = l0 + tile_l <= l_count;
   }
 
   //! Issues the copies of the K step starting at `k0` into `tile` (no commit).
   TILECRAFT_DEVICE void issue(Tile& tile, std::int64_t k0) const {
     T* const dst = tile.data() + tile_offset_;
-    const std::int64_t offset = offset_ + (scatter ? k0 : k0 * ld_);
+    const std::int64_t offset = offset_ + (scatter || l_rows ? k0 : k0 * ld_);
     // Block-uniform: the step lies inside the operand along K and the tile along L.
     if (full_l_ && k0 + tk <= k_count_) {
 #pragma unroll
@@ -95,8 +105,7 @@ class OperandFill {
       const int row = row_ + Map::row_step(i);
       if (ragged && row >= rows) break;
       T* const d = dst + Tile::offset(Map::row_step(i), Map::col_step(i));
-      const int left = l_left_ - (col_ + Map::col_step(i));
-      const int n = row >= k_left || left <= 0 ? 0 : (left < Width ? left : Width);
+      const int n = inside(row, col_ + Map::col_step(i), k_left);
       // Addresses are formed only for elements inside the operand; the others zero-fill and
       // read nothing (their source is the operand's first element).
       const std::int64_t o = offset + global_step(i);
@@ -121,7 +130,7 @@ class OperandFill {
   TILECRAFT_DEVICE void load(Staged& staged, std::int64_t k0) const {
     TILECRAFT_ASSERT((Width == 1 || (reinterpret_cast<std::uintptr_t>(base_) % 16 == 0 && ld_ % Width == 0)) &&
                      "tiled_gemm: a vector fill needs a 16-byte aligned operand with ld a multiple of the vector");
-    const std::int64_t offset = offset_ + (scatter ? k0 : k0 * ld_);
+    const std::int64_t offset = offset_ + (scatter || l_rows ? k0 : k0 * ld_);
     if (full_l_ && k0 + tk <= k_count_) {  // block-uniform, as in issue()
 #pragma unroll
       for (int i = 0; i < per_thread; ++i) {
@@ -135,8 +144,7 @@ class OperandFill {
     for (int i = 0; i < per_thread; ++i) {
       const int row = row_ + Map::row_step(i);
       if (ragged && row >= rows) break;
-      const int left = l_left_ - (col_ + Map::col_step(i));
-      const int n = row >= k_left || left <= 0 ? 0 : (left < Width ? left : Width);
+      const int n = inside(row, col_ + Map::col_step(i), k_left);
       const std::int64_t o = offset + global_step(i);
       if constexpr (Width == vector && Width > 1) {
         if (n == vector) {
@@ -164,6 +172,20 @@ class OperandFill {
   }
 
  private:
+  // How many of the Width elements from tile (row, col) lie inside the operand, with k_left
+  // elements of K left from the step's start: along K (rows of a K-major tile, columns of an
+  // L x TK one) and along L.
+  TILECRAFT_DEVICE int inside(int row, int col, std::int64_t k_left) const {
+    if constexpr (l_rows) {
+      if (row >= l_left_ || col >= k_left) return 0;
+      const std::int64_t left = k_left - col;
+      return left < Width ? static_cast<int>(left) : Width;
+    } else {
+      const int left = l_left_ - col;
+      return row >= k_left || left <= 0 ? 0 : (left < Width ? left : Width);
+    }
+  }
+
   // Global offset of element i from element 0 of this thread.
   TILECRAFT_DEVICE std::int64_t global_step(int i) const {
     return scatter ? Map::col_step(i) * ld_ + Map::row_step(i) : Map::row_step(i) * ld_ + Map::col_step(i);
