@@ -222,12 +222,12 @@ void course_tiled_1x2(const GemmSize& s, const float* a, const float* b, float* 
 // against cuBLAS FP32: above 1e-2 (TF32) or 1e-4 (TF32x3) is an error.
 // The configurations measured best so far (benchmarks/TUNING.md, "Tensor cores"): TF32, 4 warps
 // of 64 x 64 (128 accumulators per thread), 4 stages; TF32x3, whose split fragments need more
-// registers, a 128 x 64 tile of 4 warps of 32 x 64 with a K step of 32 in 3 stages.
+// registers, a 64 x 128 tile of 4 warps of 32 x 64 with a K step of 32 in 3 stages.
 template <tilecraft::GemmMath Math>
 using BenchTensorGemm =
     std::conditional_t<Math == tilecraft::GemmMath::tf32,
                        tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 16, 4, 4, float, Math>,
-                       tilecraft::TiledGemm<128, 64, tilecraft::RegBlock<8, 8>, 32, 4, 3, float, Math>>;
+                       tilecraft::TiledGemm<64, 128, tilecraft::RegBlock<8, 8>, 32, 4, 3, float, Math>>;
 
 template <class G, int MinBlocks>
 __global__ void __launch_bounds__(G::threads, MinBlocks)

@@ -122,8 +122,8 @@ struct TensorKernelRun {
       const auto kernel = tensor_gemm_kernel<Gemm, const float, decltype(av)::order, const float, decltype(bv)::order>;
       const cudaError_t opted = tilecraft::opt_in_dynamic_smem(kernel, Gemm::smem_bytes);
       if (opted != cudaSuccess) return opted;
-      kernel<<<grid, Gemm::threads, Gemm::smem_bytes, stream>>>(
-          av, bv, MatrixRef<float>{c, p.m, p.n, p.ldc()}, BasicLinearCombination<float>{p.alpha, p.beta});
+      kernel<<<grid, Gemm::threads, Gemm::smem_bytes, stream>>>(av, bv, MatrixRef<float>{c, p.m, p.n, p.ldc()},
+                                                                BasicLinearCombination<float>{p.alpha, p.beta});
       return cudaGetLastError();
     };
     // op(X) as in operand_view: the stored matrix, or the transposed() view of the stored op(X)^T.

@@ -151,10 +151,10 @@ struct GemmShapeRules {
     const long long k_inner = static_cast<long long>(l) * (TK + 4);
     return tensor && k_inner > k_major_elems(l) ? k_inner : k_major_elems(l);
   }
-  static constexpr long long smem_bytes =
-      !before_smem ? 0
-                   : static_cast<long long>(Stages) * (operand_elems(TM) + operand_elems(TN)) *
-                         static_cast<long long>(sizeof(Value));
+  static constexpr long long smem_bytes = !before_smem ? 0
+                                                       : static_cast<long long>(Stages) *
+                                                             (operand_elems(TM) + operand_elems(TN)) *
+                                                             static_cast<long long>(sizeof(Value));
   static constexpr bool smem = smem_bytes <= max_smem_per_block;
   // Every rule up to shared memory holds: the configuration's own values are safe to use.
   static constexpr bool parameters = before_smem && smem;
@@ -586,8 +586,8 @@ struct GemmShape {
     }
     return worst;
   }
-  static constexpr bool k_inner_divides = detail::divide_one_another(threads, 8 * tile_k / vector_elems) &&
-                                          detail::divide_one_another(threads, 8 * tile_k);
+  static constexpr bool k_inner_divides =
+      detail::divide_one_another(threads, 8 * tile_k / vector_elems) && detail::divide_one_another(threads, 8 * tile_k);
 
  public:
   //! With tensor-core math, the K-contiguous tiles (TileAk, TileBk) hold: threads and
@@ -611,8 +611,7 @@ struct GemmShape {
                 "GemmShape: with tensor-core math, threads and 8 * TK / 4 and 8 * TK must divide one another (the "
                 "fill of an operand stored with K contiguous)");
   //! Every rule holds: code built on the shape (tiled_gemm) compiles its algorithm only then.
-  static constexpr bool rules_ok =
-      shape_ok && fragment_a_rule && fragment_b_rule && fill_conflict_rule && k_inner_rule;
+  static constexpr bool rules_ok = shape_ok && fragment_a_rule && fragment_b_rule && fill_conflict_rule && k_inner_rule;
 };
 
 }  // namespace tilecraft

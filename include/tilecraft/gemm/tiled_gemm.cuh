@@ -122,9 +122,9 @@ struct TiledGemm {
   // fills its stage as an L x TK tile (shape::TileAk, TileBk: 16-byte copies along K, where a
   // K-major tile would take single-element copies), which the warp level reads transposed.
   template <Order OA>
-  static constexpr bool a_k_inner = shape::tensor_math && OA == Order::row_major;
+  static constexpr bool a_k_inner = shape::tensor_math&& OA == Order::row_major;
   template <Order OB>
-  static constexpr bool b_k_inner = shape::tensor_math && OB == Order::col_major;
+  static constexpr bool b_k_inner = shape::tensor_math&& OB == Order::col_major;
   // The stage's tile that A (B) fills.
   template <Order OA, class S>
   TILECRAFT_DEVICE static auto& tile_a(S& stage) {

@@ -95,8 +95,9 @@ class WarpMmaTf32 {
     static_assert(ViewA::rows == TileA::rows && ViewA::cols == TileA::cols && ViewB::rows == TileB::rows &&
                       ViewB::cols == TileB::cols,
                   "WarpMmaTf32::multiply: the operand views must have TileA's and TileB's extents (K x M, K x N)");
-    static_assert(std::is_same_v<typename ViewA::value_type, float> && std::is_same_v<typename ViewB::value_type, float>,
-                  "WarpMmaTf32::multiply: the operand views must hold float");
+    static_assert(
+        std::is_same_v<typename ViewA::value_type, float> && std::is_same_v<typename ViewB::value_type, float>,
+        "WarpMmaTf32::multiply: the operand views must hold float");
     static_assert(tf32_conflict_free<ViewA> && tf32_conflict_free<ViewB>,
                   "WarpMmaTf32::multiply: the fragment loads must be bank-conflict free (K-major rows of 8 or 24 (mod "
                   "32) floats; K-contiguous rows of 4 (mod 8))");

@@ -52,10 +52,9 @@ class OperandFill {
   using T = typename Shape::element_type;
   static constexpr int elem_bytes = static_cast<int>(sizeof(T));
   static constexpr int vector = Shape::vector_elems;  // elements of one 16-byte copy
-  using Map = std::conditional_t<
-      scatter, typename Shape::template FillScatter<cols>,
-      std::conditional_t<l_rows, typename Shape::template FillKRows<rows, Width>,
-                         typename Shape::template FillRows<rows, cols, Width>>>;
+  using Map = std::conditional_t<scatter, typename Shape::template FillScatter<cols>,
+                                 std::conditional_t<l_rows, typename Shape::template FillKRows<rows, Width>,
+                                                    typename Shape::template FillRows<rows, cols, Width>>>;
   static constexpr int per_thread = Map::per_thread;
   // A ragged last pass: some threads' last element lies past the tile.
   static constexpr bool ragged = per_thread * Shape::threads * (scatter ? 1 : Width) != rows * cols;
