@@ -18,6 +18,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../arch/ldmatrix.cuh"
 #include "../arch/mma.cuh"
 #include "../config.cuh"
 #include "../memory/bank_model.cuh"
@@ -35,7 +36,10 @@ namespace tilecraft {
 //! TileA is a K x M SharedMatrix<float> and TileB a K x N one (K-major, as GemmShape lays out
 //! a stage), with K a multiple of 8. Math is GemmMath::tf32 or GemmMath::tf32x3.
 //! Each lane (g, t) = (lane / 4, lane % 4) reads its fragments with 4-byte loads: row k + t and
-//! k + t + 4, columns g and g + 8 of each 16-column A block and g of each 8-column B block.
+//! k + t + 4, columns g and g + 8 of each 16-column A block and g of each 8-column B block; from
+//! a TransposedView of a K-contiguous tile (multiply's views) with one `ldmatrix` per fragment
+//! instead (.x4 for A's 16 x 8, .x2 for B's 8 x 8), where its rows are 16-byte aligned and the
+//! bank model finds its 8-row phases conflict-free.
 //! Rules (static_asserts): float tiles, WM a multiple of 16 and WN of 8, K a multiple of 8, and
 //! the fragment loads conflict-free by the bank model: rows of 8 or 24 (mod 32) floats (a
 //! 128-column tile needs Padded<8>).
@@ -112,17 +116,43 @@ class WarpMmaTf32 {
       bool special = false;  // an operand of this lane is Inf or NaN
 #pragma unroll
       for (int i = 0; i < tiles_m; ++i) {
-        const int m = m0_ + 16 * i + g;
-        special |= split(a(k + t, m), a_big[i][0], a_small[i][0]);
-        special |= split(a(k + t, m + 8), a_big[i][1], a_small[i][1]);
-        special |= split(a(k + t + 4, m), a_big[i][2], a_small[i][2]);
-        special |= split(a(k + t + 4, m + 8), a_big[i][3], a_small[i][3]);
+        const int m = m0_ + 16 * i;
+        float x[4];
+        if constexpr (by_ldmatrix<ViewA>) {
+          // One ldmatrix.x4 of the K-contiguous tile: matrix q holds rows m + 8 (q % 2) ...,
+          // columns k + 4 (q / 2) ...: lane (g, t) receives (row g, column t) of each, the
+          // fragment's (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
+          std::uint32_t r[4];
+          const int l = lane();
+          arch::ldmatrix<4>(r, &a.tile(m + l % 8 + 8 * (l / 8 % 2), k + 4 * (l / 16)));
+#pragma unroll
+          for (int q = 0; q < 4; ++q) std::memcpy(&x[q], &r[q], 4);
+        } else {
+          x[0] = a(k + t, m + g);
+          x[1] = a(k + t, m + g + 8);
+          x[2] = a(k + t + 4, m + g);
+          x[3] = a(k + t + 4, m + g + 8);
+        }
+#pragma unroll
+        for (int q = 0; q < 4; ++q) special |= split(x[q], a_big[i][q], a_small[i][q]);
       }
 #pragma unroll
       for (int j = 0; j < tiles_n; ++j) {
-        const int n = n0_ + 8 * j + g;
-        special |= split(b(k + t, n), b_big[j][0], b_small[j][0]);
-        special |= split(b(k + t + 4, n), b_big[j][1], b_small[j][1]);
+        const int n = n0_ + 8 * j;
+        float x[2];
+        if constexpr (by_ldmatrix<ViewB>) {
+          // ldmatrix.x2: rows n ... n + 7, columns k ... k + 3 and k + 4 ... k + 7.
+          std::uint32_t r[2];
+          const int l = lane() % 16;
+          arch::ldmatrix<2>(r, &b.tile(n + l % 8, k + 4 * (l / 8)));
+          std::memcpy(&x[0], &r[0], 4);
+          std::memcpy(&x[1], &r[1], 4);
+        } else {
+          x[0] = b(k + t, n + g);
+          x[1] = b(k + t + 4, n + g);
+        }
+        special |= split(x[0], b_big[j][0], b_small[j][0]);
+        special |= split(x[1], b_big[j][1], b_small[j][1]);
       }
       if constexpr (Math == GemmMath::tf32x3) {
         // An infinite big part would meet the other operand's remainder in a cross term (Inf
@@ -144,6 +174,33 @@ class WarpMmaTf32 {
   // (A variable, so that the host-side bank model runs at compile time, not in device code.)
   template <class View>
   static constexpr bool tf32_conflict_free = detail::tf32_fragment_wavefronts<View>() == 1;
+
+  // Whether a view's fragments come by ldmatrix: a TransposedView of a K-contiguous tile of
+  // floats whose rows start 16 bytes apart (ldmatrix reads rows of 16 bytes: 4 floats, a TF32
+  // fragment's 4 consecutive k), each phase of 8 rows conflict-free at every fragment origin
+  // (rows of 4 (mod 8) floats). Then one ldmatrix.x4 (A) or .x2 (B) replaces 4 or 2 loads.
+  template <class View>
+  static constexpr bool by_ldmatrix = [] {
+    if constexpr (requires { typename View::tile_type; }) {
+      using Tile = typename View::tile_type;
+      if constexpr (is_shared_matrix_v<Tile>) {
+        constexpr int stride = Tile::offset(1, 0) - Tile::offset(0, 0);
+        if (Tile::cols % 8 != 0 || stride % 4 != 0 || Tile::offset(0, 1) != Tile::offset(0, 0) + 1) return false;
+        for (int r0 = 0; r0 + 8 <= Tile::rows; r0 += 8) {
+          for (int c0 = 0; c0 + 4 <= Tile::cols; c0 += 4) {
+            const int w = bank::ldmatrix_wavefronts(
+                [&](int l) { return static_cast<long long>(Tile::offset(r0 + l % 8, c0)) * 4; }, 1);
+            if (w != 1) return false;
+          }
+        }
+        return true;
+      } else {
+        return false;
+      }
+    } else {
+      return false;
+    }
+  }();
 
   TILECRAFT_DEVICE static int lane() { return lane_id(); }
 
