@@ -122,9 +122,9 @@ struct TiledGemm {
   // fills its stage as an L x TK tile (shape::TileAk, TileBk: 16-byte copies along K, where a
   // K-major tile would take single-element copies), which the warp level reads transposed.
   template <Order OA>
-  static constexpr bool a_k_inner = shape::tensor_math&& OA == Order::row_major;
+  static constexpr bool a_k_inner = (shape::tensor_math && OA == Order::row_major);
   template <Order OB>
-  static constexpr bool b_k_inner = shape::tensor_math&& OB == Order::col_major;
+  static constexpr bool b_k_inner = (shape::tensor_math && OB == Order::col_major);
   // The stage's tile that A (B) fills.
   template <Order OA, class S>
   TILECRAFT_DEVICE static auto& tile_a(S& stage) {
@@ -143,19 +143,29 @@ struct TiledGemm {
     }
   }
 
+  // What the warp level reads of A (B): the K-major tile, or the L x TK one transposed.
+  template <Order OA>
+  TILECRAFT_DEVICE static decltype(auto) view_a(const typename shape::Stage& stage) {
+    if constexpr (a_k_inner<OA>) {
+      return transposed(tile_a<OA>(stage));
+    } else {
+      return tile_a<OA>(stage);
+    }
+  }
+  template <Order OB>
+  TILECRAFT_DEVICE static decltype(auto) view_b(const typename shape::Stage& stage) {
+    if constexpr (b_k_inner<OB>) {
+      return transposed(tile_b<OB>(stage));
+    } else {
+      return tile_b<OB>(stage);
+    }
+  }
+
   // acc += the products of one stage.
   template <Order OA, Order OB, class Acc>
   TILECRAFT_DEVICE static void multiply(const warp_mma& mma, const typename shape::Stage& stage, Acc& acc) {
     if constexpr (shape::tensor_math) {
-      if constexpr (a_k_inner<OA> && b_k_inner<OB>) {
-        mma.multiply(transposed(stage.a_k), transposed(stage.b_k), acc);
-      } else if constexpr (a_k_inner<OA>) {
-        mma.multiply(transposed(stage.a_k), stage.b, acc);
-      } else if constexpr (b_k_inner<OB>) {
-        mma.multiply(stage.a, transposed(stage.b_k), acc);
-      } else {
-        mma.multiply(stage.a, stage.b, acc);
-      }
+      mma.multiply(view_a<OA>(stage), view_b<OB>(stage), acc);
     } else {
       mma.multiply(stage, acc);
     }
