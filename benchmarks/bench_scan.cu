@@ -250,6 +250,7 @@ void register_block_scan() {
   if (std::getenv("TILECRAFT_BENCH_VARIANTS") != nullptr) {
     reg("tc_warp_scans", block_scan_bench<T, Threads, Items, A::warp_scans>, true);
     reg("tc_two_level", block_scan_bench<T, Threads, Items, A::two_level>, true);
+    reg("tc_raking", block_scan_bench<T, Threads, Items, A::raking>, true);
   }
 #endif
 }
@@ -299,9 +300,10 @@ const bool scan_registered = [] {
       register_scan<float, ScanPolicy<192, 40>>("tc_192x40", Impl::tilecraft, n);
       register_scan<float, ScanPolicy<128, 64>>("tc_128x64", Impl::tilecraft, n);
       register_scan<float, ScanPolicy<256, 8>>("tc_256x8", Impl::tilecraft, n);
-      register_scan<float, ScanPolicy<256, 32, BlockScanAlgorithm::two_level>>("tc_256x32_two_level", Impl::tilecraft,
-                                                                               n);
-      register_scan<float, ScanPolicy<256, 32, BlockScanAlgorithm::automatic, CacheHint::streaming>>(
+      register_scan<float, ScanPolicy<256, 32, BlockScanAlgorithm::raking>>("tc_256x32_raking", Impl::tilecraft, n);
+      register_scan<float, ScanPolicy<256, 32, BlockScanAlgorithm::warp_scans>>("tc_256x32_warp_scans", Impl::tilecraft,
+                                                                                n);
+      register_scan<float, ScanPolicy<256, 32, BlockScanAlgorithm::two_level, CacheHint::streaming>>(
           "tc_256x32_stream", Impl::tilecraft, n);
     }
     const std::int64_t big = std::int64_t{1} << 28;

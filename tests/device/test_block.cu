@@ -345,11 +345,13 @@ TEST_CASE_TEMPLATE_DEFINE("block_scan at representative shapes", Algo, block_sca
 }
 TEST_CASE_TEMPLATE_INVOKE(block_scan_algorithms,
                           std::integral_constant<BlockScanAlgorithm, BlockScanAlgorithm::warp_scans>,
-                          std::integral_constant<BlockScanAlgorithm, BlockScanAlgorithm::two_level>);
+                          std::integral_constant<BlockScanAlgorithm, BlockScanAlgorithm::two_level>,
+                          std::integral_constant<BlockScanAlgorithm, BlockScanAlgorithm::raking>);
 
 TEST_CASE("block_scan with the automatic algorithm, odd block sizes and many items") {
   check_shape<96, 3, BlockScanAlgorithm::automatic>();
   check_shape<17, 7, BlockScanAlgorithm::automatic>();
+  check_shape<200, 3, BlockScanAlgorithm::raking>();  // raking lanes 29 to 31 rake nothing
   check_shape<512, 1, BlockScanAlgorithm::automatic>();
   check_shape<1024, 16, BlockScanAlgorithm::automatic>();
 }

@@ -12,15 +12,17 @@
 #include "../util/concepts.cuh"
 #include "../util/math.cuh"
 #include "../util/thread.cuh"
+#include "detail/block_scan_raking.cuh"
 #include "detail/block_scan_warp_scans.cuh"
 
 namespace tilecraft {
 
-//! The algorithms behind block_scan. Both scan each warp's partials with shuffles and publish
-//! one total per warp in shared memory; they differ in how the warp totals become prefixes.
+//! The algorithms behind block_scan. warp_scans and two_level scan each warp's partials with
+//! shuffles and publish one total per warp in shared memory; they differ in how the warp totals
+//! become prefixes. raking hands all partials to the first warp.
 enum class BlockScanAlgorithm {
-  //! warp_scans for blocks of up to 4 warps (128 threads), two_level above: the faster of the
-  //! two at each size on an H200 (benchmarks/TUNING.md). The default.
+  //! raking up to 512 threads, two_level above: the fastest at each size on an H200
+  //! (benchmarks/TUNING.md). The default.
   automatic,
   //! Every thread folds the totals of the warps before its own (broadcast shared loads, in
   //! warp order): one barrier, BlockThreads / 32 - 1 loads and operator calls per thread (CUB's
@@ -29,17 +31,25 @@ enum class BlockScanAlgorithm {
   //! Warp 0 scans the warp totals with shuffles and writes one prefix per warp back: two
   //! barriers, two shared loads per thread, whatever the block size.
   two_level,
+  //! Every thread stores the fold of its items; the first warp alone folds them in segments of
+  //! BlockThreads / 32 threads, scans the segment totals with shuffles and writes each thread's
+  //! prefix back (CUB's BLOCK_SCAN_RAKING): two barriers, one shared store and one load per
+  //! thread, and the shuffles of one warp instead of every warp's.
+  raking,
 };
 
 namespace detail {
-template <BlockScanAlgorithm Algorithm, int BlockThreads>
-inline constexpr bool block_scan_folds = Algorithm == BlockScanAlgorithm::warp_scans ||
-                                         (Algorithm == BlockScanAlgorithm::automatic &&
-                                          ceil_div(BlockThreads, warp_threads) <= 4);
+// The implementation behind an algorithm at a block size (automatic resolved).
+template <class T, int BlockThreads, BlockScanAlgorithm Algorithm>
+using BlockScanImpl = std::conditional_t<
+    Algorithm == BlockScanAlgorithm::raking || (Algorithm == BlockScanAlgorithm::automatic && BlockThreads <= 512),
+    BlockScanRaking<T, BlockThreads>, BlockScanWarpScans<T, BlockThreads, Algorithm == BlockScanAlgorithm::warp_scans>>;
 }  // namespace detail
 
 //! Shared temp storage for block_scan over T with BlockThreads threads: (BlockThreads / 32 + 2)
-//! values of T (rounded up to whole warps). Trivial: declare it `__shared__`, union it with other
+//! values of T (whole warps) for warp_scans and two_level; 32 x s + 1 for raking and automatic up
+//! to 512 threads, with s = BlockThreads / 32 rounded up to an odd number (raking: 289 values at
+//! 256 threads). Trivial: declare it `__shared__`, union it with other
 //! storage, or carve it. One instance serves one block_scan call at a time; before reusing it
 //! (or its union partners) the block must pass a `__syncthreads()` after the previous call
 //! returned.
@@ -56,7 +66,7 @@ struct BlockScanStorage {
   //! The algorithm block_scan runs with this storage.
   static constexpr BlockScanAlgorithm algorithm = Algorithm;
   //! The algorithm's implementation (an internal type; use block_inclusive_scan and friends).
-  using impl = detail::BlockScanWarpScans<T, BlockThreads, detail::block_scan_folds<Algorithm, BlockThreads>>;
+  using impl = detail::BlockScanImpl<T, BlockThreads, Algorithm>;
   //! The shared words (public only so the type stays an aggregate; do not touch).
   typename impl::Storage storage;
 };
@@ -107,8 +117,8 @@ TILECRAFT_DEVICE void block_scan(BlockScanStorage<T, BlockThreads, Algorithm>& t
 //! x_0 op x_1 op ... op x_t (`op` associative; it need not be commutative).
 //!
 //! The block has BlockThreads threads in any 1D/2D/3D shape; all of them must call this (it
-//! contains __syncthreads()). Result: valid in every thread. Barriers: 1 (warp_scans, or
-//! automatic up to 128 threads) or 2 (two_level). Shared memory: sizeof(temp).
+//! contains __syncthreads()). Result: valid in every thread. Barriers: none for a single warp;
+//! else 1 (warp_scans) or 2 (two_level, raking, automatic). Shared memory: sizeof(temp).
 //! \code
 //! __shared__ tilecraft::BlockScanStorage<int, 256> temp;
 //! int running = tilecraft::block_inclusive_scan(temp, i, tilecraft::Sum{});   // every thread
@@ -133,9 +143,8 @@ TILECRAFT_DEVICE T block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algori
 
 //! As block_inclusive_scan, seeded by a prefix callback: the first warp calls
 //! `prefix_callback(block_aggregate)` and every result is prefixed with what lane 0 returned
-//! (thread t receives prefix op x_0 op ... op x_t). One barrier more than the plain scan.
-//! \code
-//! struct Running {                       // carries the total across the tiles a block walks
+//! (thread t receives prefix op x_0 op ... op x_t). One barrier more than the plain scan with warp_scans, none more
+//! with the others. \code struct Running {                       // carries the total across the tiles a block walks
 //!   int total;
 //!   __device__ int operator()(int block_aggregate) {
 //!     const int before = total;

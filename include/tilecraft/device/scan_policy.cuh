@@ -12,8 +12,20 @@
 
 namespace tilecraft {
 
+namespace detail {
+// The block_scan algorithm of a look-back tile when the policy names none: warp_scans up to 4
+// warps, two_level above. Not raking, the fastest block_scan of a GPU full of independent
+// blocks: a look-back tile's time is its latency (its aggregate is waited for by the tiles
+// behind it), and raking's first warp serializes the most work before the aggregate is known
+// (f32 2^28, H200: raking 0.86x CUB, two_level 0.94x; benchmarks/TUNING.md, "Scan").
+template <int Threads>
+inline constexpr BlockScanAlgorithm look_back_block_scan =
+    Threads <= 128 ? BlockScanAlgorithm::warp_scans : BlockScanAlgorithm::two_level;
+}  // namespace detail
+
 //! One tile of a single-pass scan: Threads threads, each holding Items consecutive elements
-//! (so a tile is Threads * Items elements), scanned with block_scan's Algorithm; the tile's
+//! (so a tile is Threads * Items elements), scanned with block_scan's Algorithm (by default
+//! warp_scans up to 128 threads and two_level above: the lowest latency per tile); the tile's
 //! 16-byte vector loads use the cache hint Hint. Tiles are staged through shared memory (one
 //! buffer of Threads * Items elements of the wider of the input and output types): 16-byte
 //! vectors go in and out coalesced, and each thread reads its own run of elements back.
@@ -24,7 +36,7 @@ namespace tilecraft {
 //! using Narrow = tilecraft::ScanPolicy<256, 8>;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan<Narrow>(d_in, d_out, n, tilecraft::Sum{}, stream));
 //! \endcode
-template <int Threads, int Items, BlockScanAlgorithm Algorithm = BlockScanAlgorithm::automatic,
+template <int Threads, int Items, BlockScanAlgorithm Algorithm = detail::look_back_block_scan<Threads>,
           CacheHint Hint = CacheHint::normal>
 struct ScanPolicy {
   static_assert(Threads >= 64 && Threads <= 1024 && Threads % 32 == 0,
@@ -72,10 +84,9 @@ struct DefaultScanShape {
 };
 
 template <class In, class Out>
-using DefaultScanPolicyLarge =
-    ScanPolicy<DefaultScanShape<In, Out>::threads, DefaultScanShape<In, Out>::items, BlockScanAlgorithm::automatic>;
+using DefaultScanPolicyLarge = ScanPolicy<DefaultScanShape<In, Out>::threads, DefaultScanShape<In, Out>::items>;
 template <class In, class Out>
-using DefaultScanPolicySmall = ScanPolicy<256, DefaultScanShape<In, Out>::small_items, BlockScanAlgorithm::automatic>;
+using DefaultScanPolicySmall = ScanPolicy<256, DefaultScanShape<In, Out>::small_items>;
 
 //! Inputs of at most this many bytes (the wider of input and output) take the small tiles.
 inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{512} << 10;

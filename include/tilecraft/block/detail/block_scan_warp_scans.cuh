@@ -29,6 +29,70 @@ struct ScanCallbackPrefix {
   F* callback;
 };
 
+#if defined(__CUDACC__)
+// The last step of every block_scan algorithm: a thread scans its own Items items from its
+// exclusive prefix (has_prefix false: thread 0 without a seed, nothing precedes it). Each input
+// is read before its output slot is written (out may be in); Partial: only the first my_valid
+// items are combined.
+template <bool Exclusive, bool Partial, class T, std::size_t Items, class Op>
+TILECRAFT_DEVICE void scan_thread_items(const T (&in)[Items], T (&out)[Items], Op op, const T& thread_prefix,
+                                        bool has_prefix, int my_valid) {
+  constexpr int items = static_cast<int>(Items);
+  if constexpr (Exclusive) {
+    T x = in[0];
+    if (has_prefix) x = static_cast<T>(op(thread_prefix, x));
+    // Without a prefix thread 0's first output gets its own input back (nothing precedes it).
+    out[0] = has_prefix ? thread_prefix : in[0];
+#pragma unroll
+    for (int j = 1; j < items; ++j) {
+      const T next = in[j];
+      out[j] = x;
+      if (!Partial || j < my_valid) x = static_cast<T>(op(x, next));
+    }
+  } else {
+    T x = has_prefix ? static_cast<T>(op(thread_prefix, in[0])) : in[0];
+    out[0] = x;
+#pragma unroll
+    for (int j = 1; j < items; ++j) {
+      if (!Partial || j < my_valid) x = static_cast<T>(op(x, in[j]));
+      out[j] = x;
+    }
+  }
+}
+
+// The in-order fold of in[Begin ... Begin + Count - 1] as a balanced tree (the left half's
+// fold on the left: op need not be commutative), expanded at compile time.
+template <std::size_t Begin, std::size_t Count, class T, std::size_t Items, class Op>
+TILECRAFT_DEVICE T fold_tree(const T (&in)[Items], Op op) {
+  if constexpr (Count == 1) {
+    return in[Begin];
+  } else {
+    constexpr std::size_t half = Count / 2;
+    return static_cast<T>(op(fold_tree<Begin, half>(in, op), fold_tree<Begin + half, Count - half>(in, op)));
+  }
+}
+
+// A thread's fold of its valid items (Partial: the first my_valid; at least in[0]). A full
+// thread folds them as a balanced tree: a chain of log2(Items) operator calls instead of
+// Items - 1, and an association unlike that of the rescan in scan_thread_items, so the compiler
+// does not keep the fold's intermediates as thread 0's outputs and branch around the rescan for
+// every other thread (which cost more than it saved).
+template <bool Partial, class T, std::size_t Items, class Op>
+TILECRAFT_DEVICE T fold_thread_items(const T (&in)[Items], Op op, int my_valid) {
+  if constexpr (Partial) {
+    T partial = in[0];
+#pragma unroll
+    for (int j = 1; j < static_cast<int>(Items); ++j) {
+      if (j < my_valid) partial = static_cast<T>(op(partial, in[j]));
+    }
+    return partial;
+  } else {
+    (void)my_valid;
+    return fold_tree<0, Items>(in, op);
+  }
+}
+#endif
+
 template <class T, int BlockThreads, bool FoldTotals>
 struct BlockScanWarpScans {
   static constexpr int warps = ceil_div(BlockThreads, warp_threads);
@@ -58,11 +122,7 @@ struct BlockScanWarpScans {
     const int valid_threads = Partial ? ceil_div(valid, items) : BlockThreads;
     const int my_valid = Partial ? valid - rank * items : items;
 
-    T partial = in[0];
-#pragma unroll
-    for (int j = 1; j < items; ++j) {
-      if (!Partial || j < my_valid) partial = static_cast<T>(op(partial, in[j]));
-    }
+    const T partial = fold_thread_items<Partial>(in, op, my_valid);
 
     // Warp scan. Lanes past the valid threads only feed lanes after them, which are not valid
     // either; lanes of a partial last warp that do not exist are never read (shuffle_up reads
@@ -145,28 +205,7 @@ struct BlockScanWarpScans {
       has_prefix = true;
     }
 
-    // The thread's own items, in order (read each input before its output slot is written:
-    // out may be in).
-    if constexpr (Exclusive) {
-      T x = in[0];
-      if (has_prefix) x = static_cast<T>(op(thread_prefix, x));
-      // Without a prefix thread 0's first output gets its own input back (nothing precedes it).
-      out[0] = has_prefix ? thread_prefix : in[0];
-#pragma unroll
-      for (int j = 1; j < items; ++j) {
-        const T next = in[j];
-        out[j] = x;
-        if (!Partial || j < my_valid) x = static_cast<T>(op(x, next));
-      }
-    } else {
-      T x = has_prefix ? static_cast<T>(op(thread_prefix, in[0])) : in[0];
-      out[0] = x;
-#pragma unroll
-      for (int j = 1; j < items; ++j) {
-        if (!Partial || j < my_valid) x = static_cast<T>(op(x, in[j]));
-        out[j] = x;
-      }
-    }
+    scan_thread_items<Exclusive, Partial>(in, out, op, thread_prefix, has_prefix, my_valid);
   }
 #endif
 };

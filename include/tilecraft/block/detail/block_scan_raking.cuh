@@ -1,0 +1,118 @@
+//! \file block/detail/block_scan_raking.cuh
+//! BlockScanAlgorithm::raking (CUB's BLOCK_SCAN_RAKING): every thread stores the fold of its
+//! items in shared memory; the first warp alone rakes them, each lane folding a segment of
+//! ceil(BlockThreads / 32) consecutive threads' partials, scans the 32 segment totals with
+//! shuffles and writes every thread's exclusive prefix back. Two barriers, and the block-wide
+//! shuffles run in one warp instead of all: the fewest instructions per scan, which is what a
+//! GPU full of blocks pays for.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "../../config.cuh"
+#include "../../util/math.cuh"
+#include "../../util/thread.cuh"
+#include "../../warp/shuffle.cuh"
+#include "../../warp/warp_scan.cuh"
+#include "block_scan_warp_scans.cuh"
+
+namespace tilecraft::detail {
+
+template <class T, int BlockThreads>
+struct BlockScanRaking {
+  static constexpr int warps = ceil_div(BlockThreads, warp_threads);
+  //! Threads whose partials one raking lane folds.
+  static constexpr int segment = ceil_div(BlockThreads, warp_threads);
+  //! Lane l's segment starts at element l * stride: an odd stride (a padding element after an
+  //! even segment) puts the 32 lanes' reads of one step in 32 different banks (for 4-byte T; a
+  //! wider T is read in phases of 32 / words lanes, conflict-free for the same reason).
+  static constexpr int stride = segment % 2 == 0 ? segment + 1 : segment;
+  //! One warp has nothing to rake: the warp-scan path without shared memory serves it.
+  using OneWarp = BlockScanWarpScans<T, BlockThreads, true>;
+
+  struct RakingStorage {
+    T grid[static_cast<std::size_t>(warp_threads * stride)];  // the partials, then the prefixes
+    T block_total;                                            // for threads asking for the aggregate
+  };
+  using Storage = std::conditional_t<warps == 1, typename OneWarp::Storage, RakingStorage>;
+
+#if defined(__CUDACC__)
+  TILECRAFT_DEVICE static int slot(int rank) { return rank / segment * stride + rank % segment; }
+
+  // As BlockScanWarpScans::scan: Items values per thread in blocked order, the first `valid`
+  // taking part when Partial; the block's aggregate (without any prefix) to *aggregate when
+  // non-null.
+  template <bool Exclusive, bool Partial, std::size_t Items, class Op, class Prefix>
+  TILECRAFT_DEVICE static void scan(Storage& s, const T (&in)[Items], T (&out)[Items], Op op, int valid, Prefix prefix,
+                                    T* aggregate) {
+    if constexpr (warps == 1) {
+      OneWarp::template scan<Exclusive, Partial>(s, in, out, op, valid, prefix, aggregate);
+    } else {
+      constexpr int items = static_cast<int>(Items);
+      const int rank = thread_rank();
+      // Threads holding at least one valid item form a prefix of the block.
+      const int valid_threads = Partial ? ceil_div(valid, items) : BlockThreads;
+      const int my_valid = Partial ? valid - rank * items : items;
+      s.grid[slot(rank)] = fold_thread_items<Partial>(in, op, my_valid);
+      __syncthreads();
+
+      constexpr bool seeded = requires { prefix.value; }
+      || requires { prefix.callback; };
+      if (rank < warp_threads) {
+        const int lane = rank;
+        // Lane l rakes threads l * segment ... while they exist and hold valid items; lanes
+        // past them rake nothing (their shuffle values only reach lanes past them too). Whole
+        // blocks (no partial warp, no partial scan) know every count at compile time.
+        constexpr bool whole = !Partial && BlockThreads % warp_threads == 0;
+        const int left = valid_threads - lane * segment;
+        const int count = whole ? segment : (left < segment ? left : segment);
+        T* row = s.grid + (whole || count > 0 ? lane * stride : 0);
+        T r[segment];
+        r[0] = row[0];
+#pragma unroll
+        for (int j = 1; j < segment; ++j) {
+          if (whole || j < count) r[j] = row[j];
+        }
+        T sum = r[0];
+#pragma unroll
+        for (int j = 1; j < segment; ++j) {
+          if (whole || j < count) sum = static_cast<T>(op(sum, r[j]));
+        }
+        const T inclusive = shuffle_inclusive_scan<warp_threads>(sum, op, lane);
+        const T before = shuffle_up(inclusive, 1);
+        const T total = shuffle_index(inclusive, whole ? warp_threads - 1 : ceil_div(valid_threads, segment) - 1);
+        __syncwarp();  // every lane has read its row (and lanes raking nothing row 0) before any writes
+        // The running value entering this lane's segment; lane 0 of an unseeded scan has none
+        // (thread 0's prefix stays undefined and is never read).
+        T x = before;
+        if constexpr (requires { prefix.value; }) {
+          x = lane == 0 ? prefix.value : static_cast<T>(op(prefix.value, before));
+        } else if constexpr (requires { prefix.callback; }) {
+          const T p = shuffle_index((*prefix.callback)(total), 0);
+          x = lane == 0 ? p : static_cast<T>(op(p, before));
+        }
+        if (whole || count > 0) {
+          const bool has = seeded || lane > 0;
+          if (has) row[0] = x;
+          x = has ? static_cast<T>(op(x, r[0])) : r[0];
+        }
+#pragma unroll
+        for (int j = 1; j < segment; ++j) {
+          if (whole || j < count) {
+            row[j] = x;
+            x = static_cast<T>(op(x, r[j]));
+          }
+        }
+        if (lane == 0 && aggregate != nullptr) s.block_total = total;
+      }
+      __syncthreads();
+      const T thread_prefix = s.grid[slot(rank)];
+      if (aggregate != nullptr) *aggregate = s.block_total;
+      scan_thread_items<Exclusive, Partial>(in, out, op, thread_prefix, seeded || rank > 0, my_valid);
+    }
+  }
+#endif
+};
+
+}  // namespace tilecraft::detail
