@@ -320,11 +320,10 @@ const bool scan_registered = [] {
           ->MinTime(0.05)
           ->Unit(benchmark::kMicrosecond);
     };
+    select_variant("tc_256x32", [](benchmark::State& st) { select_bench<ScanPolicy<256, 32>>(st, true); });
+    select_variant("tc_160x48", [](benchmark::State& st) { select_bench<ScanPolicy<160, 48>>(st, true); });
     select_variant("tc_512x16", [](benchmark::State& st) { select_bench<ScanPolicy<512, 16>>(st, true); });
-    select_variant("tc_256x16", [](benchmark::State& st) { select_bench<ScanPolicy<256, 16>>(st, true); });
-    select_variant("tc_256x8", [](benchmark::State& st) { select_bench<ScanPolicy<256, 8>>(st, true); });
     select_variant("tc_128x32", [](benchmark::State& st) { select_bench<ScanPolicy<128, 32>>(st, true); });
-    select_variant("tc_512x8", [](benchmark::State& st) { select_bench<ScanPolicy<512, 8>>(st, true); });
   }
 #endif
   return true;

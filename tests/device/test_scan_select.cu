@@ -232,7 +232,7 @@ inline bool operator==(const Particle& a, const Particle& b) {
   return a.x == b.x && a.y == b.y && a.z == b.z && a.id == b.id;
 }
 
-template <bool Partition, class T, class Pred>
+template <bool Partition, class Policy = void, class T, class Pred>
 std::pair<std::vector<T>, std::int64_t> run_select(const T* d_in, std::int64_t n, Pred pred) {
   DeviceBuffer<T> out(static_cast<std::size_t>(n > 0 ? n : 1));
   DeviceBuffer<std::int64_t> count(1);
@@ -240,16 +240,16 @@ std::pair<std::vector<T>, std::int64_t> run_select(const T* d_in, std::int64_t n
   count.poison();
   std::size_t bytes = 0;
   if constexpr (Partition) {
-    REQUIRE(partition(nullptr, bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
+    REQUIRE(partition<Policy>(nullptr, bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
   } else {
-    REQUIRE(select_if(nullptr, bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
+    REQUIRE(select_if<Policy>(nullptr, bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
   }
   DeviceBuffer<unsigned char> temp(bytes);
   temp.poison();
   if constexpr (Partition) {
-    REQUIRE(partition(temp.get(), bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
+    REQUIRE(partition<Policy>(temp.get(), bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
   } else {
-    REQUIRE(select_if(temp.get(), bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
+    REQUIRE(select_if<Policy>(temp.get(), bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
   }
   tilecraft::test::sync_and_check();
   auto all = out.download();
@@ -257,18 +257,18 @@ std::pair<std::vector<T>, std::int64_t> run_select(const T* d_in, std::int64_t n
   return {all, count.download()[0]};
 }
 
-template <class T, class Pred>
+template <class Policy = void, class T, class Pred>
 void check_select(const std::vector<T>& host, std::size_t shift, Pred pred) {
   const std::int64_t n = static_cast<std::int64_t>(host.size() - shift);
   DeviceBuffer<T> in(host);
   std::vector<T> kept, rejected;
   for (std::size_t i = shift; i < host.size(); ++i) (pred(host[i]) ? kept : rejected).push_back(host[i]);
-  const auto [sel, count] = run_select<false>(in.get() + shift, n, pred);
+  const auto [sel, count] = run_select<false, Policy>(in.get() + shift, n, pred);
   CHECK(count == static_cast<std::int64_t>(kept.size()));
   std::size_t bad = 0;
   for (std::size_t i = 0; i < kept.size(); ++i) bad += !(sel[i] == kept[i]);
   CHECK(bad == 0);
-  const auto [part, pcount] = run_select<true>(in.get() + shift, n, pred);
+  const auto [part, pcount] = run_select<true, Policy>(in.get() + shift, n, pred);
   CHECK(pcount == static_cast<std::int64_t>(kept.size()));
   bad = 0;
   for (std::size_t i = 0; i < kept.size(); ++i) bad += !(part[i] == kept[i]);
@@ -292,6 +292,59 @@ TEST_CASE("select_if and partition: none, all, alternating and random predicates
       }
     }
   }
+}
+
+// Keeps values below a threshold, for any arithmetic type.
+template <class T>
+struct Below {
+  T threshold;
+  __host__ __device__ bool operator()(const T& v) const { return v < threshold; }
+};
+
+// Kept in every mode of Keep on random values of T (none, all, odd, below the middle).
+template <class Policy, class T>
+void check_select_modes(std::int64_t n, std::uint64_t seed) {
+  for (std::size_t shift : {std::size_t{0}, std::size_t{1}}) {
+    auto g = tilecraft::test::rng(seed + shift);
+    std::vector<T> host(static_cast<std::size_t>(n) + shift);
+    for (auto& v : host) v = static_cast<T>(static_cast<int>(g() % 200) - 100);
+    CAPTURE(n);
+    CAPTURE(shift);
+    check_select<Policy>(host, shift, Below<T>{T(0)});
+    check_select<Policy>(host, shift, Below<T>{T(-100)});  // none
+    check_select<Policy>(host, shift, Below<T>{T(100)});   // all
+  }
+}
+
+// Every arrangement of a tile: lanes holding one element a row (3 items, a 16-byte struct), a
+// 16-byte vector of 2, 4, 8 or 16 elements, 2 to 16 warps, packed counts of 2 to 5 rows a word;
+// and the default tiles of every type across their size thresholds (512 KiB, 32 MiB).
+TEST_CASE("select_if and partition: every tile arrangement and default tile") {
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{191}, std::int64_t{5000}, std::int64_t{100003}}) {
+    check_select_modes<ScanPolicy<64, 3>, int>(n, 10 + n);
+    check_select_modes<ScanPolicy<96, 8>, float>(n, 20 + n);
+    check_select_modes<ScanPolicy<128, 64>, int>(n, 30 + n);
+    check_select_modes<ScanPolicy<512, 64>, signed char>(n, 40 + n);
+    check_select_modes<ScanPolicy<128, 32>, double>(n, 50 + n);
+    check_select_modes<ScanPolicy<256, 40>, short>(n, 60 + n);
+    check_select_modes<ScanPolicy<64, 20>, std::int64_t>(n, 70 + n);
+  }
+  const bool small = tilecraft::test::sanitizer_sized();
+  // Past the 512 KiB and (unless under a sanitizer) 32 MiB thresholds of each type.
+  for (std::int64_t bytes : {std::int64_t{1} << 19, small ? std::int64_t{1} << 20 : std::int64_t{1} << 25}) {
+    check_select_modes<void, signed char>(bytes + 77, 80);
+    check_select_modes<void, short>(bytes / 2 + 77, 81);
+    check_select_modes<void, int>(bytes / 4 + 77, 82);
+    check_select_modes<void, double>(bytes / 8 + 77, 83);
+  }
+  auto g = tilecraft::test::rng(84);
+  std::vector<Particle> p(40000);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    auto c = [&] { return static_cast<float>(static_cast<int>(g() % 17) - 8) / 8.0f; };
+    p[i] = {c(), c(), c(), static_cast<std::int32_t>(i)};
+  }
+  check_select<ScanPolicy<64, 5>>(p, 0, Inside{});
+  check_select<ScanPolicy<128, 4>>(p, 1, Inside{});
 }
 
 TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If") {

@@ -23,8 +23,10 @@ namespace tilecraft {
 //! learn `temp_storage_bytes`, allocate, call again.
 //!
 //! - Single pass, like inclusive_scan: each block takes a tile from an atomic counter, flags its
-//!   items, scans the flags with block_scan and the decoupled look-back (the kept counts of the
-//!   tiles before it), compacts its kept items in shared memory and writes them out coalesced.
+//!   items, ranks them within each warp (one packed warp scan of per-row counts), adds the warps'
+//!   counts and finds the kept items before the tile by the decoupled look-back, compacts its
+//!   kept items in shared memory and writes them out coalesced. The Policy's block_algorithm
+//!   is not used (no block_scan runs); its threads and items set the tile.
 //!   Every item is read once and every kept item written once; `pred` is called once per item.
 //! - d_out must not overlap d_in and has room for num_items items (as many as may be kept).
 //!   The kept count is exact up to num_items = 2^63 / 64 (32-bit tile counts below 2^32 items,

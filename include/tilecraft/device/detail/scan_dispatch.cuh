@@ -34,6 +34,10 @@ struct ScanAccumulator<Op, First, In> {
   using type = std::decay_t<std::invoke_result_t<Op&, const First&, const In&>>;
 };
 
+// The most bytes a single-pass tile may stage in static shared memory (48 KiB per block, less
+// the block scan's storage and the look-back's).
+inline constexpr std::size_t max_tile_stage_bytes = 40960;
+
 // Bytes at the start of the temp storage: the tile counter (16 keeps the states aligned).
 inline constexpr std::size_t scan_header_bytes = 16;
 
@@ -57,6 +61,9 @@ constexpr std::size_t single_pass_temp_bytes(std::int64_t tiles) {
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 [[nodiscard]] cudaError_t scan_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                    std::int64_t num_items, Op op, Acc init, cudaStream_t stream) {
+  static_assert(stage_bytes_of<Policy, In, Out>() <= max_tile_stage_bytes,
+                "tilecraft scan: a tile (Policy threads * items * the wider of the input and output types) must fit 40 "
+                "KiB of static shared memory: take fewer threads or items");
   const std::int64_t tiles = ceil_div<std::int64_t>(num_items, Policy::tile_items);
   if (tiles > INT_MAX) return cudaErrorInvalidValue;
   const std::size_t needed = single_pass_temp_bytes<Acc>(tiles);

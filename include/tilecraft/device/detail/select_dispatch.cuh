@@ -21,10 +21,29 @@
 
 namespace tilecraft::detail {
 
+// select_if's default tiles: the scan's up to 32 MiB of input; above, 256 bytes a thread (64
+// four-byte items, the most ScanPolicy allows) in a 32 KiB tile of fewer threads (128 for 4- and
+// 8-byte types, 512 for bytes). Measured on the H200 at 2^28 items, half kept, ratio to
+// cub::DeviceSelect::If: f32 0.86 (256 x 32) -> 0.94 (128 x 64), f64 (2^27) 0.77 (256 x 16) ->
+// 0.84 (128 x 32), i8 1.47 (256 x 64) -> 1.59 (512 x 64); at 2^22 f32 the scan's 256 x 32 is
+// the faster (0.91 against 0.84: 512 tiles of 128 threads leave SMs idle). benchmarks/TUNING.md,
+// "Scan".
+template <class In>
+struct DefaultSelectShape {
+  static constexpr int size = static_cast<int>(sizeof(In));
+  static constexpr int whole_vectors = DefaultScanShape<In, In>::whole_vectors;
+  static constexpr int items = scan_min(64, scan_max(whole_vectors, scan_max(1, 256 / size)));
+  static constexpr int by_bytes = 32768 / (items * size) / 32 * 32;
+  static constexpr int threads = scan_min(512, scan_max(64, by_bytes));
+};
+template <class In>
+using DefaultSelectPolicyHuge = ScanPolicy<DefaultSelectShape<In>::threads, DefaultSelectShape<In>::items>;
 template <class In>
 using DefaultSelectPolicyLarge = DefaultScanPolicyLarge<In, In>;
 template <class In>
 using DefaultSelectPolicySmall = DefaultScanPolicySmall<In, In>;
+// Inputs above this many bytes take DefaultSelectPolicyHuge.
+inline constexpr std::int64_t huge_select_min_bytes = std::int64_t{32} << 20;
 
 #if defined(__CUDACC__)
 // Offset: the kept counts' type (32-bit below 2^32 items: one 8-byte word per tile state).
@@ -32,6 +51,9 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
 [[nodiscard]] cudaError_t select_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, In* d_out,
                                      NumSelected* d_num_selected, std::int64_t num_items, Pred pred,
                                      cudaStream_t stream) {
+  static_assert(static_cast<std::size_t>(Policy::tile_items) * sizeof(In) <= max_tile_stage_bytes,
+                "tilecraft::select_if / partition: a tile (Policy threads * items * sizeof(item)) must fit 40 KiB of "
+                "static shared memory: take fewer threads or items");
   const std::int64_t tiles = ceil_div<std::int64_t>(num_items, Policy::tile_items);
   if (tiles > INT_MAX) return cudaErrorInvalidValue;
   const std::size_t needed = scan_header_bytes + tile_status_bytes<Offset>(tiles > 1 ? tiles : 1);
@@ -89,10 +111,10 @@ template <class Policy, bool Partition, class In, class Pred, class NumSelected>
     if constexpr (!std::is_void_v<Policy>) {
       return run.template operator()<Policy>();
     } else {
-      if (num_items * static_cast<std::int64_t>(sizeof(In)) <= small_scan_max_bytes) {
-        return run.template operator()<DefaultSelectPolicySmall<In>>();
-      }
-      return run.template operator()<DefaultSelectPolicyLarge<In>>();
+      constexpr auto size = static_cast<std::int64_t>(sizeof(In));
+      if (num_items <= small_scan_max_bytes / size) return run.template operator()<DefaultSelectPolicySmall<In>>();
+      if (num_items <= huge_select_min_bytes / size) return run.template operator()<DefaultSelectPolicyLarge<In>>();
+      return run.template operator()<DefaultSelectPolicyHuge<In>>();
     }
 #else
     (void)d_temp_storage, (void)temp_storage_bytes, (void)d_in, (void)d_out, (void)d_num_selected, (void)pred,

@@ -6,36 +6,66 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
-#include "../../block/block_scan.cuh"
+#include <vector_types.h>
+
 #include "../../config.cuh"
+#include "../../memory/global_word.cuh"
 #include "../../util/functional.cuh"
-#include "scan_kernels.cuh"
+#include "../../warp/warp_scan.cuh"
 #include "scan_tile_state.cuh"
 
 namespace tilecraft::detail {
 
+//! How a select tile's elements are spread over the block: warp w holds the tile's elements
+//! w * 32 * Items ... (w + 1) * 32 * Items - 1 as Items / vec rows of 32 * vec consecutive
+//! elements, lane l holding elements l * vec ... l * vec + vec - 1 of each row (one 16-byte
+//! vector when the type packs into 16 bytes and Items is a multiple of vec; vec = 1 otherwise).
+//! Warp-striped rows rather than a blocked run per thread: a warp's loads are coalesced
+//! without staging, a lane's rank within the warp comes from one packed warp scan of per-row
+//! counts, and the kept items of a row land at nearby shared addresses (a blocked run would put
+//! lanes ~Items / 2 elements apart: 16-way bank conflicts for floats kept half the time).
+template <class In, int Items>
+struct SelectArrangement {
+  static constexpr bool chunked = sizeof(In) <= 16 && 16 % sizeof(In) == 0 && Items % (16 / sizeof(In)) == 0;
+  //! Elements a lane holds per row.
+  static constexpr int vec = chunked ? static_cast<int>(16 / sizeof(In)) : 1;
+  //! Rows per warp.
+  static constexpr int rows = Items / vec;
+  //! A row's kept count over a warp is at most 32 * vec: fields of field_bits bits hold it, so
+  //! `fields` rows' counts share one 32-bit word of the warp scan.
+  static constexpr int field_bits = log2_floor(32 * vec) + 1;
+  static constexpr int fields = 32 / field_bits;
+  static constexpr int words = (rows + fields - 1) / fields;
+};
+
 #if defined(__CUDACC__)
 
 // One tile of select_if (Partition false) or partition (true), one block per tile taken from
-// the counter. Each thread flags its items, the block scans the flags (the tile's first kept
-// item's global rank comes from the look-back), the kept items (and, for partition, the
-// rejected ones after them) are compacted in shared memory in order, and the block writes them
-// out coalesced: kept item k of the tile to out[prefix + k]; rejected item q (global rank) to
-// out[n - 1 - q]. The last tile writes the kept count.
+// the counter. Each warp loads and flags its rows (SelectArrangement) and ranks its kept items
+// with one packed warp scan; the block adds the warps' counts, the first warp publishes the
+// tile's count and looks back for the kept items before the tile; meanwhile every warp
+// compacts its kept items (and, for partition, the rejected ones after all the tile's kept
+// ones) into shared memory in order, and the block writes them out coalesced: kept item k of
+// the tile to out[prefix + k]; rejected item q (global rank) to out[n - 1 - q]. The last tile
+// writes the kept count.
 template <class Policy, bool Partition, class In, class Offset, class Pred, class NumSelected>
 __global__ void __launch_bounds__(Policy::threads)
     select_kernel(const In* in, In* out, std::int64_t n, Pred pred, NumSelected* num_selected,
                   TileStatus<Offset> status, unsigned* counter, bool vector, bool single_tile) {
   constexpr int threads = Policy::threads;
+  constexpr int warps = threads / warp_threads;
   constexpr int items = Policy::items;
   constexpr int elems = Policy::tile_items;
-  using Stage = TileStage<In, threads, items>;
-  __shared__ alignas(16) unsigned char stage[Stage::bytes];
-  __shared__ BlockScanStorage<Offset, threads, Policy::block_algorithm> temp;
+  using Arr = SelectArrangement<In, items>;
+  constexpr int vec = Arr::vec;
+  constexpr int rows = Arr::rows;
+  constexpr unsigned field_mask = (1u << Arr::field_bits) - 1u;
+  __shared__ alignas(16) unsigned char stage[static_cast<std::size_t>(elems) * sizeof(In)];
+  __shared__ int warp_kept[warps];
   __shared__ unsigned ticket;
   __shared__ Offset tile_prefix;
-  __shared__ Offset tile_kept;
   __shared__ Offset look_back_buf[warp_threads];
   if (threadIdx.x == 0) ticket = single_tile ? 0u : atomicAdd(counter, 1u);
   __syncthreads();
@@ -43,49 +73,113 @@ __global__ void __launch_bounds__(Policy::threads)
   const std::int64_t base = tile * elems;
   const std::int64_t left = n - base;
   const int valid = left < elems ? static_cast<int>(left) : elems;
-  const int t = static_cast<int>(threadIdx.x);
+  const int warp = static_cast<int>(threadIdx.x) / warp_threads;
+  const int lane = static_cast<int>(threadIdx.x) % warp_threads;
+  // Tile index of this lane's first element in row 0; row j adds j * 32 * vec.
+  const int first = warp * warp_threads * items + lane * vec;
 
+  // Load and flag: bit c of kept[j] says element c of the lane's run in row j is kept.
   In x[items];
-  Stage::template load<Policy::hint>(vector, in + base, valid, stage, x);
-  Offset rank[items];
+  unsigned kept[rows];
+  const In* src = in + base;
+  if (Arr::chunked && vector && valid == elems) {
 #pragma unroll
-  for (int j = 0; j < items; ++j) rank[j] = (t * items + j < valid && pred(x[j])) ? Offset{1} : Offset{0};
-  bool kept[items];
+    for (int j = 0; j < rows; ++j) {
+      const uint4 w =
+          load_global_word<Policy::hint>(reinterpret_cast<const uint4*>(src + first + j * warp_threads * vec));
+      std::memcpy(&x[j * vec], &w, 16);
+    }
 #pragma unroll
-  for (int j = 0; j < items; ++j) kept[j] = rank[j] != 0;
-  if (tile == 0) {
-    FirstTileCallback<Offset, TileStatus<Offset>, Sum> first{status, Sum{}, Offset{0}, &tile_prefix, &tile_kept};
-    block_exclusive_scan(temp, rank, rank, Sum{}, first);
+    for (int j = 0; j < rows; ++j) {
+      kept[j] = 0u;
+#pragma unroll
+      for (int c = 0; c < vec; ++c) kept[j] |= static_cast<bool>(pred(x[j * vec + c])) ? 1u << c : 0u;
+    }
   } else {
-    LookBackCallback<Offset, TileStatus<Offset>, Sum> look_back{status,        tile,         Sum{},
-                                                                look_back_buf, &tile_prefix, &tile_kept};
-    block_exclusive_scan(temp, rank, rank, Sum{}, look_back);
+#pragma unroll
+    for (int j = 0; j < rows; ++j) {
+      kept[j] = 0u;
+#pragma unroll
+      for (int c = 0; c < vec; ++c) {
+        const int e = first + j * warp_threads * vec + c;
+        x[j * vec + c] = e < valid ? src[e] : In{};
+        // (Short-circuit: the predicate never sees an element past the end.)
+        kept[j] |= (e < valid && static_cast<bool>(pred(x[j * vec + c]))) ? 1u << c : 0u;
+      }
+    }
   }
-  // block_scan's barrier after the callback published tile_prefix / tile_kept; every thread
-  // has read its items from the stage before it.
-  const Offset prefix = tile_prefix;
-  const Offset kept_here = tile_kept;
+
+  // Each row's kept count in a field of a packed word: one warp scan ranks every row at once.
+  unsigned packed[Arr::words] = {};
+#pragma unroll
+  for (int j = 0; j < rows; ++j) {
+    packed[j / Arr::fields] += static_cast<unsigned>(__popc(kept[j])) << (Arr::field_bits * (j % Arr::fields));
+  }
+  unsigned inclusive[Arr::words], total[Arr::words];
+#pragma unroll
+  for (int q = 0; q < Arr::words; ++q) inclusive[q] = warp_inclusive_scan(packed[q], Sum{}, total[q]);
+  // before[j]: the warp's kept items ahead of this lane's run in row j.
+  int before[rows];
+  int warp_count = 0;
+#pragma unroll
+  for (int j = 0; j < rows; ++j) {
+    const int shift = Arr::field_bits * (j % Arr::fields);
+    const int lanes_up_to_here = static_cast<int>((inclusive[j / Arr::fields] >> shift) & field_mask);
+    before[j] = warp_count + lanes_up_to_here - __popc(kept[j]);
+    warp_count += static_cast<int>((total[j / Arr::fields] >> shift) & field_mask);
+  }
+  if (lane == 0) warp_kept[warp] = warp_count;
+  __syncthreads();
+  int warp_offset = 0;
+  int kept_here = 0;
+#pragma unroll
+  for (int w = 0; w < warps; ++w) {
+    const int v = warp_kept[w];
+    warp_offset += w < warp ? v : 0;
+    kept_here += v;
+  }
+
+  // The first warp publishes the tile's count and finds the kept items before the tile.
+  if (warp == 0) {
+    const Offset aggregate = static_cast<Offset>(kept_here);
+    if (tile == 0) {
+      FirstTileCallback<Offset, TileStatus<Offset>, Sum> first_tile{status, Sum{}, Offset{0}, &tile_prefix, nullptr};
+      (void)first_tile(aggregate);
+    } else {
+      LookBackCallback<Offset, TileStatus<Offset>, Sum> look_back{status,        tile,         Sum{},
+                                                                  look_back_buf, &tile_prefix, nullptr};
+      (void)look_back(aggregate);
+    }
+  }
+
+  // Compact in tile order: kept items first, then (partition) the rejected ones.
   In* staged = reinterpret_cast<In*>(stage);
 #pragma unroll
-  for (int j = 0; j < items; ++j) {
-    const Offset local = rank[j] - prefix;  // kept items of this tile before item j
-    if (kept[j]) {
-      staged[local] = x[j];
-    } else if (Partition && t * items + j < valid) {
-      staged[kept_here + static_cast<Offset>(t * items + j) - local] = x[j];
+  for (int j = 0; j < rows; ++j) {
+#pragma unroll
+    for (int c = 0; c < vec; ++c) {
+      const int k = warp_offset + before[j] + __popc(kept[j] & ((1u << c) - 1u));  // kept items ahead
+      if ((kept[j] >> c) & 1u) {
+        staged[k] = x[j * vec + c];
+      } else if constexpr (Partition) {
+        const int e = first + j * warp_threads * vec + c;
+        if (e < valid) staged[kept_here + e - k] = x[j * vec + c];
+      }
     }
   }
+  // Publishes the staged items and tile_prefix.
   __syncthreads();
-  const int count = Partition ? valid : static_cast<int>(kept_here);
-  const std::int64_t rejected_before = base - static_cast<std::int64_t>(prefix);
-  for (int k = t; k < count; k += threads) {
-    if (!Partition || k < static_cast<int>(kept_here)) {
-      out[static_cast<std::int64_t>(prefix) + k] = staged[k];
+  const std::int64_t prefix = static_cast<std::int64_t>(tile_prefix);
+  const int count = Partition ? valid : kept_here;
+  const std::int64_t rejected_before = base - prefix;
+  for (int k = static_cast<int>(threadIdx.x); k < count; k += threads) {
+    if (!Partition || k < kept_here) {
+      out[prefix + k] = staged[k];
     } else {
-      out[n - 1 - (rejected_before + (k - static_cast<std::int64_t>(kept_here)))] = staged[k];
+      out[n - 1 - (rejected_before + (k - kept_here))] = staged[k];
     }
   }
-  if (base + valid == n && t == 0) *num_selected = static_cast<NumSelected>(prefix + kept_here);
+  if (base + valid == n && threadIdx.x == 0) *num_selected = static_cast<NumSelected>(prefix + kept_here);
 }
 
 #endif  // __CUDACC__

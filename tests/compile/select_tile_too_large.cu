@@ -1,0 +1,12 @@
+#include <tilecraft/device/select.cuh>
+struct Positive {
+  __device__ bool operator()(float v) const { return v > 0.0f; }
+};
+int main() {
+  float* p = nullptr;
+  long long* count = nullptr;
+  std::size_t bytes = 0;
+  // 512 threads x 32 floats: a 64 KiB tile.
+  return static_cast<int>(tilecraft::select_if<tilecraft::ScanPolicy<512, 32>>(
+      nullptr, bytes, static_cast<const float*>(p), p, count, 1, Positive{}));
+}
