@@ -17,7 +17,17 @@
 // tilecraft's DFMA kernel is bound by, so the ratio is expected well below 1. tilecraft's row
 // is named tilecraft_simt, not tilecraft: the rows named tilecraft compare like with like (FP32
 // FMAs on both sides), and this one, SIMT against tensor cores, does not.
+// 16-bit operands: gemm_bf16/<impl>/<MxNxK> and gemm_f16/<impl>/<MxNxK> at 2048^3, 4096^3,
+// 8192^3, 128 x 8192 x 8192 and 1000 x 999 x 1001 (leading dimensions of 999 and 1001: the
+// element-by-element fills), row-major __nv_bfloat16 / __half A and B (two 8192 x 8192
+// buffers of each type, uniform in [-1, 1) made in float and rounded on the GPU), float C: cuBLAS (cublasGemmEx,
+// CUBLAS_COMPUTE_32F, FP32 output, default math mode: the peer named cublas) against tiled_gemm
+// with GemmMath::mma16 in a plain kernel (BenchGemm16, one tile per block). Both multiply on
+// the tensor cores and accumulate in FP32, in different orders: max_rel_err above 1e-3 is an
+// error.
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <cmath>
 #include <cstdio>
@@ -66,6 +76,21 @@ constexpr std::size_t gemm_max_elems = std::size_t{8192} * 8192;
 constexpr GemmSize gemm_f64_sizes[] = {{2048, 2048, 2048}, {4096, 4096, 4096}};
 constexpr std::size_t gemm_f64_max_elems = std::size_t{4096} * 4096;
 
+// Shapes of the 16-bit rows (their operands: 8192 x 8192 of each type, gemm_max_elems).
+constexpr GemmSize gemm_16bit_sizes[] = {
+    {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {128, 8192, 8192}, {1000, 999, 1001}};
+
+// The operand types with a float C: __half and __nv_bfloat16.
+template <class T>
+inline constexpr bool is_16bit = tilecraft::is_gemm_16bit_v<T>;
+// The type of C (and of cuBLAS's reference) for operands of type T: float for the 16-bit
+// types, T otherwise.
+template <class T>
+using GemmOut = tilecraft::gemm_output_t<T>;
+// A GEMM run on operands of type T: run(s, a, b, c, stream).
+template <class T>
+using GemmRun = void (*)(const GemmSize&, const T*, const T*, GemmOut<T>*, cudaStream_t);
+
 // The unsigned type of T's bits: non-negative floats and doubles order like their bits.
 template <class T>
 using Bits = std::conditional_t<std::is_same_v<T, float>, unsigned, unsigned long long>;
@@ -97,14 +122,16 @@ __global__ void max_errors(const T* c, const T* ref, std::size_t n, Bits<T>* out
   }
 }
 
-//! The operands every shape of element type T shares, the result and cuBLAS's reference
-//! result: 8192 x 8192 floats, or 4096 x 4096 doubles.
+//! The operands every shape of operand type T shares, the result and cuBLAS's reference
+//! result (both GemmOut<T>): 8192 x 8192 floats, __half or __nv_bfloat16 (float results), or
+//! 4096 x 4096 doubles.
 template <class T>
 struct GemmData {
-  static constexpr std::size_t elems = std::is_same_v<T, float> ? gemm_max_elems : gemm_f64_max_elems;
+  using Out = GemmOut<T>;
+  static constexpr std::size_t elems = std::is_same_v<T, double> ? gemm_f64_max_elems : gemm_max_elems;
   DeviceMemory a{elems * sizeof(T)}, b{elems * sizeof(T)};
-  DeviceMemory c{elems * sizeof(T)}, ref{elems * sizeof(T)};
-  DeviceMemory errors{2 * sizeof(Bits<T>)};
+  DeviceMemory c{elems * sizeof(Out)}, ref{elems * sizeof(Out)};
+  DeviceMemory errors{2 * sizeof(Bits<Out>)};
   GemmData() {
     fill_random(a.as<T>(), elems, -1.0, 1.0, 1);
     fill_random(b.as<T>(), elems, -1.0, 1.0, 2);
@@ -129,17 +156,37 @@ cublasHandle_t cublas() {
   return handle;
 }
 
+//! A second handle, in the default math mode (tensor cores allowed): cuBLAS on TF32 and on
+//! 16-bit operands. Never destroyed (see cublas()).
+cublasHandle_t cublas_default_math() {
+  static const cublasHandle_t handle = [] {
+    cublasHandle_t h = nullptr;
+    TILECRAFT_CUBLAS_CHECK(cublasCreate(&h));
+    return h;
+  }();
+  return handle;
+}
+
 // Row-major C = A B with column-major cuBLAS: C^T (n x m, ld n) = B^T (n x k, ld n) A^T (k x m, ld k).
-// cublasSgemm for float, cublasDgemm for double (DMMA tensor cores on sm_80+).
+// cublasSgemm for float, cublasDgemm for double (DMMA tensor cores on sm_80+), both in the
+// pedantic handle; cublasGemmEx for __half and __nv_bfloat16 (FP32 compute and output, in the
+// default math mode).
 template <class T>
-void cublas_gemm(const GemmSize& s, const T* a, const T* b, T* c, cudaStream_t stream) {
-  const T one = 1, zero = 0;
+void cublas_gemm(const GemmSize& s, const T* a, const T* b, GemmOut<T>* c, cudaStream_t stream) {
+  const GemmOut<T> one = 1, zero = 0;
   const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
-  TILECRAFT_CUBLAS_CHECK(cublasSetStream(cublas(), stream));
-  if constexpr (std::is_same_v<T, float>) {
-    TILECRAFT_CUBLAS_CHECK(cublasSgemm(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n));
+  if constexpr (is_16bit<T>) {
+    constexpr cudaDataType_t type = std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+    TILECRAFT_CUBLAS_CHECK(cublasSetStream(cublas_default_math(), stream));
+    TILECRAFT_CUBLAS_CHECK(cublasGemmEx(cublas_default_math(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, type, n, a,
+                                        type, k, &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   } else {
-    TILECRAFT_CUBLAS_CHECK(cublasDgemm(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n));
+    TILECRAFT_CUBLAS_CHECK(cublasSetStream(cublas(), stream));
+    if constexpr (std::is_same_v<T, float>) {
+      TILECRAFT_CUBLAS_CHECK(cublasSgemm(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n));
+    } else {
+      TILECRAFT_CUBLAS_CHECK(cublasDgemm(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n));
+    }
   }
 }
 
@@ -151,52 +198,57 @@ void tilecraft_gemm(const GemmSize& s, const T* a, const T* b, T* c, cudaStream_
                                                 s.n, T(0), c, s.n, stream));
 }
 
-// The benchmark family of element type T.
+// The benchmark family of operand type T.
 template <class T>
 std::string gemm_family() {
-  return std::is_same_v<T, float> ? "gemm_f32" : "gemm_f64";
+  if constexpr (std::is_same_v<T, float>) return "gemm_f32";
+  if constexpr (std::is_same_v<T, double>) return "gemm_f64";
+  if constexpr (std::is_same_v<T, __half>) return "gemm_f16";
+  return "gemm_bf16";
 }
 
 //! Times run(a, b, c, stream) on `s` with the harness (peer: remember the time; otherwise
-//! report the ratio to cuBLAS's), then checks the result of the last run against cuBLAS:
-//! max_rel_err above 1e-4 (float) or 1e-10 (double) is an error.
+//! report the ratio to cuBLAS's), then checks the result of the last run against cuBLAS
+//! (cublas_gemm<T>): max_rel_err above `limit` is an error. A and B hold T, C GemmOut<T>.
 template <class T, class Run>
 void gemm_bench(benchmark::State& state, const std::string& family, const GemmSize& s, bool peer, Run run,
                 double limit) {
+  using Out = GemmOut<T>;
   GemmData<T>& d = gemm_data<T>();
   const T* a = d.a.template as<T>();
   const T* b = d.b.template as<T>();
-  T* c = d.c.template as<T>();
+  Out* c = d.c.template as<Out>();
   const std::size_t elems = static_cast<std::size_t>(s.m * s.n);
-  TILECRAFT_BENCH_CHECK(cudaMemset(c, 0xff, elems * sizeof(T)));  // NaN where nothing is written
+  TILECRAFT_BENCH_CHECK(cudaMemset(c, 0xff, elems * sizeof(Out)));  // NaN where nothing is written
   const std::string key = family + "/" + s.name();
   time_it(
       state, [&](cudaStream_t stream) { run(s, a, b, c, stream); }, Measure{0, s.flops()}, peer ? key : std::string{},
       peer ? std::string{} : key);
   if (peer) return;
-  T* ref = d.ref.template as<T>();
-  Bits<T>* errors = d.errors.template as<Bits<T>>();
-  cublas_gemm(s, a, b, ref, nullptr);
-  TILECRAFT_BENCH_CHECK(cudaMemset(errors, 0, 2 * sizeof(Bits<T>)));
+  Out* ref = d.ref.template as<Out>();
+  Bits<Out>* errors = d.errors.template as<Bits<Out>>();
+  cublas_gemm<T>(s, a, b, ref, nullptr);
+  TILECRAFT_BENCH_CHECK(cudaMemset(errors, 0, 2 * sizeof(Bits<Out>)));
   max_errors<<<1024, 256>>>(c, ref, elems, errors);
   TILECRAFT_BENCH_CHECK(cudaGetLastError());
-  Bits<T> bits[2] = {};
+  Bits<Out> bits[2] = {};
   TILECRAFT_BENCH_CHECK(cudaMemcpy(bits, errors, sizeof bits, cudaMemcpyDeviceToHost));
-  T err = 0, mag = 0;
+  Out err = 0, mag = 0;
   std::memcpy(&err, &bits[0], sizeof err);
   std::memcpy(&mag, &bits[1], sizeof mag);
-  const double rel = mag > T(0) ? static_cast<double>(err / mag) : static_cast<double>(err);
+  const double rel = mag > Out(0) ? static_cast<double>(err / mag) : static_cast<double>(err);
   state.counters["max_rel_err"] = benchmark::Counter(rel);
   if (!(rel <= limit)) state.SkipWithError("the result differs from cuBLAS's (max_rel_err above the limit)");
 }
 
-// Registers family/impl/size; max_rel_err above `limit` (default: 1e-4 for float, 1e-10 for
-// double) is an error.
+// Registers family/impl/size for operands of type T; max_rel_err above `limit` (default: 1e-4
+// for float, 1e-10 for double, 1e-3 for the 16-bit types) is an error.
 template <class T>
-void register_gemm(const std::string& impl, const GemmSize& s, bool peer,
-                   void (*run)(const GemmSize&, const T*, const T*, T*, cudaStream_t),
+void register_gemm(const std::string& impl, const GemmSize& s, bool peer, GemmRun<T> run,
                    const std::string& family = gemm_family<T>(),
-                   double limit = std::is_same_v<T, float> ? 1e-4 : 1e-10) {
+                   double limit = std::is_same_v<T, float>    ? 1e-4
+                                  : std::is_same_v<T, double> ? 1e-10
+                                                              : 1e-3) {
   benchmark::RegisterBenchmark(
       (family + "/" + impl + "/" + s.name()).c_str(),
       [s, peer, run, family, limit](benchmark::State& state) { gemm_bench<T>(state, family, s, peer, run, limit); })
@@ -229,10 +281,18 @@ using BenchTensorGemm =
                        tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 16, 4, 4, float, Math>,
                        tilecraft::TiledGemm<64, 128, tilecraft::RegBlock<8, 8>, 32, 4, 3, float, Math>>;
 
+// gemm_bf16 and gemm_f16: 4 warps of 64 x 64, a K step of 32 in 3 stages (benchmarks/TUNING.md,
+// "Tensor cores for 16-bit operands").
+template <class T>
+using BenchGemm16 = tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 32, 4, 3, T>;
+
+// One tile of C per block; A and B hold G::element_type, C G::output_type (float for every
+// configuration here).
 template <class G, int MinBlocks>
 __global__ void __launch_bounds__(G::threads, MinBlocks)
-    tensor_gemm_kernel(tilecraft::MatrixRef<const float> a, tilecraft::MatrixRef<const float> b,
-                       tilecraft::MatrixRef<float> c) {
+    tensor_gemm_kernel(tilecraft::MatrixRef<const typename G::element_type> a,
+                       tilecraft::MatrixRef<const typename G::element_type> b,
+                       tilecraft::MatrixRef<typename G::output_type> c) {
   extern __shared__ __align__(16) unsigned char tensor_smem[];
   auto& storage = *reinterpret_cast<typename G::TempStorage*>(tensor_smem);
   tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * std::int64_t{G::shape::tile_m},
@@ -240,7 +300,10 @@ __global__ void __launch_bounds__(G::threads, MinBlocks)
 }
 
 template <class G, int MinBlocks = 1>
-void tensor_gemm_with(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
+void tensor_gemm_with(const GemmSize& s, const typename G::element_type* a, const typename G::element_type* b,
+                      typename G::output_type* c, cudaStream_t stream) {
+  using T = typename G::element_type;
+  using Out = typename G::output_type;
   static const bool opted_in = [] {
     TILECRAFT_BENCH_CHECK(tilecraft::opt_in_dynamic_smem(tensor_gemm_kernel<G, MinBlocks>, G::smem_bytes));
     return true;
@@ -249,22 +312,23 @@ void tensor_gemm_with(const GemmSize& s, const float* a, const float* b, float* 
   constexpr int tm = G::shape::tile_m, tn = G::shape::tile_n;
   const dim3 grid(static_cast<unsigned>((s.n + tn - 1) / tn), static_cast<unsigned>((s.m + tm - 1) / tm));
   tensor_gemm_kernel<G, MinBlocks><<<grid, G::threads, G::smem_bytes, stream>>>(
-      tilecraft::MatrixRef<const float>{a, s.m, s.k, s.k}, tilecraft::MatrixRef<const float>{b, s.k, s.n, s.n},
-      tilecraft::MatrixRef<float>{c, s.m, s.n, s.n});
+      tilecraft::MatrixRef<const T>{a, s.m, s.k, s.k}, tilecraft::MatrixRef<const T>{b, s.k, s.n, s.n},
+      tilecraft::MatrixRef<Out>{c, s.m, s.n, s.n});
   TILECRAFT_BENCH_CHECK(cudaGetLastError());
 }
 template <tilecraft::GemmMath Math>
 void tilecraft_tensor_gemm(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
   tensor_gemm_with<BenchTensorGemm<Math>>(s, a, b, c, stream);
 }
+// gemm_bf16 / gemm_f16: tiled_gemm (GemmMath::mma16) on T operands, float C.
+template <class T>
+void tilecraft_16bit_gemm(const GemmSize& s, const T* a, const T* b, float* c, cudaStream_t stream) {
+  tensor_gemm_with<BenchGemm16<T>>(s, a, b, c, stream);
+}
 
-// cuBLAS on the TF32 tensor cores (its own handle in the default math mode).
+// cuBLAS on the TF32 tensor cores (the handle in the default math mode).
 void cublas_tf32_gemm(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
-  static const cublasHandle_t handle = [] {
-    cublasHandle_t h = nullptr;
-    TILECRAFT_CUBLAS_CHECK(cublasCreate(&h));
-    return h;
-  }();
+  const cublasHandle_t handle = cublas_default_math();
   const float one = 1, zero = 0;
   const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
   TILECRAFT_CUBLAS_CHECK(cublasSetStream(handle, stream));
@@ -279,7 +343,8 @@ constexpr GemmSize tensor_sizes[] = {
 
 // The default run: per shape, cuBLAS first (the others report their ratio to it), then
 // tilecraft, then the course's kernels at 2048^3 and 4096^3 (at 8192^3 they would take seconds);
-// then the double rows (see the file comment for the name tilecraft_simt).
+// then the double rows (see the file comment for the name tilecraft_simt), the TF32 and TF32x3
+// rows, and the 16-bit rows (BF16, then FP16).
 const bool gemm_registered = [] {
   for (const GemmSize& s : gemm_sizes) {
     register_gemm<float>("cublas", s, true, cublas_gemm<float>);
@@ -303,6 +368,14 @@ const bool gemm_registered = [] {
                            x3 ? tilecraft_tensor_gemm<GemmMath::tf32x3> : tilecraft_tensor_gemm<GemmMath::tf32>, family,
                            x3 ? 1e-4 : 1e-2);
     }
+  }
+  for (const GemmSize& s : gemm_16bit_sizes) {
+    register_gemm<__nv_bfloat16>("cublas", s, true, cublas_gemm<__nv_bfloat16>);
+    register_gemm<__nv_bfloat16>("tilecraft", s, false, tilecraft_16bit_gemm<__nv_bfloat16>);
+  }
+  for (const GemmSize& s : gemm_16bit_sizes) {
+    register_gemm<__half>("cublas", s, true, cublas_gemm<__half>);
+    register_gemm<__half>("tilecraft", s, false, tilecraft_16bit_gemm<__half>);
   }
   return true;
 }();

@@ -61,8 +61,9 @@ __global__ void fill_random_kernel(T* d, std::size_t n, float lo, float hi, std:
 }
 
 //! n random values between lo and hi on the device from `seed` (never zeros: lo > 0 or the caller's
-//! choice; integer types truncate). Generated on the device: a host generator takes seconds
-//! per 2^28 elements, which the benchmarks would spend before every size.
+//! choice; integer types truncate; __half and __nv_bfloat16, through their constructors from
+//! float, round to nearest). Generated on the device: a host generator takes seconds per 2^28
+//! elements, which the benchmarks would spend before every size.
 template <class T>
 void fill_random(T* d, std::size_t n, double lo, double hi, std::uint32_t seed) {
   fill_random_kernel<<<1024, 256>>>(d, n, static_cast<float>(lo), static_cast<float>(hi), seed);

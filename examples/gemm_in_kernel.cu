@@ -8,14 +8,18 @@
 // W^T is never materialised: tilecraft::transposed(W) is the K x N column-major view of W's
 // memory, and tiled_gemm takes either order. Any M, N, K: tiles that overhang an edge read
 // zeros and store only what lies inside Y.
-// The same layer runs in float and in double: the element type is TiledGemm's last parameter
-// (float by default). The configuration is spelled once, in the storage's type: tiled_gemm
-// takes it from there.
+// The same layer runs in float, in double, and in bfloat16 on the tensor cores: the element type
+// is TiledGemm's T parameter (float by default). With __nv_bfloat16 (or __half) X and W, the
+// math is GemmMath::mma16: m16n8k16 MMAs, every product exact, FP32 accumulators, and Y (and the
+// epilogue) in float. The configuration is spelled once, in the storage's type: tiled_gemm takes
+// it from there.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <type_traits>
 #include <vector>
+
+#include <cuda_bf16.h>
 
 #include <tilecraft/gemm/tiled_gemm.cuh>
 
@@ -23,13 +27,20 @@
 
 namespace {
 
-// 64 x 64 tiles of Y, 4 x 4 accumulators per thread, K steps of 8, 3 stages: 256 threads and
-// 13 KiB of shared memory for float, 25 KiB for double, so static __shared__ will do.
+// 64 x 64 tiles of Y, 4 x 4 accumulators per thread, K steps of 8 (16 for bfloat16: the MMA's
+// k), 3 stages: 256 threads and 13 KiB of shared memory for float and bfloat16, 25 KiB for
+// double, so static __shared__ will do.
 constexpr int tile = 64;
 template <class T>
-using Gemm = tilecraft::TiledGemm<tile, tile, tilecraft::RegBlock<4, 4>, 8, 4, 3, T>;
+using Gemm =
+    tilecraft::TiledGemm<tile, tile, tilecraft::RegBlock<4, 4>, tilecraft::is_gemm_16bit_v<T> ? 16 : 8, 4, 3, T>;
 static_assert(Gemm<float>::threads == 256 && Gemm<float>::smem_bytes <= 48 * 1024);
 static_assert(Gemm<double>::threads == 256 && Gemm<double>::smem_bytes <= 48 * 1024);
+static_assert(Gemm<__nv_bfloat16>::threads == 256 && Gemm<__nv_bfloat16>::smem_bytes <= 48 * 1024);
+// Y's type: T, or float for bfloat16 inputs.
+template <class T>
+using Out = typename Gemm<T>::output_type;
+static_assert(std::is_same_v<Out<__nv_bfloat16>, float>);
 
 // The fused epilogue: y = max(acc + bias[col], 0). reads_c() is false: the old Y is not read
 // (the functor gets 0 for it), so Y may start uninitialised.
@@ -51,54 +62,78 @@ template <class T>
 __global__ void __launch_bounds__(Gemm<T>::threads)
     linear_relu(tilecraft::MatrixRef<const T> x,                                // M x K
                 tilecraft::MatrixRef<const T, tilecraft::Order::col_major> wt,  // K x N: W^T
-                tilecraft::MatrixRef<T> y, BiasRelu<T> epi) {                   // M x N
+                tilecraft::MatrixRef<Out<T>> y, BiasRelu<Out<T>> epi) {         // M x N
   __shared__ typename Gemm<T>::TempStorage storage;  // every thread of the block calls tiled_gemm with it
   const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.y) * tile;
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * tile;
   tilecraft::tiled_gemm(storage, x, wt, y, m0, n0, epi);
 }
 
-// Runs the layer in T, checks it against a host reference and reports; true when correct.
+// An input element: T's value of x (for bfloat16, rounded to its 8 bits of mantissa), and back
+// as a double for the host reference.
 template <class T>
-bool run_layer(std::int64_t m, std::int64_t n, std::int64_t k) {
-  std::vector<T> hx(static_cast<std::size_t>(m * k)), hw(static_cast<std::size_t>(n * k)),
-      hbias(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = static_cast<T>((i * 2654435761u) % 2000) / T(1000) - T(1);
-  for (std::size_t i = 0; i < hw.size(); ++i) hw[i] = static_cast<T>((i * 40503u) % 1000) / T(1000) - T(0.5);
-  for (std::size_t i = 0; i < hbias.size(); ++i) hbias[i] = static_cast<T>(i % 7) - T(3);
-  T *x = nullptr, *w = nullptr, *bias = nullptr, *y = nullptr;
+T to_input(double x) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16(static_cast<float>(x));
+  } else {
+    return static_cast<T>(x);
+  }
+}
+template <class T>
+double from_input(T x) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return static_cast<double>(__bfloat162float(x));
+  } else {
+    return static_cast<double>(x);
+  }
+}
+
+// Runs the layer on inputs of type T (float, double or bfloat16; Y and the bias in Out<T>),
+// checks it against a host reference and reports; true when correct.
+template <class T>
+bool run_layer(std::int64_t m, std::int64_t n, std::int64_t k, const char* label) {
+  using O = Out<T>;
+  std::vector<T> hx(static_cast<std::size_t>(m * k)), hw(static_cast<std::size_t>(n * k));
+  std::vector<O> hbias(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = to_input<T>(double((i * 2654435761u) % 2000) / 1000 - 1);
+  for (std::size_t i = 0; i < hw.size(); ++i) hw[i] = to_input<T>(double((i * 40503u) % 1000) / 1000 - 0.5);
+  for (std::size_t i = 0; i < hbias.size(); ++i) hbias[i] = static_cast<O>(i % 7) - O(3);
+  T *x = nullptr, *w = nullptr;
+  O *bias = nullptr, *y = nullptr;
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&x, hx.size() * sizeof(T)));
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&w, hw.size() * sizeof(T)));
-  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&bias, hbias.size() * sizeof(T)));
-  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&y, static_cast<std::size_t>(m * n) * sizeof(T)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&bias, hbias.size() * sizeof(O)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&y, static_cast<std::size_t>(m * n) * sizeof(O)));
   TILECRAFT_THROW_IF_ERROR(cudaMemcpy(x, hx.data(), hx.size() * sizeof(T), cudaMemcpyHostToDevice));
   TILECRAFT_THROW_IF_ERROR(cudaMemcpy(w, hw.data(), hw.size() * sizeof(T), cudaMemcpyHostToDevice));
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(bias, hbias.data(), hbias.size() * sizeof(T), cudaMemcpyHostToDevice));
-  TILECRAFT_THROW_IF_ERROR(cudaMemset(y, 0xff, static_cast<std::size_t>(m * n) * sizeof(T)));  // NaN
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(bias, hbias.data(), hbias.size() * sizeof(O), cudaMemcpyHostToDevice));
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(y, 0xff, static_cast<std::size_t>(m * n) * sizeof(O)));  // NaN
 
   const tilecraft::MatrixRef<const T> x_ref{x, m, k, k};
   const tilecraft::MatrixRef<const T> w_ref{w, n, k, k};
-  const tilecraft::MatrixRef<T> y_ref{y, m, n, n};
+  const tilecraft::MatrixRef<O> y_ref{y, m, n, n};
   const dim3 grid(static_cast<unsigned>((n + tile - 1) / tile), static_cast<unsigned>((m + tile - 1) / tile));
   auto launch = [&] {
-    linear_relu<T><<<grid, Gemm<T>::threads>>>(x_ref, tilecraft::transposed(w_ref), y_ref, BiasRelu<T>{bias});
+    linear_relu<T><<<grid, Gemm<T>::threads>>>(x_ref, tilecraft::transposed(w_ref), y_ref, BiasRelu<O>{bias});
     TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
   };
   launch();
-  std::vector<T> got(static_cast<std::size_t>(m * n));
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(got.data(), y, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  std::vector<O> got(static_cast<std::size_t>(m * n));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(got.data(), y, got.size() * sizeof(O), cudaMemcpyDeviceToHost));
 
-  // Reference in a wider type; the error scales with the sum of the terms' magnitudes, by
-  // about K unit roundoffs of T (float 2^-24, double 2^-53): 1e-5 and 1e-12 leave room.
-  using Wide = std::conditional_t<std::is_same_v<T, float>, double, long double>;
-  const double tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+  // Reference in a wider type from the very inputs the GPU read; the error scales with the sum
+  // of the terms' magnitudes, by about K unit roundoffs of the accumulators (float 2^-24, double
+  // 2^-53; bfloat16 products are exact in float): 1e-5 and 1e-12 leave room.
+  using Wide = std::conditional_t<std::is_same_v<O, float>, double, long double>;
+  const double tolerance = std::is_same_v<O, float> ? 1e-5 : 1e-12;
   double worst = 0;
   bool ok = true;
   for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
       Wide sum = hbias[static_cast<std::size_t>(j)], mag = std::fabs(sum);
       for (std::int64_t kk = 0; kk < k; ++kk) {
-        const Wide term = Wide(hx[static_cast<std::size_t>(i * k + kk)]) * hw[static_cast<std::size_t>(j * k + kk)];
+        const Wide term = Wide(from_input(hx[static_cast<std::size_t>(i * k + kk)])) *
+                          Wide(from_input(hw[static_cast<std::size_t>(j * k + kk)]));
         sum += term;
         mag += std::fabs(term);
       }
@@ -111,9 +146,7 @@ bool run_layer(std::int64_t m, std::int64_t n, std::int64_t k) {
   const double ms = example::time_ms(launch);
   char verdict[64];
   std::snprintf(verdict, sizeof verdict, "%s (worst relative error %.1e)", example::verdict(ok), worst);
-  example::report_flops(
-      std::is_same_v<T, float> ? "tiled_gemm + fused bias/ReLU, float" : "tiled_gemm + fused bias/ReLU, double", ms,
-      2.0 * double(m) * double(n) * double(k), verdict);
+  example::report_flops(label, ms, 2.0 * double(m) * double(n) * double(k), verdict);
   TILECRAFT_THROW_IF_ERROR(cudaFree(x));
   TILECRAFT_THROW_IF_ERROR(cudaFree(w));
   TILECRAFT_THROW_IF_ERROR(cudaFree(bias));
@@ -129,7 +162,8 @@ int main() {
   std::printf("Y = relu(X W^T + bias), X %lld x %lld, W %lld x %lld, one 64 x 64 tile per block:\n",
               static_cast<long long>(m), static_cast<long long>(k), static_cast<long long>(n),
               static_cast<long long>(k));
-  const bool ok_float = run_layer<float>(m, n, k);
-  const bool ok_double = run_layer<double>(m, n, k);
-  return ok_float && ok_double ? 0 : 1;
+  const bool ok_float = run_layer<float>(m, n, k, "tiled_gemm + fused bias/ReLU, float");
+  const bool ok_double = run_layer<double>(m, n, k, "tiled_gemm + fused bias/ReLU, double");
+  const bool ok_bf16 = run_layer<__nv_bfloat16>(m, n, k, "tiled_gemm + fused bias/ReLU, bfloat16 (tensor cores)");
+  return ok_float && ok_double && ok_bf16 ? 0 : 1;
 }

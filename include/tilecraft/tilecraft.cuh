@@ -41,6 +41,7 @@
 #include "gemm/register_block.cuh"
 #include "gemm/tiled_gemm.cuh"
 #include "gemm/warp_mma.cuh"
+#include "gemm/warp_mma_16bit.cuh"
 #include "gemm/warp_mma_tf32.cuh"
 #include "device/gemm.cuh"
 #include "device/histogram.cuh"

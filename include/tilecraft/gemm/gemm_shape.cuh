@@ -1,5 +1,6 @@
 //! \file gemm/gemm_shape.cuh
-//! Every divisibility rule of a block-tiled SIMT GEMM (float or double) in one place: the block
+//! Every divisibility rule of a block-tiled GEMM (float or double on FMAs or TF32 tensor cores,
+//! __half or __nv_bfloat16 on the 16-bit tensor cores) in one place: the block
 //! tile TM x TN with K step TK, the thread's RegBlock, the warp's lane arrangement, the stages
 //! and the element type, and what follows from them (warps, threads, shared memory, the lane ->
 //! fragment map, which thread fills which shared element), checked with static_asserts whose
@@ -13,7 +14,8 @@
 //! covers a WM x WN warp tile (WM = LanesM * RM, WN = LanesN * RN); lane l sits at
 //! (l / LanesN, l % LanesN) of the LanesM x LanesN lane grid; fragment group g along M starts
 //! at column warp_m0 + lane_m * VM + g * LanesM * VM of the A row (VM = min(RM, V), where V =
-//! 16 / sizeof(T) elements make one 16-byte vector: 4 floats, 2 doubles), and likewise for B.
+//! 16 / sizeof(T) elements make one 16-byte vector: 4 floats, 2 doubles), and likewise for B
+//! (SIMT; the tensor-core warp levels read MMA fragments instead, see WarpMmaTf32, WarpMma16).
 //! With LanesN >= 8 a quarter-warp (what one phase of a 16-byte access serves) reads one A
 //! address (a broadcast) and eight consecutive B vectors: conflict-free, which the
 //! static_asserts prove with the bank model.
@@ -21,6 +23,9 @@
 //! fills the same bytes of its stage as an L x TK tile with K contiguous instead (TileAk,
 //! TileBk, rows of TK + 4 floats), in 16-byte copies along K (FillKRows), which the warp level
 //! reads through a TransposedView: a K-major tile would take single-element copies there.
+//! With 16-bit operands (GemmMath::mma16) the same two layouts hold __half or __nv_bfloat16,
+//! their rows padded to an odd number of 16-byte chunks (rows of TK + 8 elements for TileAk),
+//! which every 8 x 8 matrix the warp level's ldmatrix reads needs to be conflict-free.
 #pragma once
 
 #include <cstddef>
@@ -38,8 +43,9 @@ namespace tilecraft {
 //! A GEMM block configuration, in TiledGemm's parameter order. TM x TN: the C tile one block
 //! computes; RegBlockT: the thread's RegBlock<RM, RN>; TK: the K step (one stage of the A and
 //! B tiles); LanesM: rows of the warp's lane grid (LanesN = 32 / LanesM); Stages: A/B tile
-//! pairs in flight; T: the element type of A, B, C and the accumulators (float or double).
-//! Rules (each a static_assert): T is float or double; RegBlockT is a RegBlock whose
+//! pairs in flight; T: the element type of A and B (float, double, __half or __nv_bfloat16; C
+//! and the accumulators: T, or float for the 16-bit types). The full list of rules is at
+//! GemmShape below; the SIMT ones: T is float or double; RegBlockT is a RegBlock whose
 //! RM * RN * sizeof(T) is at most 512 bytes (64 double accumulators); LanesM is a power of two
 //! from 1 to 32; TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN;
 //! the block has 1 to 32 warps; TM and TN are multiples of V = 16 / sizeof(T); TK is 1, 2, 4
@@ -92,8 +98,29 @@ constexpr int tf32_fragment_wavefronts() {
   return worst;
 }
 
+// The worst wavefront count of one ldmatrix matrix (8 rows of 16 bytes) read from Tile (16-bit
+// elements), over every origin a warp reads: each group of 8 rows and each 8 columns. The
+// m16n8k16 fragments are made of such matrices (x4, x2, .trans or not: one phase each), so 1
+// here makes every fragment load of the 16-bit warp level (WarpMma16) conflict-free.
+template <class Tile>
+constexpr int ldmatrix_tile_wavefronts() {
+  int worst = 1;
+  for (int r0 = 0; r0 + 8 <= Tile::rows; r0 += 8) {
+    for (int c0 = 0; c0 + 8 <= Tile::cols; c0 += 8) {
+      const int w = bank::tile_ldmatrix_wavefronts<Tile>([&](int lane) { return bank::Coord{r0 + lane % 8, c0}; }, 1);
+      if (w > worst) worst = w;
+    }
+  }
+  return worst;
+}
+
 // GemmShape::operand_pad (see there) for E elements in a bank row and K-runs of R rows.
 constexpr int gemm_operand_pad(int l, int e, int r) { return ((e / r - l % e) % e + e) % e; }
+
+// The padding of a 16-bit tensor-core tile's rows of l elements: rows of an odd number of
+// 16-byte chunks, so that the 8 rows of an ldmatrix matrix fall in 8 different 16-byte bank
+// groups (l is a multiple of 8).
+constexpr int mma16_operand_pad(int l) { return (l / 8) % 2 == 0 ? 8 : 0; }
 
 // GemmShape's configuration rules, each computable whatever the parameters, and for each the
 // conjunction of the rules before it (before_*): GemmShape checks a rule only when those before
@@ -102,16 +129,25 @@ template <int TM, int TN, class RegBlockT, int TK, int LanesM, int Stages, class
 struct GemmShapeRules {
   using Rb = RegBlockParams<RegBlockT>;
   static constexpr bool tensor = Math != GemmMath::simt;
-  static constexpr bool element = std::is_same_v<T, float> || std::is_same_v<T, double>;
-  static constexpr bool math = !tensor || std::is_same_v<T, float>;
+  static constexpr bool half = is_gemm_16bit_v<T>;
+  static constexpr bool wide = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  static constexpr bool element = wide || half;
+  // simt: float or double; tf32, tf32x3: float; mma16: the 16-bit types.
+  static constexpr bool tf32_math = Math == GemmMath::tf32 || Math == GemmMath::tf32x3;
+  static constexpr bool math =
+      half ? Math == GemmMath::mma16 : (Math == GemmMath::simt || (tf32_math && std::is_same_v<T, float>));
   // The element type the sizes are computed with (float while T is not allowed, or not with
-  // the math).
+  // the math), and the accumulators' type.
   using Value = std::conditional_t<element && math, T, float>;
+  using Acc = gemm_output_t<Value>;
+  // With 16-bit operands (mma16): rows padded to odd 16-byte counts (mma16_operand_pad).
+  static constexpr bool mma16 = half && math;
   static constexpr int vector_elems = static_cast<int>(16 / sizeof(Value));
   static constexpr bool reg_block_type = is_reg_block_v<RegBlockT>;
-  static constexpr bool accumulators = static_cast<long long>(Rb::rows) * Rb::cols * sizeof(Value) <= 512;
+  static constexpr bool accumulators = static_cast<long long>(Rb::rows) * Rb::cols * sizeof(Acc) <= 512;
   static constexpr bool lanes = is_pow2(LanesM) && LanesM <= warp_threads;
-  static constexpr bool k_step = tensor ? TK > 0 && TK % 8 == 0
+  static constexpr int mma_k = mma16 ? 16 : 8;
+  static constexpr bool k_step = tensor ? TK > 0 && TK % mma_k == 0
                                         : TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0);
   static constexpr bool stages = Stages >= 2 && Stages <= 8;
   static constexpr bool tile = TM > 0 && TN > 0 && TM % vector_elems == 0 && TN % vector_elems == 0;
@@ -144,11 +180,14 @@ struct GemmShapeRules {
   static constexpr int bank_row_elems = static_cast<int>(smem_wavefront_bytes / sizeof(Value));
   // With tensor-core math a stage holds each operand's tile in one of two layouts (K-major, or
   // L x TK with K contiguous, rows padded by 4: GemmShape::TileAk), in the same bytes.
-  static constexpr long long k_major_elems(int l) {
-    return static_cast<long long>(TK) * (l + gemm_operand_pad(l, bank_row_elems, fill_k_run));
+  static constexpr int k_major_pad(int l) {
+    return mma16 ? mma16_operand_pad(l) : gemm_operand_pad(l, bank_row_elems, fill_k_run);
   }
+  // The padding of an L x TK tile's rows (GemmShape::TileAk): 4 floats, or 8 16-bit elements.
+  static constexpr int k_inner_pad = mma16 ? 8 : 4;
+  static constexpr long long k_major_elems(int l) { return static_cast<long long>(TK) * (l + k_major_pad(l)); }
   static constexpr long long operand_elems(int l) {
-    const long long k_inner = static_cast<long long>(l) * (TK + 4);
+    const long long k_inner = static_cast<long long>(l) * (TK + k_inner_pad);
     return tensor && k_inner > k_major_elems(l) ? k_inner : k_major_elems(l);
   }
   static constexpr long long smem_bytes = !before_smem ? 0
@@ -165,16 +204,20 @@ struct GemmShapeRules {
 //! A GEMM block configuration, in TiledGemm's parameter order. TM x TN: the C tile one block
 //! computes; RegBlockT: the thread's RegBlock<RM, RN>; TK: the K step (one stage of the A and
 //! B tiles); LanesM: rows of the warp's lane grid (LanesN = 32 / LanesM); Stages: A/B tile
-//! pairs in flight; T: the element type of A, B, C and the accumulators (float or double);
-//! Math: FMAs (GemmMath::simt) or the tensor cores (GemmMath::tf32, tf32x3: float only), on the
+//! pairs in flight; T: the element type of A and B, float, double, __half or __nv_bfloat16 (C
+//! and the accumulators: T, or float for the 16-bit types: output_type);
+//! Math: FMAs (GemmMath::simt) or the tensor cores (GemmMath::tf32, tf32x3: float only;
+//! GemmMath::mma16: the 16-bit types only, and their default), on the
 //! same block and warp tiles (fills in runs of min(TK, 4) rows, rows of 8 (mod 32) floats; an
-//! operand stored with K contiguous fills TileAk / TileBk, rows of TK + 4 floats).
-//! Rules (each a static_assert, in this order): T is float or double; the tensor-core maths
-//! take float; RegBlockT is a RegBlock
-//! (whose own rules hold) with RM * RN * sizeof(T) at most 512 bytes (64 double accumulators);
+//! operand stored with K contiguous fills TileAk / TileBk, rows of TK + 4 floats; 16-bit rows
+//! padded to an odd number of 16-byte chunks).
+//! Rules (each a static_assert, in this order): T is float, double, __half or __nv_bfloat16;
+//! the math suits T (simt: float or double; tf32, tf32x3: float; mma16: 16-bit); RegBlockT is a
+//! RegBlock (whose own rules hold) with RM * RN * sizeof(accumulator) at most 512 bytes (64
+//! double accumulators);
 //! LanesM is a power of two from 1 to 32; TK is 1, 2, 4 or a multiple of 8 (with tensor-core
-//! math a multiple of 8); 2 <= Stages <= 8; TM and TN are positive multiples of
-//! V = 16 / sizeof(T); TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN; the
+//! math a multiple of 8, with mma16 of 16); 2 <= Stages <= 8; TM and TN are positive multiples
+//! of V = 16 / sizeof(T); TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN; the
 //! block has 1 to 32 warps; with tensor-core math WM and WN are multiples of 16 and 8; the
 //! stages fit one block's shared
 //! memory (227 KiB); the thread count and each fill's vectors per tile row (TM / V, TN / V, TM,
@@ -190,22 +233,31 @@ struct GemmShapeRules {
 //! static_assert(Shape::threads == 256 && Shape::warp_m == 32 && Shape::warp_n == 64);
 //! using Dgemm = tilecraft::GemmShape<128, 64, tilecraft::RegBlock<4, 8>, 8, 4, 3, double>;
 //! static_assert(Dgemm::threads == 256 && Dgemm::vector_elems == 2 && Dgemm::smem_bytes <= 48 * 1024);
+//! // bfloat16 on the tensor cores (GemmMath::mma16, the default for it): 4 warps of 64 x 64
+//! using Bf16 = tilecraft::GemmShape<128, 128, tilecraft::RegBlock<16, 8>, 32, 4, 3, __nv_bfloat16>;
+//! static_assert(Bf16::threads == 128 && Bf16::mma16_math && std::is_same_v<Bf16::output_type, float>);
 //! \endcode
 template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class T = float,
-          GemmMath Math = GemmMath::simt>
+          GemmMath Math = default_gemm_math_v<T>>
 struct GemmShape {
  private:
   using Rules = detail::GemmShapeRules<TM, TN, RegBlockT, TK, LanesM, Stages, T, Math>;
   static constexpr bool own = Rules::parameters;  // else the stand-in configuration
 
  public:
-  //! T is float or double.
+  //! T is float, double, __half or __nv_bfloat16.
   static constexpr bool element_rule = Rules::element;
-  static_assert(element_rule, "GemmShape: T (the element type) must be float or double");
-  //! The math suits T: the tensor-core maths (GemmMath::tf32, tf32x3) take float.
+  static_assert(element_rule, "GemmShape: T (the element type) must be float, double, __half or __nv_bfloat16");
+  //! The math suits T: simt takes float or double, tf32 and tf32x3 float, mma16 (the only math
+  //! of the 16-bit types) __half or __nv_bfloat16.
   static constexpr bool math_rule = Rules::math;
-  static_assert(!Rules::before_math || math_rule,
+  static_assert(!Rules::before_math || math_rule || Rules::half || !Rules::tf32_math,
                 "GemmShape: GemmMath::tf32 and GemmMath::tf32x3 multiply float elements (T must be float)");
+  static_assert(!Rules::before_math || math_rule || Rules::half || Rules::tf32_math,
+                "GemmShape: GemmMath::mma16 multiplies __half or __nv_bfloat16 elements (T must be one of them)");
+  static_assert(!Rules::before_math || math_rule || !Rules::half,
+                "GemmShape: __half and __nv_bfloat16 elements multiply on the tensor cores: Math must be "
+                "GemmMath::mma16 (their default)");
   static_assert(!Rules::before_reg_block || Rules::reg_block_type,
                 "GemmShape: RegBlockT must be a tilecraft::RegBlock<RM, RN>");
   //! RegBlockT is a RegBlock whose own rules hold (RegBlock states them itself).
@@ -224,8 +276,8 @@ struct GemmShape {
   static_assert(reg_block_instantiated);
 
  public:
-  //! The accumulators fit in registers: RM * RN * sizeof(T) <= 512 bytes (RegBlock's 128 floats,
-  //! or 64 doubles: a double takes two registers).
+  //! The accumulators fit in registers: RM * RN * sizeof(accumulator) <= 512 bytes (RegBlock's
+  //! 128 floats, or 64 doubles: a double takes two registers; 16-bit operands accumulate in float).
   static constexpr bool accumulator_rule = Rules::accumulators;
   static_assert(!Rules::before_accumulators || accumulator_rule,
                 "GemmShape: RM * RN * sizeof(T) must be <= 512 bytes (at most 64 double accumulators: they must fit "
@@ -236,15 +288,17 @@ struct GemmShape {
   static constexpr bool k_step_rule = Rules::k_step;
   static_assert(!Rules::before_k_step || k_step_rule || Rules::tensor,
                 "GemmShape: TK (the K step) must be 1, 2, 4 or a multiple of 8");
-  static_assert(!Rules::before_k_step || k_step_rule || !Rules::tensor,
+  static_assert(!Rules::before_k_step || k_step_rule || !Rules::tensor || Rules::mma16,
                 "GemmShape: with tensor-core math TK (the K step) must be a multiple of 8 (the MMA's k)");
+  static_assert(!Rules::before_k_step || k_step_rule || !Rules::mma16,
+                "GemmShape: with GemmMath::mma16 TK (the K step) must be a multiple of 16 (the MMA's k)");
   static_assert(!Rules::before_stages || Rules::stages,
                 "GemmShape: Stages must be between 2 and 8 (one stage is computed on while the next loads)");
   //! The tile rule holds: TM and TN are positive multiples of vector_elems.
   static constexpr bool tile_rule = Rules::tile;
   static_assert(!Rules::before_tile || tile_rule,
-                "GemmShape: TM and TN must be positive multiples of 16 / sizeof(T) (4 floats, 2 doubles: shared rows "
-                "are filled in 16-byte vectors)");
+                "GemmShape: TM and TN must be positive multiples of 16 / sizeof(T) (4 floats, 2 doubles, 8 16-bit "
+                "elements: shared rows are filled in 16-byte vectors)");
   //! The warp tiles divide the block tile.
   static constexpr bool warp_tile_rule = Rules::warp_tile_m && Rules::warp_tile_n;
   static_assert(!Rules::before_warp_tile_m || Rules::warp_tile_m,
@@ -266,14 +320,18 @@ struct GemmShape {
                 "GemmShape: Stages * TK * (TM + TN + padding) * sizeof(T) bytes must fit one block's shared memory "
                 "(227 KiB)");
 
-  //! The element type (of A, B, C and the accumulators).
+  //! The element type of A and B.
   using element_type = T;
+  //! The type of C and of the accumulators: T, or float for the 16-bit types.
+  using output_type = gemm_output_t<T>;
   //! The math of the multiply-adds.
   static constexpr GemmMath math = Math;
-  //! Whether the math runs on the tensor cores (GemmMath::tf32, tf32x3).
+  //! Whether the math runs on the tensor cores (GemmMath::tf32, tf32x3, mma16).
   static constexpr bool tensor_math = Rules::tensor;
-  //! Elements in one 16-byte vector (V: 4 floats, 2 doubles): the width of the vector fills,
-  //! fragment loads (LDS.128) and C stores.
+  //! Whether A and B are 16-bit (GemmMath::mma16: fragments by ldmatrix, WarpMma16).
+  static constexpr bool mma16_math = Rules::mma16;
+  //! Elements in one 16-byte vector (V: 4 floats, 2 doubles, 8 16-bit): the width of the vector
+  //! fills, fragment loads (LDS.128) and C stores.
   static constexpr int vector_elems = Rules::vector_elems;
   //! The thread's register block.
   using reg_block = std::conditional_t<own, RegBlockT, RegBlock<4, 4>>;
@@ -323,7 +381,10 @@ struct GemmShape {
   //! E elements on E * sizeof(T) / 4 = 32 different banks. The padding is a multiple of
   //! vector_elems (E / R is, for R <= 8, and L is), so rows stay 16-byte aligned for the vector
   //! fill and the LDS.128 fragment loads.
-  static constexpr int operand_pad(int l) { return detail::gemm_operand_pad(l, bank_row_elems, fill_k_run); }
+  //! With GemmMath::mma16 (no element-wise K-contiguous fill: such operands fill TileAk, TileBk)
+  //! the rows are padded to an odd number of 16-byte chunks instead, which keeps the 8 rows of
+  //! every ldmatrix matrix in 8 different bank groups.
+  static constexpr int operand_pad(int l) { return Rules::k_major_pad(l); }
   //! One stage's A tile: TK x TM, K-major, padded.
   using TileA = SharedMatrix<typename Rules::Value, tile_k, tile_m, Padded<operand_pad(tile_m)>>;
   //! One stage's B tile: TK x TN, padded.
@@ -333,10 +394,11 @@ struct GemmShape {
   //! level reads it through a TransposedView (K x TM). Rows of TK + 4 floats (4 mod 8): a warp's
   //! fragment reads (8 rows by 4 consecutive k) and the fill's writes (FillKRows) touch every
   //! bank once.
-  using TileAk = SharedMatrix<typename Rules::Value, tile_m, tile_k, Padded<4>>;
+  //! With GemmMath::mma16, rows of TK + 8 16-bit elements (an odd number of 16-byte chunks).
+  using TileAk = SharedMatrix<typename Rules::Value, tile_m, tile_k, Padded<Rules::k_inner_pad>>;
   //! With tensor-core math, the B tile of an operand stored with K contiguous (B column-major):
   //! TN x TK, as TileAk.
-  using TileBk = SharedMatrix<typename Rules::Value, tile_n, tile_k, Padded<4>>;
+  using TileBk = SharedMatrix<typename Rules::Value, tile_n, tile_k, Padded<Rules::k_inner_pad>>;
 
  private:
   struct SimtStage {
@@ -495,7 +557,9 @@ struct GemmShape {
   template <bool WhichB>
   static constexpr int fragment_conflict_factor() {
     using Tile = std::conditional_t<WhichB, TileB, TileA>;
-    if constexpr (tensor_math) {
+    if constexpr (mma16_math) {
+      return detail::ldmatrix_tile_wavefronts<Tile>();
+    } else if constexpr (tensor_math) {
       return detail::tf32_fragment_wavefronts<Tile>();
     } else {
       constexpr int vector = WhichB ? vector_n : vector_m;
@@ -559,11 +623,13 @@ struct GemmShape {
                 "GemmShape: the tensor-core fragment loads must be bank-conflict free (tile rows of 8 or 24 (mod 32) "
                 "floats)");
   //! The shared writes of every fill are conflict-free (computed only when shape_ok).
+  //! (GemmMath::mma16 has no element-wise K-contiguous fill: those operands fill TileAk, TileBk.)
   static constexpr bool fill_conflict_rule =
-      !shape_ok || (fill_conflict_factor<TileA, false, vector_elems>() == 1 &&
-                    fill_conflict_factor<TileB, false, vector_elems>() == 1 &&
-                    fill_conflict_factor<TileA, false, 1>() == 1 && fill_conflict_factor<TileB, false, 1>() == 1 &&
-                    fill_conflict_factor<TileA, true>() == 1 && fill_conflict_factor<TileB, true>() == 1);
+      !shape_ok ||
+      (fill_conflict_factor<TileA, false, vector_elems>() == 1 &&
+       fill_conflict_factor<TileB, false, vector_elems>() == 1 && fill_conflict_factor<TileA, false, 1>() == 1 &&
+       fill_conflict_factor<TileB, false, 1>() == 1 &&
+       (mma16_math || (fill_conflict_factor<TileA, true>() == 1 && fill_conflict_factor<TileB, true>() == 1)));
   static_assert(!(fragment_a_rule && fragment_b_rule) || fill_conflict_rule,
                 "GemmShape: the shared writes of the operand fills must be bank-conflict free");
 
@@ -596,10 +662,15 @@ struct GemmShape {
   static constexpr bool k_inner_rule = [] {
     if constexpr (tensor_math && shape_ok && fragment_a_rule && fragment_b_rule && fill_conflict_rule) {
       if constexpr (k_inner_divides) {
-        return k_inner_fill_factor<TileAk, vector_elems>() == 1 && k_inner_fill_factor<TileAk, 1>() == 1 &&
-               k_inner_fill_factor<TileBk, vector_elems>() == 1 && k_inner_fill_factor<TileBk, 1>() == 1 &&
-               detail::tf32_fragment_wavefronts<TransposedView<const TileAk>>() == 1 &&
-               detail::tf32_fragment_wavefronts<TransposedView<const TileBk>>() == 1;
+        const bool fills = k_inner_fill_factor<TileAk, vector_elems>() == 1 && k_inner_fill_factor<TileAk, 1>() == 1 &&
+                           k_inner_fill_factor<TileBk, vector_elems>() == 1 && k_inner_fill_factor<TileBk, 1>() == 1;
+        if constexpr (mma16_math) {
+          return fills && detail::ldmatrix_tile_wavefronts<TileAk>() == 1 &&
+                 detail::ldmatrix_tile_wavefronts<TileBk>() == 1;
+        } else {
+          return fills && detail::tf32_fragment_wavefronts<TransposedView<const TileAk>>() == 1 &&
+                 detail::tf32_fragment_wavefronts<TransposedView<const TileBk>>() == 1;
+        }
       } else {
         return false;
       }

@@ -22,6 +22,7 @@
 #include "epilogue.cuh"
 #include "gemm_shape.cuh"
 #include "warp_mma.cuh"
+#include "warp_mma_16bit.cuh"
 #include "warp_mma_tf32.cuh"
 
 namespace tilecraft {
@@ -30,10 +31,13 @@ namespace tilecraft {
 //! block; RegBlockT: each thread's RegBlock<RM, RN>; TK: the K step; LanesM: rows of a warp's
 //! lane grid; Stages: pipeline depth (below sm_80, where the mainloop is a register double
 //! buffer, it uses two of the stages; smem_bytes still counts all of them); T: the element type
-//! of A, B, C and the accumulators (float or double); Math: how the products are computed,
-//! GemmMath::simt (FMAs, the default), or on the tensor cores for float, GemmMath::tf32 or
-//! tf32x3 (WarpMmaTf32 on the same warp tiles: a thread's RM x RN accumulators become its share
-//! of the warp tile's 16 x 8 MMA tiles). Every rule between them is checked by GemmShape.
+//! of A and B: float or double (C and the accumulators the same), or __half or __nv_bfloat16
+//! (C and the accumulators float: output_type); Math: how the products are computed,
+//! GemmMath::simt (FMAs, the default for float and double), on the tensor cores for float
+//! GemmMath::tf32 or tf32x3 (WarpMmaTf32 on the same warp tiles: a thread's RM x RN
+//! accumulators become its share of the warp tile's 16 x 8 MMA tiles), and for the 16-bit
+//! types GemmMath::mma16 (their default and only math: WarpMma16, m16n8k16 MMAs fed by
+//! ldmatrix; TK a multiple of 16). Every rule between them is checked by GemmShape.
 //! The block must have exactly `threads` threads (one-dimensional or not: the rank is
 //! threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)).
 //! Shared memory: sizeof(TempStorage) = smem_bytes (above 48 KiB it must be dynamic shared
@@ -47,14 +51,19 @@ namespace tilecraft {
 //! using Fast = tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 16, 4, 3, float,
 //!                                   tilecraft::GemmMath::tf32x3>;
 //! static_assert(Fast::threads == 128);
+//! // bfloat16 A and B, float C, on the tensor cores (GemmMath::mma16), 4 warps of 64 x 64:
+//! using Half = tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 32, 4, 3, __nv_bfloat16>;
+//! static_assert(Half::threads == 128 && std::is_same_v<Half::output_type, float>);
 //! \endcode
 template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class T = float,
-          GemmMath Math = GemmMath::simt>
+          GemmMath Math = default_gemm_math_v<T>>
 struct TiledGemm {
   //! The configuration's shapes and maps.
   using shape = GemmShape<TM, TN, RegBlockT, TK, LanesM, Stages, T, Math>;
-  //! The element type of A, B, C and the accumulators.
+  //! The element type of A and B.
   using element_type = T;
+  //! The type of C and of the accumulators: T, or float for __half and __nv_bfloat16.
+  using output_type = gemm_output_t<T>;
   //! Threads per block.
   static constexpr int threads = shape::threads;
   //! sizeof(TempStorage).
@@ -68,15 +77,17 @@ struct TiledGemm {
   };
 
 #if defined(__CUDACC__)
-  //! The warp level: WarpMma (FMAs) or, with tensor-core math, WarpMmaTf32 on the same warp tiles.
-  using warp_mma =
+  //! The warp level: WarpMma (FMAs) or, with tensor-core math, WarpMmaTf32 (float) or WarpMma16
+  //! (16-bit operands) on the same warp tiles.
+  using warp_mma = std::conditional_t<
+      shape::mma16_math, WarpMma16<typename shape::TileA, typename shape::TileB, shape::warp_m, shape::warp_n>,
       std::conditional_t<shape::tensor_math,
                          WarpMmaTf32<typename shape::TileA, typename shape::TileB, shape::warp_m, shape::warp_n, Math>,
-                         WarpMma<shape>>;
+                         WarpMma<shape>>>;
   //! Whether the operands may be filled in 16-byte vectors: every operand whose fill moves
   //! vectors (all but a K-major tile of a K-contiguous operand, i.e. all with tensor-core math)
   //! is 16-byte aligned with a leading dimension that is a multiple of shape::vector_elems
-  //! (4 floats, 2 doubles).
+  //! (4 floats, 2 doubles, 8 16-bit elements).
   template <class TA, Order OA, class TB, Order OB>
   TILECRAFT_HOST_DEVICE static bool vector_fill_ok(const MatrixRef<TA, OA>& a, const MatrixRef<TB, OB>& b) {
     const bool a_vector = OA == Order::col_major || shape::tensor_math;
@@ -91,7 +102,8 @@ struct TiledGemm {
   //! TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c M x N; m0, n0 >= 0.
   template <bool VectorFill, Order OA, Order OB, Order OC, class Epilogue>
   TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const T, OA> a, MatrixRef<const T, OB> b,
-                                   MatrixRef<T, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
+                                   MatrixRef<output_type, OC> c, std::int64_t m0, std::int64_t n0,
+                                   const Epilogue& epi) {
     const int thread = static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
     TILECRAFT_ASSERT(blockDim.x * blockDim.y * blockDim.z == threads &&
                      "tiled_gemm: blockDim.x * blockDim.y * blockDim.z must equal TiledGemm::threads");
@@ -325,7 +337,7 @@ struct TiledGemm {
   }
 
   template <Order OC, class Acc, class Epilogue>
-  TILECRAFT_DEVICE static void store(const warp_mma& mma, const Acc& acc, MatrixRef<T, OC> c, std::int64_t m0,
+  TILECRAFT_DEVICE static void store(const warp_mma& mma, const Acc& acc, MatrixRef<output_type, OC> c, std::int64_t m0,
                                      std::int64_t n0, const Epilogue& epi) {
     if constexpr (shape::tensor_math) {
       store_tensor(mma, acc, c, m0, n0, epi);
@@ -337,8 +349,8 @@ struct TiledGemm {
   // Tensor-core accumulators: acc[i][j][2h + e] is C (row(i, 2h), col(j, 0) + e), so each lane
   // holds pairs of adjacent columns; row-major C takes a pair in one 8-byte store when aligned.
   template <Order OC, class Acc, class Epilogue>
-  TILECRAFT_DEVICE static void store_tensor(const warp_mma& mma, const Acc& acc, MatrixRef<T, OC> c, std::int64_t m0,
-                                            std::int64_t n0, const Epilogue& epi) {
+  TILECRAFT_DEVICE static void store_tensor(const warp_mma& mma, const Acc& acc, MatrixRef<float, OC> c,
+                                            std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
     const bool reads = epi.reads_c();
     const bool pair_store =
         OC == Order::row_major && reinterpret_cast<std::uintptr_t>(c.data) % 8 == 0 && c.ld % 2 == 0 && n0 % 2 == 0;
@@ -363,8 +375,8 @@ struct TiledGemm {
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
             if (c0 + e < c.cols) {
-              T& dst = c(r, c0 + e);
-              dst = epi(v[e], reads ? dst : T(0), r, c0 + e);
+              float& dst = c(r, c0 + e);
+              dst = epi(v[e], reads ? dst : 0.0f, r, c0 + e);
             }
           }
         }
@@ -373,8 +385,8 @@ struct TiledGemm {
   }
 
   template <Order OC, class Acc, class Epilogue>
-  TILECRAFT_DEVICE static void store_simt(const warp_mma& mma, const Acc& acc, MatrixRef<T, OC> c, std::int64_t m0,
-                                          std::int64_t n0, const Epilogue& epi) {
+  TILECRAFT_DEVICE static void store_simt(const warp_mma& mma, const Acc& acc, MatrixRef<output_type, OC> c,
+                                          std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
     using Rb = typename shape::reg_block;
     constexpr int vn = shape::vector_n;
     // A whole 16-byte vector of columns per group (4 floats, 2 doubles).
@@ -434,14 +446,15 @@ inline constexpr bool is_tiled_gemm_storage_v = requires {
 // tiled_gemm once its configuration Gemm is known and the matrices hold Gemm's element type.
 template <class Gemm, class TA, Order OA, class TB, Order OB, Order OC, class Epilogue>
 TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, MatrixRef<TA, OA> a, MatrixRef<TB, OB> b,
-                                     MatrixRef<typename Gemm::element_type, OC> c, std::int64_t m0, std::int64_t n0,
+                                     MatrixRef<typename Gemm::output_type, OC> c, std::int64_t m0, std::int64_t n0,
                                      const Epilogue& epi) {
   using T = typename Gemm::element_type;
-  static_assert(GemmEpilogue<Epilogue, T>,
-                "tiled_gemm: the epilogue must be a GemmEpilogue for the element type (e.reads_c() and "
-                "e(acc, c_old, row, col) on T)");
+  using Out = typename Gemm::output_type;
+  static_assert(GemmEpilogue<Epilogue, Out>,
+                "tiled_gemm: the epilogue must be a GemmEpilogue for the output type (e.reads_c() and "
+                "e(acc, c_old, row, col) on C's type)");
   // A broken configuration has stated its rule (GemmShape): nothing more to compile.
-  if constexpr (Gemm::shape::rules_ok && GemmEpilogue<Epilogue, T>) {
+  if constexpr (Gemm::shape::rules_ok && GemmEpilogue<Epilogue, Out>) {
     const MatrixRef<const T, OA> ca{a.data, a.rows, a.cols, a.ld};
     const MatrixRef<const T, OB> cb{b.data, b.rows, b.cols, b.ld};
     constexpr int v = Gemm::shape::vector_elems;
@@ -461,10 +474,11 @@ TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, Matrix
 //! `storage` is a TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::TempStorage: it names
 //! its configuration, so the call takes no template arguments. `a` is op(A), M x K, and `b` is
 //! op(B), K x N, in either order (a transposed operand is the other order's view of the same
-//! memory: tilecraft::transposed); `c` is M x N. A, B and C hold the storage's element type T
-//! (MatrixRef<const T> or MatrixRef<T> for A and B, MatrixRef<T> for C), float or double, which
-//! is also the accumulators' type; the epilogue is a GemmEpilogue for T (default:
-//! BasicLinearCombination<T>, C = A B).
+//! memory: tilecraft::transposed); `c` is M x N. A and B hold the storage's element type T
+//! (MatrixRef<const T> or MatrixRef<T>): float or double, with C of the same type, which is
+//! also the accumulators'; or __half or __nv_bfloat16, with C float (TiledGemm::output_type;
+//! every product is exact and the sums are FP32). The epilogue is a GemmEpilogue for C's type
+//! (default: BasicLinearCombination of it, C = A B).
 //! Any M, N, K >= 0, any leading dimension, any alignment of T: operands filled in 16-byte
 //! vectors when aligned for it (TiledGemm::vector_fill_ok, and m0, n0 multiples of 16 /
 //! sizeof(T)), element by element otherwise; elements past M, N or K read as zeros, so tiles
@@ -502,31 +516,33 @@ TILECRAFT_DEVICE void tiled_gemm(Storage& storage, MatrixRef<TA, OA> a, MatrixRe
     using Gemm = typename Storage::tiled_gemm_type;
     using T = typename Gemm::element_type;
     constexpr bool types_ok = std::is_same_v<std::remove_const_t<TA>, T> &&
-                              std::is_same_v<std::remove_const_t<TB>, T> && std::is_same_v<TC, T>;
+                              std::is_same_v<std::remove_const_t<TB>, T> &&
+                              std::is_same_v<TC, typename Gemm::output_type>;
     static_assert(types_ok,
-                  "tiled_gemm: A, B and C must hold the storage's element type T (TiledGemm's last parameter, float by "
-                  "default): MatrixRef<const T>, MatrixRef<const T>, MatrixRef<T>");
+                  "tiled_gemm: A, B and C must hold the storage's element type T (TiledGemm's T, float by default) "
+                  "and C its output type (T, or float for __half and __nv_bfloat16): MatrixRef<const T>, "
+                  "MatrixRef<const T>, MatrixRef<TiledGemm::output_type>");
     if constexpr (types_ok) detail::tiled_gemm_run<Gemm>(storage, a, b, c, m0, n0, epi);
   }
 }
 
 //! tiled_gemm naming its configuration: tiled_gemm<TM, TN, RegBlockT, TK, LanesM, Stages>(storage,
-//! a, b, c, m0, n0, epi) is the call above, with T taken from the matrices (which must share one
-//! element type, float or double) and `storage` that configuration's
-//! TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::TempStorage. The form without template
-//! arguments says the same once, through the storage's type.
+//! a, b, c, m0, n0, epi) is the call above, with T taken from A (B must hold T too, and C T, or
+//! float for __half and __nv_bfloat16) and `storage` that configuration's
+//! TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::TempStorage (T's default math). The form
+//! without template arguments says the same once, through the storage's type.
 template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class Storage, class TA,
           Order OA, class TB, Order OB, class TC, Order OC,
           class Epilogue = BasicLinearCombination<std::remove_const_t<TC>>>
 TILECRAFT_DEVICE void tiled_gemm(Storage& storage, MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<TC, OC> c,
                                  std::int64_t m0, std::int64_t n0, const Epilogue& epi = {}) {
-  using T = std::remove_const_t<TC>;
-  constexpr bool one_type =
-      std::is_same_v<std::remove_const_t<TA>, T> && std::is_same_v<std::remove_const_t<TB>, T> && !std::is_const_v<TC>;
-  constexpr bool supported = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  using T = std::remove_const_t<TA>;
+  constexpr bool supported = std::is_same_v<T, float> || std::is_same_v<T, double> || is_gemm_16bit_v<T>;
+  constexpr bool one_type = std::is_same_v<std::remove_const_t<TB>, T> && std::is_same_v<TC, gemm_output_t<T>>;
   static_assert(one_type && supported,
-                "tiled_gemm: A, B and C must share one element type T that is float or double (MatrixRef<const T>, "
-                "MatrixRef<const T>, MatrixRef<T>)");
+                "tiled_gemm: A and B must share one element type T that is float, double, __half or __nv_bfloat16, "
+                "and C hold T (float for __half and __nv_bfloat16): MatrixRef<const T>, MatrixRef<const T>, "
+                "MatrixRef<T> (or MatrixRef<float>)");
   if constexpr (one_type && supported) {  // (nothing more to say when the rule is broken)
     using Gemm = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>;
     constexpr bool storage_ok = std::is_same_v<Storage, typename Gemm::TempStorage>;

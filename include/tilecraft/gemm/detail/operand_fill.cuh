@@ -93,8 +93,8 @@ class OperandFill {
 #pragma unroll
       for (int i = 0; i < per_thread; ++i) {
         if (ragged && row_ + Map::row_step(i) >= rows) break;
-        copy_async<elem_bytes * Width>(dst + Tile::offset(Map::row_step(i), Map::col_step(i)),
-                                       base_ + (offset + global_step(i)));
+        copy<elem_bytes * Width>(dst + Tile::offset(Map::row_step(i), Map::col_step(i)),
+                                 base_ + (offset + global_step(i)));
       }
       return;
     }
@@ -115,10 +115,10 @@ class OperandFill {
           copy_async<16>(d, base_, false);
         } else {
 #pragma unroll
-          for (int j = 0; j < vector; ++j) copy_async<elem_bytes>(d + j, j < n ? base_ + (o + j) : base_, j < n);
+          for (int j = 0; j < vector; ++j) copy<elem_bytes>(d + j, j < n ? base_ + (o + j) : base_, j < n);
         }
       } else {
-        copy_async<elem_bytes>(d, n > 0 ? base_ + o : base_, n > 0);
+        copy<elem_bytes>(d, n > 0 ? base_ + o : base_, n > 0);
       }
     }
   }
@@ -151,11 +151,11 @@ class OperandFill {
         } else {
           T e[static_cast<std::size_t>(vector)];
 #pragma unroll
-          for (int j = 0; j < vector; ++j) e[j] = j < n ? base_[o + j] : T(0);
+          for (int j = 0; j < vector; ++j) e[j] = j < n ? base_[o + j] : T{};
           std::memcpy(&staged.word[i], e, sizeof(Word));
         }
       } else {
-        staged.word[i] = n > 0 ? base_[o] : T(0);
+        staged.word[i] = n > 0 ? base_[o] : T{};
       }
     }
   }
@@ -171,6 +171,19 @@ class OperandFill {
   }
 
  private:
+  // One copy of Bytes into the stage: cp.async (4, 8 or 16 bytes; zero-fill where !valid), or
+  // for a single 2-byte element, which cp.async cannot move, a load and a store through a
+  // register (synchronous: done before the stage's commit, so before the barrier that
+  // publishes the stage).
+  template <int Bytes>
+  TILECRAFT_DEVICE static void copy(T* dst, const T* src, bool valid = true) {
+    if constexpr (Bytes >= 4) {
+      copy_async<Bytes>(dst, src, valid);
+    } else {
+      *dst = valid ? *src : T{};
+    }
+  }
+
   // How many of the Width elements from tile (row, col) lie inside the operand, with k_left
   // elements of K left from the step's start: along K (rows of a K-major tile, columns of an
   // L x TK one) and along L.
