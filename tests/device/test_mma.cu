@@ -425,9 +425,9 @@ static_assert(std::is_same_v<Mma16Large<__nv_bfloat16>::element_type, __nv_bfloa
 
 // One tile per block of a 2-D grid: in static shared memory where the storage fits it, else in
 // dynamic shared memory.
-template <class G, Order OA, Order OB, Order OC>
+template <class G, Order OA, Order OB, Order OC, class TC>
 __global__ void mma16_gemm_kernel(MatrixRef<const typename G::element_type, OA> a,
-                                  MatrixRef<const typename G::element_type, OB> b, MatrixRef<float, OC> c,
+                                  MatrixRef<const typename G::element_type, OB> b, MatrixRef<TC, OC> c,
                                   BasicLinearCombination<float> epi) {
   const std::int64_t m0 = blockIdx.y * std::int64_t{G::shape::tile_m};
   const std::int64_t n0 = blockIdx.x * std::int64_t{G::shape::tile_n};
@@ -494,6 +494,18 @@ T to_16bit(float v) {
     return __float2bfloat16(v);
   }
 }
+// A float as a C element of type TC (rounded to nearest for the 16-bit types), and back.
+template <class TC>
+TC to_c(float v) {
+  if constexpr (std::is_same_v<TC, float>) {
+    return v;
+  } else {
+    return to_16bit<TC>(v);
+  }
+}
+inline float c_value(float v) { return v; }
+inline float c_value(__half v) { return __half2float(v); }
+inline float c_value(__nv_bfloat16 v) { return __bfloat162float(v); }
 template <class T>
 T from_bits(std::uint16_t bits) {
   std::conditional_t<std::is_same_v<T, __half>, __half_raw, __nv_bfloat16_raw> raw{};
@@ -504,9 +516,9 @@ T from_bits(std::uint16_t bits) {
 // Launches mma16_gemm_kernel<G, OA, OB, OC> on p (A and B at their buffers' offsets already).
 // Column-major A is the transposed() view of the row-major K x M matrix, column-major B a plain
 // column-major MatrixRef: the same type either way.
-template <class G, Order OA, Order OB, Order OC>
+template <class G, Order OA, Order OB, Order OC, class TC = float>
 cudaError_t launch_mma16(const Mma16Problem& p, const typename G::element_type* a, const typename G::element_type* b,
-                         float* c) {
+                         TC* c) {
   using T = typename G::element_type;
   const MatrixRef<const T, OA> av = [&] {
     if constexpr (OA == Order::col_major) {
@@ -516,8 +528,8 @@ cudaError_t launch_mma16(const Mma16Problem& p, const typename G::element_type* 
     }
   }();
   const MatrixRef<const T, OB> bv{b, p.k, p.n, p.ldb()};
-  const MatrixRef<float, OC> cv{c, p.m, p.n, p.ldc()};
-  const auto kernel = mma16_gemm_kernel<G, OA, OB, OC>;
+  const MatrixRef<TC, OC> cv{c, p.m, p.n, p.ldc()};
+  const auto kernel = mma16_gemm_kernel<G, OA, OB, OC, TC>;
   const std::size_t dynamic = G::smem_bytes > 48 * 1024 ? G::smem_bytes : 0;
   const cudaError_t opted = tilecraft::opt_in_dynamic_smem(kernel, dynamic);
   if (opted != cudaSuccess) return opted;
@@ -527,8 +539,8 @@ cudaError_t launch_mma16(const Mma16Problem& p, const typename G::element_type* 
   return cudaGetLastError();
 }
 
-template <class T>
-using Mma16Launch = cudaError_t (*)(const Mma16Problem&, const T*, const T*, float*);
+template <class T, class TC = float>
+using Mma16Launch = cudaError_t (*)(const Mma16Problem&, const T*, const T*, TC*);
 
 // The launcher of G for A and B in orders oa and ob, C row-major: one kernel per order pair.
 template <class G>
@@ -542,11 +554,13 @@ Mma16Launch<typename G::element_type> mma16_launcher(Order oa, Order ob) {
 // product a multiple of 1/16 below 4 in magnitude, every sum over K <= 4096 a multiple of 1/16
 // below 2^14: exact in FP32 in any order), C (where beta != 0) random multiples of 1/4 in
 // [-8, 8], and alpha, beta whose products with those stay exact: C must equal the host's
-// double-precision result exactly. Elements of the A and B buffers outside the matrices (ld
+// double-precision result exactly (a float C), or that result rounded to nearest in T (C of the
+// operands' type; the float result is exact, so one rounding, which the host repeats).
+// Elements of the A and B buffers outside the matrices (ld
 // padding, the offset) are NaN; the C buffer, where beta == 0, is all 0xff bytes (NaN): every
 // element of C must have been written, and every element of the buffer outside C kept.
-template <class T>
-void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T> launch, const char* config) {
+template <class T, class TC = float>
+void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T, TC> launch, const char* config) {
   CAPTURE(salt);
   const std::string what =
       std::string(config) + ": " + std::to_string(p.m) + " x " + std::to_string(p.n) + " x " + std::to_string(p.k) +
@@ -572,14 +586,17 @@ void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T> launc
       b[p.ib(q, j)] = to_16bit<T>(fb[p.ib(q, j)]);
     }
   }
+  // C's initial values (multiples of 1/4 in [-8, 8]: exact in T too) as floats, and as stored.
   std::vector<float> c0(p.size_c());
+  std::vector<TC> c0_stored(p.size_c());
   if (p.beta != 0.0f) {
     for (auto& x : c0) x = quarter(-32, 32);
+    for (std::size_t e = 0; e < c0.size(); ++e) c0_stored[e] = to_c<TC>(c0[e]);
   } else {
-    std::memset(c0.data(), 0xff, c0.size() * sizeof(float));
+    std::memset(static_cast<void*>(c0_stored.data()), 0xff, c0_stored.size() * sizeof(TC));
   }
   DeviceBuffer<T> da(a), db(b);
-  DeviceBuffer<float> dc(c0);
+  DeviceBuffer<TC> dc(c0_stored);
   TILECRAFT_THROW_IF_ERROR(launch(p, da.get() + p.layout.off_a, db.get() + p.layout.off_b, dc.get() + p.layout.off_c));
   tilecraft::test::sync_and_check();
   const auto got = dc.download();
@@ -595,15 +612,17 @@ void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T> launc
       for (std::int64_t q = 0; q < p.k; ++q) ref += static_cast<double>(fa[p.ia(i, q)]) * fb[p.ib(q, j)];
       ref *= p.alpha;
       if (p.beta != 0.0f) ref += static_cast<double>(p.beta) * c0[p.ic(i, j)];
-      const float value = got[p.ic(i, j)];
+      const float value = c_value(got[p.ic(i, j)]);
       inside[p.ic(i, j)] = 1;
-      if (!(static_cast<double>(value) == ref)) report(i, j, value, std::to_string(ref));
+      // (ref is exact in float: the float epilogue computed it exactly; a 16-bit C rounds it once.)
+      const double want = static_cast<double>(c_value(to_c<TC>(static_cast<float>(ref))));
+      if (!(static_cast<double>(value) == want)) report(i, j, value, std::to_string(want));
     }
   }
   int outside_bad = 0;
   for (std::size_t e = 0; e < got.size(); ++e) {
-    if (!inside[e] && !tilecraft::test::same_bits(got[e], c0[e]) && ++outside_bad <= 5) {
-      MESSAGE("the C buffer's element " << e << " (outside C) was written: " << got[e]);
+    if (!inside[e] && !tilecraft::test::same_bits(got[e], c0_stored[e]) && ++outside_bad <= 5) {
+      MESSAGE("the C buffer's element " << e << " (outside C) was written: " << c_value(got[e]));
     }
   }
   if (bad > 0) MESSAGE(bad << " of " << p.m * p.n << " elements of C differ");
@@ -652,5 +671,35 @@ TEST_CASE_TEMPLATE("tiled_gemm on 16-bit operands (GemmMath::mma16) equals the e
         m, n, k, Order::col_major, Order::row_major, Order::col_major, mma16_layouts[s % layout_count], e[0], e[1]};
     check_mma16<T>(p, ++salt, &launch_mma16<Mma16Small<T>, Order::col_major, Order::row_major, Order::col_major>,
                    "64 x 64, K step 16, column-major C");
+  }
+}
+
+TEST_CASE_TEMPLATE("tiled_gemm on 16-bit operands with C of the same type: the exact product rounded once", T, __half,
+                   __nv_bfloat16) {
+  // C in T: row-major (pairs of 2-byte elements in one 4-byte store where aligned; element by
+  // element where the layout's offset or odd ld breaks that) and column-major, with and without
+  // beta (C's old value read into the float epilogue). Products that exceed T's precision make
+  // the rounding visible.
+  const std::int64_t shapes[][3] = {{1, 1, 1}, {127, 129, 65}, {33, 17, 100}, {64, 64, 64}};
+  constexpr float epilogues[][2] = {{1.0f, 0.0f}, {1.5f, -0.5f}, {2.0f, 0.75f}, {-0.5f, 0.0f}};
+  constexpr int layout_count = static_cast<int>(sizeof(mma16_layouts) / sizeof(mma16_layouts[0]));
+  std::uint64_t salt = std::is_same_v<T, __half> ? 9300 : 9800;
+  for (int s = 0; s < static_cast<int>(sizeof(shapes) / sizeof(shapes[0])); ++s) {
+    const std::int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+    for (int variant = 0; variant < 2; ++variant) {
+      const auto& e = epilogues[(2 * s + variant) % 4];
+      const Mma16Layout& layout = mma16_layouts[(s + variant) % layout_count];
+      if (variant == 0) {
+        const Mma16Problem p{m, n, k, Order::row_major, Order::col_major, Order::row_major, layout, e[0], e[1]};
+        check_mma16<T, T>(p, ++salt,
+                          &launch_mma16<Mma16Small<T>, Order::row_major, Order::col_major, Order::row_major, T>,
+                          "64 x 64, K step 16, C of the operands' type, row-major");
+      } else {
+        const Mma16Problem p{m, n, k, Order::col_major, Order::row_major, Order::col_major, layout, e[0], e[1]};
+        check_mma16<T, T>(p, ++salt,
+                          &launch_mma16<Mma16Small<T>, Order::col_major, Order::row_major, Order::col_major, T>,
+                          "64 x 64, K step 16, C of the operands' type, column-major");
+      }
+    }
   }
 }

@@ -27,12 +27,39 @@
 
 namespace tilecraft {
 
+#if defined(__CUDACC__)
+namespace detail {
+// A C element as the epilogue's float, and back, rounded to nearest (16-bit C); the identity
+// for float and double.
+template <class TC>
+TILECRAFT_DEVICE auto to_float(const TC& x) {
+  if constexpr (std::is_same_v<TC, __half>) {
+    return __half2float(x);
+  } else if constexpr (std::is_same_v<TC, __nv_bfloat16>) {
+    return __bfloat162float(x);
+  } else {
+    return x;
+  }
+}
+template <class TC, class V>
+TILECRAFT_DEVICE TC from_float(V x) {
+  if constexpr (std::is_same_v<TC, __half>) {
+    return __float2half_rn(x);
+  } else if constexpr (std::is_same_v<TC, __nv_bfloat16>) {
+    return __float2bfloat16_rn(x);
+  } else {
+    return x;
+  }
+}
+}  // namespace detail
+#endif
+
 //! A block-tiled GEMM configuration and its block-level algorithm. TM x TN: the C tile of one
 //! block; RegBlockT: each thread's RegBlock<RM, RN>; TK: the K step; LanesM: rows of a warp's
 //! lane grid; Stages: pipeline depth (below sm_80, where the mainloop is a register double
 //! buffer, it uses two of the stages; smem_bytes still counts all of them); T: the element type
 //! of A and B: float or double (C and the accumulators the same), or __half or __nv_bfloat16
-//! (C and the accumulators float: output_type); Math: how the products are computed,
+//! (the accumulators float: output_type; C float or T); Math: how the products are computed,
 //! GemmMath::simt (FMAs, the default for float and double), on the tensor cores for float
 //! GemmMath::tf32 or tf32x3 (WarpMmaTf32 on the same warp tiles: a thread's RM x RN
 //! accumulators become its share of the warp tile's 16 x 8 MMA tiles), and for the 16-bit
@@ -62,8 +89,13 @@ struct TiledGemm {
   using shape = GemmShape<TM, TN, RegBlockT, TK, LanesM, Stages, T, Math>;
   //! The element type of A and B.
   using element_type = T;
-  //! The type of C and of the accumulators: T, or float for __half and __nv_bfloat16.
+  //! The type of the accumulators and of the epilogue's values: T, or float for __half and
+  //! __nv_bfloat16.
   using output_type = gemm_output_t<T>;
+  //! Whether C may hold TC: output_type always; with 16-bit operands, T too (the epilogue's
+  //! float result rounded to nearest into C, and C's old value read as float).
+  template <class TC>
+  static constexpr bool c_type_ok = std::is_same_v<TC, output_type> || (shape::mma16_math && std::is_same_v<TC, T>);
   //! Threads per block.
   static constexpr int threads = shape::threads;
   //! sizeof(TempStorage).
@@ -100,10 +132,10 @@ struct TiledGemm {
   //! K-contiguous in 16-byte vectors, which needs vector_fill_ok(a, b) and m0, n0 multiples
   //! of shape::vector_elems; otherwise element by element. Preconditions (checked with
   //! TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c M x N; m0, n0 >= 0.
-  template <bool VectorFill, Order OA, Order OB, Order OC, class Epilogue>
+  template <bool VectorFill, Order OA, Order OB, class TC, Order OC, class Epilogue>
   TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const T, OA> a, MatrixRef<const T, OB> b,
-                                   MatrixRef<output_type, OC> c, std::int64_t m0, std::int64_t n0,
-                                   const Epilogue& epi) {
+                                   MatrixRef<TC, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
+    static_assert(c_type_ok<TC>, "TiledGemm::run: C must hold output_type (or T for 16-bit operands)");
     const int thread = static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
     TILECRAFT_ASSERT(blockDim.x * blockDim.y * blockDim.z == threads &&
                      "tiled_gemm: blockDim.x * blockDim.y * blockDim.z must equal TiledGemm::threads");
@@ -336,8 +368,8 @@ struct TiledGemm {
     }
   }
 
-  template <Order OC, class Acc, class Epilogue>
-  TILECRAFT_DEVICE static void store(const warp_mma& mma, const Acc& acc, MatrixRef<output_type, OC> c, std::int64_t m0,
+  template <class TC, Order OC, class Acc, class Epilogue>
+  TILECRAFT_DEVICE static void store(const warp_mma& mma, const Acc& acc, MatrixRef<TC, OC> c, std::int64_t m0,
                                      std::int64_t n0, const Epilogue& epi) {
     if constexpr (shape::tensor_math) {
       store_tensor(mma, acc, c, m0, n0, epi);
@@ -347,13 +379,16 @@ struct TiledGemm {
   }
 
   // Tensor-core accumulators: acc[i][j][2h + e] is C (row(i, 2h), col(j, 0) + e), so each lane
-  // holds pairs of adjacent columns; row-major C takes a pair in one 8-byte store when aligned.
-  template <Order OC, class Acc, class Epilogue>
-  TILECRAFT_DEVICE static void store_tensor(const warp_mma& mma, const Acc& acc, MatrixRef<float, OC> c,
-                                            std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
+  // holds pairs of adjacent columns; row-major C takes a pair in one 8-byte store (4 bytes for a
+  // 16-bit C) when aligned. The epilogue works in float; a 16-bit C is read into float and
+  // written rounded to nearest.
+  template <class TC, Order OC, class Acc, class Epilogue>
+  TILECRAFT_DEVICE static void store_tensor(const warp_mma& mma, const Acc& acc, MatrixRef<TC, OC> c, std::int64_t m0,
+                                            std::int64_t n0, const Epilogue& epi) {
     const bool reads = epi.reads_c();
-    const bool pair_store =
-        OC == Order::row_major && reinterpret_cast<std::uintptr_t>(c.data) % 8 == 0 && c.ld % 2 == 0 && n0 % 2 == 0;
+    constexpr std::uintptr_t pair_bytes = 2 * sizeof(TC);
+    const bool pair_store = OC == Order::row_major && reinterpret_cast<std::uintptr_t>(c.data) % pair_bytes == 0 &&
+                            c.ld % 2 == 0 && n0 % 2 == 0;
 #pragma unroll
     for (int i = 0; i < warp_mma::tiles_m; ++i) {
 #pragma unroll
@@ -366,17 +401,26 @@ struct TiledGemm {
           const float* const v = &acc[i][j][2 * h];
           if constexpr (OC == Order::row_major) {
             if (pair_store && c0 + 1 < c.cols) {
-              float2* const p = reinterpret_cast<float2*>(c.data + r * c.ld + c0);
-              const float2 old = reads ? *p : float2{0.0f, 0.0f};
-              *p = float2{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1)};
+              if constexpr (std::is_same_v<TC, float>) {
+                float2* const p = reinterpret_cast<float2*>(c.data + r * c.ld + c0);
+                const float2 old = reads ? *p : float2{0.0f, 0.0f};
+                *p = float2{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1)};
+              } else {
+                TC* const p = c.data + r * c.ld + c0;
+                alignas(pair_bytes) TC pair[2];
+                if (reads) *reinterpret_cast<std::uint32_t*>(pair) = *reinterpret_cast<const std::uint32_t*>(p);
+                pair[0] = detail::from_float<TC>(epi(v[0], reads ? detail::to_float(pair[0]) : 0.0f, r, c0));
+                pair[1] = detail::from_float<TC>(epi(v[1], reads ? detail::to_float(pair[1]) : 0.0f, r, c0 + 1));
+                *reinterpret_cast<std::uint32_t*>(p) = *reinterpret_cast<const std::uint32_t*>(pair);
+              }
               continue;
             }
           }
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
             if (c0 + e < c.cols) {
-              float& dst = c(r, c0 + e);
-              dst = epi(v[e], reads ? dst : 0.0f, r, c0 + e);
+              TC& dst = c(r, c0 + e);
+              dst = detail::from_float<TC>(epi(v[e], reads ? detail::to_float(dst) : 0.0f, r, c0 + e));
             }
           }
         }
@@ -444,10 +488,9 @@ inline constexpr bool is_tiled_gemm_storage_v = requires {
 };
 
 // tiled_gemm once its configuration Gemm is known and the matrices hold Gemm's element type.
-template <class Gemm, class TA, Order OA, class TB, Order OB, Order OC, class Epilogue>
+template <class Gemm, class TA, Order OA, class TB, Order OB, class TC, Order OC, class Epilogue>
 TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, MatrixRef<TA, OA> a, MatrixRef<TB, OB> b,
-                                     MatrixRef<typename Gemm::output_type, OC> c, std::int64_t m0, std::int64_t n0,
-                                     const Epilogue& epi) {
+                                     MatrixRef<TC, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
   using T = typename Gemm::element_type;
   using Out = typename Gemm::output_type;
   static_assert(GemmEpilogue<Epilogue, Out>,
@@ -476,9 +519,10 @@ TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, Matrix
 //! op(B), K x N, in either order (a transposed operand is the other order's view of the same
 //! memory: tilecraft::transposed); `c` is M x N. A and B hold the storage's element type T
 //! (MatrixRef<const T> or MatrixRef<T>): float or double, with C of the same type, which is
-//! also the accumulators'; or __half or __nv_bfloat16, with C float (TiledGemm::output_type;
-//! every product is exact and the sums are FP32). The epilogue is a GemmEpilogue for C's type
-//! (default: BasicLinearCombination of it, C = A B).
+//! also the accumulators'; or __half or __nv_bfloat16, with FP32 accumulators (every product is
+//! exact, the sums are FP32) and C float (TiledGemm::output_type) or of the operands' type (the
+//! epilogue's float result rounded to nearest; C's old value read as float). The epilogue is a
+//! GemmEpilogue for output_type (default: BasicLinearCombination of it, C = A B).
 //! Any M, N, K >= 0, any leading dimension, any alignment of T: operands filled in 16-byte
 //! vectors when aligned for it (TiledGemm::vector_fill_ok, and m0, n0 multiples of 16 /
 //! sizeof(T)), element by element otherwise; elements past M, N or K read as zeros, so tiles
@@ -506,7 +550,7 @@ TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, Matrix
 //! }
 //! \endcode
 template <class Storage, class TA, Order OA, class TB, Order OB, class TC, Order OC,
-          class Epilogue = BasicLinearCombination<std::remove_const_t<TC>>>
+          class Epilogue = BasicLinearCombination<gemm_output_t<std::remove_const_t<TA>>>>
 TILECRAFT_DEVICE void tiled_gemm(Storage& storage, MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<TC, OC> c,
                                  std::int64_t m0, std::int64_t n0, const Epilogue& epi = {}) {
   static_assert(detail::is_tiled_gemm_storage_v<Storage>,
@@ -516,11 +560,10 @@ TILECRAFT_DEVICE void tiled_gemm(Storage& storage, MatrixRef<TA, OA> a, MatrixRe
     using Gemm = typename Storage::tiled_gemm_type;
     using T = typename Gemm::element_type;
     constexpr bool types_ok = std::is_same_v<std::remove_const_t<TA>, T> &&
-                              std::is_same_v<std::remove_const_t<TB>, T> &&
-                              std::is_same_v<TC, typename Gemm::output_type>;
+                              std::is_same_v<std::remove_const_t<TB>, T> && Gemm::template c_type_ok<TC>;
     static_assert(types_ok,
                   "tiled_gemm: A, B and C must hold the storage's element type T (TiledGemm's T, float by default) "
-                  "and C its output type (T, or float for __half and __nv_bfloat16): MatrixRef<const T>, "
+                  "and C its output type (T, or for __half and __nv_bfloat16 float or T): MatrixRef<const T>, "
                   "MatrixRef<const T>, MatrixRef<TiledGemm::output_type>");
     if constexpr (types_ok) detail::tiled_gemm_run<Gemm>(storage, a, b, c, m0, n0, epi);
   }
@@ -533,15 +576,16 @@ TILECRAFT_DEVICE void tiled_gemm(Storage& storage, MatrixRef<TA, OA> a, MatrixRe
 //! without template arguments says the same once, through the storage's type.
 template <int TM, int TN, class RegBlockT, int TK = 8, int LanesM = 4, int Stages = 3, class Storage, class TA,
           Order OA, class TB, Order OB, class TC, Order OC,
-          class Epilogue = BasicLinearCombination<std::remove_const_t<TC>>>
+          class Epilogue = BasicLinearCombination<gemm_output_t<std::remove_const_t<TA>>>>
 TILECRAFT_DEVICE void tiled_gemm(Storage& storage, MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<TC, OC> c,
                                  std::int64_t m0, std::int64_t n0, const Epilogue& epi = {}) {
   using T = std::remove_const_t<TA>;
   constexpr bool supported = std::is_same_v<T, float> || std::is_same_v<T, double> || is_gemm_16bit_v<T>;
-  constexpr bool one_type = std::is_same_v<std::remove_const_t<TB>, T> && std::is_same_v<TC, gemm_output_t<T>>;
+  constexpr bool one_type = std::is_same_v<std::remove_const_t<TB>, T> &&
+                            (std::is_same_v<TC, gemm_output_t<T>> || (is_gemm_16bit_v<T> && std::is_same_v<TC, T>));
   static_assert(one_type && supported,
                 "tiled_gemm: A and B must share one element type T that is float, double, __half or __nv_bfloat16, "
-                "and C hold T (float for __half and __nv_bfloat16): MatrixRef<const T>, MatrixRef<const T>, "
+                "and C hold T (float or T for __half and __nv_bfloat16): MatrixRef<const T>, MatrixRef<const T>, "
                 "MatrixRef<T> (or MatrixRef<float>)");
   if constexpr (one_type && supported) {  // (nothing more to say when the rule is broken)
     using Gemm = TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>;
