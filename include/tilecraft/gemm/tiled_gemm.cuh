@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <nv/target>
@@ -406,12 +407,15 @@ struct TiledGemm {
                 const float2 old = reads ? *p : float2{0.0f, 0.0f};
                 *p = float2{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1)};
               } else {
-                TC* const p = c.data + r * c.ld + c0;
-                alignas(pair_bytes) TC pair[2];
-                if (reads) *reinterpret_cast<std::uint32_t*>(pair) = *reinterpret_cast<const std::uint32_t*>(p);
+                // One 4-byte word holds the pair (p is 4-byte aligned: pair_store).
+                auto* const p = reinterpret_cast<std::uint32_t*>(c.data + r * c.ld + c0);
+                TC pair[2];
+                if (reads) std::memcpy(pair, p, sizeof pair);
                 pair[0] = detail::from_float<TC>(epi(v[0], reads ? detail::to_float(pair[0]) : 0.0f, r, c0));
                 pair[1] = detail::from_float<TC>(epi(v[1], reads ? detail::to_float(pair[1]) : 0.0f, r, c0 + 1));
-                *reinterpret_cast<std::uint32_t*>(p) = *reinterpret_cast<const std::uint32_t*>(pair);
+                std::uint32_t word;
+                std::memcpy(&word, pair, sizeof word);
+                *p = word;
               }
               continue;
             }
