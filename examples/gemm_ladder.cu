@@ -11,8 +11,17 @@
 //                              a 3-stage cp.async pipeline, one barrier per K step
 //   5. tilecraft::gemm         the default: the policy tilecraft chooses by shape (for large
 //                              problems GemmPolicyLarge: 128 x 128 tiles, 8 x 8 per thread)
-// The reference is cuBLAS in FP32 (CUBLAS_PEDANTIC_MATH: FFMA only, no TF32); a rung is ok when
-// every element is within 1e-5 of sum_k |a_ik b_kj| of it.
+// Then the tensor cores, through tiled_gemm in a kernel of this file (TensorRung: the
+// benchmarks' configurations), each math a compile-time parameter of the same building block:
+//   6. TF32                    operands rounded to TF32 (10 mantissa bits), one MMA per product
+//   7. TF32x3                  each operand split into two TF32 parts, three MMAs: FP32 accuracy
+//   8. BF16                    the operands rounded to bfloat16 first (a conversion kernel, not
+//                              timed), m16n8k16 MMAs, FP32 accumulation and C
+// Every rung is compared with an FP64 reference (cublasDgemm on the same data): the worst error
+// of an element, as a fraction of sum_k |a_ik b_kj| (what its rounding scales with), is printed
+// and must stay within the math's bound: 1e-5 for FP32 and TF32x3, 2e-3 for TF32 (2^-10 per
+// product), 1e-2 for BF16 (inputs rounded to 2^-9). cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH: FFMA
+// only, no TF32) is the speed reference.
 // Usage: gemm_ladder [N | M N K]   (default 2048^3; the course's kernels take square matrices
 // only, so for other shapes rungs 1-3 are skipped)
 #include <cublas_v2.h>
@@ -24,9 +33,14 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include <cuda_bf16.h>
+
 #include <tilecraft/device/gemm.cuh>
+#include <tilecraft/gemm/tiled_gemm.cuh>
+#include <tilecraft/util/launch.cuh>
 
 #include "course/gemm_course.cuh"
 #include "example_util.cuh"
@@ -55,11 +69,58 @@ void cublas_gemm(cublasHandle_t handle, std::int64_t m, std::int64_t n, std::int
                            static_cast<int>(n)));
 }
 
-float* device_copy(const std::vector<float>& h) {
-  float* d = nullptr;
-  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d, h.size() * sizeof(float)));
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+template <class T>
+T* device_copy(const std::vector<T>& h) {
+  T* d = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d, h.size() * sizeof(T)));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
   return d;
+}
+
+// Rungs 6-8: tiled_gemm on the tensor cores, one tile of C per block, the configurations the
+// benchmarks measured best: TF32 128 x 128 in 4 warps of 64 x 64 (RegBlock<16, 8> on a 4 x 8
+// lane grid), K steps of 16 in 4 stages; TF32x3, whose split operands take more registers,
+// 64 x 128 in 4 warps of 32 x 64, K steps of 32 in 3 stages; BF16 as TF32 with K steps of 32 in
+// 3 stages. All above 48 KiB of shared memory, so dynamic shared memory, opted in once.
+template <class T, tilecraft::GemmMath Math>
+using TensorRung = std::conditional_t<
+    Math == tilecraft::GemmMath::tf32, tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 16, 4, 4, T, Math>,
+    std::conditional_t<Math == tilecraft::GemmMath::tf32x3,
+                       tilecraft::TiledGemm<64, 128, tilecraft::RegBlock<8, 8>, 32, 4, 3, T, Math>,
+                       tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 32, 4, 3, T, Math>>>;
+
+template <class Gemm>
+__global__ void __launch_bounds__(Gemm::threads)
+    tensor_gemm(tilecraft::MatrixRef<const typename Gemm::element_type> a,
+                tilecraft::MatrixRef<const typename Gemm::element_type> b, tilecraft::MatrixRef<float> c) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto& storage = *reinterpret_cast<typename Gemm::TempStorage*>(smem);
+  tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * std::int64_t{Gemm::shape::tile_m},
+                        blockIdx.x * std::int64_t{Gemm::shape::tile_n});
+}
+
+template <class Gemm>
+void launch_tensor_gemm(std::int64_t m, std::int64_t n, std::int64_t k, const typename Gemm::element_type* a,
+                        const typename Gemm::element_type* b, float* c) {
+  using T = typename Gemm::element_type;
+  static const bool opted_in = [] {
+    TILECRAFT_THROW_IF_ERROR(tilecraft::opt_in_dynamic_smem(tensor_gemm<Gemm>, Gemm::smem_bytes));
+    return true;
+  }();
+  (void)opted_in;
+  constexpr int tm = Gemm::shape::tile_m, tn = Gemm::shape::tile_n;
+  const dim3 grid(static_cast<unsigned>((n + tn - 1) / tn), static_cast<unsigned>((m + tm - 1) / tm));
+  tensor_gemm<Gemm><<<grid, Gemm::threads, Gemm::smem_bytes>>>(tilecraft::MatrixRef<const T>{a, m, k, k},
+                                                               tilecraft::MatrixRef<const T>{b, k, n, n},
+                                                               tilecraft::MatrixRef<float>{c, m, n, n});
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+}
+
+__global__ void to_bf16(const float* in, __nv_bfloat16* out, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    out[i] = __float2bfloat16_rn(in[i]);
+  }
 }
 
 }  // namespace
@@ -88,25 +149,36 @@ int main(int argc, char** argv) {
   std::transform(ha.begin(), ha.end(), abs_a.begin(), [](float x) { return std::fabs(x); });
   std::transform(hb.begin(), hb.end(), abs_b.begin(), [](float x) { return std::fabs(x); });
   float *a = device_copy(ha), *b = device_copy(hb), *da = device_copy(abs_a), *db = device_copy(abs_b);
-  float *c = nullptr, *ref = nullptr, *scale = nullptr;
+  float *c = nullptr, *scale = nullptr;
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&c, mn * sizeof(float)));
-  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&ref, mn * sizeof(float)));
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&scale, mn * sizeof(float)));
 
   cublasHandle_t handle;
   CUBLAS_CHECK(cublasCreate(&handle));
   CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
-  // The reference, and the size of each element's terms (|A| |B|): the float error scales with it.
-  cublas_gemm(handle, m, n, k, a, b, ref);
+  // The FP64 reference (cublasDgemm on the same values: C^T = B^T A^T, as cublas_gemm), and the
+  // size of each element's terms (|A| |B|): the rounding errors scale with it.
+  std::vector<double> ha64(ha.begin(), ha.end()), hb64(hb.begin(), hb.end());
+  double *a64 = device_copy(ha64), *b64 = device_copy(hb64), *ref = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&ref, mn * sizeof(double)));
+  const double one = 1.0, zero = 0.0;
+  CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+                           static_cast<int>(k), &one, b64, static_cast<int>(n), a64, static_cast<int>(k), &zero, ref,
+                           static_cast<int>(n)));
   cublas_gemm(handle, m, n, k, da, db, scale);
-  std::vector<float> h_ref(mn), h_scale(mn), got(mn);
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(h_ref.data(), ref, mn * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<double> h_ref(mn);
+  std::vector<float> h_scale(mn), got(mn);
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(h_ref.data(), ref, mn * sizeof(double), cudaMemcpyDeviceToHost));
   TILECRAFT_THROW_IF_ERROR(cudaMemcpy(h_scale.data(), scale, mn * sizeof(float), cudaMemcpyDeviceToHost));
-  auto correct = [&] {
+  // The worst |C - C_fp64| / sum_k |a_ik b_kj| (infinite for a NaN: an element never written).
+  auto worst_error = [&] {
     TILECRAFT_THROW_IF_ERROR(cudaMemcpy(got.data(), c, mn * sizeof(float), cudaMemcpyDeviceToHost));
-    for (std::size_t i = 0; i < mn; ++i)
-      if (!(std::fabs(got[i] - h_ref[i]) <= 1e-5f * h_scale[i])) return false;  // a NaN (poison) fails too
-    return true;
+    double worst = 0;
+    for (std::size_t i = 0; i < mn; ++i) {
+      const double e = std::fabs(static_cast<double>(got[i]) - h_ref[i]) / std::max(double(h_scale[i]), 1e-30);
+      worst = e == e ? std::max(worst, e) : INFINITY;
+    }
+    return worst;
   };
 
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -123,14 +195,16 @@ int main(int argc, char** argv) {
   example::report_flops("cuBLAS SGEMM, FP32", cublas_ms, flops, "(reference)");
 
   bool all_ok = true;
-  auto rung = [&](const char* name, auto launch) {
+  auto rung = [&](const char* name, auto launch, double bound = 1e-5) {
     TILECRAFT_THROW_IF_ERROR(cudaMemset(c, 0xff, mn * sizeof(float)));  // NaN where nothing is written
     launch();
-    const bool ok = correct();
+    const double worst = worst_error();
+    const bool ok = worst <= bound;
     all_ok = all_ok && ok;
     const double ms = time_ms(launch);
-    char verdict[64];
-    std::snprintf(verdict, sizeof verdict, "%s, %.2fx cuBLAS", example::verdict(ok), cublas_ms / ms);
+    char verdict[96];
+    std::snprintf(verdict, sizeof verdict, "%s, %.2fx cuBLAS, error %.1e (bound %.0e)", example::verdict(ok),
+                  cublas_ms / ms, worst, bound);
     example::report_flops(name, ms, flops, verdict);
   };
   const int sq = static_cast<int>(n);
@@ -155,7 +229,23 @@ int main(int argc, char** argv) {
         tilecraft::gemm(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n));
   });
 
+  using tilecraft::GemmMath;
+  rung(
+      "6 tiled_gemm, TF32", [&] { launch_tensor_gemm<TensorRung<float, GemmMath::tf32>>(m, n, k, a, b, c); }, 2e-3);
+  rung("7 tiled_gemm, TF32x3", [&] { launch_tensor_gemm<TensorRung<float, GemmMath::tf32x3>>(m, n, k, a, b, c); });
+  __nv_bfloat16 *a16 = nullptr, *b16 = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&a16, mk * sizeof(__nv_bfloat16)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&b16, kn * sizeof(__nv_bfloat16)));
+  to_bf16<<<256, 256>>>(a, a16, static_cast<std::int64_t>(mk));
+  to_bf16<<<256, 256>>>(b, b16, static_cast<std::int64_t>(kn));
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+  rung(
+      "8 tiled_gemm, BF16 operands",
+      [&] { launch_tensor_gemm<TensorRung<__nv_bfloat16, GemmMath::mma16>>(m, n, k, a16, b16, c); }, 1e-2);
+
   CUBLAS_CHECK(cublasDestroy(handle));
-  for (float* p : {a, b, da, db, c, ref, scale}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
+  for (float* p : {a, b, da, db, c, scale}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
+  for (double* p : {a64, b64, ref}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
+  for (__nv_bfloat16* p : {a16, b16}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
   return all_ok ? 0 : 1;
 }

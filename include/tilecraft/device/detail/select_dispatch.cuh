@@ -51,9 +51,6 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
 [[nodiscard]] cudaError_t select_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, In* d_out,
                                      NumSelected* d_num_selected, std::int64_t num_items, Pred pred,
                                      cudaStream_t stream) {
-  static_assert(static_cast<std::size_t>(Policy::tile_items) * sizeof(In) <= max_tile_stage_bytes,
-                "tilecraft::select_if / partition: a tile (Policy threads * items * sizeof(item)) must fit 40 KiB of "
-                "static shared memory: take fewer threads or items");
   const std::int64_t tiles = ceil_div<std::int64_t>(num_items, Policy::tile_items);
   if (tiles > INT_MAX) return cudaErrorInvalidValue;
   const std::size_t needed = scan_header_bytes + tile_status_bytes<Offset>(tiles > 1 ? tiles : 1);
@@ -101,12 +98,20 @@ template <class Policy, bool Partition, class In, class Pred, class NumSelected>
     if (num_items < 0 || num_items > INT64_MAX / 64) return cudaErrorInvalidValue;
 #if defined(__CUDACC__)
     auto run = [&]<class P>() -> cudaError_t {
-      if (num_items <= static_cast<std::int64_t>(UINT_MAX)) {
-        return select_run<P, Partition, unsigned>(d_temp_storage, temp_storage_bytes, d_in, d_out, d_num_selected,
-                                                  num_items, pred, stream);
+      constexpr bool fits = static_cast<std::size_t>(P::tile_items) * sizeof(In) <= max_tile_stage_bytes;
+      static_assert(fits,
+                    "tilecraft::select_if / partition: a tile (Policy threads * items * sizeof(item)) must fit 40 KiB "
+                    "of static shared memory: take fewer threads or items");
+      if constexpr (fits) {
+        if (num_items <= static_cast<std::int64_t>(UINT_MAX)) {
+          return select_run<P, Partition, unsigned>(d_temp_storage, temp_storage_bytes, d_in, d_out, d_num_selected,
+                                                    num_items, pred, stream);
+        }
+        return select_run<P, Partition, unsigned long long>(d_temp_storage, temp_storage_bytes, d_in, d_out,
+                                                            d_num_selected, num_items, pred, stream);
+      } else {
+        return cudaErrorInvalidValue;
       }
-      return select_run<P, Partition, unsigned long long>(d_temp_storage, temp_storage_bytes, d_in, d_out,
-                                                          d_num_selected, num_items, pred, stream);
     };
     if constexpr (!std::is_void_v<Policy>) {
       return run.template operator()<Policy>();
