@@ -28,8 +28,8 @@
 namespace {
 
 // 64 x 64 tiles of Y, 4 x 4 accumulators per thread, K steps of 8 (16 for bfloat16: the MMA's
-// k), 3 stages: 256 threads and 13 KiB of shared memory for float and bfloat16, 25 KiB for
-// double, so static __shared__ will do.
+// k), 3 stages: 256 threads and 13 KiB of shared memory for float, 18 KiB for bfloat16, 25 KiB
+// for double, so static __shared__ will do.
 constexpr int tile = 64;
 template <class T>
 using Gemm =

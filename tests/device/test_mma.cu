@@ -416,6 +416,10 @@ template <class T>
 using Mma16Large = tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 32, 4, 3, T>;
 template <class T>
 using Mma16Small = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>, 16, 4, 3, T>;
+// Warp tiles one MMA tile wide (64 x 8 on an 8 x 4 lane grid): B's fragments by ldmatrix.x2.
+template <class T>
+using Mma16Narrow = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<8, 2>, 16, 8, 3, T>;
+static_assert(Mma16Narrow<__half>::threads == 256 && Mma16Narrow<__half>::warp_mma::tiles_n == 1);
 static_assert(Mma16Large<__half>::threads == 128 && Mma16Large<__nv_bfloat16>::smem_bytes > 48 * 1024);
 static_assert(Mma16Small<__nv_bfloat16>::threads == 256 && Mma16Small<__half>::smem_bytes <= 48 * 1024);
 static_assert(std::is_same_v<Mma16Large<__nv_bfloat16>::element_type, __nv_bfloat16> &&
@@ -701,5 +705,33 @@ TEST_CASE_TEMPLATE("tiled_gemm on 16-bit operands with C of the same type: the e
                           "64 x 64, K step 16, C of the operands' type, column-major");
       }
     }
+  }
+}
+
+TEST_CASE_TEMPLATE("tiled_gemm on 16-bit operands: warp tiles one MMA tile wide (B fragments by ldmatrix.x2)", T,
+                   __half, __nv_bfloat16) {
+  // Both fills of B: column-major (an L x TK tile read with plain ldmatrix) and row-major (a
+  // K-major tile read with .trans), each with the other order of A.
+  const std::int64_t shapes[][3] = {{127, 129, 65}, {64, 64, 64}, {33, 17, 100}};
+  constexpr int layout_count = static_cast<int>(sizeof(mma16_layouts) / sizeof(mma16_layouts[0]));
+  std::uint64_t salt = std::is_same_v<T, __half> ? 9400 : 9900;
+  for (int s = 0; s < static_cast<int>(sizeof(shapes) / sizeof(shapes[0])); ++s) {
+    const std::int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+    const Mma16Problem rc{m,
+                          n,
+                          k,
+                          Order::row_major,
+                          Order::col_major,
+                          Order::row_major,
+                          mma16_layouts[s % layout_count],
+                          1.5f,
+                          s % 2 ? -0.5f : 0.0f};
+    check_mma16<T>(rc, ++salt, &launch_mma16<Mma16Narrow<T>, Order::row_major, Order::col_major, Order::row_major>,
+                   "64 x 64, warps of 64 x 8, A row-major, B column-major");
+    const Mma16Problem cr{
+        m,    n,   k, Order::col_major, Order::row_major, Order::row_major, mma16_layouts[(s + 1) % layout_count],
+        1.0f, 0.0f};
+    check_mma16<T>(cr, ++salt, &launch_mma16<Mma16Narrow<T>, Order::col_major, Order::row_major, Order::row_major>,
+                   "64 x 64, warps of 64 x 8, A column-major, B row-major");
   }
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -257,6 +258,18 @@ std::pair<std::vector<T>, std::int64_t> run_select(const T* d_in, std::int64_t n
   return {all, count.download()[0]};
 }
 
+// A wide item: 168 bytes (the default tiles' staging must still fit 40 KiB).
+struct Wide {
+  int key;
+  char tail[164];
+};
+static_assert(sizeof(Wide) == 168);
+inline bool operator==(const Wide& a, const Wide& b) { return std::memcmp(&a, &b, sizeof(Wide)) == 0; }
+struct KeyBelow {
+  int threshold;
+  __host__ __device__ bool operator()(const Wide& x) const { return x.key < threshold; }
+};
+
 template <class Policy = void, class T, class Pred>
 void check_select(const std::vector<T>& host, std::size_t shift, Pred pred) {
   const std::int64_t n = static_cast<std::int64_t>(host.size() - shift);
@@ -345,6 +358,16 @@ TEST_CASE("select_if and partition: every tile arrangement and default tile") {
   }
   check_select<ScanPolicy<64, 5>>(p, 0, Inside{});
   check_select<ScanPolicy<128, 4>>(p, 1, Inside{});
+  // Items of 168 bytes: the default tiles shrink to 128 threads of one item (21 KiB), below and
+  // above the 512 KiB threshold (3000 and 4000 items).
+  std::vector<Wide> w(4000);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    w[i] = Wide{};
+    w[i].key = static_cast<int>(g() % 1000);
+    w[i].tail[0] = static_cast<char>(i);
+  }
+  check_select(std::vector<Wide>(w.begin(), w.begin() + 3000), 0, KeyBelow{500});
+  check_select(w, 0, KeyBelow{500});
 }
 
 TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If") {

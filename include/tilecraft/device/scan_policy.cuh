@@ -29,7 +29,11 @@ inline constexpr BlockScanAlgorithm look_back_block_scan =
 //! 16-byte vector loads use the cache hint Hint. Tiles are staged through shared memory (one
 //! buffer of Threads * Items elements of the wider of the input and output types): 16-byte
 //! vectors go in and out coalesced, and each thread reads its own run of elements back.
-//! Rules: Threads a multiple of 32 from 64 to 1024; Items from 1 to 64. CacheHint::streaming
+//! select_if and partition take Threads and Items (and Hint) only: each warp holds rows of 32
+//! 16-byte vectors loaded straight from global memory, ranked without block_scan, and the
+//! staging buffer holds the compacted items (device/select.cuh).
+//! Rules: Threads a multiple of 32 from 64 to 1024; Items from 1 to 64; the staging buffer at
+//! most 40 KiB of static shared memory (checked by the algorithm that uses it). CacheHint::streaming
 //! reads the input through the read-only path, so a scan with it cannot run in place (the
 //! launcher refuses that with cudaErrorInvalidValue).
 //! \code
@@ -79,14 +83,21 @@ struct DefaultScanShape {
   static constexpr int whole_vectors =
       (16 % sizeof(In) == 0 && sizeof(In) <= 16) ? static_cast<int>(16 / sizeof(In)) : 1;
   static constexpr int items = scan_min(64, scan_max(by_width, whole_vectors));
-  static constexpr int threads = 256 * items * widest <= 32768 ? 256 : 128;
+  // 256 threads while the staging buffer fits 32 KiB, else 128 or 64 (items above 256 bytes,
+  // up to the 40 KiB a tile may stage: 640 bytes).
+  static constexpr int threads_for(int n) {
+    return 256 * n * widest <= 32768 ? 256 : 128 * n * widest <= 40960 ? 128 : 64;
+  }
+  static constexpr int threads = threads_for(items);
   static constexpr int small_items = scan_max(1, items / 4 >= whole_vectors ? items / 4 : whole_vectors);
+  static constexpr int small_threads = threads_for(small_items);
 };
 
 template <class In, class Out>
 using DefaultScanPolicyLarge = ScanPolicy<DefaultScanShape<In, Out>::threads, DefaultScanShape<In, Out>::items>;
 template <class In, class Out>
-using DefaultScanPolicySmall = ScanPolicy<256, DefaultScanShape<In, Out>::small_items>;
+using DefaultScanPolicySmall =
+    ScanPolicy<DefaultScanShape<In, Out>::small_threads, DefaultScanShape<In, Out>::small_items>;
 
 //! Inputs of at most this many bytes (the wider of input and output) take the small tiles.
 inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{512} << 10;

@@ -151,6 +151,10 @@ struct GemmShapeRules {
                                         : TK == 1 || TK == 2 || TK == 4 || (TK > 0 && TK % 8 == 0);
   static constexpr bool stages = Stages >= 2 && Stages <= 8;
   static constexpr bool tile = TM > 0 && TN > 0 && TM % vector_elems == 0 && TN % vector_elems == 0;
+  // 16-bit K-major tiles: a phase of a warp's 16-byte fill (8 lanes, 8 chunks) must stay in one
+  // row, whose padding (an odd chunk count, for ldmatrix) would otherwise wrap its second row
+  // onto the first's banks: rows of whole 128-byte lines, TM and TN multiples of 64.
+  static constexpr bool mma16_tile = !mma16 || (TM % 64 == 0 && TN % 64 == 0);
   // (64-bit and nonzero: parameters far out of range must not stop the count itself.)
   static constexpr long long warp_m = static_cast<long long>(LanesM) * Rb::rows;
   static constexpr long long warp_n = warp_threads / nonzero(LanesM) * Rb::cols;
@@ -167,7 +171,8 @@ struct GemmShapeRules {
   static constexpr bool before_k_step = before_lanes && lanes;
   static constexpr bool before_stages = before_k_step && k_step;
   static constexpr bool before_tile = before_stages && stages;
-  static constexpr bool before_warp_tile_m = before_tile && tile;
+  static constexpr bool before_mma16_tile = before_tile && tile;
+  static constexpr bool before_warp_tile_m = before_mma16_tile && mma16_tile;
   static constexpr bool before_warp_tile_n = before_warp_tile_m && warp_tile_m;
   static constexpr bool before_warps = before_warp_tile_n && warp_tile_n;
   static constexpr bool before_mma_tile = before_warps && warps_ok;
@@ -223,9 +228,9 @@ struct GemmShapeRules {
 //! memory (227 KiB); the thread count and each fill's vectors per tile row (TM / V, TN / V, TM,
 //! TN) divide one another, as do threads / min(TK, 8) and TM, TN (so a thread's fill elements
 //! are compile-time steps apart); every fragment load and every shared write of the fills is
-//! bank-conflict free; with tensor-core math threads and 8 * TK / 4 and 8 * TK divide one
-//! another (FillKRows). A rule is checked only when those before it hold, so a broken
-//! configuration reports its first broken rule alone; past a broken parameter rule the members
+//! bank-conflict free; with tensor-core math threads and 8 * TK / V and 8 * TK divide one
+//! another (FillKRows); with GemmMath::mma16, TM and TN are multiples of 64. A rule is checked only when those before
+//! it hold, so a broken configuration reports its first broken rule alone; past a broken parameter rule the members
 //! describe a valid stand-in (64 x 64, RegBlock<4, 4>, TK 8, LanesM 4, 3 stages), so that
 //! nothing built on the shape fails after the rule's message. rules_ok says whether all hold.
 //! \code
@@ -280,8 +285,8 @@ struct GemmShape {
   //! 128 floats, or 64 doubles: a double takes two registers; 16-bit operands accumulate in float).
   static constexpr bool accumulator_rule = Rules::accumulators;
   static_assert(!Rules::before_accumulators || accumulator_rule,
-                "GemmShape: RM * RN * sizeof(T) must be <= 512 bytes (at most 64 double accumulators: they must fit "
-                "in registers)");
+                "GemmShape: RM * RN * sizeof(T) must be <= 512 bytes (sizeof(float) for 16-bit T, whose accumulators "
+                "are float; at most 64 double accumulators: they must fit in registers)");
   static_assert(!Rules::before_lanes || Rules::lanes,
                 "GemmShape: LanesM (rows of a warp's lane grid) must be a power of two from 1 to 32");
   //! The K-step rule holds: TK is 1, 2, 4 or a multiple of 8.
@@ -299,6 +304,11 @@ struct GemmShape {
   static_assert(!Rules::before_tile || tile_rule,
                 "GemmShape: TM and TN must be positive multiples of 16 / sizeof(T) (4 floats, 2 doubles, 8 16-bit "
                 "elements: shared rows are filled in 16-byte vectors)");
+  //! With GemmMath::mma16, TM and TN are multiples of 64.
+  static constexpr bool mma16_tile_rule = Rules::mma16_tile;
+  static_assert(!Rules::before_mma16_tile || mma16_tile_rule,
+                "GemmShape: with GemmMath::mma16 TM and TN must be multiples of 64 (a 16-byte fill phase must write "
+                "one padded row: 128-byte lines of 16-bit elements)");
   //! The warp tiles divide the block tile.
   static constexpr bool warp_tile_rule = Rules::warp_tile_m && Rules::warp_tile_n;
   static_assert(!Rules::before_warp_tile_m || Rules::warp_tile_m,
@@ -679,8 +689,8 @@ struct GemmShape {
     }
   }();
   static_assert(k_inner_rule,
-                "GemmShape: with tensor-core math, threads and 8 * TK / 4 and 8 * TK must divide one another (the "
-                "fill of an operand stored with K contiguous)");
+                "GemmShape: with tensor-core math, threads and 8 * TK / V and 8 * TK must divide one another (V = 16 "
+                "/ sizeof(T); the fill of an operand stored with K contiguous)");
   //! Every rule holds: code built on the shape (tiled_gemm) compiles its algorithm only then.
   static constexpr bool rules_ok = shape_ok && fragment_a_rule && fragment_b_rule && fill_conflict_rule && k_inner_rule;
 };

@@ -5,7 +5,7 @@
 //! (arch/ldmatrix.cuh) from the stage's shared tiles: `.trans` from a K-major tile (row k holds
 //! element k of every column of A, or of every row of B), plain from an L x TK tile with K
 //! contiguous (read through a TransposedView). One ldmatrix.x4 gives an A fragment (16 x 16)
-//! or the B fragments of two MMA tiles (2 x 16 x 8): 1 load per 2 MMAs on a 64 x 64 warp tile.
+//! or the B fragments of two MMA tiles (2 x 16 x 8): on a 64 x 64 warp tile 8 loads per 32 MMAs.
 #pragma once
 
 #include <cstddef>

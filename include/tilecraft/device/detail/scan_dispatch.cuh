@@ -63,7 +63,8 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
                                    std::int64_t num_items, Op op, Acc init, cudaStream_t stream) {
   static_assert(stage_bytes_of<Policy, In, Out>() <= max_tile_stage_bytes,
                 "tilecraft scan: a tile (Policy threads * items * the wider of the input and output types) must fit 40 "
-                "KiB of static shared memory: take fewer threads or items");
+                "KiB of static shared memory: take fewer threads or items (the default tiles take items of up to 640 "
+                "bytes)");
   const std::int64_t tiles = ceil_div<std::int64_t>(num_items, Policy::tile_items);
   if (tiles > INT_MAX) return cudaErrorInvalidValue;
   const std::size_t needed = single_pass_temp_bytes<Acc>(tiles);

@@ -33,7 +33,7 @@ struct DefaultSelectShape {
   static constexpr int size = static_cast<int>(sizeof(In));
   static constexpr int whole_vectors = DefaultScanShape<In, In>::whole_vectors;
   static constexpr int items = scan_min(64, scan_max(whole_vectors, scan_max(1, 256 / size)));
-  static constexpr int by_bytes = 32768 / (items * size) / 32 * 32;
+  static constexpr int by_bytes = 32768 / (items * size) / 32 * 32;  // (0 above 1 KiB: then 64)
   static constexpr int threads = scan_min(512, scan_max(64, by_bytes));
 };
 template <class In>
@@ -101,7 +101,8 @@ template <class Policy, bool Partition, class In, class Pred, class NumSelected>
       constexpr bool fits = static_cast<std::size_t>(P::tile_items) * sizeof(In) <= max_tile_stage_bytes;
       static_assert(fits,
                     "tilecraft::select_if / partition: a tile (Policy threads * items * sizeof(item)) must fit 40 KiB "
-                    "of static shared memory: take fewer threads or items");
+                    "of static shared memory: take fewer threads or items (the default tiles take items of up to 640 "
+                    "bytes)");
       if constexpr (fits) {
         if (num_items <= static_cast<std::int64_t>(UINT_MAX)) {
           return select_run<P, Partition, unsigned>(d_temp_storage, temp_storage_bytes, d_in, d_out, d_num_selected,

@@ -28,9 +28,11 @@ namespace tilecraft::detail {
 //! lanes ~Items / 2 elements apart: 16-way bank conflicts for floats kept half the time).
 template <class In, int Items>
 struct SelectArrangement {
-  static constexpr bool chunked = sizeof(In) <= 16 && 16 % sizeof(In) == 0 && Items % (16 / sizeof(In)) == 0;
+  // Elements of In in a 16-byte vector (0: In does not pack into one).
+  static constexpr int per_vector = sizeof(In) <= 16 && 16 % sizeof(In) == 0 ? static_cast<int>(16 / sizeof(In)) : 0;
+  static constexpr bool chunked = per_vector > 0 && Items % (per_vector > 0 ? per_vector : 1) == 0;
   //! Elements a lane holds per row.
-  static constexpr int vec = chunked ? static_cast<int>(16 / sizeof(In)) : 1;
+  static constexpr int vec = chunked ? per_vector : 1;
   //! Rows per warp.
   static constexpr int rows = Items / vec;
   //! A row's kept count over a warp is at most 32 * vec: fields of field_bits bits hold it, so
