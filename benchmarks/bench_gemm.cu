@@ -21,10 +21,11 @@
 // 8192^3, 128 x 8192 x 8192 and 1000 x 999 x 1001 (leading dimensions of 999 and 1001: the
 // element-by-element fills), row-major __nv_bfloat16 / __half A and B (two 8192 x 8192
 // buffers of each type, uniform in [-1, 1) made in float and rounded on the GPU), float C: cuBLAS (cublasGemmEx,
-// CUBLAS_COMPUTE_32F, FP32 output, default math mode: the peer named cublas) against tiled_gemm
-// with GemmMath::mma16 in a plain kernel (BenchGemm16, one tile per block). Both multiply on
-// the tensor cores and accumulate in FP32, in different orders: max_rel_err above 1e-3 is an
-// error.
+// CUBLAS_COMPUTE_32F, FP32 output, default math mode: the peer named cublas) against
+// tilecraft::gemm (tilecraft: on the H200, the wgmma path; the benchmark is built for sm_90a)
+// and against tiled_gemm with GemmMath::mma16 in a plain kernel (tiled_gemm_mma16: BenchGemm16,
+// one tile per block, what the device-level call runs where wgmma does not). All multiply on the
+// tensor cores and accumulate in FP32, in different orders: max_rel_err above 1e-3 is an error.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -322,8 +323,14 @@ void tilecraft_tensor_gemm(const GemmSize& s, const float* a, const float* b, fl
 }
 // gemm_bf16 / gemm_f16: tiled_gemm (GemmMath::mma16) on T operands, float C.
 template <class T>
-void tilecraft_16bit_gemm(const GemmSize& s, const T* a, const T* b, float* c, cudaStream_t stream) {
+void tiled_16bit_gemm(const GemmSize& s, const T* a, const T* b, float* c, cudaStream_t stream) {
   tensor_gemm_with<BenchGemm16<T>>(s, a, b, c, stream);
+}
+// gemm_bf16 / gemm_f16: the device-level tilecraft::gemm on T operands, float C, row-major.
+template <class T>
+void tilecraft_16bit_gemm(const GemmSize& s, const T* a, const T* b, float* c, cudaStream_t stream) {
+  TILECRAFT_BENCH_CHECK(tilecraft::gemm(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none, s.m, s.n,
+                                        s.k, 1.0f, a, s.k, b, s.n, 0.0f, c, s.n, stream));
 }
 
 // cuBLAS on the TF32 tensor cores (the handle in the default math mode).
@@ -372,10 +379,12 @@ const bool gemm_registered = [] {
   for (const GemmSize& s : gemm_16bit_sizes) {
     register_gemm<__nv_bfloat16>("cublas", s, true, cublas_gemm<__nv_bfloat16>);
     register_gemm<__nv_bfloat16>("tilecraft", s, false, tilecraft_16bit_gemm<__nv_bfloat16>);
+    register_gemm<__nv_bfloat16>("tiled_gemm_mma16", s, false, tiled_16bit_gemm<__nv_bfloat16>);
   }
   for (const GemmSize& s : gemm_16bit_sizes) {
     register_gemm<__half>("cublas", s, true, cublas_gemm<__half>);
     register_gemm<__half>("tilecraft", s, false, tilecraft_16bit_gemm<__half>);
+    register_gemm<__half>("tiled_gemm_mma16", s, false, tiled_16bit_gemm<__half>);
   }
   return true;
 }();

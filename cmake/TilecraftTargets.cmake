@@ -44,8 +44,32 @@ if(TILECRAFT_COMPAT_TESTS)
   endforeach()
 endif()
 
+# tilecraft_wgmma_archs(<out> <archs>): <archs> with sm_90 as sm_90a (90 -> 90a, 90-real ->
+# 90a-real, ...; "native" first becomes the GPUs found), so that code built for Hopper carries
+# the warpgroup MMA (arch/wgmma.cuh: sm_90a only; sm_90a code runs on compute capability 9.0
+# alone, which is what 90 meant). <out>_FOUND is TRUE when the result has 90a.
+function(tilecraft_wgmma_archs out archs)
+  if(archs STREQUAL "native" AND CMAKE_CUDA_ARCHITECTURES_NATIVE)
+    set(archs "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
+  endif()
+  list(TRANSFORM archs REPLACE "^90(-real|-virtual)?$" "90a\\1")
+  set(found FALSE)
+  if(archs MATCHES "(^|;)90a")
+    set(found TRUE)
+  endif()
+  set(${out} "${archs}" PARENT_SCOPE)
+  set(${out}_FOUND ${found} PARENT_SCOPE)
+endfunction()
+
+# tilecraft_use_wgmma(<target>): builds <target> for the project's architectures with sm_90 as
+# sm_90a (tilecraft_wgmma_archs).
+function(tilecraft_use_wgmma target)
+  tilecraft_wgmma_archs(archs "${CMAKE_CUDA_ARCHITECTURES}")
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
+endfunction()
+
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
-#                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT]
+#                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT] [WGMMA]
 #                    [COMPAT_SOURCES <files...>])
 #   host:   runs everywhere (layouts, bank model, argument validation).
 #   device: needs a GPU; its main exits 77 without one, which ctest reports as skipped.
@@ -55,8 +79,10 @@ endif()
 #   left, instead of failing for want of a kernel image. Such twins get no compat variants.
 #   COMPAT_SOURCES: the compat variants' sources, where fewer files cover every path that
 #   differs by architecture or assertion (default: SOURCES).
+#   WGMMA: the test (not its compat variants, which keep the other paths) builds sm_90 as sm_90a
+#   and, where that applies, is compiled with TILECRAFT_TEST_EXPECT_WGMMA.
 function(tilecraft_add_test)
-  cmake_parse_arguments(ARG "NO_COMPAT" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "NO_COMPAT;WGMMA" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES" ${ARGN})
   if(NOT ARG_COMPAT_SOURCES)
     set(ARG_COMPAT_SOURCES ${ARG_SOURCES})
   endif()
@@ -120,6 +146,12 @@ function(tilecraft_add_test)
     elseif(target MATCHES "\\.assert$")
       target_compile_definitions(${target} PRIVATE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
       set(labels compat)
+    elseif(ARG_WGMMA)
+      tilecraft_wgmma_archs(wgmma_archs "${archs}")
+      set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${wgmma_archs}")
+      if(wgmma_archs_FOUND)
+        target_compile_definitions(${target} PRIVATE TILECRAFT_TEST_EXPECT_WGMMA)
+      endif()
     elseif(NOT archs STREQUAL CMAKE_CUDA_ARCHITECTURES)
       set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
     endif()

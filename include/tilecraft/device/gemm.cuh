@@ -1,10 +1,12 @@
 //! \file device/gemm.cuh
-//! Device-wide SIMT GEMM with BLAS semantics for float (FP32 FMAs) and double (FP64 FMAs), built
-//! from the block-level tiled_gemm: C = alpha * op(A) * op(B) + beta * C, row- or column-major,
-//! any sizes and leading dimensions, on a stream. Its configuration is a policy
+//! Device-wide GEMM with BLAS semantics for float (FP32 FMAs), double (FP64 FMAs) and 16-bit
+//! operands (BF16 / FP16 on the tensor cores, float C), built from the block-level tiled_gemm
+//! (and for 16-bit operands on Hopper, the warpgroup MMA of arch/wgmma.cuh): C = alpha * op(A) * op(B) + beta * C, row-
+//! or column-major, any sizes and leading dimensions, on a stream. Its configuration is a policy
 //! (device/gemm_policy.cuh), chosen by shape unless given. This header is the public API; the
 //! plan (argument checks, split-K, packing, the policy by shape) is in detail/gemm_plan.cuh, the
-//! kernels in detail/gemm_kernels.cuh, the glue in detail/gemm_dispatch.cuh.
+//! kernels in detail/gemm_kernels.cuh, the glue in detail/gemm_dispatch.cuh; the 16-bit
+//! operands' kernels and glue in detail/gemm_wgmma_kernels.cuh and detail/gemm_16bit_dispatch.cuh.
 //!
 //! Compile time: one call instantiates every default policy's kernels for the four operand
 //! orders (about 40 kernels for float, 25 for double); a translation unit with one float call
@@ -15,10 +17,15 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <type_traits>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include "../config.cuh"
 #include "../gemm/epilogue.cuh"
 #include "../memory/matrix_ref.cuh"
+#include "detail/gemm_16bit_dispatch.cuh"
 #include "detail/gemm_dispatch.cuh"
 #include "gemm_policy.cuh"
 #include "workspace.cuh"
@@ -139,6 +146,35 @@ template <class Policy = void>
                                double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
                                double beta, double* c, std::int64_t ldc, cudaStream_t stream = nullptr) {
   return detail::gemm_run<Policy, double>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, {}, stream);
+}
+
+//! C = alpha * op(A) * op(B) + beta * C for 16-bit operands (T = __nv_bfloat16 or __half) and a
+//! float C, on the tensor cores with FP32 accumulation: the float gemm()'s BLAS semantics,
+//! arguments and checks (A and B T-aligned: 2 bytes; C float-aligned). Each product is exact in
+//! FP32 and the K sums round in FP32 (in another order than cuBLAS's: equal within FP32
+//! rounding). On an H100 / H200 whose code was compiled for sm_90a (`90a` in
+//! CMAKE_CUDA_ARCHITECTURES: `-gencode arch=compute_90a,code=sm_90a`), operands that are
+//! 16-byte aligned with leading dimensions that are multiples of 8 run Hopper's warpgroup MMA
+//! (`wgmma`, 128 x 256 tiles in 4 stages of 64 rows of K, about 0.8 to 0.9x cuBLAS at 4096^3 and
+//! larger); everything else runs the block-level tiled_gemm on `mma.sync` (GemmMath::mma16,
+//! 128 x 128 tiles, about 0.45x cuBLAS there). No workspace, no split of K. Asynchronous on
+//! `stream`.
+//! Returns cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments
+//! (and a grid or K step count above 2^31 - 1); m == 0 or n == 0 is a successful no-op;
+//! otherwise the launch status.
+//! \code
+//! // Row-major C (m x n, float) = A (m x k) * B (k x n), A and B in BF16.
+//! cudaError_t run(const __nv_bfloat16* a, const __nv_bfloat16* b, float* c, int m, int n, int k, cudaStream_t s) {
+//!   return tilecraft::gemm(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none, m, n, k, 1.0f,
+//!                          a, k, b, n, 0.0f, c, n, s);
+//! }
+//! \endcode
+template <class T>
+requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodiscard]] cudaError_t
+    gemm(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const T* a,
+         std::int64_t lda, const T* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc,
+         cudaStream_t stream = nullptr) {
+  return detail::gemm_16bit_run<T>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
 }
 
 #endif  // __CUDACC__

@@ -70,10 +70,11 @@ std::int64_t matrix_span(Order order, std::int64_t rows, std::int64_t cols, std:
   return (major - 1) * ld + minor;
 }
 
-//! BLAS's argument checks (see gemm()): cudaSuccess when the call is valid.
-template <class T>
+//! BLAS's argument checks (see gemm()): cudaSuccess when the call is valid. C may hold another
+//! type than A and B (float C for 16-bit operands).
+template <class T, class TC = T>
 cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-                            std::int64_t lda, const T* b, std::int64_t ldb, const T* c, std::int64_t ldc) {
+                            std::int64_t lda, const T* b, std::int64_t ldb, const TC* c, std::int64_t ldc) {
   const bool row = order == Order::row_major;
   if (!row && order != Order::col_major) return cudaErrorInvalidValue;
   if ((op_a != Op::none && op_a != Op::transpose) || (op_b != Op::none && op_b != Op::transpose)) {
@@ -93,15 +94,17 @@ cudaError_t check_gemm_args(Order order, Op op_a, Op op_b, std::int64_t m, std::
   if (!ld_ok(lda, a_rows, a_cols) || !ld_ok(ldb, b_rows, b_cols) || !ld_ok(ldc, m, n)) return cudaErrorInvalidValue;
   if (m == 0 || n == 0) return cudaSuccess;  // nothing is read or written
   if (c == nullptr || (k > 0 && (a == nullptr || b == nullptr))) return cudaErrorInvalidValue;
-  const std::int64_t c_span = matrix_span<T>(order, m, n, ldc);
+  const std::int64_t c_span = matrix_span<TC>(order, m, n, ldc);
   const std::int64_t a_span = k > 0 ? matrix_span<T>(order, a_rows, a_cols, lda) : 0;
   const std::int64_t b_span = k > 0 ? matrix_span<T>(order, b_rows, b_cols, ldb) : 0;
   if (c_span < 0 || a_span < 0 || b_span < 0) return cudaErrorInvalidValue;
   // Elements must be aligned to their type. (C sharing elements with A or B is not checked, as
   // in BLAS: disjoint blocks of one allocation with one leading dimension, as in a blocked LU
   // update, are valid, and an exact check would cost more than the call.)
-  auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0; };
-  if (misaligned(c) || (k > 0 && (misaligned(a) || misaligned(b)))) return cudaErrorInvalidValue;
+  auto misaligned = [](const void* p, std::size_t align) { return reinterpret_cast<std::uintptr_t>(p) % align != 0; };
+  if (misaligned(c, alignof(TC)) || (k > 0 && (misaligned(a, alignof(T)) || misaligned(b, alignof(T))))) {
+    return cudaErrorInvalidValue;
+  }
   return cudaSuccess;
 }
 

@@ -1,0 +1,443 @@
+// tilecraft::gemm on __half and __nv_bfloat16 operands (float C, FP32 accumulation on the tensor
+// cores), with the float gemm's BLAS semantics:
+//   - exact products: operands (integers in [-8, 8]) / 8, C multiples of 1/8, alpha and beta from
+//     {1, 2, -0.5, 0}, K <= 4096: every product, partial sum and alpha acc + beta c is exact in FP32
+//     in any order, so C must equal the host's double result. Shapes 1 x 1 x 1 to 300 x 520 x 200
+//     (K = 0, K = 1, partial tiles of the wgmma path's 128 x 256 x 64 on every side), both orders,
+//     every op, leading dimensions at the minimum, +8 and +3 (the unaligned path), bases one element
+//     off 16-byte alignment. A and B are NaN outside the operands (throughout where alpha = 0 or
+//     K = 0); C is 0xff bytes (NaN) where beta = 0; the C buffer outside C must stay as it was;
+//   - random reals in [-1, 1) against cublasGemmEx (CUBLAS_COMPUTE_32F): 1000 x 999 x 1001 and
+//     2048^3, within 2 (K + 2) 2^-24 M + 1e-6, M = |alpha| sum |a||b| + |beta||c| by cuBLAS on the
+//     absolute values: each result is within (K + 2) 2^-24 M of the exact one (K dependent FP32
+//     additions, then alpha's and beta's roundings); sampled elements against the host too;
+//   - rejected calls (cudaErrorInvalidValue, nothing launched, C untouched), m == 0 / n == 0;
+//   - the wgmma path must run where the build defines TILECRAFT_TEST_EXPECT_WGMMA and the GPU is cc 9.0.
+// Inputs come from the printed seed (TILECRAFT_TEST_SEED replays it) and each case's salt.
+// TILECRAFT_TEST_HUGE=0 (the sanitizer runs) skips exact shapes above ~10^6 multiply-adds, runs
+// one layout per shape and op and two of 1000 x 999 x 1001's eight orders and ops, and no 2048^3.
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <tilecraft/device/gemm.cuh>
+
+#include "test_util.cuh"
+
+using tilecraft::Op;
+using tilecraft::Order;
+using tilecraft::test::DeviceBuffer;
+
+namespace {
+
+constexpr double fp32_unit_roundoff = 0x1p-24;
+constexpr std::int64_t light_max_macs = 1100000;  // light runs skip bigger shapes
+
+template <class T>
+T to_t(float v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half_rn(v);
+  } else {
+    return __float2bfloat16_rn(v);
+  }
+}
+inline float to_float(__half v) { return __half2float(v); }
+inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T>
+T nan_t() {  // 0x7fff: a NaN in both formats
+  std::conditional_t<std::is_same_v<T, __half>, __half_raw, __nv_bfloat16_raw> raw{};
+  raw.x = 0x7fff;
+  return T(raw);
+}
+
+// Leading dimensions (BLAS's minimum plus pad) and base offsets, in elements: minimum and
+// aligned; +8 (16-byte rows where the minimum is a multiple of 8); +3 (odd: the unaligned path);
+// A one element off; B one off with C off and odd ldc; a mix; A and B aligned, C off with odd ldc.
+struct Layout {
+  std::int64_t pad_a, pad_b, pad_c, off_a, off_b, off_c;
+};
+constexpr Layout layouts[] = {{0, 0, 0, 0, 0, 0}, {8, 8, 8, 0, 0, 0}, {3, 3, 3, 0, 0, 0}, {0, 0, 0, 1, 0, 0},
+                              {8, 0, 3, 0, 1, 1}, {3, 8, 0, 1, 1, 0}, {8, 0, 3, 0, 0, 1}};
+constexpr int layout_count = static_cast<int>(sizeof(layouts) / sizeof(layouts[0]));
+
+struct Combo {
+  Order order;
+  Op op_a, op_b;
+};
+// The v-th of the eight (v in [0, 8)): row-major NN, TN, NT, TT, then column-major NN, TN, NT, TT.
+constexpr Combo combo(int v) {
+  return {v < 4 ? Order::row_major : Order::col_major, v & 1 ? Op::transpose : Op::none,
+          v & 2 ? Op::transpose : Op::none};
+}
+
+// C (m x n) = alpha op(A) op(B) + beta C, all three matrices in c.order.
+struct Problem {
+  Combo c;
+  std::int64_t m, n, k;
+  float alpha, beta;
+  Layout l;
+
+  bool row() const { return c.order == Order::row_major; }
+  bool ta() const { return c.op_a == Op::transpose; }
+  bool tb() const { return c.op_b == Op::transpose; }
+  // Stored shapes: A m x k (k x m transposed), B k x n (n x k), C m x n.
+  std::int64_t ld(std::int64_t rows, std::int64_t cols, std::int64_t pad) const {
+    return std::max<std::int64_t>(1, row() ? cols : rows) + pad;
+  }
+  std::int64_t lda() const { return ta() ? ld(k, m, l.pad_a) : ld(m, k, l.pad_a); }
+  std::int64_t ldb() const { return tb() ? ld(n, k, l.pad_b) : ld(k, n, l.pad_b); }
+  std::int64_t ldc() const { return ld(m, n, l.pad_c); }
+  std::size_t at(std::int64_t off, std::int64_t ld, std::int64_t r, std::int64_t col) const {
+    return static_cast<std::size_t>(off + (row() ? r * ld + col : col * ld + r));
+  }
+  // Buffer positions of op(A)(i, q), op(B)(q, j), C(i, j).
+  std::size_t ia(std::int64_t i, std::int64_t q) const {
+    return ta() ? at(l.off_a, lda(), q, i) : at(l.off_a, lda(), i, q);
+  }
+  std::size_t ib(std::int64_t q, std::int64_t j) const {
+    return tb() ? at(l.off_b, ldb(), j, q) : at(l.off_b, ldb(), q, j);
+  }
+  std::size_t ic(std::int64_t i, std::int64_t j) const { return at(l.off_c, ldc(), i, j); }
+  // Buffers: the offset, every stored row (column) at its full leading dimension, 5 more.
+  std::size_t size(std::int64_t off, std::int64_t rows, std::int64_t cols, std::int64_t ld) const {
+    return static_cast<std::size_t>(off + (row() ? rows : cols) * ld + 5);
+  }
+  std::size_t size_a() const { return ta() ? size(l.off_a, k, m, lda()) : size(l.off_a, m, k, lda()); }
+  std::size_t size_b() const { return tb() ? size(l.off_b, n, k, ldb()) : size(l.off_b, k, n, ldb()); }
+  std::size_t size_c() const { return size(l.off_c, m, n, ldc()); }
+
+  // The problem, the run's seed and the case's salt, for the failure report.
+  template <class T>
+  std::string str(std::uint64_t salt) const {
+    const auto ll = [](std::int64_t x) { return static_cast<long long>(x); };
+    char s[320];
+    std::snprintf(
+        s, sizeof s,
+        "%s %s %c%c m=%lld n=%lld k=%lld alpha=%g beta=%g ld=(%lld,%lld,%lld) off=(%lld,%lld,%lld) seed=%llu salt=%llu",
+        std::is_same_v<T, __half> ? "half" : "bf16", row() ? "row-major" : "col-major", ta() ? 'T' : 'N',
+        tb() ? 'T' : 'N', ll(m), ll(n), ll(k), double(alpha), double(beta), ll(lda()), ll(ldb()), ll(ldc()),
+        ll(l.off_a), ll(l.off_b), ll(l.off_c), static_cast<unsigned long long>(tilecraft::test::seed()),
+        static_cast<unsigned long long>(salt));
+    return s;
+  }
+};
+
+// The A and B buffers (NaN outside the operands) and op(A) (m x k), op(B)^T (n x k) as floats,
+// row-major: draw() for each element (rounded to T) where `fill`, else NaN throughout.
+template <class T>
+struct Operands {
+  std::vector<T> a, b;
+  std::vector<float> oa, obt;
+};
+template <class T, class Draw>
+Operands<T> make_operands(const Problem& p, bool fill, Draw&& draw) {
+  const auto m = static_cast<std::size_t>(p.m), n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
+  Operands<T> o{std::vector<T>(p.size_a(), nan_t<T>()), std::vector<T>(p.size_b(), nan_t<T>()),
+                std::vector<float>(m * k), std::vector<float>(n * k)};
+  if (!fill) return o;
+  const auto set = [&](std::vector<T>& stored, std::vector<float>& dense, std::size_t rows, auto&& pos) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t q = 0; q < k; ++q) {
+        const T v = to_t<T>(draw());
+        stored[pos(std::int64_t(r), std::int64_t(q))] = v;
+        dense[r * k + q] = to_float(v);
+      }
+    }
+  };
+  set(o.a, o.oa, m, [&](std::int64_t i, std::int64_t q) { return p.ia(i, q); });
+  set(o.b, o.obt, n, [&](std::int64_t j, std::int64_t q) { return p.ib(q, j); });
+  return o;
+}
+
+// tilecraft::gemm on p (on a stream of its own) from the C buffer c0; returns the whole buffer.
+template <class T>
+std::vector<float> run_tilecraft(const Problem& p, const Operands<T>& o, const std::vector<float>& c0) {
+  DeviceBuffer<T> a(o.a), b(o.b);
+  DeviceBuffer<float> c(c0);
+  cudaStream_t stream{};
+  TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
+  CHECK(tilecraft::gemm(p.c.order, p.c.op_a, p.c.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a, p.lda(),
+                        b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c, p.ldc(), stream) == cudaSuccess);
+  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
+  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  tilecraft::test::sync_and_check();
+  return c.download();
+}
+
+// C in `got` against want (m x n, row-major): equal, or within bound where bounds are given; the
+// C buffer outside C bit for bit as it was (c0).
+void check_c(const Problem& p, const std::vector<float>& got, const std::vector<float>& c0,
+             const std::vector<double>& want, const std::vector<double>& bound, const char* what) {
+  CAPTURE(what);
+  std::vector<char> inside(got.size(), 0);
+  std::int64_t bad = 0;
+  std::string first_bad;
+  for (std::int64_t i = 0; i < p.m; ++i) {
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      const std::size_t at = p.ic(i, j), r = static_cast<std::size_t>(i * p.n + j);
+      inside[at] = 1;
+      const double value = got[at];
+      const bool ok = bound.empty() ? value == want[r] : std::abs(value - want[r]) <= bound[r];
+      if (!ok && bad++ == 0) {
+        char s[160];
+        std::snprintf(s, sizeof s, "C(%lld, %lld) = %.9g, expected %.17g, bound %.3g", static_cast<long long>(i),
+                      static_cast<long long>(j), value, want[r], bound.empty() ? 0.0 : bound[r]);
+        first_bad = s;
+      }
+    }
+  }
+  CAPTURE(first_bad);
+  CHECK(bad == 0);
+  std::int64_t stray = 0;
+  std::string first_stray;
+  for (std::size_t e = 0; e < got.size(); ++e) {
+    if (!inside[e] && !tilecraft::test::same_bits(got[e], c0[e]) && stray++ == 0) {
+      first_stray = "buffer element " + std::to_string(e) + " (outside C) = " + std::to_string(got[e]);
+    }
+  }
+  CAPTURE(first_stray);
+  CHECK(stray == 0);
+}
+
+// p on exact operands (see the file comment): C must equal the host's result.
+template <class T>
+void check_exact(const Problem& p, std::uint64_t salt) {
+  const std::string problem = p.str<T>(salt);
+  CAPTURE(problem);
+  auto g = tilecraft::test::rng(salt);
+  const auto eighths = [&g](long long lo, long long hi) { return static_cast<float>(g.uniform_int(lo, hi)) / 8.0f; };
+  const bool reads_ab = p.alpha != 0.0f && p.k > 0;  // else A and B are not to be read: all NaN
+  const Operands<T> o = make_operands<T>(p, reads_ab, [&] { return eighths(-8, 8); });
+  std::vector<float> c0(p.size_c());
+  if (p.beta != 0.0f) {
+    for (float& x : c0) x = eighths(-32, 32);
+  } else {
+    std::memset(c0.data(), 0xff, c0.size() * sizeof(float));  // NaN: C is not to be read
+  }
+  const std::vector<float> got = run_tilecraft(p, o, c0);
+  const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
+  std::vector<double> want(static_cast<std::size_t>(p.m) * n);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(p.m); ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const float *x = o.oa.data() + i * k, *y = o.obt.data() + j * k;
+      double acc = 0;
+      for (std::size_t q = 0; reads_ab && q < k; ++q) acc += double(x[q]) * double(y[q]);
+      const double c_old = p.beta != 0.0f ? double(c0[p.ic(std::int64_t(i), std::int64_t(j))]) : 0.0;
+      want[i * n + j] = double(p.alpha) * acc + double(p.beta) * c_old;
+    }
+  }
+  check_c(p, got, c0, want, {}, "tilecraft against the exact host result");
+}
+
+class Cublas {
+ public:
+  Cublas() {
+    REQUIRE(cublasCreate(&handle_) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasSetMathMode(handle_,
+                              cublasMath_t(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)) ==
+            CUBLAS_STATUS_SUCCESS);
+  }
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+  ~Cublas() { cublasDestroy(handle_); }
+
+  // p with cublasGemmEx (column-major): a row-major C is the column-major C^T = op(B)^T op(A)^T,
+  // a row-major X read as column-major X^T, so the operands swap and keep their ops.
+  template <class T>
+  cublasStatus_t gemm(const Problem& p, float alpha, const T* a, const T* b, float beta, float* c) const {
+    const cudaDataType_t type = std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+    auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
+    auto call = [&](bool tx, bool ty, std::int64_t rows, std::int64_t cols, const T* x, std::int64_t ldx, const T* y,
+                    std::int64_t ldy) {
+      return cublasGemmEx(handle_, op(tx), op(ty), int(rows), int(cols), int(p.k), &alpha, x, type, int(ldx), y, type,
+                          int(ldy), &beta, c, CUDA_R_32F, int(p.ldc()), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    };
+    if (p.row()) return call(p.tb(), p.ta(), p.n, p.m, b, p.ldb(), a, p.lda());
+    return call(p.ta(), p.tb(), p.m, p.n, a, p.lda(), b, p.ldb());
+  }
+
+ private:
+  cublasHandle_t handle_{};
+};
+
+// p on random reals in [-1, 1) against cuBLAS, within the bound of the file comment; 64 sampled
+// elements of both against the host's double result (which validates the operand mapping).
+template <class T>
+void check_cublas(const Cublas& cublas, const Problem& p, std::uint64_t salt) {
+  const std::string problem = p.str<T>(salt);
+  CAPTURE(problem);
+  auto g = tilecraft::test::rng(salt);
+  const Operands<T> o = make_operands<T>(p, true, [&] { return static_cast<float>(g.uniform_real(-1.0, 1.0)); });
+  Operands<T> abs_o = o;
+  for (auto* v : {&abs_o.a, &abs_o.b})
+    for (T& x : *v) x = to_t<T>(std::fabs(to_float(x)));  // exact; NaN stays NaN
+  std::vector<float> c0(p.size_c()), abs_c0(p.size_c(), 0.0f);
+  if (p.beta != 0.0f) {
+    for (std::size_t e = 0; e < c0.size(); ++e) abs_c0[e] = std::fabs(c0[e] = float(g.uniform_real(-1.0, 1.0)));
+  } else {
+    std::memset(c0.data(), 0xff, c0.size() * sizeof(float));
+  }
+  const std::vector<float> got = run_tilecraft(p, o, c0);
+  auto run_cublas = [&](const Operands<T>& x, float alpha, float beta, const std::vector<float>& c_init) {
+    DeviceBuffer<T> a(x.a), b(x.b);
+    DeviceBuffer<float> c(c_init);
+    CHECK(cublas.gemm(p, alpha, a.get() + p.l.off_a, b.get() + p.l.off_b, beta, c.get() + p.l.off_c) ==
+          CUBLAS_STATUS_SUCCESS);
+    tilecraft::test::sync_and_check();
+    return c.download();
+  };
+  const std::vector<float> ref = run_cublas(o, p.alpha, p.beta, c0);
+  const std::vector<float> mag = run_cublas(abs_o, std::fabs(p.alpha), std::fabs(p.beta), abs_c0);
+  const double depth = double(p.k + 2);
+  const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
+  std::vector<double> want(static_cast<std::size_t>(p.m) * n), bound(want.size());
+  for (std::int64_t i = 0; i < p.m; ++i) {
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      const std::size_t r = static_cast<std::size_t>(i) * n + static_cast<std::size_t>(j);
+      want[r] = ref[p.ic(i, j)];
+      bound[r] = tilecraft::test::sum_tolerance(mag[p.ic(i, j)], depth, fp32_unit_roundoff) + 1e-6;
+    }
+  }
+  check_c(p, got, c0, want, bound, "tilecraft against cuBLAS");
+  int bad = 0;
+  for (int s = 0; s < 64; ++s) {
+    const auto i = static_cast<std::size_t>(g.uniform_int(0, p.m - 1)),
+               j = static_cast<std::size_t>(g.uniform_int(0, p.n - 1));
+    const std::size_t at = p.ic(std::int64_t(i), std::int64_t(j));
+    double exact = p.beta != 0.0f ? double(p.beta) * c0[at] : 0.0, m_ij = std::fabs(exact), acc = 0;
+    for (std::size_t q = 0; q < k; ++q) {
+      acc += double(o.oa[i * k + q]) * double(o.obt[j * k + q]);
+      m_ij += std::fabs(double(p.alpha) * o.oa[i * k + q] * o.obt[j * k + q]);
+    }
+    exact += double(p.alpha) * acc;
+    const double tol = tilecraft::test::sum_tolerance(m_ij, depth, fp32_unit_roundoff) + 1e-6;
+    if ((!(std::abs(got[at] - exact) <= tol) || !(std::abs(ref[at] - exact) <= tol)) && ++bad <= 3)
+      MESSAGE("C(" << i << ", " << j << "): tilecraft " << got[at] << ", cuBLAS " << ref[at] << ", host " << exact
+                   << ", bound " << tol);
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("gemm on 16-bit operands: the Hopper wgmma path runs where the build has sm_90a code and the GPU is cc 9.0") {
+  int device = 0, major = 0, minor = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  const bool wgmma = tilecraft::detail::gemm_wgmma_runs_on(device);
+  MESSAGE("sm_" << major << minor << ": 16-bit gemm runs "
+                << std::string(wgmma ? "the wgmma path (sm_90a)" : "a non-wgmma path"));
+#ifdef TILECRAFT_TEST_EXPECT_WGMMA
+  if (major == 9 && minor == 0) CHECK(wgmma);
+#endif
+}
+
+TEST_CASE_TEMPLATE(
+    "gemm on 16-bit operands: exact products, odd shapes, both orders, every op, ld and alignment variants", T, __half,
+    __nv_bfloat16) {
+  // Multiples of 8 (72, 136, 264, 520, ...) let every order and op take the wgmma path with
+  // partial tiles (where the layout keeps A and B 16-byte aligned); the odd sizes the other path.
+  const std::int64_t shapes[][3] = {{1, 1, 1},       {1, 1, 0},      {33, 17, 0},    {67, 45, 1},    {7, 5, 3},
+                                    {64, 64, 64},    {72, 264, 40},  {131, 263, 77}, {136, 264, 72}, {257, 129, 515},
+                                    {264, 136, 520}, {128, 256, 64}, {300, 520, 200}};
+  constexpr float scalars[] = {1.0f, 2.0f, -0.5f, 0.0f};
+  const bool full = !tilecraft::test::sanitizer_sized();
+  std::uint64_t salt = std::is_same_v<T, __half> ? 16000 : 17000;
+  int v = 0;  // (shape, op) pairs so far
+  for (std::size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
+    const auto& s = shapes[si];
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    for (int c = 0; c < 8; ++c, ++v) {
+      // Two layouts (one in a light run) per shape and op, every layout on every shape; alpha
+      // moves with the shape (each op meets alpha = 0, A and B unread, on a quarter of its runs),
+      // every alpha and beta pair over the shapes.
+      for (int r = 0; r < (full ? 2 : 1); ++r) {
+        const float alpha = scalars[(c + static_cast<int>(si) + r) % 4], beta = scalars[(v / 4 + r) % 4];
+        check_exact<T>(Problem{combo(c), s[0], s[1], s[2], alpha, beta, layouts[(v + 3 * r) % layout_count]}, ++salt);
+      }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("gemm on 16-bit operands against cublasGemmEx: 1000 x 999 x 1001, both orders, and 2048^3", T,
+                   __half, __nv_bfloat16) {
+  const bool full = !tilecraft::test::sanitizer_sized();
+  Cublas cublas;
+  std::uint64_t salt = std::is_same_v<T, __half> ? 18000 : 19000;
+  for (int v = 0; v < 8; ++v) {
+    if (!full && v != 0 && v != 5) continue;  // light: row-major NN, column-major TN
+    const Problem p{combo(v), 1000, 999, 1001, v % 2 ? 1.0f : 0.75f, v % 3 ? 0.0f : -1.5f, layouts[v % layout_count]};
+    check_cublas<T>(cublas, p, ++salt);
+  }
+  if (!full) {
+    MESSAGE("TILECRAFT_TEST_HUGE=0: skipping 2048^3");
+    return;
+  }
+  check_cublas<T>(cublas, Problem{combo(0), 2048, 2048, 2048, 1.0f, 0.0f, layouts[0]}, ++salt);
+  check_cublas<T>(cublas, Problem{combo(5), 2048, 2048, 2048, -1.0f, 0.5f, layouts[1]}, ++salt);
+  check_cublas<T>(cublas, Problem{combo(1), 2048, 2048, 2048, 1.0f, 0.0f, layouts[2]}, ++salt);  // unaligned path
+}
+
+TEST_CASE_TEMPLATE("gemm on 16-bit operands: rejected calls launch nothing and leave C alone; m or n == 0 does nothing",
+                   T, __half, __nv_bfloat16) {
+  const std::int64_t m = 37, n = 41, k = 29;  // row-major NN: lda = k, ldb = n, ldc = n
+  DeviceBuffer<T> da(static_cast<std::size_t>(m * k + 8)), db(static_cast<std::size_t>(k * n + 8));
+  DeviceBuffer<float> dc(static_cast<std::size_t>(m * n + 8));
+  dc.poison();
+  const std::vector<float> before = dc.download();
+  const T* a = da.get();
+  const T* b = db.get();
+  float* c = dc.get();
+  const T* null_ab = nullptr;
+  float* null_c = nullptr;
+  const auto row = Order::row_major, col = Order::col_major;
+  const auto N = Op::none, TR = Op::transpose;
+  const auto bad = cudaErrorInvalidValue;
+  CHECK(tilecraft::gemm(row, N, N, -1, n, k, 1.0f, a, k, b, n, 0.0f, c, n) == bad);
+  CHECK(tilecraft::gemm(row, N, N, m, -1, k, 1.0f, a, k, b, n, 0.0f, c, n) == bad);
+  CHECK(tilecraft::gemm(row, N, N, m, n, -1, 1.0f, a, k, b, n, 0.0f, c, n) == bad);
+  // Leading dimensions one below BLAS's minimum: row-major A (k), A^T (m), column-major A (m); B, C.
+  CHECK(tilecraft::gemm(row, N, N, m, n, k, 1.0f, a, k - 1, b, n, 0.0f, c, n) == bad);
+  CHECK(tilecraft::gemm(row, TR, N, m, n, k, 1.0f, a, m - 1, b, n, 0.0f, c, n) == bad);
+  CHECK(tilecraft::gemm(col, N, N, m, n, k, 1.0f, a, m - 1, b, k, 0.0f, c, m) == bad);
+  CHECK(tilecraft::gemm(row, N, N, m, n, k, 1.0f, a, k, b, n - 1, 0.0f, c, n) == bad);
+  CHECK(tilecraft::gemm(row, N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n - 1) == bad);
+  // Null operands with k > 0, a null C.
+  CHECK(tilecraft::gemm(row, N, N, m, n, k, 1.0f, null_ab, k, b, n, 0.0f, c, n) == bad);
+  CHECK(tilecraft::gemm(row, N, N, m, n, k, 1.0f, a, k, null_ab, n, 0.0f, c, n) == bad);
+  CHECK(tilecraft::gemm(row, N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, null_c, n) == bad);
+  // Misaligned: C one byte off (4-byte alignment), A and B one byte off (2-byte alignment).
+  float* const c_off = reinterpret_cast<float*>(reinterpret_cast<char*>(c) + 1);
+  const T* const a_off = reinterpret_cast<const T*>(reinterpret_cast<const char*>(a) + 1);
+  const T* const b_off = reinterpret_cast<const T*>(reinterpret_cast<const char*>(b) + 1);
+  CHECK(tilecraft::gemm(row, N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c_off, n) == bad);
+  CHECK(tilecraft::gemm(row, N, N, m, n, k, 1.0f, a_off, k, b, n, 0.0f, c, n) == bad);
+  CHECK(tilecraft::gemm(row, N, N, m, n, k, 1.0f, a, k, b_off, n, 0.0f, c, n) == bad);
+  // Bad enumerators.
+  CHECK(tilecraft::gemm(row, static_cast<Op>(7), N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n) == bad);
+  CHECK(tilecraft::gemm(row, N, static_cast<Op>(7), m, n, k, 1.0f, a, k, b, n, 0.0f, c, n) == bad);
+  CHECK(tilecraft::gemm(static_cast<Order>(7), N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n) == bad);
+  // m == 0 or n == 0: nothing to do, null pointers included.
+  CHECK(tilecraft::gemm(row, N, N, 0, n, k, 1.0f, null_ab, k, null_ab, n, 0.0f, null_c, n) == cudaSuccess);
+  CHECK(tilecraft::gemm(row, N, N, m, 0, k, 1.0f, null_ab, k, null_ab, 1, 0.0f, null_c, 1) == cudaSuccess);
+  CHECK(tilecraft::gemm(col, TR, TR, 0, 0, k, 1.0f, null_ab, k, null_ab, 1, 0.0f, null_c, 1) == cudaSuccess);
+  CHECK(tilecraft::gemm(row, N, N, 0, n, k, 1.0f, a, k, b, n, 0.0f, c, n) == cudaSuccess);
+  // k == 0 with null A and B is allowed: C = beta C (beta = 1: C as it was).
+  CHECK(tilecraft::gemm(row, N, N, m, n, 0, 1.0f, null_ab, 1, null_ab, n, 1.0f, c, n) == cudaSuccess);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  const std::vector<float> after = dc.download();
+  CHECK(std::memcmp(after.data(), before.data(), before.size() * sizeof(float)) == 0);
+}
