@@ -47,6 +47,10 @@
 #include "../examples/course/gemm_course.cuh"
 #include "harness.cuh"
 
+// The 16-bit launcher's kernels compile in bench_gemm16_instance_bf16.cu and _f16.cu.
+TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);
+TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half);
+
 using namespace tilecraft::bench;
 
 namespace {

@@ -35,6 +35,10 @@
 
 #include "test_util.cuh"
 
+// The launcher's kernels compile in gemm_16bit_instance_bf16.cu and _f16.cu, beside this unit.
+TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);
+TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half);
+
 using tilecraft::Op;
 using tilecraft::Order;
 using tilecraft::test::DeviceBuffer;

@@ -118,3 +118,15 @@ template <class T>
 #endif  // __CUDACC__
 
 }  // namespace tilecraft::detail
+
+//! Declares (Prefix `extern`) or defines (Prefix empty) the instantiation of tilecraft::gemm's
+//! 16-bit launcher for T (__nv_bfloat16 or __half) with its 16 kernels (the wgmma and the
+//! mma.sync kernel of each operand order: a minute or more of compilation per architecture).
+//! A program that calls gemm() on T from several translation units, or wants that compilation
+//! beside its other units, writes `TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half)` at namespace
+//! scope where it calls gemm() and `TILECRAFT_GEMM_16BIT_INSTANCE(, __half)` in one unit of its
+//! own (built for the same architectures).
+#define TILECRAFT_GEMM_16BIT_INSTANCE(Prefix, T)                                                                 \
+  Prefix template cudaError_t tilecraft::detail::gemm_16bit_run<T>(                                              \
+      tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, float, const T*, \
+      std::int64_t, const T*, std::int64_t, float, float*, std::int64_t, cudaStream_t)
