@@ -26,6 +26,7 @@
 //! traps: callers select another path with `if constexpr`/NV_IF_TARGET on wgmma_available().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -107,10 +108,10 @@ TILECRAFT_DEVICE void wgmma_wait() {
 //! Pins the accumulator registers `d` in place (an empty asm that reads and writes each): called
 //! around a batch of products so the compiler moves no accumulator between their issue and
 //! their wait (such a move makes ptxas serialize the products: warning C7515).
-template <int Size>
+template <std::size_t Size>
 TILECRAFT_DEVICE void wgmma_fence_operand(float (&d)[Size]) {
 #pragma unroll
-  for (int i = 0; i < Size; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  for (std::size_t i = 0; i < Size; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 //! fence.proxy.async.shared::cta: this thread's earlier shared-memory writes become visible to
@@ -124,8 +125,8 @@ TILECRAFT_DEVICE void fence_proxy_async_shared() {
 //! A is M-major (M contiguous), else K-major; TransB: B is N-major (N contiguous), else K-major.
 //! Asynchronous: see the file comment. Every thread of the warpgroup executes it.
 template <int N, class T, bool TransA, bool TransB>
-TILECRAFT_DEVICE void wgmma_async(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
-                                  std::uint32_t accumulate) {
+TILECRAFT_DEVICE void wgmma_async(float (&d)[static_cast<std::size_t>(N / 2)], std::uint64_t desc_a,
+                                  std::uint64_t desc_b, std::uint32_t accumulate) {
   static_assert(valid_wgmma_n<N>, "wgmma_async<N, ...>: N must be 64, 128 or 256");
   static_assert(valid_wgmma_type<T>, "wgmma_async<N, T, ...>: T must be __nv_bfloat16 or __half");
   NV_IF_ELSE_TARGET(
