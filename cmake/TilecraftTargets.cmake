@@ -28,21 +28,13 @@ endfunction()
 
 # TILECRAFT_COMPAT_TESTS (the GPU check): every device test also built as sm_75 PTX
 # (<test>.sm75: JIT-compiled on a newer GPU, so every NV_IF_TARGET takes its pre-sm_80
-# branch), with device assertions (<test>.assert), and, once a header has a path for sm_90 and
-# above (NV_PROVIDES_SM_9x, NV_IS_EXACTLY_SM_9x), as sm_80 PTX (<test>.sm80: the sm_80 paths
-# without Hopper's; until then an sm_90 build takes exactly the sm_80 paths, and the variant
-# would repeat the plain test), in the same build, labelled "compat".
-option(TILECRAFT_COMPAT_TESTS "Also build every device test as sm_75 PTX, sm_80 PTX and with device assertions, and the synchronous-copy twins" OFF)
-if(TILECRAFT_COMPAT_TESTS)
-  file(GLOB_RECURSE tilecraft_headers "${PROJECT_SOURCE_DIR}/include/tilecraft/*.cuh")
-  set(TILECRAFT_HOPPER_PATHS OFF)
-  foreach(header IN LISTS tilecraft_headers)
-    file(STRINGS "${header}" hopper REGEX "NV_PROVIDES_SM_9|NV_IS_EXACTLY_SM_9|NV_PROVIDES_SM_1[0-9]")
-    if(hopper)
-      set(TILECRAFT_HOPPER_PATHS ON)
-    endif()
-  endforeach()
-endif()
+# branch), with device assertions (<test>.assert), and, for a test whose kernels have a path
+# for sm_90 and above (tilecraft_add_test's SM80), as sm_80 PTX (<test>.sm80: the sm_80 paths
+# without Hopper's), in the same build, labelled "compat". (A test whose kernels have no sm_90
+# path runs exactly its sm_80 code in the plain sm_90 build, so an sm_80 variant would repeat
+# it: the flag is per test, not per header, since a header's Hopper path matters only to the
+# tests that instantiate it.)
+option(TILECRAFT_COMPAT_TESTS "Also build every device test as sm_75 PTX and with device assertions (and as sm_80 PTX where it has Hopper paths), and the synchronous-copy twins" OFF)
 
 # tilecraft_wgmma_archs(<out> <archs>): <archs> with sm_90 as sm_90a (90 -> 90a, 90-real ->
 # 90a-real, ...; "native" first becomes the GPUs found), so that code built for Hopper carries
@@ -73,7 +65,7 @@ function(tilecraft_use_wgmma target)
 endfunction()
 
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
-#                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT] [WGMMA]
+#                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT] [WGMMA] [SM80]
 #                    [COMPAT_SOURCES <files...>])
 #   host:   runs everywhere (layouts, bank model, argument validation).
 #   device: needs a GPU; its main exits 77 without one, which ctest reports as skipped.
@@ -83,10 +75,12 @@ endfunction()
 #   left, instead of failing for want of a kernel image. Such twins get no compat variants.
 #   COMPAT_SOURCES: the compat variants' sources, where fewer files cover every path that
 #   differs by architecture or assertion (default: SOURCES).
+#   SM80: the test's kernels have paths for sm_90 and above (NV_PROVIDES_SM_90 and the like):
+#   its compat variants include <name>.sm80, the sm_80 paths run on the same GPU.
 #   WGMMA: the test (not its compat variants, which keep the other paths) builds sm_90 as sm_90a
 #   and, where that applies, is compiled with TILECRAFT_TEST_EXPECT_WGMMA.
 function(tilecraft_add_test)
-  cmake_parse_arguments(ARG "NO_COMPAT;WGMMA" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "NO_COMPAT;WGMMA;SM80" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES" ${ARGN})
   if(NOT ARG_COMPAT_SOURCES)
     set(ARG_COMPAT_SOURCES ${ARG_SOURCES})
   endif()
@@ -113,7 +107,7 @@ function(tilecraft_add_test)
   set(variants "${ARG_NAME}")
   if(ARG_KIND STREQUAL "device" AND TILECRAFT_COMPAT_TESTS AND NOT ARG_NO_COMPAT)
     list(APPEND variants ${ARG_NAME}.sm75 ${ARG_NAME}.assert)
-    if(TILECRAFT_HOPPER_PATHS)
+    if(ARG_SM80)
       list(APPEND variants ${ARG_NAME}.sm80)
     endif()
   endif()
