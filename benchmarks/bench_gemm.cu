@@ -50,6 +50,8 @@
 // The 16-bit launcher's kernels compile in bench_gemm16_instance_bf16.cu and _f16.cu.
 TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);
 TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half);
+TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);
+TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32x3);
 
 using namespace tilecraft::bench;
 
@@ -272,8 +274,9 @@ void course_tiled_1x2(const GemmSize& s, const float* a, const float* b, float* 
 }
 
 // ---- tensor cores ----------------------------------------------------------------------------
-// gemm_tf32 and gemm_f32x3: tiled_gemm with GemmMath::tf32 / tf32x3 in a plain kernel (one
-// tile per block, dynamic shared memory), against cuBLAS in FP32 (pedantic: the
+// gemm_tf32 and gemm_f32x3: tilecraft::gemm<GemmMath::tf32 / tf32x3> (rows tilecraft) and
+// tiled_gemm with GemmMath::tf32 / tf32x3 in a plain kernel (one tile per block, dynamic shared
+// memory: rows tiled_gemm_tensor), against cuBLAS in FP32 (pedantic: the
 // peer named cublas) and in TF32
 // (CUBLAS_COMPUTE_32F_FAST_TF32: cublas_tf32), on the same row-major data. max_rel_err is
 // against cuBLAS FP32: above 1e-2 (TF32) or 1e-4 (TF32x3) is an error.
@@ -324,6 +327,12 @@ void tensor_gemm_with(const GemmSize& s, const typename G::element_type* a, cons
 template <tilecraft::GemmMath Math>
 void tilecraft_tensor_gemm(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
   tensor_gemm_with<BenchTensorGemm<Math>>(s, a, b, c, stream);
+}
+// gemm_tf32 / gemm_f32x3: the device-level tilecraft::gemm<Math> on float operands, row-major.
+template <tilecraft::GemmMath Math>
+void tilecraft_math_gemm(const GemmSize& s, const float* a, const float* b, float* c, cudaStream_t stream) {
+  TILECRAFT_BENCH_CHECK(tilecraft::gemm<Math>(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none,
+                                              s.m, s.n, s.k, 1.0f, a, s.k, b, s.n, 0.0f, c, s.n, stream));
 }
 // gemm_bf16 / gemm_f16: tiled_gemm (GemmMath::mma16) on T operands, float C.
 template <class T>
@@ -376,6 +385,9 @@ const bool gemm_registered = [] {
       register_gemm<float>("cublas", s, true, cublas_gemm<float>, family);
       register_gemm<float>("cublas_tf32", s, false, cublas_tf32_gemm, family, 1e-2);
       register_gemm<float>("tilecraft", s, false,
+                           x3 ? tilecraft_math_gemm<GemmMath::tf32x3> : tilecraft_math_gemm<GemmMath::tf32>, family,
+                           x3 ? 1e-4 : 1e-2);
+      register_gemm<float>("tiled_gemm_tensor", s, false,
                            x3 ? tilecraft_tensor_gemm<GemmMath::tf32x3> : tilecraft_tensor_gemm<GemmMath::tf32>, family,
                            x3 ? 1e-4 : 1e-2);
     }

@@ -1,12 +1,13 @@
 //! \file device/gemm.cuh
-//! Device-wide GEMM with BLAS semantics for float (FP32 FMAs), double (FP64 FMAs) and 16-bit
-//! operands (BF16 / FP16 on the tensor cores, float C), built from the block-level tiled_gemm
-//! (and for 16-bit operands on Hopper, the warpgroup MMA of arch/wgmma.cuh): C = alpha * op(A) * op(B) + beta * C, row-
-//! or column-major, any sizes and leading dimensions, on a stream. Its configuration is a policy
+//! Device-wide GEMM with BLAS semantics for float (FP32 FMAs, or TF32 / TF32x3 on the tensor
+//! cores), double (FP64 FMAs) and 16-bit operands (BF16 / FP16 on the tensor cores, float C), built from the
+//! block-level tiled_gemm (and for 16-bit operands on Hopper, the warpgroup MMA of arch/wgmma.cuh): C = alpha * op(A) *
+//! op(B) + beta * C, row- or column-major, any sizes and leading dimensions, on a stream. Its configuration is a policy
 //! (device/gemm_policy.cuh), chosen by shape unless given. This header is the public API; the
 //! plan (argument checks, split-K, packing, the policy by shape) is in detail/gemm_plan.cuh, the
 //! kernels in detail/gemm_kernels.cuh, the glue in detail/gemm_dispatch.cuh; the 16-bit
-//! operands' kernels and glue in detail/gemm_wgmma_kernels.cuh and detail/gemm_16bit_dispatch.cuh.
+//! operands' kernels and glue in detail/gemm_wgmma_kernels.cuh and detail/gemm_16bit_dispatch.cuh,
+//! the TF32 glue in detail/gemm_tf32_dispatch.cuh.
 //!
 //! Compile time: one call instantiates every default policy's kernels for the four operand
 //! orders (about 40 kernels for float, 25 for double); a translation unit with one float call
@@ -24,9 +25,11 @@
 
 #include "../config.cuh"
 #include "../gemm/epilogue.cuh"
+#include "../gemm/gemm_math.cuh"
 #include "../memory/matrix_ref.cuh"
 #include "detail/gemm_16bit_dispatch.cuh"
 #include "detail/gemm_dispatch.cuh"
+#include "detail/gemm_tf32_dispatch.cuh"
 #include "gemm_policy.cuh"
 #include "workspace.cuh"
 
@@ -175,6 +178,53 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
          std::int64_t lda, const T* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc,
          cudaStream_t stream = nullptr) {
   return detail::gemm_16bit_run<T>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+}
+
+//! C = alpha * op(A) * op(B) + beta * C for float matrices in the math `Math` chooses: the float
+//! gemm()'s BLAS semantics, arguments and checks (any float-aligned pointers and leading
+//! dimensions), on the tensor cores. Asynchronous on `stream`.
+//!   - GemmMath::simt: gemm() itself (FP32 FMAs, BLAS's rounding).
+//!   - GemmMath::tf32: one TF32 product per multiply-add (operands reduced to 10 explicit
+//!     mantissa bits, FP32 accumulation): a result within (2^-9 + (K + 2) 2^-24) M of the exact
+//!     one, M = |alpha| sum |a||b| + |beta||c| (about 1e-3 relative on random data).
+//!   - GemmMath::tf32x3: three TF32 products per multiply-add on operands split into a TF32 big
+//!     part and a TF32 remainder (both rounded to nearest; the remainder's product dropped):
+//!     FP32's accuracy from the tensor cores, a result within (2^-20 + (3 K + 2) 2^-24) M.
+//! On an H100 / H200 whose code was compiled for sm_90a (see the 16-bit gemm()), products whose
+//! tiles fill at least half of the SMs run Hopper's warpgroup MMA: TF32 on 128 x 256 tiles, the
+//! operands truncated to TF32 by the tensor cores (about twice the error of rounding them, well
+//! inside the bound); TF32x3 on 128 x 128 tiles, the operands split (rounded to nearest) into
+//! workspace first, each stage's products summed from zero by the tensor cores and added into
+//! FP32 sums, so its error is FP32's or smaller (the tensor cores' own sums truncate: fed the
+//! running sum they would err about 10 times more), Inf and NaN as in FP32. The wgmma path reads
+//! K-contiguous rows that start 16-byte aligned: an operand stored otherwise (the A of a
+//! column-major NN product, the B of a row-major one) is first transposed or copied into
+//! workspace (tilecraft's stream-ordered pool, see release_workspace(); for TF32x3 every operand,
+//! twice its size). Everything else runs the block-level tiled_gemm on mma.sync on the operands
+//! as they are (operands rounded to nearest; FMAs below sm_80), without workspace. Returns
+//! cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments (and a grid
+//! or K step count above 2^31 - 1), the pool's error when no workspace can be had; m == 0 or
+//! n == 0 is a successful no-op; otherwise the launch status. Performance on an H200
+//! (benchmarks/results): TF32 about 0.7x cuBLAS's TF32, TF32x3 about 1.2x cuBLAS's FP32 SGEMM,
+//! at 4096^3 and 8192^3.
+//! \code
+//! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
+//! cudaError_t run(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
+//!   return tilecraft::gemm<tilecraft::GemmMath::tf32x3>(tilecraft::Order::row_major, tilecraft::Op::none,
+//!                                                       tilecraft::Op::none, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n,
+//!                                                       s);
+//! }
+//! \endcode
+template <GemmMath Math>
+requires(Math == GemmMath::simt || Math == GemmMath::tf32 || Math == GemmMath::tf32x3) [[nodiscard]] cudaError_t
+    gemm(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+         std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc,
+         cudaStream_t stream = nullptr) {
+  if constexpr (Math == GemmMath::simt) {
+    return detail::gemm_run<void, float>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, {}, stream);
+  } else {
+    return detail::gemm_tf32_run<Math>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+  }
 }
 
 #endif  // __CUDACC__

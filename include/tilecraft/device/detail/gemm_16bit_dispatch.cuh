@@ -77,13 +77,13 @@ template <class T>
   const bool wgmma = gemm_wgmma_runs_on<T>(device) && (k == 0 || (aligned16(x, ldx) && aligned16(y, ldy)));
 
   if (wgmma) {
-    using S = WgmmaGemmShape;
+    using S = WgmmaGemmShape<T>;
     const std::int64_t tiles = ((rows + S::tile_m - 1) / S::tile_m) * ((cols + S::tile_n - 1) / S::tile_n);
     if (tiles > INT_MAX || (k + S::tile_k - 1) / S::tile_k > INT_MAX) return cudaErrorInvalidValue;
     auto launch = [&](auto kernel) -> cudaError_t {
       TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
       kernel<<<static_cast<unsigned>(tiles), S::threads, S::smem_bytes, stream>>>(x, ldx, y, ldy, c, ldc, rows, cols, k,
-                                                                                  alpha, beta);
+                                                                                  alpha, beta, 0, 0);
       return cudaGetLastError();
     };
     if (x_k) return y_k ? launch(gemm_wgmma_kernel<T, true, true>) : launch(gemm_wgmma_kernel<T, true, false>);
@@ -108,11 +108,11 @@ template <class T>
   const ColX yc{y, k, cols, ldy};
   const RowX yr{y, k, cols, ldy};
   if (x_k) {
-    return y_k ? launch(gemm_mma16_kernel<G, Order::row_major, Order::col_major>, xr, yc)
-               : launch(gemm_mma16_kernel<G, Order::row_major, Order::row_major>, xr, yr);
+    return y_k ? launch(gemm_tensor_fallback_kernel<G, Order::row_major, Order::col_major>, xr, yc)
+               : launch(gemm_tensor_fallback_kernel<G, Order::row_major, Order::row_major>, xr, yr);
   }
-  return y_k ? launch(gemm_mma16_kernel<G, Order::col_major, Order::col_major>, xc, yc)
-             : launch(gemm_mma16_kernel<G, Order::col_major, Order::row_major>, xc, yr);
+  return y_k ? launch(gemm_tensor_fallback_kernel<G, Order::col_major, Order::col_major>, xc, yc)
+             : launch(gemm_tensor_fallback_kernel<G, Order::col_major, Order::row_major>, xc, yr);
 }
 
 #endif  // __CUDACC__

@@ -1,15 +1,16 @@
 //! \file device/detail/gemm_wgmma_kernels.cuh
-//! The kernels of tilecraft::gemm on 16-bit operands (__nv_bfloat16, __half; float C):
+//! The tensor-core kernels of tilecraft::gemm (16-bit operands with float C; float operands in
+//! GemmMath::tf32 / tf32x3):
 //!   - gemm_wgmma_kernel: Hopper's warpgroup MMA (sm_90a). A block of 2 warpgroups computes a
-//!     128 x 256 tile of C, each warpgroup 64 x 256 with `wgmma.mma_async.m64n256k16` straight
-//!     from shared memory; the operands reach shared memory by `cp.async` in a ring of 4 stages
-//!     of 64 rows of K (48 KiB a stage), laid out in the 128-byte swizzle the tensor cores read
-//!     conflict-free. Either operand may be K-contiguous or M- (N-) contiguous in memory: the
-//!     fill keeps the contiguous dimension in 128-byte rows, and the descriptor tells wgmma
-//!     which it is.
-//!   - gemm_mma16_kernel: the same product on every other GPU (and for operands that are not
-//!     16-byte aligned), one tile of the block-level tiled_gemm (GemmMath::mma16: mma.sync) per
-//!     block.
+//!     128 x 256 tile of C, each warpgroup 64 x 256 with `wgmma.mma_async.m64n256` straight from
+//!     shared memory; the operands reach shared memory by `cp.async` in a ring of stages of 128
+//!     bytes of K a row (48 KiB a stage; 4 stages, or 2 of both parts of split TF32x3
+//!     operands), laid out in the 128-byte swizzle the tensor cores read conflict-free. A 16-bit
+//!     operand may be K-contiguous or M- (N-) contiguous in memory: the fill keeps the
+//!     contiguous dimension in 128-byte rows, and the descriptor tells wgmma which it is. TF32
+//!     operands are K-contiguous (the dispatch packs the others).
+//!   - gemm_tensor_fallback_kernel: the same product on every other GPU (and for 16-bit operands
+//!     that are not 16-byte aligned), one tile of the block-level tiled_gemm (mma.sync) per block.
 //! Both take the problem in its row-major form (C row-major, m x n; see GemmProblem) and
 //! compute C = alpha * A B + beta * C with BLAS's rule for beta == 0 (C is not read).
 #pragma once
@@ -27,18 +28,33 @@
 
 namespace tilecraft::detail {
 
-//! The shape of gemm_wgmma_kernel (not tunable: the swizzle, the descriptors and the thread
-//! mapping of the fill are written for it).
+//! The shape of gemm_wgmma_kernel on T operands (not tunable: the swizzle, the descriptors and
+//! the thread mapping of the fill are written for it). A stage holds 128 bytes of K a row (64
+//! elements of a 16-bit type, 32 floats): one 128-byte swizzle row. `Split` (TF32x3): every
+//! operand comes as a big and a small part, a stage holds both, and the products of a stage
+//! run from zero into two sets of accumulators (big x big; the cross terms) that FP32 adds then
+//! fold into a third, so a warpgroup holds 64 x 128 of C (192 floats a thread) instead of 64 x 256.
+template <class T, bool Split = false>
 struct WgmmaGemmShape {
-  static constexpr int tile_m = 128;  //!< rows of C a block computes (2 warpgroups of 64)
-  static constexpr int tile_n = 256;  //!< columns of C a block computes (one m64n256k16 per warpgroup)
-  static constexpr int tile_k = 64;   //!< rows of K a stage holds: one 128-byte swizzle row of 16-bit elements
-  static constexpr int stages = 4;    //!< shared-memory ring (2 stages in flight while 2 are read)
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "WgmmaGemmShape<T>: T must be a 16-bit type or float");
+  static_assert(!Split || sizeof(T) == 4, "WgmmaGemmShape<T, Split>: only float (TF32) operands come split");
+  static constexpr int tile_m = 128;                //!< rows of C a block computes (2 warpgroups of 64)
+  static constexpr int tile_n = Split ? 128 : 256;  //!< columns of C a block computes (one m64nN product)
+  static constexpr int tile_k = 128 / static_cast<int>(sizeof(T));  //!< K a stage holds: one 128-byte row
+  static constexpr int stages = Split ? 3 : 4;                      //!< shared-memory ring
+  //! Stages loaded ahead of the one the tensor cores read, and product groups left running at
+  //! the end of a step (Split: none, its accumulators are folded after every stage): a stage is
+  //! refilled only once the products that read it are complete.
+  static constexpr int prefetch = 2;
+  static constexpr int pending = Split ? 0 : 1;
+  static_assert(prefetch >= 1 && prefetch <= stages - 1 - pending,
+                "WgmmaGemmShape: a refilled stage must have no product reading it");
   static constexpr int threads = 256;
   static constexpr int group_m = 8;  //!< tile rows that walk N together (L2 reuse of B)
-  static constexpr int a_bytes = tile_m * tile_k * 2;
-  static constexpr int b_bytes = tile_k * tile_n * 2;
-  static constexpr int stage_bytes = a_bytes + b_bytes;
+  static constexpr int parts = Split ? 2 : 1;
+  static constexpr int a_bytes = tile_m * 128;  //!< one part of A's stage tile
+  static constexpr int b_bytes = tile_n * 128;
+  static constexpr int stage_bytes = parts * (a_bytes + b_bytes);
   //! Dynamic shared memory of a block: the ring plus room to align it to 1024 bytes (the
   //! swizzle pattern's period, which wgmma computes from the address).
   static constexpr int smem_bytes = stages * stage_bytes + 1024;
@@ -61,11 +77,11 @@ __global__ void gemm_wgmma_probe_kernel(int* out) {
                      *out = probe[(threadIdx.x + 1) % 4];))
 }
 
-//! The fill of one operand's stage tiles of `Rows` x 64 (K) elements from a row-major form:
+//! The fill of one operand's stage tiles of `Rows` x tile_k (K) elements from a row-major form:
 //! `KContiguous` (element (r, kk) at src[r * ld + kk]) or not (element (r, kk) at
-//! src[kk * ld + r]). Shared layout, in 1024-byte swizzle blocks of 8 rows of 128 bytes with
-//! 16-byte chunk c of row q stored at chunk c ^ (q % 8):
-//!   - K-contiguous: row r of the tile (its 64 elements of K) is the 128-byte row r;
+//! src[kk * ld + r]; 16-bit types only: TF32 operands are K-major). Shared layout, in 1024-byte
+//! swizzle blocks of 8 rows of 128 bytes with 16-byte chunk c of row q stored at chunk c ^ (q % 8):
+//!   - K-contiguous: row r of the tile (its 128 bytes of K) is the 128-byte row r;
 //!   - otherwise: block j of 64 rows (r = 64 j ... 64 j + 63) spans 8 KiB, in which 128-byte
 //!     row kk holds elements (64 j ... 64 j + 63, kk).
 //! Thread t moves `per_thread` chunks of 16 bytes, i = 0, 1, ...: K-contiguous, row t / 8 + 32 i,
@@ -74,14 +90,17 @@ __global__ void gemm_wgmma_probe_kernel(int* out) {
 //! base plus i times a stride, computed once (the fill then costs few registers beside the
 //! 128 accumulators). Chunks outside the matrix (rows >= `rows`, K >= `k`) are zero-filled, a
 //! chunk across the end of the contiguous side partially. Requires 16-byte aligned `src` and
-//! `ld` a multiple of 8 (the dispatch's rule).
+//! `ld` a multiple of 16 bytes (the dispatch's rule).
 template <int Rows, bool KContiguous, class T>
 struct WgmmaFill {
-  static constexpr int threads = WgmmaGemmShape::threads;
-  static constexpr int per_row = KContiguous ? 8 : Rows / 8;  // chunks along the contiguous side
-  static constexpr int per_thread = Rows * 64 / 8 / threads;
+  static_assert(KContiguous || sizeof(T) == 2, "WgmmaFill: only 16-bit operands may be M- or N-contiguous");
+  static constexpr int threads = 256;
+  static constexpr int chunk = 16 / static_cast<int>(sizeof(T));  // elements of a 16-byte chunk
+  static constexpr int tile_k = 8 * chunk;                        // elements of a 128-byte row
+  static constexpr int per_row = KContiguous ? 8 : Rows / chunk;  // chunks along the contiguous side
+  static constexpr int per_thread = Rows * 8 / threads;
   static constexpr int step_rows = threads / per_row;  // rows (K-contiguous) or K rows a step of i moves
-  static_assert(Rows * 64 / 8 % threads == 0 && step_rows % 8 == 0,
+  static_assert(Rows * 8 % threads == 0 && step_rows % 8 == 0,
                 "the fill's chunks must divide evenly among the threads, keeping the swizzle row");
 
   const T* ptr;          // this thread's chunk i = 0 of the next stage
@@ -97,27 +116,30 @@ struct WgmmaFill {
     const int q = tid / per_row, c = tid % per_row;  // (row, chunk) of the stage's swizzle rows
     if constexpr (KContiguous) {
       row = row0 + q;
-      kk = c * 8;
+      kk = c * chunk;
       ptr = src + row * ld + kk;
       stride = step_rows * ld;
-      advance = 64;
+      advance = tile_k;
       smem = q * 128 + ((c ^ (q & 7)) * 16);
     } else {
-      row = row0 + c * 8;
+      row = row0 + c * chunk;
       kk = q;
       ptr = src + kk * ld + row;
       stride = step_rows * ld;
-      advance = 64 * ld;
+      advance = tile_k * ld;
       smem = (c / 8) * 8192 + q * 128 + (((c % 8) ^ (q & 7)) * 16);
     }
   }
 
-  //! Issues this thread's cp.async for the stage tile at `dst` holding K rows k0 ... k0 + 63
-  //! (called for consecutive stages in order), each chunk predicated unless `interior`.
-  TILECRAFT_DEVICE void load(unsigned char* dst, std::int64_t k0, std::int64_t rows, std::int64_t k, bool interior) {
+  //! Issues this thread's cp.async for the stage tile at `dst` holding K rows k0 ... k0 +
+  //! tile_k - 1 of the matrix `offset` elements after the one the fill was made for (the small
+  //! part of a split operand: same shape and leading dimension), each chunk predicated unless
+  //! `interior`. next() then moves on to the following stage.
+  TILECRAFT_DEVICE void load(unsigned char* dst, std::int64_t k0, std::int64_t rows, std::int64_t k, bool interior,
+                             std::int64_t offset = 0) const {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
-      const T* p = ptr + i * stride;
+      const T* p = ptr + offset + i * stride;
       unsigned char* d = dst + smem + i * step_rows * 128;
       if (interior) {
         arch::cp_async_cg<16>(d, p);
@@ -128,20 +150,21 @@ struct WgmmaFill {
         } else {
           run = k0 + kk + i * step_rows < k ? rows - row : 0;
         }
-        run = run < 0 ? 0 : (run > 8 ? 8 : run);
-        arch::cp_async_cg_zfill<16>(d, run > 0 ? p : base, static_cast<std::uint32_t>(run * 2));
+        run = run < 0 ? 0 : (run > chunk ? chunk : run);
+        arch::cp_async_cg_zfill<16>(d, run > 0 ? p : base, static_cast<std::uint32_t>(run * sizeof(T)));
       }
     }
-    ptr += advance;
   }
+  TILECRAFT_DEVICE void next() { ptr += advance; }
 };
 
-//! The descriptor of a warpgroup's operand at k step `kk` (0 ... 3) of a stage tile written by
-//! wgmma_fill<Rows, KContiguous> at `tile`, from its row `row0` (a multiple of 64).
+//! The descriptor of a warpgroup's operand at k step `kk` (0 ... 3: 32 bytes of K each) of a
+//! stage tile written by WgmmaFill<Rows, KContiguous, T> at `tile`, from its row `row0` (a
+//! multiple of 64).
 template <bool KContiguous>
 TILECRAFT_DEVICE std::uint64_t wgmma_operand_descriptor(const unsigned char* tile, int row0, int kk) {
   if constexpr (KContiguous) {
-    // 8-row groups 1024 bytes apart; a k step of 16 elements is 32 bytes along the swizzled row.
+    // 8-row groups 1024 bytes apart; a k step is 32 bytes along the swizzled row.
     return arch::wgmma_descriptor(tile + row0 * 128 + kk * 32, 16, 1024, arch::WgmmaSwizzle::b128);
   } else {
     // Blocks of 64 rows 8 KiB apart; a k step of 16 is 16 rows of 128 bytes.
@@ -150,11 +173,12 @@ TILECRAFT_DEVICE std::uint64_t wgmma_operand_descriptor(const unsigned char* til
 }
 
 //! The body of gemm_wgmma_kernel (sm_90a code only: elsewhere its wgmma instructions trap).
-template <class T, bool AKContiguous, bool BKContiguous>
+template <class T, bool AKContiguous, bool BKContiguous, bool Split>
 TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda, const T* __restrict__ b,
                                       std::int64_t ldb, float* __restrict__ c, std::int64_t ldc, std::int64_t m,
-                                      std::int64_t n, std::int64_t k, float alpha, float beta) {
-  using S = WgmmaGemmShape;
+                                      std::int64_t n, std::int64_t k, float alpha, float beta, std::int64_t small_a,
+                                      std::int64_t small_b) {
+  using S = WgmmaGemmShape<T, Split>;
   extern __shared__ unsigned char wgmma_smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(wgmma_smem_raw) + 1023) &
                                                          ~std::uintptr_t{1023});
@@ -170,6 +194,8 @@ TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda,
   const int ktiles = static_cast<int>((k + S::tile_k - 1) / S::tile_k);
   const bool rows_inside = m0 + S::tile_m <= m && n0 + S::tile_n <= n;
 
+  // A stage: A's part(s), then B's: [A | B] or, split, [A big | A small | B big | B small].
+  constexpr int b_at = S::parts * S::a_bytes;
   WgmmaFill<S::tile_m, AKContiguous, T> fill_a(a, lda, m0);
   WgmmaFill<S::tile_n, BKContiguous, T> fill_b(b, ldb, n0);
   auto load = [&](int kt) {  // stages in order: each fill advances its pointer by one stage
@@ -177,38 +203,75 @@ TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda,
     const std::int64_t k0 = std::int64_t{kt} * S::tile_k;
     const bool interior = rows_inside && k0 + S::tile_k <= k;
     fill_a.load(sa, k0, m, k, interior);
-    fill_b.load(sa + S::a_bytes, k0, n, k, interior);
+    fill_b.load(sa + b_at, k0, n, k, interior);
+    if constexpr (Split) {
+      fill_a.load(sa + S::a_bytes, k0, m, k, interior, small_a);
+      fill_b.load(sa + b_at + S::b_bytes, k0, n, k, interior, small_b);
+    }
+    fill_a.next();
+    fill_b.next();
   };
 
-  float acc[S::tile_n / 2];
+  constexpr int acc_size = S::tile_n / 2;
+  float acc[acc_size];  // Split: the FP32 sums of the stages' products
 #pragma unroll
-  for (int i = 0; i < S::tile_n / 2; ++i) acc[i] = 0.0f;
+  for (int i = 0; i < acc_size; ++i) acc[i] = 0.0f;
+  // Split: a stage's products, from zero: big x big, and the two cross terms.
+  float big[Split ? acc_size : 1];
+  float cross[Split ? acc_size : 1];
   const int wg = static_cast<int>(threadIdx.x) / 128;
 
-  // Stages kt + 1 and kt + 2 load while the tensor cores read stage kt and finish kt - 1.
+  // Stages kt + 1 ... kt + prefetch load while the tensor cores read stage kt (and, with
+  // pending = 1, finish kt - 1).
 #pragma unroll
-  for (int s = 0; s < S::stages - 2; ++s) {
+  for (int s = 0; s < S::prefetch; ++s) {
     if (s < ktiles) load(s);
     arch::cp_async_commit();
   }
   for (int kt = 0; kt < ktiles; ++kt) {
-    arch::cp_async_wait<S::stages - 3>();
+    arch::cp_async_wait<S::prefetch - 1>();
     arch::fence_proxy_async_shared();  // the cp.async writes, visible to the tensor cores
-    __syncthreads();                   // ... of every thread; and every warpgroup is done with kt - 2
-    if (kt + S::stages - 2 < ktiles) load(kt + S::stages - 2);
+    __syncthreads();                   // ... of every thread; and every warpgroup is done with the stage refilled next
+    if (kt + S::prefetch < ktiles) load(kt + S::prefetch);
     arch::cp_async_commit();
     const unsigned char* sa = smem + (kt % S::stages) * S::stage_bytes;
-    arch::wgmma_fence_operand(acc);
+    if constexpr (Split) {
+      arch::wgmma_fence_operand(big);
+      arch::wgmma_fence_operand(cross);
+    } else {
+      arch::wgmma_fence_operand(acc);
+    }
     arch::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < S::tile_k / 16; ++kk) {
-      arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(
-          acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
-          wgmma_operand_descriptor<BKContiguous>(sa + S::a_bytes, 0, kk), 1u);
+    for (int kk = 0; kk < 4; ++kk) {
+      const std::uint64_t a_big = wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk);
+      const std::uint64_t b_big = wgmma_operand_descriptor<BKContiguous>(sa + b_at, 0, kk);
+      if constexpr (Split) {
+        // TF32x3 (the operands K-contiguous): the stage's first products start from zero.
+        const std::uint32_t accumulate = kk > 0 ? 1u : 0u;
+        arch::wgmma_async<S::tile_n, T, false, false>(
+            cross, wgmma_operand_descriptor<true>(sa + S::a_bytes, wg * 64, kk), b_big, accumulate);
+        arch::wgmma_async<S::tile_n, T, false, false>(
+            cross, a_big, wgmma_operand_descriptor<true>(sa + b_at + S::b_bytes, 0, kk), 1u);
+        arch::wgmma_async<S::tile_n, T, false, false>(big, a_big, b_big, accumulate);
+      } else {
+        arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(acc, a_big, b_big, 1u);
+      }
     }
     arch::wgmma_commit();
-    arch::wgmma_wait<1>();
-    arch::wgmma_fence_operand(acc);
+    arch::wgmma_wait<S::pending>();
+    if constexpr (Split) {
+      arch::wgmma_fence_operand(big);
+      arch::wgmma_fence_operand(cross);
+      // The tensor cores' own sums truncate: they see only one stage's products, and FP32 adds
+      // (to nearest) fold the stages. The cross terms count only where finite: with an Inf
+      // operand they may hold Inf x 0 = NaN, and big x big already holds the Inf (or the NaN
+      // that FP32 arithmetic gives there).
+#pragma unroll
+      for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? big[i] + cross[i] : big[i];
+    } else {
+      arch::wgmma_fence_operand(acc);
+    }
   }
   arch::wgmma_wait<0>();
   arch::wgmma_fence_operand(acc);
@@ -245,20 +308,25 @@ TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda,
 
 //! C (m x n, row-major, ldc) = alpha * A B + beta * C on the row-major form: A m x k
 //! (AKContiguous: a[r * lda + kk], else a[kk * lda + r]), B' = B^T n x k (BKContiguous:
-//! b[c * ldb + kk], else b[kk * ldb + c]). One 128 x 256 tile per block, tiles in groups of
-//! WgmmaGemmShape::group_m rows. A and B 16-byte aligned with lda and ldb multiples of 8; k == 0
-//! gives C = beta * C. Launch: WgmmaGemmShape::threads threads, smem_bytes of dynamic shared
-//! memory, one block per tile. Traps where the device code has no wgmma (the dispatch never
-//! launches it there).
-template <class T, bool AKContiguous, bool BKContiguous>
-__global__ void __launch_bounds__(WgmmaGemmShape::threads, 1)
+//! b[c * ldb + kk], else b[kk * ldb + c]). T: a 16-bit type, or float (TF32: both operands
+//! K-contiguous; Split: TF32x3, the small parts at a + small_a and b + small_b, same shapes and
+//! leading dimensions; small_a and small_b are ignored otherwise). One 128 x 256 tile (Split:
+//! 128 x 128) per block,
+//! tiles in groups of WgmmaGemmShape::group_m rows. A and B 16-byte aligned with lda and ldb
+//! multiples of 16 bytes; k == 0 gives C = beta * C. Launch: WgmmaGemmShape<T, Split>::threads
+//! threads, smem_bytes of dynamic shared memory, one block per tile. Traps where the device code
+//! has no wgmma (the dispatch never launches it there).
+template <class T, bool AKContiguous, bool BKContiguous, bool Split = false>
+__global__ void __launch_bounds__(256, 1)
     gemm_wgmma_kernel(const T* __restrict__ a, std::int64_t lda, const T* __restrict__ b, std::int64_t ldb,
                       float* __restrict__ c, std::int64_t ldc, std::int64_t m, std::int64_t n, std::int64_t k,
-                      float alpha, float beta) {
+                      float alpha, float beta, std::int64_t small_a, std::int64_t small_b) {
+  static_assert(WgmmaGemmShape<T, Split>::threads == 256, "gemm_wgmma_kernel's launch bounds are 256 threads");
   NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
-                    (gemm_wgmma_tile<T, AKContiguous, BKContiguous>(a, lda, b, ldb, c, ldc, m, n, k, alpha, beta);),
+                    (gemm_wgmma_tile<T, AKContiguous, BKContiguous, Split>(a, lda, b, ldb, c, ldc, m, n, k, alpha, beta,
+                                                                           small_a, small_b);),
                     ((void)a; (void)lda; (void)b; (void)ldb; (void)c; (void)ldc; (void)m; (void)n; (void)k; (void)alpha;
-                     (void)beta; __trap();))
+                     (void)beta; (void)small_a; (void)small_b; __trap();))
 }
 
 //! The mma.sync configuration of the other path: 4 warps of 64 x 64, a K step of 32 in 3
@@ -266,14 +334,16 @@ __global__ void __launch_bounds__(WgmmaGemmShape::threads, 1)
 template <class T>
 using Mma16GemmConfig = TiledGemm<128, 128, RegBlock<16, 8>, 32, 4, 3, T>;
 
-//! The same product as gemm_wgmma_kernel through tiled_gemm (GemmMath::mma16), any alignment
-//! of the 16-bit operands: one 128 x 128 tile per block, tiles in row order (blockIdx.x).
+//! The same product as gemm_wgmma_kernel through tiled_gemm G (GemmMath::mma16 on any alignment
+//! of the 16-bit operands, GemmMath::tf32 / tf32x3 on float ones): one tile per block, tiles in
+//! row order (blockIdx.x).
 template <class G, Order OA, Order OB>
 __global__ void __launch_bounds__(G::threads)
-    gemm_mma16_kernel(MatrixRef<const typename G::element_type, OA> a, MatrixRef<const typename G::element_type, OB> b,
-                      MatrixRef<float> c, float alpha, float beta) {
-  extern __shared__ __align__(16) unsigned char mma16_smem[];
-  auto& storage = *reinterpret_cast<typename G::TempStorage*>(mma16_smem);
+    gemm_tensor_fallback_kernel(MatrixRef<const typename G::element_type, OA> a,
+                                MatrixRef<const typename G::element_type, OB> b, MatrixRef<float> c, float alpha,
+                                float beta) {
+  extern __shared__ __align__(16) unsigned char tensor_fallback_smem[];
+  auto& storage = *reinterpret_cast<typename G::TempStorage*>(tensor_fallback_smem);
   const std::int64_t tiles_n = (c.cols + G::shape::tile_n - 1) / G::shape::tile_n;
   const std::int64_t t = blockIdx.x;
   tiled_gemm(storage, a, b, c, (t / tiles_n) * G::shape::tile_m, (t % tiles_n) * G::shape::tile_n,

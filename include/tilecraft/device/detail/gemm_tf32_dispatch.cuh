@@ -1,0 +1,214 @@
+//! \file device/detail/gemm_tf32_dispatch.cuh
+//! The plan and launch of tilecraft::gemm<GemmMath::tf32 / tf32x3> on float operands: BLAS's
+//! argument checks, the row-major form of the problem, and the choice between Hopper's wgmma
+//! kernel (where this binary carries sm_90a code for the device and the product has tiles
+//! enough) and the block-level tiled_gemm on mma.sync (detail/gemm_wgmma_kernels.cuh). For the
+//! wgmma kernel the operands are brought into the form it reads: K-contiguous, 16-byte aligned
+//! rows (transposed or copied into workspace where they are not), and for TF32x3 split into
+//! TF32 big and small parts.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <climits>
+#include <cstdint>
+#include <type_traits>
+
+#include "../../arch/mma.cuh"
+#include "../../config.cuh"
+#include "../../gemm/gemm_math.cuh"
+#include "../../util/error.cuh"
+#include "../../util/device_cache.cuh"
+#include "../../util/launch.cuh"
+#include "../../util/math.cuh"
+#include "../transpose.cuh"
+#include "../workspace.cuh"
+#include "gemm_16bit_dispatch.cuh"
+#include "gemm_plan.cuh"
+#include "gemm_wgmma_kernels.cuh"
+
+namespace tilecraft::detail {
+
+#if defined(__CUDACC__)
+
+//! The mma.sync configurations of the other path (benchmarks/TUNING.md, "Tensor cores"): TF32,
+//! 4 warps of 64 x 64 in 4 stages of 16; TF32x3, whose split fragments need more registers, 4
+//! warps of 32 x 64 in 3 stages of 32.
+template <GemmMath Math>
+using Tf32FallbackConfig =
+    std::conditional_t<Math == GemmMath::tf32, TiledGemm<128, 128, RegBlock<16, 8>, 16, 4, 4, float, GemmMath::tf32>,
+                       TiledGemm<64, 128, RegBlock<8, 8>, 32, 4, 3, float, GemmMath::tf32x3>>;
+
+//! The TF32x3 split of a rows x k matrix (element (r, c) at src[r * ld_src + c]): big = x
+//! rounded to TF32, small = (x - big) rounded to TF32, both rows x k at leading dimension ld
+//! (FP32 patterns with their 13 low bits zero, which the tensor cores read exactly). `big` may
+//! be `src` itself (same leading dimension): each element is read before it is written, by the
+//! same thread. A template only so that every translation unit may hold it.
+template <class T>
+__global__ void tf32_split_kernel(const T* src, std::int64_t ld_src, T* big, T* small, std::int64_t ld,
+                                  std::int64_t rows, std::int64_t k) {
+  static_assert(std::is_same_v<T, float>, "tf32_split_kernel: float only");
+  const std::int64_t col = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (col >= k) return;
+  for (std::int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+    const float x = src[r * ld_src + col];
+    const float hi = __uint_as_float(arch::to_tf32(x));
+    big[r * ld + col] = hi;
+    small[r * ld + col] = __uint_as_float(arch::to_tf32(x - hi));
+  }
+}
+
+//! One operand of the row-major form (rows x k, K-contiguous or not) as the kernel reads it.
+struct Tf32Operand {
+  const float* data;
+  std::int64_t ld;
+  std::int64_t small;  //!< elements from data to the small part (split operands)
+};
+
+//! Brings the operand `src` (rows x k: element (r, c) at src[r * ld + c] when `k_contiguous`,
+//! else at src[c * ld + r]) into K-contiguous rows that start 16-byte aligned: as it is where
+//! it already is (and is not to be split), else into `ws` (rows x round_up(k, 4), twice that
+//! when `split`) by a transpose or a 2D copy, then split there.
+inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool k_contiguous, std::int64_t rows,
+                                        std::int64_t k, bool split, float* ws, Tf32Operand& out, cudaStream_t stream) {
+  const bool ready = k_contiguous && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && ld % 4 == 0;
+  if (ready && !split) {
+    out = {src, ld, 0};
+    return cudaSuccess;
+  }
+  const std::int64_t ldp = round_up<std::int64_t>(k, 4);
+  const float* from = src;
+  std::int64_t ld_from = ld;
+  if (!ready) {
+    if (k_contiguous) {
+      TILECRAFT_RETURN_IF_ERROR(cudaMemcpy2DAsync(ws, static_cast<std::size_t>(ldp) * sizeof(float), src,
+                                                  static_cast<std::size_t>(ld) * sizeof(float),
+                                                  static_cast<std::size_t>(k) * sizeof(float),
+                                                  static_cast<std::size_t>(rows), cudaMemcpyDeviceToDevice, stream));
+    } else {
+      // src as stored is the k x rows row-major matrix; its transpose is rows x k.
+      TILECRAFT_RETURN_IF_ERROR(transpose(src, ld, ws, ldp, k, rows, stream));
+    }
+    from = ws;
+    ld_from = ldp;
+  }
+  out = {ws, ldp, split ? rows * ldp : 0};
+  if (split) {
+    constexpr int threads = 256;
+    const dim3 grid(static_cast<unsigned>(ceil_div<std::int64_t>(k, threads)),
+                    static_cast<unsigned>(rows < 65535 ? rows : 65535));
+    tf32_split_kernel<float><<<grid, threads, 0, stream>>>(from, ld_from, ws, ws + rows * ldp, ldp, rows, k);
+    TILECRAFT_RETURN_IF_ERROR(cudaGetLastError());
+  }
+  return cudaSuccess;
+}
+
+//! Workspace elements prepare_tf32_operand needs for an operand (0: none).
+inline std::int64_t tf32_operand_elems(const float* src, std::int64_t ld, bool k_contiguous, std::int64_t rows,
+                                       std::int64_t k, bool split) {
+  const bool ready = k_contiguous && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && ld % 4 == 0;
+  if (k == 0 || (ready && !split)) return 0;
+  return (split ? 2 : 1) * rows * round_up<std::int64_t>(k, 4);
+}
+
+//! C = alpha * op(A) * op(B) + beta * C on float operands in GemmMath Math (tf32 or tf32x3):
+//! see gemm<Math>() in device/gemm.cuh. The wgmma kernel runs where the device's code has it
+//! and its tiles fill at least `min_wave_fill` of the SMs (fewer run faster as the mma.sync
+//! fallback's smaller tiles, without packing: benchmarks/TUNING.md); tests pass 0.
+template <GemmMath Math>
+[[nodiscard]] cudaError_t gemm_tf32_run(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                        float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                                        float beta, float* c, std::int64_t ldc, cudaStream_t stream,
+                                        double min_wave_fill = 0.5) {
+  static_assert(Math == GemmMath::tf32 || Math == GemmMath::tf32x3, "gemm_tf32_run: Math must be tf32 or tf32x3");
+  TILECRAFT_RETURN_IF_ERROR(check_gemm_args<float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
+  if (m == 0 || n == 0) return cudaSuccess;
+  if (alpha == 0.0f) k = 0;  // BLAS: A and B are not read
+  // The row-major form: C (rows x cols) = X (rows x k) Y^T, Y cols x k (as for 16-bit operands).
+  const bool row = order == Order::row_major;
+  const std::int64_t rows = row ? m : n, cols = row ? n : m;
+  const float* x = row ? a : b;
+  const float* y = row ? b : a;
+  const std::int64_t ldx = row ? lda : ldb, ldy = row ? ldb : lda;
+  const bool x_k = row ? op_a == Op::none : op_b == Op::none;
+  const bool y_k = row ? op_b == Op::transpose : op_a == Op::transpose;
+
+  int device = 0;
+  TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
+  constexpr bool split = Math == GemmMath::tf32x3;
+  using S = WgmmaGemmShape<float, split>;
+  DeviceLimits limits{};
+  TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
+  const std::int64_t wgmma_tiles = ceil_div(rows, std::int64_t{S::tile_m}) * ceil_div(cols, std::int64_t{S::tile_n});
+  if (gemm_wgmma_runs_on<float>(device) && static_cast<double>(wgmma_tiles) >= min_wave_fill * limits.sms) {
+    if (wgmma_tiles > INT_MAX || ceil_div(k, std::int64_t{S::tile_k}) > INT_MAX) return cudaErrorInvalidValue;
+    const std::int64_t ldp = round_up<std::int64_t>(k, 4);
+    if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
+    const std::int64_t x_elems = tf32_operand_elems(x, ldx, x_k, rows, k, split);
+    const std::int64_t y_elems = tf32_operand_elems(y, ldy, y_k, cols, k, split);
+    float* ws = nullptr;
+    if (x_elems + y_elems > 0) {
+      TILECRAFT_RETURN_IF_ERROR(workspace_alloc(reinterpret_cast<void**>(&ws),
+                                                static_cast<std::size_t>(x_elems + y_elems) * sizeof(float), stream));
+    }
+    Tf32Operand xo{x, ldx, 0}, yo{y, ldy, 0};
+    cudaError_t status = cudaSuccess;
+    if (k > 0) {
+      status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream);
+      if (status == cudaSuccess) status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
+    }
+    if (status == cudaSuccess) {
+      auto kernel = gemm_wgmma_kernel<float, true, true, split>;
+      status = opt_in_once(kernel, S::smem_bytes);
+      if (status == cudaSuccess) {
+        kernel<<<static_cast<unsigned>(wgmma_tiles), S::threads, S::smem_bytes, stream>>>(
+            xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, xo.small, yo.small);
+        status = cudaGetLastError();
+      }
+    }
+    if (ws != nullptr) {
+      const cudaError_t freed = workspace_free(ws, stream);
+      if (status == cudaSuccess) status = freed;
+    }
+    return status;
+  }
+
+  // mma.sync (tiled_gemm splits TF32x3 operands in registers), the operands as they are.
+  using G = Tf32FallbackConfig<Math>;
+  const std::int64_t tiles =
+      ceil_div(rows, std::int64_t{G::shape::tile_m}) * ceil_div(cols, std::int64_t{G::shape::tile_n});
+  if (tiles > INT_MAX || ceil_div(k, std::int64_t{G::shape::tile_k}) > INT_MAX) return cudaErrorInvalidValue;
+  const MatrixRef<float> cref{c, rows, cols, ldc};
+  auto launch = [&](auto kernel, auto xr, auto yr) -> cudaError_t {
+    TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, G::smem_bytes));
+    kernel<<<static_cast<unsigned>(tiles), G::threads, G::smem_bytes, stream>>>(xr, yr, cref, alpha, beta);
+    return cudaGetLastError();
+  };
+  // tiled_gemm's B is Y^T (k x cols): K-contiguous Y is a column-major B.
+  using RowX = MatrixRef<const float, Order::row_major>;
+  using ColX = MatrixRef<const float, Order::col_major>;
+  const RowX xr{x, rows, k, ldx};
+  const ColX xc{x, rows, k, ldx};
+  const ColX yc{y, k, cols, ldy};
+  const RowX yr{y, k, cols, ldy};
+  if (x_k) {
+    return y_k ? launch(gemm_tensor_fallback_kernel<G, Order::row_major, Order::col_major>, xr, yc)
+               : launch(gemm_tensor_fallback_kernel<G, Order::row_major, Order::row_major>, xr, yr);
+  }
+  return y_k ? launch(gemm_tensor_fallback_kernel<G, Order::col_major, Order::col_major>, xc, yc)
+             : launch(gemm_tensor_fallback_kernel<G, Order::col_major, Order::row_major>, xc, yr);
+}
+
+#endif  // __CUDACC__
+
+}  // namespace tilecraft::detail
+
+//! Declares (Prefix `extern`) or defines (Prefix empty) the instantiation of tilecraft::gemm's
+//! launcher for float operands in GemmMath Math (tilecraft::GemmMath::tf32 or tf32x3) with its
+//! kernels (a wgmma kernel and four mma.sync ones: a minute or more of compilation per
+//! architecture), as
+//! TILECRAFT_GEMM_16BIT_INSTANCE does for 16-bit operands.
+#define TILECRAFT_GEMM_TF32_INSTANCE(Prefix, Math)                                                                   \
+  Prefix template cudaError_t tilecraft::detail::gemm_tf32_run<Math>(                                                \
+      tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, float, const float*, \
+      std::int64_t, const float*, std::int64_t, float, float*, std::int64_t, cudaStream_t, double)

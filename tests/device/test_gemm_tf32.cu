@@ -1,0 +1,344 @@
+// tilecraft::gemm<GemmMath::tf32 / tf32x3> on float operands, with the float gemm's BLAS semantics:
+//   - exact products: operands (integers in [-8, 8]) / 8 (exact in TF32, so both maths must give
+//     exact products), C multiples of 1/8, alpha and beta from {1, 2, -0.5, 0}: every partial sum
+//     is exact in FP32 in any order, so C must equal the host's double result. Odd shapes (K = 0,
+//     K = 1, partial 128 x 256 x 32 tiles on every side), both orders, every op, leading dimensions
+//     at the minimum, +4 and +3 (copied into aligned rows), bases one element off 16-byte
+//     alignment. A and B are NaN outside the operands; C is NaN where beta = 0; the C buffer
+//     outside C must stay as it was;
+//   - random reals in [-1, 1) against a double host product, within the documented bound times 2:
+//     TF32 (2^-9 + (K + 2) 2^-24) M, TF32x3 (2^-20 + (3 K + 2) 2^-24) M, with M = |alpha| sum
+//     |a||b| + |beta||c|; the worst error is reported beside FP32 SIMT gemm's on the same data;
+//   - rejected calls (cudaErrorInvalidValue, nothing launched, C untouched);
+//   - the wgmma path must run where the build defines TILECRAFT_TEST_EXPECT_WGMMA and the GPU is cc 9.0.
+// Inputs come from the printed seed (TILECRAFT_TEST_SEED replays it) and each case's salt.
+// TILECRAFT_TEST_HUGE=0 (the sanitizer runs) takes fewer layouts and smaller random shapes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <tilecraft/device/gemm.cuh>
+
+#include "test_util.cuh"
+
+// The launcher's kernels compile in gemm_tf32_instance.cu, beside this unit.
+TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);
+TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32x3);
+
+using tilecraft::GemmMath;
+using tilecraft::Op;
+using tilecraft::Order;
+using tilecraft::test::DeviceBuffer;
+
+namespace {
+
+// What a case runs: gemm<Math>(), or (Wgmma) the launcher with the wgmma kernel for any number
+// of tiles (where the device's code has it: gemm() takes mma.sync for products of few tiles).
+template <GemmMath Math, bool Wgmma = false>
+struct Runner {
+  static constexpr GemmMath math = Math;
+  static constexpr bool wgmma = Wgmma;
+};
+using Tf32 = Runner<GemmMath::tf32>;
+using Tf32x3 = Runner<GemmMath::tf32x3>;
+using Tf32Wgmma = Runner<GemmMath::tf32, true>;
+using Tf32x3Wgmma = Runner<GemmMath::tf32x3, true>;
+
+constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
+
+struct Layout {
+  std::int64_t pad_a, pad_b, pad_c, off_a, off_b, off_c;
+};
+// Minimum and aligned where the shape allows; +4; +3 (odd rows: copied into aligned ones); A one
+// element off; B off and C off with odd ldc; a mix.
+constexpr Layout layouts[] = {{0, 0, 0, 0, 0, 0}, {4, 4, 4, 0, 0, 0}, {3, 3, 3, 0, 0, 0},
+                              {0, 0, 0, 1, 0, 0}, {4, 0, 3, 0, 1, 1}, {3, 4, 0, 1, 1, 0}};
+constexpr int layout_count = static_cast<int>(sizeof(layouts) / sizeof(layouts[0]));
+
+// C (m x n) = alpha op(A) op(B) + beta C, all three matrices in `order`.
+struct Problem {
+  Order order;
+  Op op_a, op_b;
+  std::int64_t m, n, k;
+  float alpha, beta;
+  Layout l;
+
+  bool row() const { return order == Order::row_major; }
+  bool ta() const { return op_a == Op::transpose; }
+  bool tb() const { return op_b == Op::transpose; }
+  std::int64_t ld(std::int64_t rows, std::int64_t cols, std::int64_t pad) const {
+    return std::max<std::int64_t>(1, row() ? cols : rows) + pad;
+  }
+  std::int64_t lda() const { return ta() ? ld(k, m, l.pad_a) : ld(m, k, l.pad_a); }
+  std::int64_t ldb() const { return tb() ? ld(n, k, l.pad_b) : ld(k, n, l.pad_b); }
+  std::int64_t ldc() const { return ld(m, n, l.pad_c); }
+  std::size_t at(std::int64_t off, std::int64_t ld, std::int64_t r, std::int64_t c) const {
+    return static_cast<std::size_t>(off + (row() ? r * ld + c : c * ld + r));
+  }
+  std::size_t ia(std::int64_t i, std::int64_t q) const {
+    return ta() ? at(l.off_a, lda(), q, i) : at(l.off_a, lda(), i, q);
+  }
+  std::size_t ib(std::int64_t q, std::int64_t j) const {
+    return tb() ? at(l.off_b, ldb(), j, q) : at(l.off_b, ldb(), q, j);
+  }
+  std::size_t ic(std::int64_t i, std::int64_t j) const { return at(l.off_c, ldc(), i, j); }
+  std::size_t size(std::int64_t off, std::int64_t rows, std::int64_t cols, std::int64_t ld) const {
+    return static_cast<std::size_t>(off + (row() ? rows : cols) * ld + 5);
+  }
+  std::size_t size_a() const { return ta() ? size(l.off_a, k, m, lda()) : size(l.off_a, m, k, lda()); }
+  std::size_t size_b() const { return tb() ? size(l.off_b, n, k, ldb()) : size(l.off_b, k, n, ldb()); }
+  std::size_t size_c() const { return size(l.off_c, m, n, ldc()); }
+  std::string str(GemmMath math, std::uint64_t salt) const {
+    const auto ll = [](std::int64_t x) { return static_cast<long long>(x); };
+    char s[320];
+    std::snprintf(s, sizeof s,
+                  "%s %s %c%c m=%lld n=%lld k=%lld alpha=%g beta=%g ld=(%lld,%lld,%lld) off=(%lld,%lld,%lld) "
+                  "seed=%llu salt=%llu",
+                  math == GemmMath::tf32 ? "tf32" : (math == GemmMath::tf32x3 ? "tf32x3" : "simt"),
+                  row() ? "row-major" : "col-major", ta() ? 'T' : 'N', tb() ? 'T' : 'N', ll(m), ll(n), ll(k),
+                  double(alpha), double(beta), ll(lda()), ll(ldb()), ll(ldc()), ll(l.off_a), ll(l.off_b), ll(l.off_c),
+                  static_cast<unsigned long long>(tilecraft::test::seed()), static_cast<unsigned long long>(salt));
+    return s;
+  }
+};
+
+// Host buffers: A, B (NaN outside the operands), C; and the double reference with its bound.
+struct Data {
+  std::vector<float> a, b, c0;
+};
+
+template <class Draw>
+Data make_data(const Problem& p, Draw&& draw) {
+  Data d{std::vector<float>(p.size_a(), nan_f), std::vector<float>(p.size_b(), nan_f),
+         std::vector<float>(p.size_c(), nan_f)};
+  for (std::int64_t i = 0; i < p.m; ++i)
+    for (std::int64_t q = 0; q < p.k; ++q) d.a[p.ia(i, q)] = draw();
+  for (std::int64_t q = 0; q < p.k; ++q)
+    for (std::int64_t j = 0; j < p.n; ++j) d.b[p.ib(q, j)] = draw();
+  if (p.beta != 0.0f) {
+    for (std::int64_t i = 0; i < p.m; ++i)
+      for (std::int64_t j = 0; j < p.n; ++j) d.c0[p.ic(i, j)] = draw();
+  }
+  return d;
+}
+
+// want = alpha op(A) op(B) + beta C in double; mag = |alpha| sum |a||b| + |beta||c| (row-major m x n).
+void reference(const Problem& p, const Data& d, std::vector<double>& want, std::vector<double>& mag) {
+  const auto m = static_cast<std::size_t>(p.m), n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
+  std::vector<double> at(m * k), bt(n * k);  // op(A) row-major, op(B)^T row-major
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t q = 0; q < k; ++q) at[i * k + q] = d.a[p.ia(std::int64_t(i), std::int64_t(q))];
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t q = 0; q < k; ++q) bt[j * k + q] = d.b[p.ib(std::int64_t(q), std::int64_t(j))];
+  want.assign(m * n, 0.0);
+  mag.assign(m * n, 0.0);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      double s = 0.0, sa = 0.0;
+      for (std::size_t q = 0; q < k; ++q) {
+        s += at[i * k + q] * bt[j * k + q];
+        sa += std::abs(at[i * k + q] * bt[j * k + q]);
+      }
+      const double cv = p.beta != 0.0f ? double(d.c0[p.ic(std::int64_t(i), std::int64_t(j))]) : 0.0;
+      want[i * n + j] = double(p.alpha) * s + double(p.beta) * cv;
+      mag[i * n + j] = std::abs(double(p.alpha)) * sa + std::abs(double(p.beta) * cv);
+    }
+  }
+}
+
+template <class R>
+std::vector<float> run_gemm(const Problem& p, const Data& d) {
+  DeviceBuffer<float> a(d.a), b(d.b), c(d.c0);
+  cudaStream_t stream{};
+  TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
+  cudaError_t status = cudaSuccess;
+  if constexpr (R::wgmma) {
+    status = tilecraft::detail::gemm_tf32_run<R::math>(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha,
+                                                       a.get() + p.l.off_a, p.lda(), b.get() + p.l.off_b, p.ldb(),
+                                                       p.beta, c.get() + p.l.off_c, p.ldc(), stream, 0.0);
+  } else {
+    status = tilecraft::gemm<R::math>(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a, p.lda(),
+                                      b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c, p.ldc(), stream);
+  }
+  CHECK(status == cudaSuccess);
+  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
+  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  tilecraft::test::sync_and_check();
+  return c.download();
+}
+
+// C against want within bound (0: exact); the rest of the buffer bit for bit as it was. Returns
+// the worst |error| / mag.
+double check_c(const Problem& p, const std::vector<float>& got, const Data& d, const std::vector<double>& want,
+               const std::vector<double>& mag, double rel_bound) {
+  std::vector<char> inside(got.size(), 0);
+  std::int64_t bad = 0;
+  double worst = 0.0;
+  std::string first;
+  for (std::int64_t i = 0; i < p.m; ++i) {
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      const std::size_t at = p.ic(i, j), r = static_cast<std::size_t>(i * p.n + j);
+      inside[at] = 1;
+      const double err = std::abs(double(got[at]) - want[r]);
+      if (mag[r] > 0) worst = std::max(worst, err / mag[r]);
+      const bool ok = rel_bound == 0.0 ? double(got[at]) == want[r] : err <= rel_bound * mag[r] + 1e-30;
+      if (!ok && bad++ == 0) {
+        char s[160];
+        std::snprintf(s, sizeof s, "C(%lld, %lld) = %.9g, expected %.17g (bound %.3g)", static_cast<long long>(i),
+                      static_cast<long long>(j), double(got[at]), want[r], rel_bound * mag[r]);
+        first = s;
+      }
+    }
+  }
+  CHECK_MESSAGE(bad == 0, bad << " wrong elements; first: " << first);
+  std::int64_t touched = 0;
+  for (std::size_t x = 0; x < got.size(); ++x) {
+    if (!inside[x] && std::memcmp(&got[x], &d.c0[x], sizeof(float)) != 0) ++touched;
+  }
+  CHECK_MESSAGE(touched == 0, touched << " elements outside C changed");
+  return worst;
+}
+
+template <class R>
+void check_exact(const Problem& p, std::uint64_t salt) {
+  CAPTURE(p.str(R::math, salt));
+  auto g = tilecraft::test::rng(salt);
+  const Data d = make_data(p, [&] { return static_cast<float>(g.uniform_int(-8, 8)) / 8.0f; });
+  std::vector<double> want, mag;
+  reference(p, d, want, mag);
+  check_c(p, run_gemm<R>(p, d), d, want, mag, 0.0);
+}
+
+constexpr double bound_of(GemmMath math, std::int64_t k) {
+  return math == GemmMath::tf32 ? 2.0 * (0x1p-9 + double(k + 2) * 0x1p-24)
+                                : 2.0 * (0x1p-20 + double(3 * k + 2) * 0x1p-24);
+}
+
+}  // namespace
+
+TEST_CASE("gemm<tf32 / tf32x3>: the Hopper wgmma path runs where the build has sm_90a code and the GPU is cc 9.0") {
+  int device = 0, major = 0, minor = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  const bool wgmma = tilecraft::detail::gemm_wgmma_runs_on<float>(device);
+  MESSAGE("sm_" << major << minor << ": TF32 gemm runs " << std::string(wgmma ? "the wgmma path" : "mma.sync"));
+#ifdef TILECRAFT_TEST_EXPECT_WGMMA
+  if (major == 9 && minor == 0) CHECK(wgmma);
+#endif
+}
+
+TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders, every op, ld and alignment variants",
+                   R, Tf32, Tf32x3, Tf32Wgmma, Tf32x3Wgmma) {
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  const Shape shapes[] = {{1, 1, 1},      {3, 2, 0},      {37, 29, 1}, {130, 260, 70},
+                          {129, 257, 33}, {300, 520, 65}, {8, 300, 4}};
+  const float scales[][2] = {{1.0f, 0.0f}, {2.0f, -0.5f}, {-0.5f, 1.0f}, {0.0f, 2.0f}};
+  const bool light = tilecraft::test::sanitizer_sized();
+  std::uint64_t salt = 1;
+  int s_i = 0;
+  for (const Shape& s : shapes) {
+    for (int v = 0; v < 8; ++v) {
+      const Order order = v < 4 ? Order::row_major : Order::col_major;
+      const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
+      for (int li = 0; li < layout_count; ++li) {
+        if (light && (li + v + s_i) % 4 != 0) continue;
+        const auto& sc = scales[(li + v + s_i) % 4];
+        check_exact<R>(Problem{order, op_a, op_b, s.m, s.n, s.k, sc[0], sc[1], layouts[li]}, salt++);
+      }
+    }
+    ++s_i;
+  }
+}
+
+TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented bound, beside FP32 SIMT gemm", R, Tf32,
+                   Tf32x3, Tf32Wgmma, Tf32x3Wgmma) {
+  constexpr GemmMath math = R::math;
+  const bool light = tilecraft::test::sanitizer_sized();
+  const std::int64_t m = light ? 200 : 1000, n = light ? 190 : 999, k = light ? 300 : 1001;
+  std::uint64_t salt = 1000;
+  for (int v : {0, 7, 4, 1}) {
+    if (light && v > 0 && v != 7) continue;
+    const Order order = v < 4 ? Order::row_major : Order::col_major;
+    const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
+    const Problem p{order, op_a, op_b, m, n, k, 1.5f, v == 7 ? -0.75f : 0.0f, layouts[v == 7 ? 2 : 0]};
+    CAPTURE(p.str(math, salt));
+    auto g = tilecraft::test::rng(salt++);
+    const Data d = make_data(p, [&] { return static_cast<float>(g.uniform_real(-1.0, 1.0)); });
+    std::vector<double> want, mag;
+    reference(p, d, want, mag);
+    const double bound = bound_of(math, k);
+    const double worst = check_c(p, run_gemm<R>(p, d), d, want, mag, bound);
+    const double simt = check_c(p, run_gemm<Runner<GemmMath::simt>>(p, d), d, want, mag, 2.0 * double(k + 2) * 0x1p-24);
+    MESSAGE(p.str(math, salt - 1) << ": worst |error| / M " << worst << " (bound " << bound << "), FP32 SIMT " << simt);
+  }
+}
+
+TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: rejected calls launch nothing and leave C alone; m or n == 0 does nothing", R,
+                   Tf32, Tf32x3) {
+  constexpr GemmMath math = R::math;
+  const std::int64_t m = 5, n = 6, k = 7;
+  std::vector<float> host(64, 1.0f), c_host(64, 3.0f);
+  DeviceBuffer<float> a(host), b(host), c(c_host);
+  const auto row = Order::row_major;
+  const auto none = Op::none;
+  auto call = [&](Order o, Op oa, std::int64_t mm, std::int64_t kk, const float* ap, std::int64_t lda, float* cp) {
+    return tilecraft::gemm<math>(o, oa, none, mm, n, kk, 1.0f, ap, lda, b.get(), n, 0.0f, cp, n);
+  };
+  CHECK(call(static_cast<Order>(7), none, m, k, a.get(), k, c.get()) == cudaErrorInvalidValue);
+  CHECK(call(row, static_cast<Op>(9), m, k, a.get(), k, c.get()) == cudaErrorInvalidValue);
+  CHECK(call(row, none, -1, k, a.get(), k, c.get()) == cudaErrorInvalidValue);
+  CHECK(call(row, none, m, -2, a.get(), k, c.get()) == cudaErrorInvalidValue);
+  CHECK(call(row, none, m, k, a.get(), k - 1, c.get()) == cudaErrorInvalidValue);  // lda below k
+  CHECK(call(row, none, m, k, nullptr, k, c.get()) == cudaErrorInvalidValue);
+  CHECK(call(row, none, m, k, a.get(), k, nullptr) == cudaErrorInvalidValue);
+  const float* misaligned = reinterpret_cast<const float*>(reinterpret_cast<const char*>(a.get()) + 2);
+  CHECK(call(row, none, m, k, misaligned, k, c.get()) == cudaErrorInvalidValue);
+  CHECK(call(row, none, 0, k, nullptr, k, nullptr) == cudaSuccess);  // m == 0: nothing is read or written
+  tilecraft::test::sync_and_check();
+  const std::vector<float> after = c.download();
+  CHECK(std::all_of(after.begin(), after.end(), [](float x) { return x == 3.0f; }));
+}
+
+TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: Inf and NaN operands give FP32's Inf and NaN", R, Tf32, Tf32x3, Tf32Wgmma,
+                   Tf32x3Wgmma) {
+  constexpr GemmMath math = R::math;
+  for (int v : {0, 5}) {
+    const Order order = v < 4 ? Order::row_major : Order::col_major;
+    const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
+    const Problem p{order, op_a, op_b, 150, 270, 45, 1.0f, 0.0f, layouts[0]};
+    const std::uint64_t salt = 2000 + static_cast<std::uint64_t>(v);
+    CAPTURE(p.str(math, salt));
+    auto g = tilecraft::test::rng(salt);
+    Data d = make_data(p, [&] { return static_cast<float>(g.uniform_int(-8, 8)) / 8.0f; });
+    const float inf = std::numeric_limits<float>::infinity();
+    // Row 3 of op(A) meets Inf at K 5 (and zeros in B's row 5 at columns 0 ... 9: Inf x 0 = NaN
+    // there); column 7 of op(B) meets -Inf at K 9; row 10 of op(A) holds a NaN.
+    d.a[p.ia(3, 5)] = inf;
+    for (std::int64_t j = 0; j < 10; ++j) d.b[p.ib(5, j)] = 0.0f;
+    d.b[p.ib(9, 7)] = -inf;
+    d.a[p.ia(10, 2)] = nan_f;
+    std::vector<double> want, mag;
+    reference(p, d, want, mag);
+    const std::vector<float> got = run_gemm<R>(p, d);
+    std::int64_t bad = 0;
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      for (std::int64_t j = 0; j < p.n; ++j) {
+        const double w = want[static_cast<std::size_t>(i * p.n + j)];
+        const float x = got[p.ic(i, j)];
+        const bool ok = std::isnan(w) ? std::isnan(x) : (std::isinf(w) ? double(x) == w : double(x) == w);
+        if (!ok && bad++ == 0) MESSAGE("C(" << i << ", " << j << ") = " << x << ", expected " << w);
+      }
+    }
+    CHECK(bad == 0);
+  }
+}
