@@ -12,7 +12,8 @@
 //   - rejected calls (cudaErrorInvalidValue, nothing launched, C untouched);
 //   - the wgmma path must run where the build defines TILECRAFT_TEST_EXPECT_WGMMA and the GPU is cc 9.0.
 // Inputs come from the printed seed (TILECRAFT_TEST_SEED replays it) and each case's salt.
-// TILECRAFT_TEST_HUGE=0 (the sanitizer runs) takes fewer layouts and smaller random shapes.
+// TILECRAFT_TEST_HUGE=0 (the sanitizer runs) takes an eighth of the exact cases and one smaller
+// random product.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -251,7 +252,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders
       const Order order = v < 4 ? Order::row_major : Order::col_major;
       const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
       for (int li = 0; li < layout_count; ++li) {
-        if (light && (li + v + s_i) % 4 != 0) continue;
+        if (light && (li + v + s_i) % 8 != 0) continue;
         const auto& sc = scales[(li + v + s_i) % 4];
         check_exact<R>(Problem{order, op_a, op_b, s.m, s.n, s.k, sc[0], sc[1], layouts[li]}, salt++);
       }
@@ -264,10 +265,10 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented boun
                    Tf32x3, Tf32Wgmma, Tf32x3Wgmma) {
   constexpr GemmMath math = R::math;
   const bool light = tilecraft::test::sanitizer_sized();
-  const std::int64_t m = light ? 200 : 1000, n = light ? 190 : 999, k = light ? 300 : 1001;
+  const std::int64_t m = light ? 130 : 1000, n = light ? 150 : 999, k = light ? 200 : 1001;
   std::uint64_t salt = 1000;
   for (int v : {0, 7, 4, 1}) {
-    if (light && v > 0 && v != 7) continue;
+    if (light && v != 7) continue;
     const Order order = v < 4 ? Order::row_major : Order::col_major;
     const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
     const Problem p{order, op_a, op_b, m, n, k, 1.5f, v == 7 ? -0.75f : 0.0f, layouts[v == 7 ? 2 : 0]};
