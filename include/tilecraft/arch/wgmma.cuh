@@ -121,8 +121,9 @@ TILECRAFT_DEVICE void fence_proxy_async_shared() {
   NV_IF_TARGET(NV_PROVIDES_SM_90, (asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");))
 }
 
-// The accumulator operands of a wgmma: "+f" constraints on d[0 ... 8 * Count - 1] (internal:
-// undefined at the end of this header).
+//! \cond TILECRAFT_INTERNAL
+// The accumulator operands of a wgmma: "+f" constraints on d[0 ... 8 * Count - 1], and the
+// register lists of its asm (internal: undefined at the end of this header).
 #define TILECRAFT_WGMMA_ACC8(o)                                                                               \
   "+f"(d[o]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3]), "+f"(d[o + 4]), "+f"(d[o + 5]), "+f"(d[o + 6]), \
       "+f"(d[o + 7])
@@ -155,6 +156,7 @@ TILECRAFT_DEVICE void fence_proxy_async_shared() {
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "   \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
   "}"
+//! \endcond
 
 //! d (64 x N floats over the warpgroup) += A (64 x K) B (K x N) when `accumulate` is nonzero,
 //! d = A B otherwise, with K = 32 bytes of T: 16 for __nv_bfloat16 / __half, 8 for float (TF32:
