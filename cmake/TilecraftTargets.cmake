@@ -66,7 +66,7 @@ endfunction()
 
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
 #                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT] [WGMMA] [SM80]
-#                    [COMPAT_SOURCES <files...>] [ASSERT_SOURCES <files...>])
+#                    [COMPAT_SOURCES <files...>])
 #   host:   runs everywhere (layouts, bank model, argument validation).
 #   device: needs a GPU; its main exits 77 without one, which ctest reports as skipped.
 #   SKIP_ARCHS: build for the project's architectures less those named (75 drops 75, 75-real
@@ -74,19 +74,15 @@ endfunction()
 #   repeat another test's. Its main then reports "skipped" on a GPU older than the oldest one
 #   left, instead of failing for want of a kernel image. Such twins get no compat variants.
 #   COMPAT_SOURCES: the compat variants' sources, where fewer files cover every path that
-#   differs by architecture or assertion (default: SOURCES); ASSERT_SOURCES: the assertion
-#   variant's, where fewer still reach every assertion (default: COMPAT_SOURCES).
+#   differs by architecture or assertion (default: SOURCES).
 #   SM80: the test's kernels have paths for sm_90 and above (NV_PROVIDES_SM_90 and the like):
 #   its compat variants include <name>.sm80, the sm_80 paths run on the same GPU.
 #   WGMMA: the test (not its compat variants, which keep the other paths) builds sm_90 as sm_90a
 #   and, where that applies, is compiled with TILECRAFT_TEST_EXPECT_WGMMA.
 function(tilecraft_add_test)
-  cmake_parse_arguments(ARG "NO_COMPAT;WGMMA;SM80" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES;ASSERT_SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "NO_COMPAT;WGMMA;SM80" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES" ${ARGN})
   if(NOT ARG_COMPAT_SOURCES)
     set(ARG_COMPAT_SOURCES ${ARG_SOURCES})
-  endif()
-  if(NOT ARG_ASSERT_SOURCES)
-    set(ARG_ASSERT_SOURCES ${ARG_COMPAT_SOURCES})
   endif()
   tilecraft_test_mains()
   set(archs "${CMAKE_CUDA_ARCHITECTURES}")
@@ -118,8 +114,6 @@ function(tilecraft_add_test)
   foreach(target IN LISTS variants)
     if(target STREQUAL ARG_NAME)
       add_executable(${target} ${ARG_SOURCES})
-    elseif(target MATCHES "\\.assert$")
-      add_executable(${target} ${ARG_ASSERT_SOURCES})
     else()
       add_executable(${target} ${ARG_COMPAT_SOURCES})
     endif()
