@@ -47,7 +47,8 @@
 #include "../examples/course/gemm_course.cuh"
 #include "harness.cuh"
 
-// The 16-bit launcher's kernels compile in bench_gemm16_instance_bf16.cu and _f16.cu.
+// The 16-bit and TF32 launchers' kernels compile in tests/support/gemm_instance_*.cu
+// (tilecraft_gemm_instances).
 TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);
 TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half);
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);

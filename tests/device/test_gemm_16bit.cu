@@ -35,7 +35,8 @@
 
 #include "test_util.cuh"
 
-// The launcher's kernels compile in gemm_16bit_instance_bf16.cu and _f16.cu, beside this unit.
+// The launcher's kernels compile in tests/support/gemm_instance_bf16.cu and _f16.cu
+// (tilecraft_gemm_instances).
 TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);
 TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half);
 

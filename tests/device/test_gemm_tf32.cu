@@ -29,7 +29,7 @@
 
 #include "test_util.cuh"
 
-// The launcher's kernels compile in gemm_tf32_instance.cu, beside this unit.
+// The launcher's kernels compile in tests/support/gemm_instance_tf32.cu (tilecraft_gemm_instances).
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32x3);
 

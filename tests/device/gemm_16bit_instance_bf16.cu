@@ -1,5 +1,0 @@
-// tilecraft::gemm's 16-bit launcher for __nv_bfloat16 with its kernels, compiled beside test_gemm_16bit.cu
-// (which declares it extern), so the two halves of the test's compilation run in parallel.
-#include <tilecraft/device/gemm.cuh>
-
-TILECRAFT_GEMM_16BIT_INSTANCE(, __nv_bfloat16);
