@@ -50,6 +50,39 @@ bool gemm_wgmma_runs_on(int device) {
   return runs;
 }
 
+//! C (rows x cols, row-major, ldc) = alpha * X Y^T + beta * C through tiled_gemm G on the
+//! tensor cores (mma.sync), one gemm_tensor_fallback_kernel per block tile, for the operands as
+//! they are stored: X rows x k and Y cols x k, each K-contiguous (`x_k`, `y_k`) or not. Returns
+//! cudaErrorInvalidValue, launching nothing, when the grid or the K steps exceed 2^31 - 1.
+template <class G, class T>
+[[nodiscard]] cudaError_t launch_tensor_fallback(const T* x, std::int64_t ldx, bool x_k, const T* y, std::int64_t ldy,
+                                                 bool y_k, std::int64_t rows, std::int64_t cols, std::int64_t k,
+                                                 float* c, std::int64_t ldc, float alpha, float beta,
+                                                 cudaStream_t stream) {
+  const std::int64_t tiles =
+      ((rows + G::shape::tile_m - 1) / G::shape::tile_m) * ((cols + G::shape::tile_n - 1) / G::shape::tile_n);
+  if (tiles > INT_MAX || (k + G::shape::tile_k - 1) / G::shape::tile_k > INT_MAX) return cudaErrorInvalidValue;
+  const MatrixRef<float> cref{c, rows, cols, ldc};
+  auto launch = [&](auto kernel, auto xr, auto yr) -> cudaError_t {
+    TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, G::smem_bytes));
+    kernel<<<static_cast<unsigned>(tiles), G::threads, G::smem_bytes, stream>>>(xr, yr, cref, alpha, beta);
+    return cudaGetLastError();
+  };
+  // tiled_gemm's B is Y^T (k x cols): K-contiguous Y is a column-major B.
+  using RowX = MatrixRef<const T, Order::row_major>;
+  using ColX = MatrixRef<const T, Order::col_major>;
+  const RowX xr{x, rows, k, ldx};
+  const ColX xc{x, rows, k, ldx};
+  const ColX yc{y, k, cols, ldy};
+  const RowX yr{y, k, cols, ldy};
+  if (x_k) {
+    return y_k ? launch(gemm_tensor_fallback_kernel<G, Order::row_major, Order::col_major>, xr, yc)
+               : launch(gemm_tensor_fallback_kernel<G, Order::row_major, Order::row_major>, xr, yr);
+  }
+  return y_k ? launch(gemm_tensor_fallback_kernel<G, Order::col_major, Order::col_major>, xc, yc)
+             : launch(gemm_tensor_fallback_kernel<G, Order::col_major, Order::row_major>, xc, yr);
+}
+
 //! C = alpha * op(A) * op(B) + beta * C, A and B of T (16-bit), C float: see gemm() in
 //! device/gemm.cuh.
 template <class T>
@@ -90,29 +123,8 @@ template <class T>
     return y_k ? launch(gemm_wgmma_kernel<T, false, true>) : launch(gemm_wgmma_kernel<T, false, false>);
   }
 
-  using G = Mma16GemmConfig<T>;
-  const std::int64_t tiles =
-      ((rows + G::shape::tile_m - 1) / G::shape::tile_m) * ((cols + G::shape::tile_n - 1) / G::shape::tile_n);
-  if (tiles > INT_MAX || (k + G::shape::tile_k - 1) / G::shape::tile_k > INT_MAX) return cudaErrorInvalidValue;
-  const MatrixRef<float> cref{c, rows, cols, ldc};
-  auto launch = [&](auto kernel, auto xr, auto yr) -> cudaError_t {
-    TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, G::smem_bytes));
-    kernel<<<static_cast<unsigned>(tiles), G::threads, G::smem_bytes, stream>>>(xr, yr, cref, alpha, beta);
-    return cudaGetLastError();
-  };
-  // tiled_gemm's B is Y^T (k x cols): K-contiguous Y is a column-major B.
-  using RowX = MatrixRef<const T, Order::row_major>;
-  using ColX = MatrixRef<const T, Order::col_major>;
-  const RowX xr{x, rows, k, ldx};
-  const ColX xc{x, rows, k, ldx};
-  const ColX yc{y, k, cols, ldy};
-  const RowX yr{y, k, cols, ldy};
-  if (x_k) {
-    return y_k ? launch(gemm_tensor_fallback_kernel<G, Order::row_major, Order::col_major>, xr, yc)
-               : launch(gemm_tensor_fallback_kernel<G, Order::row_major, Order::row_major>, xr, yr);
-  }
-  return y_k ? launch(gemm_tensor_fallback_kernel<G, Order::col_major, Order::col_major>, xc, yc)
-             : launch(gemm_tensor_fallback_kernel<G, Order::col_major, Order::row_major>, xc, yr);
+  return launch_tensor_fallback<Mma16GemmConfig<T>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha, beta,
+                                                    stream);
 }
 
 #endif  // __CUDACC__

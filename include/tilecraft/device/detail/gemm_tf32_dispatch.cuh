@@ -174,29 +174,8 @@ template <GemmMath Math>
   }
 
   // mma.sync (tiled_gemm splits TF32x3 operands in registers), the operands as they are.
-  using G = Tf32FallbackConfig<Math>;
-  const std::int64_t tiles =
-      ceil_div(rows, std::int64_t{G::shape::tile_m}) * ceil_div(cols, std::int64_t{G::shape::tile_n});
-  if (tiles > INT_MAX || ceil_div(k, std::int64_t{G::shape::tile_k}) > INT_MAX) return cudaErrorInvalidValue;
-  const MatrixRef<float> cref{c, rows, cols, ldc};
-  auto launch = [&](auto kernel, auto xr, auto yr) -> cudaError_t {
-    TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, G::smem_bytes));
-    kernel<<<static_cast<unsigned>(tiles), G::threads, G::smem_bytes, stream>>>(xr, yr, cref, alpha, beta);
-    return cudaGetLastError();
-  };
-  // tiled_gemm's B is Y^T (k x cols): K-contiguous Y is a column-major B.
-  using RowX = MatrixRef<const float, Order::row_major>;
-  using ColX = MatrixRef<const float, Order::col_major>;
-  const RowX xr{x, rows, k, ldx};
-  const ColX xc{x, rows, k, ldx};
-  const ColX yc{y, k, cols, ldy};
-  const RowX yr{y, k, cols, ldy};
-  if (x_k) {
-    return y_k ? launch(gemm_tensor_fallback_kernel<G, Order::row_major, Order::col_major>, xr, yc)
-               : launch(gemm_tensor_fallback_kernel<G, Order::row_major, Order::row_major>, xr, yr);
-  }
-  return y_k ? launch(gemm_tensor_fallback_kernel<G, Order::col_major, Order::col_major>, xc, yc)
-             : launch(gemm_tensor_fallback_kernel<G, Order::col_major, Order::row_major>, xc, yr);
+  return launch_tensor_fallback<Tf32FallbackConfig<Math>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha, beta,
+                                                          stream);
 }
 
 #endif  // __CUDACC__
