@@ -65,13 +65,19 @@ struct Tf32Operand {
   std::int64_t small;  //!< elements from data to the small part (split operands)
 };
 
+//! Whether the wgmma kernel reads the operand as stored: K-contiguous rows that start 16-byte
+//! aligned (the fill's 16-byte cp.async).
+inline bool tf32_operand_ready(const float* src, std::int64_t ld, bool k_contiguous) {
+  return k_contiguous && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && ld % 4 == 0;
+}
+
 //! Brings the operand `src` (rows x k: element (r, c) at src[r * ld + c] when `k_contiguous`,
 //! else at src[c * ld + r]) into K-contiguous rows that start 16-byte aligned: as it is where
 //! it already is (and is not to be split), else into `ws` (rows x round_up(k, 4), twice that
 //! when `split`) by a transpose or a 2D copy, then split there.
 inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool k_contiguous, std::int64_t rows,
                                         std::int64_t k, bool split, float* ws, Tf32Operand& out, cudaStream_t stream) {
-  const bool ready = k_contiguous && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && ld % 4 == 0;
+  const bool ready = tf32_operand_ready(src, ld, k_contiguous);
   if (ready && !split) {
     out = {src, ld, 0};
     return cudaSuccess;
@@ -106,8 +112,7 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
 //! Workspace elements prepare_tf32_operand needs for an operand (0: none).
 inline std::int64_t tf32_operand_elems(const float* src, std::int64_t ld, bool k_contiguous, std::int64_t rows,
                                        std::int64_t k, bool split) {
-  const bool ready = k_contiguous && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && ld % 4 == 0;
-  if (k == 0 || (ready && !split)) return 0;
+  if (k == 0 || (tf32_operand_ready(src, ld, k_contiguous) && !split)) return 0;
   return (split ? 2 : 1) * rows * round_up<std::int64_t>(k, 4);
 }
 
