@@ -194,9 +194,10 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! tiles fill at least half of the SMs run Hopper's warpgroup MMA: TF32 on 128 x 256 tiles, the
 //! operands truncated to TF32 by the tensor cores (about twice the error of rounding them, well
 //! inside the bound); TF32x3 on 128 x 128 tiles, the operands split (rounded to nearest) into
-//! workspace first, each stage's products summed from zero by the tensor cores and added into
-//! FP32 sums, so its error is FP32's or smaller (the tensor cores' own sums truncate: fed the
-//! running sum they would err about 10 times more), Inf and NaN as in FP32. The wgmma path reads
+//! workspace first, each stage's big x big products summed from zero by the tensor cores and
+//! added into FP32 sums (the tensor cores' own sums truncate: fed the running sum they would err
+//! about 10 times more), the cross terms, 2^-11 of them, summed by the tensor cores over all of
+//! K; its error is FP32's or smaller, Inf and NaN as in FP32. The wgmma path reads
 //! K-contiguous rows that start 16-byte aligned: an operand stored otherwise (the A of a
 //! column-major NN product, the B of a row-major one) is first transposed or copied into
 //! workspace (tilecraft's stream-ordered pool, see release_workspace(); for TF32x3 every operand,

@@ -31,9 +31,10 @@ namespace tilecraft::detail {
 //! The shape of gemm_wgmma_kernel on T operands (not tunable: the swizzle, the descriptors and
 //! the thread mapping of the fill are written for it). A stage holds 128 bytes of K a row (64
 //! elements of a 16-bit type, 32 floats): one 128-byte swizzle row. `Split` (TF32x3): every
-//! operand comes as a big and a small part, a stage holds both, and the products of a stage
-//! run from zero into two sets of accumulators (big x big; the cross terms) that FP32 adds then
-//! fold into a third, so a warpgroup holds 64 x 128 of C (192 floats a thread) instead of 64 x 256.
+//! operand comes as a big and a small part and a stage holds both. Each stage's big x big
+//! products run from zero and FP32 adds fold them into the result; the cross terms accumulate
+//! in a set of their own. Three sets of accumulators: a warpgroup holds 64 x 128 of C (192
+//! floats a thread) instead of 64 x 256.
 template <class T, bool Split = false>
 struct WgmmaGemmShape {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "WgmmaGemmShape<T>: T must be a 16-bit type or float");
@@ -43,10 +44,12 @@ struct WgmmaGemmShape {
   static constexpr int tile_k = 128 / static_cast<int>(sizeof(T));  //!< K a stage holds: one 128-byte row
   static constexpr int stages = Split ? 3 : 4;                      //!< shared-memory ring
   //! Stages loaded ahead of the one the tensor cores read, and product groups left running at
-  //! the end of a step (Split: none, its accumulators are folded after every stage): a stage is
-  //! refilled only once the products that read it are complete.
-  static constexpr int prefetch = 2;
-  static constexpr int pending = Split ? 0 : 1;
+  //! the end of a step (Split: the cross terms' group, while big x big is folded): a stage is
+  //! refilled only once the products that read it are complete. Split has room for 3 stages of
+  //! 64 KiB, so it loads one ahead (TF32x3 at 4096^3: 89 TFLOP/s, against 78 with no group
+  //! running during the fold and two stages ahead; benchmarks/TUNING.md).
+  static constexpr int prefetch = Split ? 1 : 2;
+  static constexpr int pending = 1;
   static_assert(prefetch >= 1 && prefetch <= stages - 1 - pending,
                 "WgmmaGemmShape: a refilled stage must have no product reading it");
   static constexpr int threads = 256;
@@ -173,12 +176,13 @@ TILECRAFT_DEVICE std::uint64_t wgmma_operand_descriptor(const unsigned char* til
 }
 
 //! The body of gemm_wgmma_kernel (sm_90a code only: elsewhere its wgmma instructions trap).
-template <class T, bool AKContiguous, bool BKContiguous, bool Split>
+template <class T, bool AKContiguous, bool BKContiguous, bool Split, class S>
 TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda, const T* __restrict__ b,
                                       std::int64_t ldb, float* __restrict__ c, std::int64_t ldc, std::int64_t m,
                                       std::int64_t n, std::int64_t k, float alpha, float beta, std::int64_t small_a,
                                       std::int64_t small_b) {
-  using S = WgmmaGemmShape<T, Split>;
+  static_assert(!Split || (AKContiguous && BKContiguous),
+                "gemm_wgmma_kernel: split (TF32x3) operands are K-contiguous");
   extern __shared__ unsigned char wgmma_smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(wgmma_smem_raw) + 1023) &
                                                          ~std::uintptr_t{1023});
@@ -213,12 +217,16 @@ TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda,
   };
 
   constexpr int acc_size = S::tile_n / 2;
-  float acc[acc_size];  // Split: the FP32 sums of the stages' products
-#pragma unroll
-  for (int i = 0; i < acc_size; ++i) acc[i] = 0.0f;
-  // Split: a stage's products, from zero: big x big, and the two cross terms.
+  float acc[acc_size];  // Split: the FP32 sum of the stages' big x big products
+  // Split: a stage's big x big products, from zero; the cross terms of every stage.
   float big[Split ? acc_size : 1];
   float cross[Split ? acc_size : 1];
+#pragma unroll
+  for (int i = 0; i < acc_size; ++i) acc[i] = 0.0f;
+  if constexpr (Split) {
+#pragma unroll
+    for (int i = 0; i < acc_size; ++i) cross[i] = 0.0f;
+  }
   const int wg = static_cast<int>(threadIdx.x) / 128;
 
   // Stages kt + 1 ... kt + prefetch load while the tensor cores read stage kt (and, with
@@ -236,45 +244,58 @@ TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda,
     arch::cp_async_commit();
     const unsigned char* sa = smem + (kt % S::stages) * S::stage_bytes;
     if constexpr (Split) {
+      // TF32x3 (the operands K-contiguous). The tensor cores' own sums truncate, so big x big
+      // runs from zero in every stage and FP32 adds (to nearest) fold the stages. The cross
+      // terms are 2^-11 of it: their sums run through the whole K in the tensor cores, whose
+      // truncation there stays far below FP32's rounding of the result. Big x big first, in
+      // its own group: with pending = 1 its fold runs while the cross terms' products do.
       arch::wgmma_fence_operand(big);
-      arch::wgmma_fence_operand(cross);
-    } else {
-      arch::wgmma_fence_operand(acc);
-    }
-    arch::wgmma_fence();
+      arch::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
-      const std::uint64_t a_big = wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk);
-      const std::uint64_t b_big = wgmma_operand_descriptor<BKContiguous>(sa + b_at, 0, kk);
-      if constexpr (Split) {
-        // TF32x3 (the operands K-contiguous): the stage's first products start from zero.
-        const std::uint32_t accumulate = kk > 0 ? 1u : 0u;
+      for (int kk = 0; kk < 4; ++kk) {
+        arch::wgmma_async<S::tile_n, T, false, false>(big, wgmma_operand_descriptor<true>(sa, wg * 64, kk),
+                                                      wgmma_operand_descriptor<true>(sa + b_at, 0, kk),
+                                                      kk > 0 ? 1u : 0u);
+      }
+      arch::wgmma_commit();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        const std::uint64_t a_big = wgmma_operand_descriptor<true>(sa, wg * 64, kk);
+        const std::uint64_t b_big = wgmma_operand_descriptor<true>(sa + b_at, 0, kk);
         arch::wgmma_async<S::tile_n, T, false, false>(
-            cross, wgmma_operand_descriptor<true>(sa + S::a_bytes, wg * 64, kk), b_big, accumulate);
+            cross, wgmma_operand_descriptor<true>(sa + S::a_bytes, wg * 64, kk), b_big, 1u);
         arch::wgmma_async<S::tile_n, T, false, false>(
             cross, a_big, wgmma_operand_descriptor<true>(sa + b_at + S::b_bytes, 0, kk), 1u);
-        arch::wgmma_async<S::tile_n, T, false, false>(big, a_big, b_big, accumulate);
-      } else {
-        arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(acc, a_big, b_big, 1u);
       }
-    }
-    arch::wgmma_commit();
-    arch::wgmma_wait<S::pending>();
-    if constexpr (Split) {
+      arch::wgmma_commit();
+      arch::wgmma_wait<S::pending>();  // big x big is complete (the groups complete in order)
       arch::wgmma_fence_operand(big);
-      arch::wgmma_fence_operand(cross);
-      // The tensor cores' own sums truncate: they see only one stage's products, and FP32 adds
-      // (to nearest) fold the stages. The cross terms count only where finite: with an Inf
-      // operand they may hold Inf x 0 = NaN, and big x big already holds the Inf (or the NaN
-      // that FP32 arithmetic gives there).
 #pragma unroll
-      for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? big[i] + cross[i] : big[i];
+      for (int i = 0; i < acc_size; ++i) acc[i] += big[i];
     } else {
+      arch::wgmma_fence_operand(acc);
+      arch::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(
+            acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
+            wgmma_operand_descriptor<BKContiguous>(sa + b_at, 0, kk), 1u);
+      }
+      arch::wgmma_commit();
+      arch::wgmma_wait<S::pending>();
       arch::wgmma_fence_operand(acc);
     }
   }
   arch::wgmma_wait<0>();
   arch::wgmma_fence_operand(acc);
+  if constexpr (Split) {
+    arch::wgmma_fence_operand(cross);
+    // The cross terms count only where finite: with an Inf operand they hold Inf x 0 = NaN (the
+    // small part of Inf is NaN), and big x big already holds the Inf, or the NaN that FP32
+    // arithmetic gives there.
+#pragma unroll
+    for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? cross[i] : 0.0f;
+  }
 
   // Epilogue: warp w of the warpgroup holds rows 16 w + g and 16 w + g + 8, columns 8 j + 2 t
   // and 8 j + 2 t + 1 (arch/wgmma.cuh).
@@ -316,15 +337,15 @@ TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda,
 //! multiples of 16 bytes; k == 0 gives C = beta * C. Launch: WgmmaGemmShape<T, Split>::threads
 //! threads, smem_bytes of dynamic shared memory, one block per tile. Traps where the device code
 //! has no wgmma (the dispatch never launches it there).
-template <class T, bool AKContiguous, bool BKContiguous, bool Split = false>
+template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
 __global__ void __launch_bounds__(256, 1)
     gemm_wgmma_kernel(const T* __restrict__ a, std::int64_t lda, const T* __restrict__ b, std::int64_t ldb,
                       float* __restrict__ c, std::int64_t ldc, std::int64_t m, std::int64_t n, std::int64_t k,
                       float alpha, float beta, std::int64_t small_a, std::int64_t small_b) {
-  static_assert(WgmmaGemmShape<T, Split>::threads == 256, "gemm_wgmma_kernel's launch bounds are 256 threads");
+  static_assert(S::threads == 256, "gemm_wgmma_kernel's launch bounds are 256 threads");
   NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
-                    (gemm_wgmma_tile<T, AKContiguous, BKContiguous, Split>(a, lda, b, ldb, c, ldc, m, n, k, alpha, beta,
-                                                                           small_a, small_b);),
+                    (gemm_wgmma_tile<T, AKContiguous, BKContiguous, Split, S>(a, lda, b, ldb, c, ldc, m, n, k, alpha,
+                                                                              beta, small_a, small_b);),
                     ((void)a; (void)lda; (void)b; (void)ldb; (void)c; (void)ldc; (void)m; (void)n; (void)k; (void)alpha;
                      (void)beta; (void)small_a; (void)small_b; __trap();))
 }
