@@ -67,8 +67,8 @@ endfunction()
 # tilecraft_gemm_instances(): the OBJECT library tilecraft_gemm_instances, made once: the device
 # GEMM's launchers on 16-bit (bf16, f16) and TF32 / TF32x3 operands with their kernels
 # (TILECRAFT_GEMM_16BIT_INSTANCE, TILECRAFT_GEMM_TF32_INSTANCE), built for the project's
-# architectures with sm_90 as sm_90a. test_gemm_16bit, test_gemm_tf32 and the benchmark binary
-# link it and declare the instantiations extern: one compilation of these kernels instead of
+# architectures with sm_90 as sm_90a. test_gemm_16bit, test_gemm_tf32, the benchmark binary and
+# the gemm_ladder example link it and declare the instantiations extern: one compilation of these kernels instead of
 # one per program (each is a minute or more of compilation per architecture).
 function(tilecraft_gemm_instances)
   if(TARGET tilecraft_gemm_instances)

@@ -17,12 +17,21 @@
 //   7. TF32x3                  each operand split into two TF32 parts, three MMAs: FP32 accuracy
 //   8. BF16                    the operands rounded to bfloat16 first (a conversion kernel, not
 //                              timed), m16n8k16 MMAs, FP32 accumulation and C
+// and through the device-level tilecraft::gemm, which on an H100 / H200 built for sm_90a runs
+// Hopper's warpgroup MMA (wgmma) instead (mma.sync elsewhere):
+//   9. gemm<GemmMath::tf32>     operands truncated to TF32 by the tensor cores
+//  10. gemm<GemmMath::tf32x3>   operands split into TF32 parts first, each stage's big x big
+//                              products added into FP32 sums: FP32's accuracy
+//  11. gemm on BF16 operands    the same BF16 copies as rung 8
 // Every rung is compared with an FP64 reference (cublasDgemm on the same data): the worst error
 // of an element, as a fraction of sum_k |a_ik b_kj| (what its rounding scales with), is printed
 // and must stay within the math's bound: 1e-5 for FP32 and TF32x3, 2e-3 for TF32 (2^-10 per
 // product), 1e-2 for BF16 (inputs rounded to 8 significant bits: 2^-8 each, about 2^-7 per
 // product). cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH: FFMA
 // only, no TF32) is the speed reference.
+// The launchers of rungs 9-11 are compiled once for the project (tests/support/gemm_instance_*.cu,
+// which define what the extern declarations below declare): in your own code, either include
+// <tilecraft/device/gemm.cuh> and call gemm() (it compiles in your unit), or do the same.
 // Usage: gemm_ladder [N | M N K]   (default 2048^3; the course's kernels take square matrices
 // only, so for other shapes rungs 1-3 are skipped)
 #include <cublas_v2.h>
@@ -42,6 +51,11 @@
 #include <tilecraft/device/gemm.cuh>
 #include <tilecraft/gemm/tiled_gemm.cuh>
 #include <tilecraft/util/launch.cuh>
+
+// Rungs 9-11's launchers and kernels: compiled in another unit (see the file comment).
+TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);
+TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32x3);
+TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);
 
 #include "course/gemm_course.cuh"
 #include "example_util.cuh"
@@ -232,15 +246,15 @@ int main(int argc, char** argv) {
 
   using tilecraft::GemmMath;
   __nv_bfloat16 *a16 = nullptr, *b16 = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&a16, mk * sizeof(__nv_bfloat16)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&b16, kn * sizeof(__nv_bfloat16)));
+  to_bf16<<<256, 256>>>(a, a16, static_cast<std::int64_t>(mk));
+  to_bf16<<<256, 256>>>(b, b16, static_cast<std::int64_t>(kn));
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
   auto tensor_rungs = [&] {
     rung(
         "6 tiled_gemm, TF32", [&] { launch_tensor_gemm<TensorRung<float, GemmMath::tf32>>(m, n, k, a, b, c); }, 2e-3);
     rung("7 tiled_gemm, TF32x3", [&] { launch_tensor_gemm<TensorRung<float, GemmMath::tf32x3>>(m, n, k, a, b, c); });
-    TILECRAFT_THROW_IF_ERROR(cudaMalloc(&a16, mk * sizeof(__nv_bfloat16)));
-    TILECRAFT_THROW_IF_ERROR(cudaMalloc(&b16, kn * sizeof(__nv_bfloat16)));
-    to_bf16<<<256, 256>>>(a, a16, static_cast<std::int64_t>(mk));
-    to_bf16<<<256, 256>>>(b, b16, static_cast<std::int64_t>(kn));
-    TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
     rung(
         "8 tiled_gemm, BF16 operands",
         [&] { launch_tensor_gemm<TensorRung<__nv_bfloat16, GemmMath::mma16>>(m, n, k, a16, b16, c); }, 1e-2);
@@ -250,6 +264,24 @@ int main(int argc, char** argv) {
   } else {
     tensor_rungs();
   }
+  rung(
+      "9 tilecraft::gemm<GemmMath::tf32>",
+      [&] {
+        TILECRAFT_THROW_IF_ERROR(tilecraft::gemm<GemmMath::tf32>(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a,
+                                                                 k, b, n, 0.0f, c, n));
+      },
+      2e-3);
+  rung("10 tilecraft::gemm<GemmMath::tf32x3>", [&] {
+    TILECRAFT_THROW_IF_ERROR(
+        tilecraft::gemm<GemmMath::tf32x3>(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n));
+  });
+  rung(
+      "11 tilecraft::gemm, BF16 operands",
+      [&] {
+        TILECRAFT_THROW_IF_ERROR(
+            tilecraft::gemm(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a16, k, b16, n, 0.0f, c, n));
+      },
+      1e-2);
 
   CUBLAS_CHECK(cublasDestroy(handle));
   for (float* p : {a, b, da, db, c, scale}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
