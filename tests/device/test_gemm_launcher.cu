@@ -93,6 +93,39 @@ TEST_CASE_TEMPLATE("release_workspace hands the pool's memory back; the next gem
   CHECK(tilecraft::release_workspace() == cudaSuccess);
 }
 
+TEST_CASE("the workspace pool keeps the most it has held, until release_workspace") {
+  // 200 MiB: above workspace_keep_bytes, below a sixteenth of any GPU that runs these tests.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t bytes = std::size_t{200} << 20;
+  if (bytes > total_bytes / tilecraft::workspace_keep_fraction || bytes > free_bytes / 2) {
+    MESSAGE("skipped: the device has too little memory");
+    return;
+  }
+  int device = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  auto reserved = [&] {
+    cudaMemPool_t pool = nullptr;
+    REQUIRE(tilecraft::detail::workspace_pool(device, pool, false, tilecraft::workspace_keep_bytes) == cudaSuccess);
+    REQUIRE(pool != nullptr);
+    std::uint64_t value = 0;
+    REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &value) == cudaSuccess);
+    return value;
+  };
+  CHECK(tilecraft::release_workspace() == cudaSuccess);
+  for (int round = 0; round < 2; ++round) {
+    void* p = nullptr;
+    REQUIRE(tilecraft::detail::workspace_alloc(&p, bytes, nullptr) == cudaSuccess);
+    REQUIRE(p != nullptr);
+    TILECRAFT_THROW_IF_ERROR(cudaMemsetAsync(p, round, bytes, nullptr));
+    REQUIRE(tilecraft::detail::workspace_free(p, nullptr) == cudaSuccess);
+    TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());  // a pool releases beyond its threshold here
+    CHECK(reserved() >= bytes);
+    CHECK(tilecraft::release_workspace() == cudaSuccess);
+    CHECK(reserved() == 0);
+  }
+}
+
 }  // namespace split_pack_tests
 
 // test_gemm (see gemm_testbed.cuh): gemm_epilogue with a bias + ReLU by column (C not read) and

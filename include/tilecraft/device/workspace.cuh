@@ -1,7 +1,9 @@
 //! \file device/workspace.cuh
 //! Stream-ordered scratch memory for the device launchers that need it (the GEMM's split-K
-//! slices and packed operands): a memory pool private to tilecraft, one per device, that keeps
-//! up to workspace_keep_bytes between calls (the pools live in util/device_cache.cuh).
+//! slices, packed and transposed operands): a memory pool private to tilecraft, one per device,
+//! that keeps between calls workspace_keep_bytes, or the most it has held (up to 1 /
+//! workspace_keep_fraction of the device's memory), whichever is more (the pools live in
+//! util/device_cache.cuh).
 //!
 //! Why not the device's default pool (plain cudaMallocAsync): its release threshold is 0, so
 //! at every synchronization it hands its memory back to the driver, and the next call maps
@@ -21,12 +23,37 @@
 
 namespace tilecraft {
 
-//! Bytes of workspace tilecraft's pool keeps on a device between calls (what it has freed
-//! beyond that goes back to the driver at the next synchronization). Release it all with
-//! release_workspace().
+//! Bytes of workspace tilecraft's pool keeps on a device between calls at least (what it has
+//! freed beyond what it keeps goes back to the driver at the next synchronization). Release it
+//! all with release_workspace().
 inline constexpr std::uint64_t workspace_keep_bytes = std::uint64_t{128} << 20;
 
+//! The pool keeps what it has held at most (the largest working set of its requests), up to
+//! this fraction of the device's memory:
+//! a call that runs again then finds its workspace mapped instead of mapping it anew (1 GiB
+//! took about 1 ms on an H200, 7% of an 8192^3 TF32x3 product; benchmarks/TUNING.md).
+inline constexpr std::uint64_t workspace_keep_fraction = 16;  // 1 / 16
+
 namespace detail {
+
+// Raises `pool`'s release threshold to the memory it holds now (after an allocation) where that
+// is more than it keeps and at most 1 / workspace_keep_fraction of the current device's memory,
+// so that the next synchronization releases none of it. Best effort: on any error the
+// threshold stays, and the error is cleared.
+inline void keep_workspace(cudaMemPool_t pool) {
+  std::uint64_t keep = 0, held = 0;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &held) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;
+  }
+  if (held <= keep) return;  // the common case: nothing new held
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
+      (held <= total_bytes / workspace_keep_fraction &&
+       cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &held) != cudaSuccess))
+    (void)cudaGetLastError();
+}
 
 // `bytes` of workspace on the current device, usable on `stream` from now on in stream order;
 // free it with workspace_free on the same stream. On failure (no memory pools, out of memory)
@@ -39,6 +66,7 @@ inline cudaError_t workspace_alloc(void** ptr, std::size_t bytes, cudaStream_t s
   cudaMemPool_t pool = nullptr;
   if (status == cudaSuccess) status = workspace_pool(device, pool, true, workspace_keep_bytes);
   if (status == cudaSuccess) status = cudaMallocFromPoolAsync(ptr, bytes, pool, stream);
+  if (status == cudaSuccess) keep_workspace(pool);
   if (status != cudaSuccess) {
     (void)cudaGetLastError();
     *ptr = nullptr;

@@ -43,18 +43,34 @@ using Tf32FallbackConfig =
 //! rounded to TF32, small = (x - big) rounded to TF32, both rows x k at leading dimension ld
 //! (FP32 patterns with their 13 low bits zero, which the tensor cores read exactly). `big` may
 //! be `src` itself (same leading dimension): each element is read before it is written, by the
-//! same thread. A template only so that every translation unit may hold it.
+//! same thread. src, big and small are 16-byte aligned and ld_src and ld multiples of 4 (the
+//! dispatch splits operands that tf32_operand_ready accepts, or workspace): a thread splits 4
+//! consecutive elements of a row as one 16-byte vector, one by one at the end of a row. A
+//! template only so that every translation unit may hold it.
 template <class T>
 __global__ void tf32_split_kernel(const T* src, std::int64_t ld_src, T* big, T* small, std::int64_t ld,
                                   std::int64_t rows, std::int64_t k) {
   static_assert(std::is_same_v<T, float>, "tf32_split_kernel: float only");
-  const std::int64_t col = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const std::int64_t col = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) * 4;
   if (col >= k) return;
+  auto split = [](float x, float& hi, float& lo) {
+    hi = __uint_as_float(arch::to_tf32(x));
+    lo = __uint_as_float(arch::to_tf32(x - hi));
+  };
   for (std::int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-    const float x = src[r * ld_src + col];
-    const float hi = __uint_as_float(arch::to_tf32(x));
-    big[r * ld + col] = hi;
-    small[r * ld + col] = __uint_as_float(arch::to_tf32(x - hi));
+    if (col + 4 <= k) {
+      const float4 x = *reinterpret_cast<const float4*>(src + r * ld_src + col);
+      float4 hi, lo;
+      split(x.x, hi.x, lo.x);
+      split(x.y, hi.y, lo.y);
+      split(x.z, hi.z, lo.z);
+      split(x.w, hi.w, lo.w);
+      *reinterpret_cast<float4*>(big + r * ld + col) = hi;
+      *reinterpret_cast<float4*>(small + r * ld + col) = lo;
+    } else {
+      for (std::int64_t c = col; c < col + 4 && c < k; ++c)
+        split(src[r * ld_src + c], big[r * ld + c], small[r * ld + c]);
+    }
   }
 }
 
@@ -101,7 +117,7 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
   out = {ws, ldp, split ? rows * ldp : 0};
   if (split) {
     constexpr int threads = 256;
-    const dim3 grid(static_cast<unsigned>(ceil_div<std::int64_t>(k, threads)),
+    const dim3 grid(static_cast<unsigned>(ceil_div<std::int64_t>(k, 4 * threads)),
                     static_cast<unsigned>(rows < 65535 ? rows : 65535));
     tf32_split_kernel<float><<<grid, threads, 0, stream>>>(from, ld_from, ws, ws + rows * ldp, ldp, rows, k);
     TILECRAFT_RETURN_IF_ERROR(cudaGetLastError());
