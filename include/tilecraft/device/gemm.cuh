@@ -206,7 +206,7 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments (and a grid
 //! or K step count above 2^31 - 1), the pool's error when no workspace can be had; m == 0 or
 //! n == 0 is a successful no-op; otherwise the launch status. Performance on an H200
-//! (benchmarks/results): TF32 about 0.7x cuBLAS's TF32, TF32x3 about 1.2x cuBLAS's FP32 SGEMM,
+//! (benchmarks/results): TF32 about 0.7x cuBLAS's TF32, TF32x3 about 1.6x cuBLAS's FP32 SGEMM,
 //! at 4096^3 and 8192^3.
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
