@@ -45,8 +45,10 @@ using Tf32FallbackConfig =
 //! be `src` itself (same leading dimension): each element is read before it is written, by the
 //! same thread. src, big and small are 16-byte aligned and ld_src and ld multiples of 4 (the
 //! dispatch splits operands that tf32_operand_ready accepts, or workspace): a thread splits 4
-//! consecutive elements of a row as one 16-byte vector, one by one at the end of a row. A
-//! template only so that every translation unit may hold it.
+//! consecutive elements of a row as one 16-byte vector, one by one at the end of a row, where it
+//! also zeroes big's and small's padding (columns k ... ld - 1, fewer than 4): the fill's last
+//! 16-byte copy of a row reads only the row's elements, but compute-sanitizer's initcheck counts
+//! all 16 bytes as read. A template only so that every translation unit may hold it.
 template <class T>
 __global__ void tf32_split_kernel(const T* src, std::int64_t ld_src, T* big, T* small, std::int64_t ld,
                                   std::int64_t rows, std::int64_t k) {
@@ -68,8 +70,14 @@ __global__ void tf32_split_kernel(const T* src, std::int64_t ld_src, T* big, T* 
       *reinterpret_cast<float4*>(big + r * ld + col) = hi;
       *reinterpret_cast<float4*>(small + r * ld + col) = lo;
     } else {
-      for (std::int64_t c = col; c < col + 4 && c < k; ++c)
-        split(src[r * ld_src + c], big[r * ld + c], small[r * ld + c]);
+      for (std::int64_t c = col; c < col + 4 && c < ld; ++c) {
+        if (c < k) {
+          split(src[r * ld_src + c], big[r * ld + c], small[r * ld + c]);
+        } else {
+          big[r * ld + c] = 0.0f;
+          small[r * ld + c] = 0.0f;
+        }
+      }
     }
   }
 }
@@ -121,6 +129,11 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
                     static_cast<unsigned>(rows < 65535 ? rows : 65535));
     tf32_split_kernel<float><<<grid, threads, 0, stream>>>(from, ld_from, ws, ws + rows * ldp, ldp, rows, k);
     TILECRAFT_RETURN_IF_ERROR(cudaGetLastError());
+  } else if (ldp > k) {
+    // The rows' padding, zeroed for the same reason as in tf32_split_kernel.
+    TILECRAFT_RETURN_IF_ERROR(cudaMemset2DAsync(ws + k, static_cast<std::size_t>(ldp) * sizeof(float), 0,
+                                                static_cast<std::size_t>(ldp - k) * sizeof(float),
+                                                static_cast<std::size_t>(rows), stream));
   }
   return cudaSuccess;
 }
