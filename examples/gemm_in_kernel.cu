@@ -1,13 +1,11 @@
-// tiled_gemm inside your own kernel: a fully connected layer with its bias and ReLU fused into
-// the GEMM, Y = relu(X W^T + bias). X holds a batch of M inputs (M x K, row-major), W the
-// layer's N x K weights (row-major, the way PyTorch's nn.Linear stores them), Y is M x N.
-// Each block computes one 64 x 64 tile of Y with tilecraft::tiled_gemm. The epilogue functor
-// (BiasRelu, a GemmEpilogue) receives every finished accumulator with its coordinates and
-// returns what is stored: bias added and negatives clamped in registers, so Y is written once
-// and never read back, where a separate bias + ReLU kernel would read and write it again.
-// W^T is never materialised: tilecraft::transposed(W) is the K x N column-major view of W's
-// memory, and tiled_gemm takes either order. Any M, N, K: tiles that overhang an edge read
-// zeros and store only what lies inside Y.
+// tiled_gemm inside your own kernel: a fully connected layer with its bias and GELU fused into
+// the GEMM, Y = gelu(X W^T + bias), gelu(v) = v (1 + erf(v / sqrt 2)) / 2. X holds a batch of M inputs (M x K,
+// row-major), W the layer's N x K weights (row-major, the way PyTorch's nn.Linear stores them), Y is M x N. Each block
+// computes one 64 x 64 tile of Y with tilecraft::tiled_gemm. The epilogue functor (BiasGelu, a GemmEpilogue) receives
+// every finished accumulator with its coordinates and returns what is stored: bias added and the activation applied in
+// registers, so Y is written once and never read back, where a separate bias + GELU kernel would read and write it
+// again. W^T is never materialised: tilecraft::transposed(W) is the K x N column-major view of W's memory, and
+// tiled_gemm takes either order. Any M, N, K: tiles that overhang an edge read zeros and store only what lies inside Y.
 // The same layer runs in float, in double, and in bfloat16 on the tensor cores: the element type
 // is TiledGemm's T parameter (float by default). With __nv_bfloat16 (or __half) X and W, the
 // math is GemmMath::mma16: m16n8k16 MMAs, every product exact, FP32 accumulators, and Y (and the
@@ -42,27 +40,28 @@ template <class T>
 using Out = typename Gemm<T>::output_type;
 static_assert(std::is_same_v<Out<__nv_bfloat16>, float>);
 
-// The fused epilogue: y = max(acc + bias[col], 0). reads_c() is false: the old Y is not read
-// (the functor gets 0 for it), so Y may start uninitialised.
+// The fused epilogue: y = gelu(acc + bias[col]) (the exact GELU, through erf). reads_c() is
+// false: the old Y is not read (the functor gets 0 for it), so Y may start uninitialised.
 template <class T>
-struct BiasRelu {
+struct BiasGelu {
   const T* bias;
   __host__ __device__ bool reads_c() const { return false; }
   __host__ __device__ T operator()(T acc, T, std::int64_t, std::int64_t col) const {
+    const T v = acc + bias[col];
     if constexpr (std::is_same_v<T, float>) {
-      return fmaxf(acc + bias[col], 0.0f);
+      return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
     } else {
-      return fmax(acc + bias[col], 0.0);
+      return 0.5 * v * (1.0 + erf(v * 0.70710678118654752));
     }
   }
 };
-static_assert(tilecraft::GemmEpilogue<BiasRelu<float>> && tilecraft::GemmEpilogue<BiasRelu<double>, double>);
+static_assert(tilecraft::GemmEpilogue<BiasGelu<float>> && tilecraft::GemmEpilogue<BiasGelu<double>, double>);
 
 template <class T>
 __global__ void __launch_bounds__(Gemm<T>::threads)
-    linear_relu(tilecraft::MatrixRef<const T> x,                                // M x K
+    linear_gelu(tilecraft::MatrixRef<const T> x,                                // M x K
                 tilecraft::MatrixRef<const T, tilecraft::Order::col_major> wt,  // K x N: W^T
-                tilecraft::MatrixRef<Out<T>> y, BiasRelu<Out<T>> epi) {         // M x N
+                tilecraft::MatrixRef<Out<T>> y, BiasGelu<Out<T>> epi) {         // M x N
   __shared__ typename Gemm<T>::TempStorage storage;  // every thread of the block calls tiled_gemm with it
   const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.y) * tile;
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * tile;
@@ -114,7 +113,7 @@ bool run_layer(std::int64_t m, std::int64_t n, std::int64_t k, const char* label
   const tilecraft::MatrixRef<O> y_ref{y, m, n, n};
   const dim3 grid(static_cast<unsigned>((n + tile - 1) / tile), static_cast<unsigned>((m + tile - 1) / tile));
   auto launch = [&] {
-    linear_relu<T><<<grid, Gemm<T>::threads>>>(x_ref, tilecraft::transposed(w_ref), y_ref, BiasRelu<O>{bias});
+    linear_gelu<T><<<grid, Gemm<T>::threads>>>(x_ref, tilecraft::transposed(w_ref), y_ref, BiasGelu<O>{bias});
     TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
   };
   launch();
@@ -137,7 +136,8 @@ bool run_layer(std::int64_t m, std::int64_t n, std::int64_t k, const char* label
         sum += term;
         mag += std::fabs(term);
       }
-      const Wide want = sum > 0 ? sum : Wide(0);
+      // GELU's slope is at most 1.13, and erf adds a few units of the output's last place.
+      const Wide want = Wide(0.5) * sum * (Wide(1) + std::erf(sum / std::sqrt(Wide(2))));
       const double err = static_cast<double>(std::fabs(got[static_cast<std::size_t>(i * n + j)] - want) / mag);
       ok = ok && err < tolerance;  // false for a NaN too: an element never written
       worst = std::fmax(worst, err);
@@ -159,11 +159,11 @@ bool run_layer(std::int64_t m, std::int64_t n, std::int64_t k, const char* label
 int main() {
   if (!example::have_gpu("gemm_in_kernel")) return 0;
   const std::int64_t m = 1000, n = 300, k = 515;  // batch, outputs, inputs: multiples of nothing useful
-  std::printf("Y = relu(X W^T + bias), X %lld x %lld, W %lld x %lld, one 64 x 64 tile per block:\n",
+  std::printf("Y = gelu(X W^T + bias), X %lld x %lld, W %lld x %lld, one 64 x 64 tile per block:\n",
               static_cast<long long>(m), static_cast<long long>(k), static_cast<long long>(n),
               static_cast<long long>(k));
-  const bool ok_float = run_layer<float>(m, n, k, "tiled_gemm + fused bias/ReLU, float");
-  const bool ok_double = run_layer<double>(m, n, k, "tiled_gemm + fused bias/ReLU, double");
-  const bool ok_bf16 = run_layer<__nv_bfloat16>(m, n, k, "tiled_gemm + fused bias/ReLU, bfloat16");
+  const bool ok_float = run_layer<float>(m, n, k, "tiled_gemm + fused bias/GELU, float");
+  const bool ok_double = run_layer<double>(m, n, k, "tiled_gemm + fused bias/GELU, double");
+  const bool ok_bf16 = run_layer<__nv_bfloat16>(m, n, k, "tiled_gemm + fused bias/GELU, bfloat16");
   return ok_float && ok_double && ok_bf16 ? 0 : 1;
 }
