@@ -42,6 +42,16 @@ inline bool sanitizer_sized() {
   return env != nullptr && env[0] == '0' && env[1] == '\0';
 }
 
+//! True under the GPU check's racecheck runs (TILECRAFT_TEST_SANITIZER=racecheck beside
+//! TILECRAFT_TEST_HUGE=0). Racecheck tracks every shared-memory access of every block and costs
+//! several times the other tools; a block's accesses do not depend on how many other blocks or
+//! operand layouts a case runs, so cases may run fewer of those there, as long as every kernel
+//! and every path inside it (partial tiles, the ring of stages wrapping) still runs.
+inline bool racecheck_sized() {
+  const char* env = std::getenv("TILECRAFT_TEST_SANITIZER");
+  return sanitizer_sized() && env != nullptr && std::strcmp(env, "racecheck") == 0;
+}
+
 //! A random bit generator (xoshiro256**, seeded through splitmix64), usable with the standard
 //! distributions: a small one of the tests' own, so that a test unit need not include <random>
 //! (a second or two of every nvcc pass of every unit).
