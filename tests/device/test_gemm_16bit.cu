@@ -165,15 +165,23 @@ Operands<T> make_operands(const Problem& p, bool fill, Draw&& draw) {
   return o;
 }
 
-// tilecraft::gemm on p (on a stream of its own) from the C buffer c0; returns the whole buffer.
+// tilecraft::gemm on p (on a stream of its own) from the C buffer c0, or with `tunables` the
+// launcher under those limits; returns the whole buffer.
 template <class T>
-std::vector<float> run_tilecraft(const Problem& p, const Operands<T>& o, const std::vector<float>& c0) {
+std::vector<float> run_tilecraft(const Problem& p, const Operands<T>& o, const std::vector<float>& c0,
+                                 const tilecraft::detail::GemmTensorTunables* tunables = nullptr) {
   DeviceBuffer<T> a(o.a), b(o.b);
   DeviceBuffer<float> c(c0);
   cudaStream_t stream{};
   TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
-  CHECK(tilecraft::gemm(p.c.order, p.c.op_a, p.c.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a, p.lda(),
-                        b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c, p.ldc(), stream) == cudaSuccess);
+  if (tunables != nullptr) {
+    CHECK(tilecraft::detail::gemm_16bit_run<T>(p.c.order, p.c.op_a, p.c.op_b, p.m, p.n, p.k, p.alpha,
+                                               a.get() + p.l.off_a, p.lda(), b.get() + p.l.off_b, p.ldb(), p.beta,
+                                               c.get() + p.l.off_c, p.ldc(), stream, *tunables) == cudaSuccess);
+  } else {
+    CHECK(tilecraft::gemm(p.c.order, p.c.op_a, p.c.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a, p.lda(),
+                          b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c, p.ldc(), stream) == cudaSuccess);
+  }
   TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
   TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
   tilecraft::test::sync_and_check();
@@ -217,7 +225,8 @@ void check_c(const Problem& p, const std::vector<float>& got, const std::vector<
 
 // p on exact operands (see the file comment): C must equal the host's result.
 template <class T>
-void check_exact(const Problem& p, std::uint64_t salt) {
+void check_exact(const Problem& p, std::uint64_t salt,
+                 const tilecraft::detail::GemmTensorTunables* tunables = nullptr) {
   const std::string problem = p.str<T>(salt);
   CAPTURE(problem);
   auto g = tilecraft::test::rng(salt);
@@ -230,7 +239,7 @@ void check_exact(const Problem& p, std::uint64_t salt) {
   } else {
     std::memset(c0.data(), 0xff, c0.size() * sizeof(float));  // NaN: C is not to be read
   }
-  const std::vector<float> got = run_tilecraft(p, o, c0);
+  const std::vector<float> got = run_tilecraft(p, o, c0, tunables);
   const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
   std::vector<double> want(static_cast<std::size_t>(p.m) * n);
   for (std::size_t i = 0; i < static_cast<std::size_t>(p.m); ++i) {
@@ -372,6 +381,28 @@ TEST_CASE_TEMPLATE(
         const float alpha = scalars[(c + static_cast<int>(si) + r) % 4], beta = scalars[(v / 4 + r) % 4];
         check_exact<T>(Problem{combo(c), s[0], s[1], s[2], alpha, beta, layouts[(v + 3 * r) % layout_count]}, ++salt);
       }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks, unaligned operands copied for the wgmma path", T,
+                   __half, __nv_bfloat16) {
+  // Limits that split K from 64 on (slices of whole 64-element K steps, the last one shorter)
+  // and copy unaligned operands at any size: on the wgmma path every product below with more
+  // than one K step runs in slices summed by the second kernel.
+  tilecraft::detail::GemmTensorTunables forced;
+  forced.split = {64, 0.0, std::int64_t{64} << 20};
+  forced.pack_min_volume = 0.0;
+  const std::int64_t shapes[][3] = {{1, 1, 1},       {33, 17, 0},     {67, 45, 130}, {131, 263, 77},
+                                    {136, 264, 520}, {257, 129, 515}, {8, 300, 200}};
+  const bool full = !tilecraft::test::sanitizer_sized();
+  std::uint64_t salt = std::is_same_v<T, __half> ? 26000 : 27000;
+  int v = 0;
+  for (const auto& s : shapes) {
+    for (int c = 0; c < 8; ++c, ++v) {
+      if (!full && v % 4 != 0) continue;
+      const float alpha = v % 5 == 4 ? 0.0f : (v % 2 ? 1.0f : -0.5f), beta = v % 3 == 0 ? 0.0f : 2.0f;
+      check_exact<T>(Problem{combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]}, ++salt, &forced);
     }
   }
 }

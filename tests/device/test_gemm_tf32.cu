@@ -42,16 +42,25 @@ using tilecraft::test::DeviceBuffer;
 namespace {
 
 // What a case runs: gemm<Math>(), or (Wgmma) the launcher with the wgmma kernel for any number
-// of tiles (where the device's code has it: gemm() takes mma.sync for products of few tiles).
-template <GemmMath Math, bool Wgmma = false>
+// of tiles (where the device's code has it: gemm() takes mma.sync for products of few tiles),
+// and (SplitK) K split from 32 on (slices of whole 32-element K steps, the last one shorter).
+template <GemmMath Math, bool Wgmma = false, bool SplitK = false>
 struct Runner {
   static constexpr GemmMath math = Math;
   static constexpr bool wgmma = Wgmma;
+  static tilecraft::detail::GemmTensorTunables tunables() {
+    tilecraft::detail::GemmTensorTunables t;
+    t.min_wave_fill = 0.0;
+    if (SplitK) t.split = {32, 0.0, std::int64_t{64} << 20};
+    return t;
+  }
 };
 using Tf32 = Runner<GemmMath::tf32>;
 using Tf32x3 = Runner<GemmMath::tf32x3>;
 using Tf32Wgmma = Runner<GemmMath::tf32, true>;
 using Tf32x3Wgmma = Runner<GemmMath::tf32x3, true>;
+using Tf32Split = Runner<GemmMath::tf32, true, true>;
+using Tf32x3Split = Runner<GemmMath::tf32x3, true, true>;
 
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
 
@@ -164,7 +173,7 @@ std::vector<float> run_gemm(const Problem& p, const Data& d) {
   if constexpr (R::wgmma) {
     status = tilecraft::detail::gemm_tf32_run<R::math>(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha,
                                                        a.get() + p.l.off_a, p.lda(), b.get() + p.l.off_b, p.ldb(),
-                                                       p.beta, c.get() + p.l.off_c, p.ldc(), stream, 0.0);
+                                                       p.beta, c.get() + p.l.off_c, p.ldc(), stream, R::tunables());
   } else {
     status = tilecraft::gemm<R::math>(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a, p.lda(),
                                       b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c, p.ldc(), stream);
@@ -238,7 +247,7 @@ TEST_CASE("gemm<tf32 / tf32x3>: the Hopper wgmma path runs where the build has s
 }
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders, every op, ld and alignment variants",
-                   R, Tf32, Tf32x3, Tf32Wgmma, Tf32x3Wgmma) {
+                   R, Tf32, Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split) {
   struct Shape {
     std::int64_t m, n, k;
   };
@@ -263,7 +272,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders
 }
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented bound, beside FP32 SIMT gemm", R, Tf32,
-                   Tf32x3, Tf32Wgmma, Tf32x3Wgmma) {
+                   Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split) {
   constexpr GemmMath math = R::math;
   const bool light = tilecraft::test::sanitizer_sized();
   const std::int64_t m = light ? 130 : 1000, n = light ? 150 : 999, k = light ? 200 : 1001;
@@ -317,7 +326,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: rejected calls launch nothing and leave
 }
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: Inf and NaN operands give FP32's Inf and NaN", R, Tf32, Tf32x3, Tf32Wgmma,
-                   Tf32x3Wgmma) {
+                   Tf32x3Wgmma, Tf32Split, Tf32x3Split) {
   constexpr GemmMath math = R::math;
   for (int v : {0, 5}) {
     const Order order = v < 4 ? Order::row_major : Order::col_major;
@@ -329,10 +338,11 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: Inf and NaN operands give FP32's Inf an
     Data d = make_data(p, [&] { return static_cast<float>(g.uniform_int(-8, 8)) / 8.0f; });
     const float inf = std::numeric_limits<float>::infinity();
     // Row 3 of op(A) meets Inf at K 5 (and zeros in B's row 5 at columns 0 ... 9: Inf x 0 = NaN
-    // there); column 7 of op(B) meets -Inf at K 9; row 10 of op(A) holds a NaN.
+    // there); column 7 of op(B) meets -Inf at K 40 (in the second K slice where K is split); row
+    // 10 of op(A) holds a NaN.
     d.a[p.ia(3, 5)] = inf;
     for (std::int64_t j = 0; j < 10; ++j) d.b[p.ib(5, j)] = 0.0f;
-    d.b[p.ib(9, 7)] = -inf;
+    d.b[p.ib(40, 7)] = -inf;
     d.a[p.ia(10, 2)] = nan_f;
     std::vector<double> want, mag;
     reference(p, d, want, mag);

@@ -2,7 +2,9 @@
 //! The plan and launch of tilecraft::gemm on 16-bit operands: BLAS's argument checks, the
 //! row-major form of the problem, and the choice between the two kernels of
 //! detail/gemm_wgmma_kernels.cuh: Hopper's wgmma where this binary carries sm_90a code for the
-//! device and both operands allow 16-byte copies, mma.sync (tiled_gemm) everywhere else.
+//! device (operands that do not allow 16-byte copies copied into aligned workspace first, for
+//! products large enough), mma.sync (tiled_gemm) everywhere else. Also the wgmma kernel's
+//! launch with K split, which the TF32 launcher shares.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -15,7 +17,10 @@
 #include "../../util/device_cache.cuh"
 #include "../../util/error.cuh"
 #include "../../util/launch.cuh"
+#include "../../util/math.cuh"
 #include "../gemm_policy.cuh"
+#include "../workspace.cuh"
+#include "gemm_kernels.cuh"
 #include "gemm_plan.cuh"
 #include "gemm_wgmma_kernels.cuh"
 
@@ -48,6 +53,73 @@ bool gemm_wgmma_runs_on(int device) {
   }
   if (cacheable) store_kernel_entry(key, runs ? 2 : 1);
   return runs;
+}
+
+//! How gemm_wgmma_kernel of shape S splits K over rows x cols x k (see split_k_plan): into
+//! slices when C has fewer tiles than the GPU has SMs (the kernel runs one block per SM), each
+//! slice's product a float rows x cols block of workspace.
+template <class S>
+SplitPlan wgmma_split_plan(std::int64_t rows, std::int64_t cols, std::int64_t k, int sms,
+                           const GemmSplitLimits& limits) {
+  constexpr PolicyFacts facts{S::tile_m, S::tile_n, S::tile_k, 1, S::max_split_k, static_cast<int>(sizeof(float))};
+  return split_k_plan(facts, rows, cols, k, sms, limits);
+}
+
+//! Runs `kernel` (gemm_wgmma_kernel of shape S) on the row-major form C (rows x cols, ldc) =
+//! alpha * X Y^T + beta * C (small_x, small_y: the split operands' small parts) with K as
+//! `plan` says: whole, one block per tile; or in plan.slices slices, slice s of every tile into
+//! block s of a float workspace (slices x rows x cols), which gemm_split_k_reduce_kernel then
+//! sums in slice order into C (the same bits every run). Returns cudaErrorInvalidValue,
+//! launching nothing, when the grid or the K steps exceed 2^31 - 1.
+template <class S, class T, class Kernel>
+[[nodiscard]] cudaError_t launch_wgmma(Kernel kernel, const T* x, std::int64_t ldx, const T* y, std::int64_t ldy,
+                                       float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
+                                       float alpha, float beta, std::int64_t small_x, std::int64_t small_y,
+                                       const SplitPlan& plan, int sms, cudaStream_t stream) {
+  const std::int64_t tiles = ceil_div<std::int64_t>(rows, S::tile_m) * ceil_div<std::int64_t>(cols, S::tile_n);
+  if (tiles > INT_MAX || ceil_div<std::int64_t>(k, S::tile_k) > INT_MAX) return cudaErrorInvalidValue;
+  TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
+  if (plan.slices <= 1) {
+    kernel<<<static_cast<unsigned>(tiles), S::threads, S::smem_bytes, stream>>>(x, ldx, y, ldy, c, ldc, rows, cols, k,
+                                                                                alpha, beta, small_x, small_y, k, 0);
+    return last_launch_error();
+  }
+  const std::int64_t elements = rows * cols;
+  float* partial = nullptr;
+  TILECRAFT_RETURN_IF_ERROR(workspace_alloc(
+      reinterpret_cast<void**>(&partial),
+      static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(elements) * sizeof(float), stream));
+  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(plan.slices));
+  kernel<<<grid, S::threads, S::smem_bytes, stream>>>(x, ldx, y, ldy, partial, cols, rows, cols, k, 1.0f, 0.0f, small_x,
+                                                      small_y, plan.k_slice, elements);
+  cudaError_t status = last_launch_error();
+  if (status == cudaSuccess) {
+    constexpr int threads = 256;
+    const std::int64_t blocks = ceil_div<std::int64_t>(elements, threads);
+    const unsigned reduce_grid = static_cast<unsigned>(blocks < 8 * sms ? blocks : 8 * sms);
+    gemm_split_k_reduce_kernel<<<reduce_grid, threads, 0, stream>>>(static_cast<const float*>(partial), plan.slices,
+                                                                    MatrixRef<float>{c, rows, cols, ldc},
+                                                                    BasicLinearCombination<float>{alpha, beta});
+    status = last_launch_error();
+  }
+  const cudaError_t freed = workspace_free(partial, stream);
+  return status != cudaSuccess ? status : freed;
+}
+
+//! Copies the 16-bit operand `src` (`outer` rows of `inner` elements, leading dimension ld) to
+//! `dst` with leading dimension round_up(inner, 8), 16-byte aligned rows as the wgmma kernel's
+//! fill reads them, the rows' padding zeroed (the fill's last 16-byte copy of a row reads only
+//! the row's elements, but compute-sanitizer's initcheck counts all 16 bytes).
+template <class T>
+cudaError_t pack_16bit_operand(const T* src, std::int64_t ld, std::int64_t outer, std::int64_t inner, T* dst,
+                               cudaStream_t stream) {
+  const std::int64_t ldp = round_up<std::int64_t>(inner, 8);
+  TILECRAFT_RETURN_IF_ERROR(cudaMemcpy2DAsync(
+      dst, static_cast<std::size_t>(ldp) * sizeof(T), src, static_cast<std::size_t>(ld) * sizeof(T),
+      static_cast<std::size_t>(inner) * sizeof(T), static_cast<std::size_t>(outer), cudaMemcpyDeviceToDevice, stream));
+  if (ldp == inner) return cudaSuccess;
+  return cudaMemset2DAsync(dst + inner, static_cast<std::size_t>(ldp) * sizeof(T), 0,
+                           static_cast<std::size_t>(ldp - inner) * sizeof(T), static_cast<std::size_t>(outer), stream);
 }
 
 //! C (rows x cols, row-major, ldc) = alpha * X Y^T + beta * C through tiled_gemm G on the
@@ -88,7 +160,8 @@ template <class G, class T>
 template <class T>
 [[nodiscard]] cudaError_t gemm_16bit_run(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
                                          float alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
-                                         float beta, float* c, std::int64_t ldc, cudaStream_t stream) {
+                                         float beta, float* c, std::int64_t ldc, cudaStream_t stream,
+                                         const GemmTensorTunables& tunables = GemmTensorTunables{}) {
   TILECRAFT_RETURN_IF_ERROR(check_gemm_args<T, float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
   if (m == 0 || n == 0) return cudaSuccess;
   if (alpha == 0.0f) k = 0;  // BLAS: A and B are not read
@@ -107,20 +180,62 @@ template <class T>
   auto aligned16 = [](const T* p, std::int64_t ld) {
     return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 8 == 0;
   };
-  const bool wgmma = gemm_wgmma_runs_on<T>(device) && (k == 0 || (aligned16(x, ldx) && aligned16(y, ldy)));
+  // An operand the wgmma kernel cannot read as stored is copied (a few microseconds a MiB),
+  // where the product is large enough to pay for it.
+  const bool x_ready = k == 0 || aligned16(x, ldx), y_ready = k == 0 || aligned16(y, ldy);
+  const bool wgmma =
+      gemm_wgmma_runs_on<T>(device) &&
+      ((x_ready && y_ready) ||
+       static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(k) >= tunables.pack_min_volume);
 
   if (wgmma) {
     using S = WgmmaGemmShape<T>;
-    const std::int64_t tiles = ((rows + S::tile_m - 1) / S::tile_m) * ((cols + S::tile_n - 1) / S::tile_n);
-    if (tiles > INT_MAX || (k + S::tile_k - 1) / S::tile_k > INT_MAX) return cudaErrorInvalidValue;
-    auto launch = [&](auto kernel) -> cudaError_t {
-      TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
-      kernel<<<static_cast<unsigned>(tiles), S::threads, S::smem_bytes, stream>>>(x, ldx, y, ldy, c, ldc, rows, cols, k,
-                                                                                  alpha, beta, 0, 0);
-      return cudaGetLastError();
-    };
-    if (x_k) return y_k ? launch(gemm_wgmma_kernel<T, true, true>) : launch(gemm_wgmma_kernel<T, true, false>);
-    return y_k ? launch(gemm_wgmma_kernel<T, false, true>) : launch(gemm_wgmma_kernel<T, false, false>);
+    DeviceLimits limits{};
+    TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
+    // Operands as stored: `outer` rows of `inner` elements (X rows x k K-contiguous, else k x rows).
+    const std::int64_t x_outer = x_k ? rows : k, x_inner = x_k ? k : rows;
+    const std::int64_t y_outer = y_k ? cols : k, y_inner = y_k ? k : cols;
+    const std::int64_t ldxp = round_up<std::int64_t>(x_inner, 8), ldyp = round_up<std::int64_t>(y_inner, 8);
+    if ((!x_ready && x_outer > INT64_MAX / 4 / ldxp) || (!y_ready && y_outer > INT64_MAX / 4 / ldyp)) {
+      return cudaErrorInvalidValue;
+    }
+    const std::int64_t x_elems = x_ready ? 0 : x_outer * ldxp, y_elems = y_ready ? 0 : y_outer * ldyp;
+    T* ws = nullptr;
+    if (x_elems + y_elems > 0) {
+      TILECRAFT_RETURN_IF_ERROR(workspace_alloc(reinterpret_cast<void**>(&ws),
+                                                static_cast<std::size_t>(x_elems + y_elems) * sizeof(T), stream));
+    }
+    cudaError_t status = cudaSuccess;
+    const T* xs = x;
+    const T* ys = y;
+    std::int64_t ldxs = ldx, ldys = ldy;
+    if (!x_ready) {
+      status = pack_16bit_operand(x, ldx, x_outer, x_inner, ws, stream);
+      xs = ws;
+      ldxs = ldxp;
+    }
+    if (!y_ready && status == cudaSuccess) {
+      status = pack_16bit_operand(y, ldy, y_outer, y_inner, ws + x_elems, stream);
+      ys = ws + x_elems;
+      ldys = ldyp;
+    }
+    if (status == cudaSuccess) {
+      const SplitPlan plan = wgmma_split_plan<S>(rows, cols, k, limits.sms, tunables.split);
+      auto launch = [&](auto kernel) {
+        return launch_wgmma<S>(kernel, xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, 0, 0, plan, limits.sms,
+                               stream);
+      };
+      if (x_k) {
+        status = y_k ? launch(gemm_wgmma_kernel<T, true, true>) : launch(gemm_wgmma_kernel<T, true, false>);
+      } else {
+        status = y_k ? launch(gemm_wgmma_kernel<T, false, true>) : launch(gemm_wgmma_kernel<T, false, false>);
+      }
+    }
+    if (ws != nullptr) {
+      const cudaError_t freed = workspace_free(ws, stream);
+      if (status == cudaSuccess) status = freed;
+    }
+    return status;
   }
 
   return launch_tensor_fallback<Mma16GemmConfig<T>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha, beta,
@@ -141,4 +256,5 @@ template <class T>
 #define TILECRAFT_GEMM_16BIT_INSTANCE(Prefix, T)                                                                 \
   Prefix template cudaError_t tilecraft::detail::gemm_16bit_run<T>(                                              \
       tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, float, const T*, \
-      std::int64_t, const T*, std::int64_t, float, float*, std::int64_t, cudaStream_t)
+      std::int64_t, const T*, std::int64_t, float, float*, std::int64_t, cudaStream_t,                           \
+      const tilecraft::detail::GemmTensorTunables&)

@@ -56,6 +56,21 @@ struct GemmTunables {
   GemmHugeLimits huge{};
 };
 
+//! The tensor-core launchers' limits (16-bit operands, and float operands in GemmMath::tf32 /
+//! tf32x3): gemm() uses the defaults; tests and experiments pass others.
+struct GemmTensorTunables {
+  //! When the wgmma kernel splits K (see wgmma_split_plan).
+  GemmSplitLimits split{};
+  //! Float operands: the wgmma kernel runs only when its blocks (tiles times K slices) fill at
+  //! least this share of the SMs; fewer run faster as the mma.sync fallback's smaller tiles,
+  //! without packing (benchmarks/TUNING.md).
+  double min_wave_fill = 0.5;
+  //! 16-bit operands that the wgmma kernel cannot read as stored (not 16-byte aligned) are
+  //! copied into aligned workspace for it from this many multiply-adds on (2^26); smaller
+  //! products run on mma.sync as they are.
+  double pack_min_volume = 67108864.0;
+};
+
 // ---- arguments --------------------------------------------------------------------------------
 
 //! Elements spanned by a matrix of T stored as `rows x cols` in `order` with leading dimension

@@ -147,13 +147,14 @@ inline std::int64_t tf32_operand_elems(const float* src, std::int64_t ld, bool k
 
 //! C = alpha * op(A) * op(B) + beta * C on float operands in GemmMath Math (tf32 or tf32x3):
 //! see gemm<Math>() in device/gemm.cuh. The wgmma kernel runs where the device's code has it
-//! and its tiles fill at least `min_wave_fill` of the SMs (fewer run faster as the mma.sync
-//! fallback's smaller tiles, without packing: benchmarks/TUNING.md); tests pass 0.
+//! and its blocks (tiles times K slices, see wgmma_split_plan) fill at least
+//! tunables.min_wave_fill of the SMs (fewer run faster as the mma.sync fallback's smaller
+//! tiles, without packing: benchmarks/TUNING.md); tests pass 0.
 template <GemmMath Math>
 [[nodiscard]] cudaError_t gemm_tf32_run(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
                                         float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
                                         float beta, float* c, std::int64_t ldc, cudaStream_t stream,
-                                        double min_wave_fill = 0.5) {
+                                        const GemmTensorTunables& tunables = GemmTensorTunables{}) {
   static_assert(Math == GemmMath::tf32 || Math == GemmMath::tf32x3, "gemm_tf32_run: Math must be tf32 or tf32x3");
   TILECRAFT_RETURN_IF_ERROR(check_gemm_args<float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
   if (m == 0 || n == 0) return cudaSuccess;
@@ -174,7 +175,9 @@ template <GemmMath Math>
   DeviceLimits limits{};
   TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
   const std::int64_t wgmma_tiles = ceil_div(rows, std::int64_t{S::tile_m}) * ceil_div(cols, std::int64_t{S::tile_n});
-  if (gemm_wgmma_runs_on<float>(device) && static_cast<double>(wgmma_tiles) >= min_wave_fill * limits.sms) {
+  const SplitPlan plan = wgmma_split_plan<S>(rows, cols, k, limits.sms, tunables.split);
+  if (gemm_wgmma_runs_on<float>(device) &&
+      static_cast<double>(wgmma_tiles) * plan.slices >= tunables.min_wave_fill * limits.sms) {
     if (wgmma_tiles > INT_MAX || ceil_div(k, std::int64_t{S::tile_k}) > INT_MAX) return cudaErrorInvalidValue;
     const std::int64_t ldp = round_up<std::int64_t>(k, 4);
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
@@ -192,13 +195,8 @@ template <GemmMath Math>
       if (status == cudaSuccess) status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
     }
     if (status == cudaSuccess) {
-      auto kernel = gemm_wgmma_kernel<float, true, true, split>;
-      status = opt_in_once(kernel, S::smem_bytes);
-      if (status == cudaSuccess) {
-        kernel<<<static_cast<unsigned>(wgmma_tiles), S::threads, S::smem_bytes, stream>>>(
-            xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, xo.small, yo.small);
-        status = cudaGetLastError();
-      }
+      status = launch_wgmma<S>(gemm_wgmma_kernel<float, true, true, split>, xo.data, xo.ld, yo.data, yo.ld, c, ldc,
+                               rows, cols, k, alpha, beta, xo.small, yo.small, plan, limits.sms, stream);
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);
@@ -224,4 +222,5 @@ template <GemmMath Math>
 #define TILECRAFT_GEMM_TF32_INSTANCE(Prefix, Math)                                                                   \
   Prefix template cudaError_t tilecraft::detail::gemm_tf32_run<Math>(                                                \
       tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, float, const float*, \
-      std::int64_t, const float*, std::int64_t, float, float*, std::int64_t, cudaStream_t, double)
+      std::int64_t, const float*, std::int64_t, float, float*, std::int64_t, cudaStream_t,                           \
+      const tilecraft::detail::GemmTensorTunables&)

@@ -53,7 +53,8 @@ struct WgmmaGemmShape {
   static_assert(prefetch >= 1 && prefetch <= stages - 1 - pending,
                 "WgmmaGemmShape: a refilled stage must have no product reading it");
   static constexpr int threads = 256;
-  static constexpr int group_m = 8;  //!< tile rows that walk N together (L2 reuse of B)
+  static constexpr int group_m = 8;       //!< tile rows that walk N together (L2 reuse of B)
+  static constexpr int max_split_k = 16;  //!< K slices at most (see wgmma_split_plan)
   static constexpr int parts = Split ? 2 : 1;
   static constexpr int a_bytes = tile_m * 128;  //!< one part of A's stage tile
   static constexpr int b_bytes = tile_n * 128;
@@ -180,9 +181,18 @@ template <class T, bool AKContiguous, bool BKContiguous, bool Split, class S>
 TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda, const T* __restrict__ b,
                                       std::int64_t ldb, float* __restrict__ c, std::int64_t ldc, std::int64_t m,
                                       std::int64_t n, std::int64_t k, float alpha, float beta, std::int64_t small_a,
-                                      std::int64_t small_b) {
+                                      std::int64_t small_b, std::int64_t k_slice, std::int64_t c_slice_stride) {
   static_assert(!Split || (AKContiguous && BKContiguous),
                 "gemm_wgmma_kernel: split (TF32x3) operands are K-contiguous");
+  // K slice blockIdx.y: K steps [k0, k0 + k_slice) of both operands (k0 a multiple of tile_k:
+  // the rows stay 16-byte aligned), its product into C block blockIdx.y.
+  {
+    const std::int64_t k0 = std::int64_t{blockIdx.y} * k_slice;
+    a += AKContiguous ? k0 : k0 * lda;
+    b += BKContiguous ? k0 : k0 * ldb;
+    c += std::int64_t{blockIdx.y} * c_slice_stride;
+    k = k - k0 < k_slice ? k - k0 : k_slice;
+  }
   extern __shared__ unsigned char wgmma_smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(wgmma_smem_raw) + 1023) &
                                                          ~std::uintptr_t{1023});
@@ -334,20 +344,23 @@ TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda,
 //! leading dimensions; small_a and small_b are ignored otherwise). One 128 x 256 tile (Split:
 //! 128 x 128) per block,
 //! tiles in groups of WgmmaGemmShape::group_m rows. A and B 16-byte aligned with lda and ldb
-//! multiples of 16 bytes; k == 0 gives C = beta * C. Launch: WgmmaGemmShape<T, Split>::threads
-//! threads, smem_bytes of dynamic shared memory, one block per tile. Traps where the device code
-//! has no wgmma (the dispatch never launches it there).
+//! multiples of 16 bytes; k == 0 gives C = beta * C. Split K: block (t, s) computes tile t over
+//! K [s k_slice, (s + 1) k_slice) into c + s c_slice_stride (k_slice a multiple of tile_k; a
+//! whole K: gridDim.y 1 and k_slice >= k). Launch: WgmmaGemmShape<T, Split>::threads threads,
+//! smem_bytes of dynamic shared memory, grid (tiles, slices). Traps where the device code has
+//! no wgmma (the dispatch never launches it there).
 template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
 __global__ void __launch_bounds__(256, 1)
     gemm_wgmma_kernel(const T* __restrict__ a, std::int64_t lda, const T* __restrict__ b, std::int64_t ldb,
                       float* __restrict__ c, std::int64_t ldc, std::int64_t m, std::int64_t n, std::int64_t k,
-                      float alpha, float beta, std::int64_t small_a, std::int64_t small_b) {
+                      float alpha, float beta, std::int64_t small_a, std::int64_t small_b, std::int64_t k_slice,
+                      std::int64_t c_slice_stride) {
   static_assert(S::threads == 256, "gemm_wgmma_kernel's launch bounds are 256 threads");
   NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
-                    (gemm_wgmma_tile<T, AKContiguous, BKContiguous, Split, S>(a, lda, b, ldb, c, ldc, m, n, k, alpha,
-                                                                              beta, small_a, small_b);),
+                    (gemm_wgmma_tile<T, AKContiguous, BKContiguous, Split, S>(
+                         a, lda, b, ldb, c, ldc, m, n, k, alpha, beta, small_a, small_b, k_slice, c_slice_stride);),
                     ((void)a; (void)lda; (void)b; (void)ldb; (void)c; (void)ldc; (void)m; (void)n; (void)k; (void)alpha;
-                     (void)beta; (void)small_a; (void)small_b; __trap();))
+                     (void)beta; (void)small_a; (void)small_b; (void)k_slice; (void)c_slice_stride; __trap();))
 }
 
 //! The mma.sync configuration of the other path: 4 warps of 64 x 64, a K step of 32 in 3
