@@ -43,8 +43,11 @@ namespace {
 
 // What a case runs: gemm<Math>(), or (Wgmma) the launcher with the wgmma kernel for any number
 // of tiles (where the device's code has it: gemm() takes mma.sync for products of few tiles),
-// and (SplitK) K split from 32 on (slices of whole 32-element K steps, the last one shorter).
-template <GemmMath Math, bool Wgmma = false, bool SplitK = false>
+// and (SplitK) K split from 32 on (slices of whole 32-element K steps, the last one shorter):
+// planned for Sms SMs (0: the device's), every tile's K split where C has fewer tiles, else the
+// last wave's (Sms 4: 300 x 520 x 65 has 9 tiles of 128 x 256, a last wave of 1 in 2 slices;
+// 130 x 260 x 70 has 6 of TF32x3's 128 x 128, a last wave of 2 in 2 slices).
+template <GemmMath Math, bool Wgmma = false, bool SplitK = false, int Sms = 0>
 struct Runner {
   static constexpr GemmMath math = Math;
   static constexpr bool wgmma = Wgmma;
@@ -52,6 +55,7 @@ struct Runner {
     tilecraft::detail::GemmTensorTunables t;
     t.min_wave_fill = 0.0;
     if (SplitK) t.split = {32, 0.0, std::int64_t{64} << 20};
+    t.sms = Sms;
     return t;
   }
 };
@@ -61,6 +65,8 @@ using Tf32Wgmma = Runner<GemmMath::tf32, true>;
 using Tf32x3Wgmma = Runner<GemmMath::tf32x3, true>;
 using Tf32Split = Runner<GemmMath::tf32, true, true>;
 using Tf32x3Split = Runner<GemmMath::tf32x3, true, true>;
+using Tf32LastWave = Runner<GemmMath::tf32, true, true, 4>;
+using Tf32x3LastWave = Runner<GemmMath::tf32x3, true, true, 4>;
 
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
 
@@ -247,7 +253,7 @@ TEST_CASE("gemm<tf32 / tf32x3>: the Hopper wgmma path runs where the build has s
 }
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders, every op, ld and alignment variants",
-                   R, Tf32, Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split) {
+                   R, Tf32, Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32LastWave, Tf32x3LastWave) {
   struct Shape {
     std::int64_t m, n, k;
   };
@@ -272,7 +278,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders
 }
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented bound, beside FP32 SIMT gemm", R, Tf32,
-                   Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split) {
+                   Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32LastWave, Tf32x3LastWave) {
   constexpr GemmMath math = R::math;
   const bool light = tilecraft::test::sanitizer_sized();
   const std::int64_t m = light ? 130 : 1000, n = light ? 150 : 999, k = light ? 200 : 1001;
@@ -326,7 +332,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: rejected calls launch nothing and leave
 }
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: Inf and NaN operands give FP32's Inf and NaN", R, Tf32, Tf32x3, Tf32Wgmma,
-                   Tf32x3Wgmma, Tf32Split, Tf32x3Split) {
+                   Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32LastWave, Tf32x3LastWave) {
   constexpr GemmMath math = R::math;
   for (int v : {0, 5}) {
     const Order order = v < 4 ? Order::row_major : Order::col_major;

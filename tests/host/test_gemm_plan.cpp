@@ -311,3 +311,56 @@ TEST_CASE("packing: K-contiguous operands only, when the product pays, in panels
     }
   }
 }
+
+TEST_CASE("the wgmma kernel's plan: full waves whole, the last wave's K in slices, within every limit") {
+  using tilecraft::detail::wgmma_plan;
+  using tilecraft::detail::WgmmaPlan;
+  auto gen = tilecraft::test::rng(0x3a7e);
+  const GemmSplitLimits limits{};
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t tiles = pick(gen, 12), k = pick(gen, 15);
+    const int sms = 1 + static_cast<int>(gen() % 200), tile_k = 32 << (gen() % 2);
+    const double volume = static_cast<double>(pick(gen, 34));
+    const WgmmaPlan p = wgmma_plan(tiles, k, volume, tile_k, 128 * 256, sms, 16, limits);
+    INFO("tiles = ", tiles, ", k = ", k, ", SMs = ", sms, ": ", p.whole, " whole, ", p.tail, " in ", p.slices,
+         " slices of ", p.k_slice);
+    REQUIRE(p.whole + p.tail == tiles);
+    if (p.tail == 0) {
+      REQUIRE((p.slices == 1 && p.k_slice == k));
+      continue;
+    }
+    // Only the last wave (at most half of the SMs), only for large products, within the limits.
+    REQUIRE(p.whole % sms == 0);
+    REQUIRE(p.tail == tiles % sms);
+    REQUIRE(2 * p.tail <= sms);
+    REQUIRE(volume >= limits.min_volume);
+    REQUIRE(p.slices >= 2);
+    REQUIRE(p.slices <= 16);
+    REQUIRE(p.tail * p.slices <= sms);
+    REQUIRE(p.tail * p.slices * 128 * 256 * 4 <= limits.max_bytes);
+    // Whole K steps, every slice non-empty, together exactly K.
+    REQUIRE(p.k_slice % tile_k == 0);
+    REQUIRE(p.k_slice >= limits.min_slice);
+    REQUIRE((p.slices - 1) * p.k_slice < k);
+    REQUIRE(k <= p.slices * p.k_slice);
+  }
+  // The measured shapes on 132 SMs (128 x 256 tiles, 64 K elements a step): 3072^3 has 288
+  // tiles, a last wave of 24 in 5 slices of 640; 2304^3 162, a last wave of 30 in 4 of 576;
+  // 128 x 8192 x 8192 32 tiles, all in 4 slices of 2048; 4096^3 (512 tiles: 116 of 132 in the
+  // last wave) and 512^3 (below 2^28 multiply-adds) whole.
+  auto plan = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    const std::int64_t tiles = (m + 127) / 128 * ((n + 255) / 256);
+    return wgmma_plan(tiles, k, double(m) * double(n) * double(k), 64, 128 * 256, 132, 16, limits);
+  };
+  auto expect = [](const WgmmaPlan& p, std::int64_t whole, std::int64_t tail, int slices, std::int64_t k_slice) {
+    CHECK(p.whole == whole);
+    CHECK(p.tail == tail);
+    CHECK(p.slices == slices);
+    CHECK(p.k_slice == k_slice);
+  };
+  expect(plan(3072, 3072, 3072), 264, 24, 5, 640);
+  expect(plan(2304, 2304, 2304), 132, 30, 4, 576);
+  expect(plan(128, 8192, 8192), 0, 32, 4, 2048);
+  expect(plan(4096, 4096, 4096), 512, 0, 1, 4096);
+  expect(plan(512, 512, 512), 8, 0, 1, 512);
+}

@@ -20,7 +20,6 @@
 #include "../../util/math.cuh"
 #include "../gemm_policy.cuh"
 #include "../workspace.cuh"
-#include "gemm_kernels.cuh"
 #include "gemm_plan.cuh"
 #include "gemm_wgmma_kernels.cuh"
 
@@ -55,51 +54,48 @@ bool gemm_wgmma_runs_on(int device) {
   return runs;
 }
 
-//! How gemm_wgmma_kernel of shape S splits K over rows x cols x k (see split_k_plan): into
-//! slices when C has fewer tiles than the GPU has SMs (the kernel runs one block per SM), each
-//! slice's product a float rows x cols block of workspace.
+//! How gemm_wgmma_kernel of shape S covers rows x cols x k on `sms` SMs: see wgmma_plan (the
+//! last wave's K split; every tile's when C has fewer tiles than the GPU has SMs).
 template <class S>
-SplitPlan wgmma_split_plan(std::int64_t rows, std::int64_t cols, std::int64_t k, int sms,
-                           const GemmSplitLimits& limits) {
-  constexpr PolicyFacts facts{S::tile_m, S::tile_n, S::tile_k, 1, S::max_split_k, static_cast<int>(sizeof(float))};
-  return split_k_plan(facts, rows, cols, k, sms, limits);
+WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, int sms, const GemmSplitLimits& limits) {
+  const std::int64_t tiles = ceil_div<std::int64_t>(rows, S::tile_m) * ceil_div<std::int64_t>(cols, S::tile_n);
+  const double volume = static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(k);
+  return wgmma_plan(tiles, k, volume, S::tile_k, std::int64_t{S::tile_m} * S::tile_n, sms, S::max_split_k, limits);
 }
 
 //! Runs `kernel` (gemm_wgmma_kernel of shape S) on the row-major form C (rows x cols, ldc) =
-//! alpha * X Y^T + beta * C (small_x, small_y: the split operands' small parts) with K as
-//! `plan` says: whole, one block per tile; or in plan.slices slices, slice s of every tile into
-//! block s of a float workspace (slices x rows x cols), which gemm_split_k_reduce_kernel then
-//! sums in slice order into C (the same bits every run). Returns cudaErrorInvalidValue,
-//! launching nothing, when the grid or the K steps exceed 2^31 - 1.
+//! alpha * X Y^T + beta * C (small_x, small_y: the split operands' small parts) as `plan` says:
+//! its whole tiles straight into C, then its tail tiles in plan.slices K slices into a float
+//! workspace (slices x tail tiles), which gemm_wgmma_slices_reduce_kernel sums in slice order
+//! into C (the same bits every run). Returns cudaErrorInvalidValue, launching nothing, when a
+//! grid or the K steps exceed 2^31 - 1; the pool's error when no workspace can be had.
 template <class S, class T, class Kernel>
 [[nodiscard]] cudaError_t launch_wgmma(Kernel kernel, const T* x, std::int64_t ldx, const T* y, std::int64_t ldy,
                                        float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
                                        float alpha, float beta, std::int64_t small_x, std::int64_t small_y,
-                                       const SplitPlan& plan, int sms, cudaStream_t stream) {
-  const std::int64_t tiles = ceil_div<std::int64_t>(rows, S::tile_m) * ceil_div<std::int64_t>(cols, S::tile_n);
-  if (tiles > INT_MAX || ceil_div<std::int64_t>(k, S::tile_k) > INT_MAX) return cudaErrorInvalidValue;
+                                       const WgmmaPlan& plan, cudaStream_t stream) {
+  if (plan.whole + plan.tail > INT_MAX || ceil_div<std::int64_t>(k, S::tile_k) > INT_MAX) return cudaErrorInvalidValue;
   TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
-  if (plan.slices <= 1) {
-    kernel<<<static_cast<unsigned>(tiles), S::threads, S::smem_bytes, stream>>>(x, ldx, y, ldy, c, ldc, rows, cols, k,
-                                                                                alpha, beta, small_x, small_y, k, 0);
-    return last_launch_error();
+  if (plan.whole > 0) {
+    kernel<<<static_cast<unsigned>(plan.whole), S::threads, S::smem_bytes, stream>>>(
+        x, ldx, y, ldy, c, ldc, rows, cols, k, alpha, beta, small_x, small_y, k, 0, 0);
+    TILECRAFT_RETURN_IF_ERROR(last_launch_error());
   }
-  const std::int64_t elements = rows * cols;
+  if (plan.tail == 0) return cudaSuccess;
+  constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
   float* partial = nullptr;
   TILECRAFT_RETURN_IF_ERROR(workspace_alloc(
       reinterpret_cast<void**>(&partial),
-      static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(elements) * sizeof(float), stream));
-  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(plan.slices));
-  kernel<<<grid, S::threads, S::smem_bytes, stream>>>(x, ldx, y, ldy, partial, cols, rows, cols, k, 1.0f, 0.0f, small_x,
-                                                      small_y, plan.k_slice, elements);
+      static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(plan.tail * tile_elems) * sizeof(float),
+      stream));
+  const dim3 grid(static_cast<unsigned>(plan.tail), static_cast<unsigned>(plan.slices));
+  kernel<<<grid, S::threads, S::smem_bytes, stream>>>(x, ldx, y, ldy, partial, S::tile_n, rows, cols, k, 1.0f, 0.0f,
+                                                      small_x, small_y, plan.k_slice, plan.whole, 1);
   cudaError_t status = last_launch_error();
   if (status == cudaSuccess) {
-    constexpr int threads = 256;
-    const std::int64_t blocks = ceil_div<std::int64_t>(elements, threads);
-    const unsigned reduce_grid = static_cast<unsigned>(blocks < 8 * sms ? blocks : 8 * sms);
-    gemm_split_k_reduce_kernel<<<reduce_grid, threads, 0, stream>>>(static_cast<const float*>(partial), plan.slices,
-                                                                    MatrixRef<float>{c, rows, cols, ldc},
-                                                                    BasicLinearCombination<float>{alpha, beta});
+    const dim3 reduce_grid(static_cast<unsigned>(plan.tail), static_cast<unsigned>(tile_elems / 1024));
+    gemm_wgmma_slices_reduce_kernel<S>
+        <<<reduce_grid, 256, 0, stream>>>(partial, plan.slices, plan.whole, c, ldc, rows, cols, alpha, beta);
     status = last_launch_error();
   }
   const cudaError_t freed = workspace_free(partial, stream);
@@ -220,10 +216,10 @@ template <class T>
       ldys = ldyp;
     }
     if (status == cudaSuccess) {
-      const SplitPlan plan = wgmma_split_plan<S>(rows, cols, k, limits.sms, tunables.split);
+      const WgmmaPlan plan =
+          wgmma_plan_of<S>(rows, cols, k, tunables.sms > 0 ? tunables.sms : limits.sms, tunables.split);
       auto launch = [&](auto kernel) {
-        return launch_wgmma<S>(kernel, xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, 0, 0, plan, limits.sms,
-                               stream);
+        return launch_wgmma<S>(kernel, xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, 0, 0, plan, stream);
       };
       if (x_k) {
         status = y_k ? launch(gemm_wgmma_kernel<T, true, true>) : launch(gemm_wgmma_kernel<T, true, false>);

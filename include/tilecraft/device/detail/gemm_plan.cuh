@@ -69,6 +69,9 @@ struct GemmTensorTunables {
   //! copied into aligned workspace for it from this many multiply-adds on (2^26); smaller
   //! products run on mma.sync as they are.
   double pack_min_volume = 67108864.0;
+  //! The SMs the plan fills (0: the device's; tests plan for a few, so that small products
+  //! have full waves and a last one).
+  int sms = 0;
 };
 
 // ---- arguments --------------------------------------------------------------------------------
@@ -212,6 +215,44 @@ inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t
   const std::int64_t k_slice = round_up<std::int64_t>(ceil_div<std::int64_t>(k, slices), f.tile_k);
   const std::int64_t rounded = ceil_div<std::int64_t>(k, k_slice);
   return rounded < 2 ? whole : SplitPlan{static_cast<int>(rounded), k_slice};
+}
+
+// ---- the wgmma kernel's waves --------------------------------------------------------------------
+
+//! How the wgmma kernel (one block of a tile per SM) covers `tiles` C tiles: tiles [0, whole)
+//! with K whole, straight into C (the full waves), then tiles [whole, whole + tail) (the last
+//! wave's: every tile when C has fewer than the SMs) in `slices` K slices of k_slice, their
+//! partial sums in workspace summed by a second kernel.
+struct WgmmaPlan {
+  std::int64_t whole;
+  std::int64_t tail;
+  int slices;
+  std::int64_t k_slice;
+};
+
+//! The last wave split: a wave of `tail` < sms tiles takes as long as a full one, so its K is
+//! split into about sms / tail slices (slices at least limits.min_slice and whole tile_k steps
+//! long, at most max_slices, their partial sums at most limits.max_bytes: tail x tile_elems
+//! floats a slice), for products of at least limits.min_volume multiply-adds; a tail of more
+//! than half of the SMs, or a slice count below 2, leaves every tile whole.
+inline WgmmaPlan wgmma_plan(std::int64_t tiles, std::int64_t k, double volume, int tile_k, std::int64_t tile_elems,
+                            int sms, int max_slices, const GemmSplitLimits& limits) {
+  const WgmmaPlan whole{tiles, 0, 1, k};
+  if (tiles <= 0 || sms <= 0 || k <= 0 || volume < limits.min_volume) return whole;
+  const std::int64_t tail = tiles % sms;
+  if (tail == 0) return whole;
+  std::int64_t slices = sms / tail;
+  const std::int64_t by_k = k / (limits.min_slice > tile_k ? limits.min_slice : tile_k);
+  const std::int64_t by_bytes = limits.max_bytes / (tail * tile_elems * static_cast<std::int64_t>(sizeof(float)));
+  if (slices > max_slices) slices = max_slices;
+  if (slices > by_k) slices = by_k;
+  if (slices > by_bytes) slices = by_bytes;
+  if (slices < 2) return whole;
+  // Whole K steps per slice; rounding up can leave fewer slices than asked for (even one).
+  const std::int64_t k_slice = round_up<std::int64_t>(ceil_div<std::int64_t>(k, slices), tile_k);
+  const std::int64_t rounded = ceil_div<std::int64_t>(k, k_slice);
+  if (rounded < 2) return whole;
+  return {tiles - tail, tail, static_cast<int>(rounded), k_slice};
 }
 
 // ---- GemmPolicyHuge ------------------------------------------------------------------------------

@@ -175,9 +175,10 @@ template <GemmMath Math>
   DeviceLimits limits{};
   TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
   const std::int64_t wgmma_tiles = ceil_div(rows, std::int64_t{S::tile_m}) * ceil_div(cols, std::int64_t{S::tile_n});
-  const SplitPlan plan = wgmma_split_plan<S>(rows, cols, k, limits.sms, tunables.split);
+  const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, tunables.sms > 0 ? tunables.sms : limits.sms, tunables.split);
   if (gemm_wgmma_runs_on<float>(device) &&
-      static_cast<double>(wgmma_tiles) * plan.slices >= tunables.min_wave_fill * limits.sms) {
+      static_cast<double>(plan.whole + plan.tail * plan.slices) >=
+          tunables.min_wave_fill * (tunables.sms > 0 ? tunables.sms : limits.sms)) {
     if (wgmma_tiles > INT_MAX || ceil_div(k, std::int64_t{S::tile_k}) > INT_MAX) return cudaErrorInvalidValue;
     const std::int64_t ldp = round_up<std::int64_t>(k, 4);
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
@@ -196,7 +197,7 @@ template <GemmMath Math>
     }
     if (status == cudaSuccess) {
       status = launch_wgmma<S>(gemm_wgmma_kernel<float, true, true, split>, xo.data, xo.ld, yo.data, yo.ld, c, ldc,
-                               rows, cols, k, alpha, beta, xo.small, yo.small, plan, limits.sms, stream);
+                               rows, cols, k, alpha, beta, xo.small, yo.small, plan, stream);
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);

@@ -176,35 +176,96 @@ TILECRAFT_DEVICE std::uint64_t wgmma_operand_descriptor(const unsigned char* til
   }
 }
 
+//! The origin (m0, n0) in C (m x n) of tile t of shape S: groups of group_m tile rows walk N
+//! together, so a wave of blocks shares B's panels in L2.
+template <class S>
+TILECRAFT_HOST_DEVICE void wgmma_tile_origin(std::int64_t t, std::int64_t m, std::int64_t n, std::int64_t& m0,
+                                             std::int64_t& n0) {
+  const std::int64_t tiles_m = (m + S::tile_m - 1) / S::tile_m;
+  const std::int64_t tiles_n = (n + S::tile_n - 1) / S::tile_n;
+  const std::int64_t per_group = S::group_m * tiles_n;
+  const std::int64_t group = t / per_group;
+  const std::int64_t rows_in = tiles_m - group * S::group_m < S::group_m ? tiles_m - group * S::group_m : S::group_m;
+  m0 = (group * S::group_m + (t % per_group) % rows_in) * S::tile_m;
+  n0 = ((t % per_group) / rows_in) * S::tile_n;
+}
+
+//! C = alpha * (sum of the K slices' products) + beta * C over `tiles` tiles of shape S from
+//! tile0 on, the slices summed in order (the same bits every run): slice s of local tile x is
+//! the tile_m x tile_n block x + s tiles of `partial` (gemm_wgmma_kernel's tile_out). Block
+//! (x, y) sums 1024 elements of local tile x (256 threads, 4 consecutive elements each); beta 0
+//! never reads C. Launch: grid (tiles, tile_m * tile_n / 1024), 256 threads.
+template <class S>
+__global__ void __launch_bounds__(256)
+    gemm_wgmma_slices_reduce_kernel(const float* __restrict__ partial, int slices, std::int64_t tile0,
+                                    float* __restrict__ c, std::int64_t ldc, std::int64_t m, std::int64_t n,
+                                    float alpha, float beta) {
+  static_assert(S::tile_n % 4 == 0 && S::tile_m * S::tile_n % 1024 == 0, "whole 1024-element chunks of a tile");
+  constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
+  const std::int64_t tiles = gridDim.x;
+  std::int64_t m0 = 0, n0 = 0;
+  wgmma_tile_origin<S>(tile0 + blockIdx.x, m, n, m0, n0);
+  const int e = static_cast<int>(blockIdx.y * 1024 + threadIdx.x * 4);
+  const std::int64_t row = m0 + e / S::tile_n, col = n0 + e % S::tile_n;
+  if (row >= m || col >= n) return;
+  const float* p = partial + blockIdx.x * tile_elems + e;
+  float v[4];
+  if (col + 4 <= n) {
+    float4 sum = *reinterpret_cast<const float4*>(p);
+    for (int s = 1; s < slices; ++s) {
+      const float4 x = *reinterpret_cast<const float4*>(p + s * tiles * tile_elems);
+      sum.x += x.x;
+      sum.y += x.y;
+      sum.z += x.z;
+      sum.w += x.w;
+    }
+    v[0] = sum.x;
+    v[1] = sum.y;
+    v[2] = sum.z;
+    v[3] = sum.w;
+  } else {
+    // Past C's last column the slices hold nothing (the kernel writes inside C only).
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      v[i] = col + i < n ? p[i] : 0.0f;
+      for (int s = 1; s < slices && col + i < n; ++s) v[i] += p[s * tiles * tile_elems + i];
+    }
+  }
+  float* c_row = c + row * ldc;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    if (col + i < n) c_row[col + i] = beta != 0.0f ? alpha * v[i] + beta * c_row[col + i] : alpha * v[i];
+  }
+}
+
 //! The body of gemm_wgmma_kernel (sm_90a code only: elsewhere its wgmma instructions trap).
 template <class T, bool AKContiguous, bool BKContiguous, bool Split, class S>
 TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda, const T* __restrict__ b,
                                       std::int64_t ldb, float* __restrict__ c, std::int64_t ldc, std::int64_t m,
                                       std::int64_t n, std::int64_t k, float alpha, float beta, std::int64_t small_a,
-                                      std::int64_t small_b, std::int64_t k_slice, std::int64_t c_slice_stride) {
+                                      std::int64_t small_b, std::int64_t k_slice, std::int64_t tile0, int tile_out) {
   static_assert(!Split || (AKContiguous && BKContiguous),
                 "gemm_wgmma_kernel: split (TF32x3) operands are K-contiguous");
   // K slice blockIdx.y: K steps [k0, k0 + k_slice) of both operands (k0 a multiple of tile_k:
-  // the rows stay 16-byte aligned), its product into C block blockIdx.y.
+  // the rows stay 16-byte aligned).
   {
     const std::int64_t k0 = std::int64_t{blockIdx.y} * k_slice;
     a += AKContiguous ? k0 : k0 * lda;
     b += BKContiguous ? k0 : k0 * ldb;
-    c += std::int64_t{blockIdx.y} * c_slice_stride;
     k = k - k0 < k_slice ? k - k0 : k_slice;
   }
   extern __shared__ unsigned char wgmma_smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(wgmma_smem_raw) + 1023) &
                                                          ~std::uintptr_t{1023});
-  // The tile: groups of group_m tile rows walk N together, so a wave of blocks shares B's panels in L2.
-  const std::int64_t tiles_m = (m + S::tile_m - 1) / S::tile_m;
-  const std::int64_t tiles_n = (n + S::tile_n - 1) / S::tile_n;
-  const std::int64_t t = blockIdx.x;
-  const std::int64_t per_group = S::group_m * tiles_n;
-  const std::int64_t group = t / per_group;
-  const std::int64_t rows_in = tiles_m - group * S::group_m < S::group_m ? tiles_m - group * S::group_m : S::group_m;
-  const std::int64_t m0 = (group * S::group_m + (t % per_group) % rows_in) * S::tile_m;
-  const std::int64_t n0 = ((t % per_group) / rows_in) * S::tile_n;
+  std::int64_t m0 = 0, n0 = 0;
+  wgmma_tile_origin<S>(tile0 + blockIdx.x, m, n, m0, n0);
+  // Where the tile goes: C itself, or (tile_out) the raw product into the block's tile of
+  // workspace (tile_m x tile_n, row-major), block (x, y) at tile x + y gridDim.x.
+  float* c_tile = c + m0 * ldc + n0;
+  if (tile_out != 0) {
+    c_tile = c + (std::int64_t{blockIdx.y} * gridDim.x + blockIdx.x) * (S::tile_m * S::tile_n);
+    ldc = S::tile_n;
+  }
   const int ktiles = static_cast<int>((k + S::tile_k - 1) / S::tile_k);
   const bool rows_inside = m0 + S::tile_m <= m && n0 + S::tile_n <= n;
 
@@ -316,7 +377,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda,
   for (int half = 0; half < 2; ++half) {
     const std::int64_t row = row_base + half * 8;
     if (row >= m) continue;
-    float* c_row = c + row * ldc;
+    float* c_row = c_tile + (row - m0) * ldc - n0;  // (c_row + col: C(row, col))
 #pragma unroll
     for (int j = 0; j < S::tile_n / 8; ++j) {
       const std::int64_t col = n0 + 8 * j + 2 * (lane % 4);
@@ -345,8 +406,10 @@ TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda,
 //! 128 x 128) per block,
 //! tiles in groups of WgmmaGemmShape::group_m rows. A and B 16-byte aligned with lda and ldb
 //! multiples of 16 bytes; k == 0 gives C = beta * C. Split K: block (t, s) computes tile t over
-//! K [s k_slice, (s + 1) k_slice) into c + s c_slice_stride (k_slice a multiple of tile_k; a
-//! whole K: gridDim.y 1 and k_slice >= k). Launch: WgmmaGemmShape<T, Split>::threads threads,
+//! K [s k_slice, (s + 1) k_slice) (k_slice a multiple of tile_k; a whole K: gridDim.y 1 and
+//! k_slice >= k). Block x computes tile tile0 + x (see wgmma_tile_origin); tile_out != 0: its raw
+//! product goes to the tile_m x tile_n block x + s gridDim.x of `c` (ldc ignored; alpha 1 and
+//! beta 0 expected), for gemm_wgmma_slices_reduce_kernel. Launch: WgmmaGemmShape<T, Split>::threads threads,
 //! smem_bytes of dynamic shared memory, grid (tiles, slices). Traps where the device code has
 //! no wgmma (the dispatch never launches it there).
 template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
@@ -354,13 +417,13 @@ __global__ void __launch_bounds__(256, 1)
     gemm_wgmma_kernel(const T* __restrict__ a, std::int64_t lda, const T* __restrict__ b, std::int64_t ldb,
                       float* __restrict__ c, std::int64_t ldc, std::int64_t m, std::int64_t n, std::int64_t k,
                       float alpha, float beta, std::int64_t small_a, std::int64_t small_b, std::int64_t k_slice,
-                      std::int64_t c_slice_stride) {
+                      std::int64_t tile0, int tile_out) {
   static_assert(S::threads == 256, "gemm_wgmma_kernel's launch bounds are 256 threads");
   NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
                     (gemm_wgmma_tile<T, AKContiguous, BKContiguous, Split, S>(
-                         a, lda, b, ldb, c, ldc, m, n, k, alpha, beta, small_a, small_b, k_slice, c_slice_stride);),
+                         a, lda, b, ldb, c, ldc, m, n, k, alpha, beta, small_a, small_b, k_slice, tile0, tile_out);),
                     ((void)a; (void)lda; (void)b; (void)ldb; (void)c; (void)ldc; (void)m; (void)n; (void)k; (void)alpha;
-                     (void)beta; (void)small_a; (void)small_b; (void)k_slice; (void)c_slice_stride; __trap();))
+                     (void)beta; (void)small_a; (void)small_b; (void)k_slice; (void)tile0; (void)tile_out; __trap();))
 }
 
 //! The mma.sync configuration of the other path: 4 warps of 64 x 64, a K step of 32 in 3
