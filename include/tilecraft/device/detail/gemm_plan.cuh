@@ -196,6 +196,24 @@ struct SplitPlan {
 //! How many K slices: enough blocks to fill the GPU's block slots when C alone has too few
 //! tiles, each slice at least limits.min_slice long, the workspace at most limits.max_bytes,
 //! only for products of at least limits.min_volume multiply-adds and at most f.max_split_k.
+//! K in `wanted` slices or fewer: at most max_slices, each at least limits.min_slice and whole
+//! tile_k steps long, slice_bytes of partial sums each within limits.max_bytes; slices == 1
+//! (and k_slice == k) when fewer than 2 remain.
+inline SplitPlan k_slices(std::int64_t wanted, std::int64_t k, int tile_k, std::int64_t max_slices,
+                          std::int64_t slice_bytes, const GemmSplitLimits& limits) {
+  const SplitPlan whole{1, k};
+  std::int64_t slices = wanted < max_slices ? wanted : max_slices;
+  const std::int64_t by_k = k / (limits.min_slice > tile_k ? limits.min_slice : tile_k);
+  const std::int64_t by_bytes = limits.max_bytes / slice_bytes;
+  if (slices > by_k) slices = by_k;
+  if (slices > by_bytes) slices = by_bytes;
+  if (slices < 2) return whole;
+  // Whole K steps per slice; rounding up can leave fewer slices than asked for (even one).
+  const std::int64_t k_slice = round_up<std::int64_t>(ceil_div<std::int64_t>(k, slices), tile_k);
+  const std::int64_t rounded = ceil_div<std::int64_t>(k, k_slice);
+  return rounded < 2 ? whole : SplitPlan{static_cast<int>(rounded), k_slice};
+}
+
 inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
                               const GemmSplitLimits& limits) {
   const SplitPlan whole{1, k};
@@ -204,17 +222,7 @@ inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t
   const std::int64_t slots = static_cast<std::int64_t>(sms) * f.min_blocks_per_sm;
   if (tiles >= slots) return whole;
   if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < limits.min_volume) return whole;
-  std::int64_t slices = slots / tiles;
-  const std::int64_t by_k = k / (limits.min_slice > f.tile_k ? limits.min_slice : f.tile_k);
-  const std::int64_t by_bytes = limits.max_bytes / (m * n * f.element_bytes);
-  if (slices > f.max_split_k) slices = f.max_split_k;
-  if (slices > by_k) slices = by_k;
-  if (slices > by_bytes) slices = by_bytes;
-  if (slices < 2) return whole;
-  // Whole K steps per slice; rounding up can leave fewer slices than asked for (even one).
-  const std::int64_t k_slice = round_up<std::int64_t>(ceil_div<std::int64_t>(k, slices), f.tile_k);
-  const std::int64_t rounded = ceil_div<std::int64_t>(k, k_slice);
-  return rounded < 2 ? whole : SplitPlan{static_cast<int>(rounded), k_slice};
+  return k_slices(slots / tiles, k, f.tile_k, f.max_split_k, m * n * f.element_bytes, limits);
 }
 
 // ---- the wgmma kernel's waves --------------------------------------------------------------------
@@ -241,18 +249,9 @@ inline WgmmaPlan wgmma_plan(std::int64_t tiles, std::int64_t k, double volume, i
   if (tiles <= 0 || sms <= 0 || k <= 0 || volume < limits.min_volume) return whole;
   const std::int64_t tail = tiles % sms;
   if (tail == 0) return whole;
-  std::int64_t slices = sms / tail;
-  const std::int64_t by_k = k / (limits.min_slice > tile_k ? limits.min_slice : tile_k);
-  const std::int64_t by_bytes = limits.max_bytes / (tail * tile_elems * static_cast<std::int64_t>(sizeof(float)));
-  if (slices > max_slices) slices = max_slices;
-  if (slices > by_k) slices = by_k;
-  if (slices > by_bytes) slices = by_bytes;
-  if (slices < 2) return whole;
-  // Whole K steps per slice; rounding up can leave fewer slices than asked for (even one).
-  const std::int64_t k_slice = round_up<std::int64_t>(ceil_div<std::int64_t>(k, slices), tile_k);
-  const std::int64_t rounded = ceil_div<std::int64_t>(k, k_slice);
-  if (rounded < 2) return whole;
-  return {tiles - tail, tail, static_cast<int>(rounded), k_slice};
+  const SplitPlan split =
+      k_slices(sms / tail, k, tile_k, max_slices, tail * tile_elems * static_cast<std::int64_t>(sizeof(float)), limits);
+  return split.slices < 2 ? whole : WgmmaPlan{tiles - tail, tail, split.slices, split.k_slice};
 }
 
 // ---- GemmPolicyHuge ------------------------------------------------------------------------------
