@@ -50,7 +50,7 @@ TEST_CASE("f32 scans are bit-identical over 20 runs") {
 }
 
 // 64-element tiles: thousands of tiles, so a tile often finds no inclusive prefix among its 32
-// nearest predecessors and walks further back (and folds forward across windows).
+// nearest predecessors and waits for one to appear there (and then folds up to 31 aggregates).
 using Tiny = ScanPolicy<64, 1>;
 
 template <class Policy, class T>

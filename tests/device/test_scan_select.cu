@@ -67,8 +67,10 @@ TEST_CASE("integer sum, min and max scans equal the host fold and CUB at every s
   }
 }
 
-TEST_CASE("the large tile: one tile - 1, + 0, + 1 and a few tiles, with an explicit policy") {
-  using Large = ScanPolicy<512, 16>;
+// Both tile paths with 8192-element tiles: 512 x 16 in registers, 128 x 64 in two passes over
+// shared memory (detail::two_pass_tile), inclusive and exclusive, aligned and not.
+template <class Policy>
+void check_large_tile() {
   for (std::int64_t n : {std::int64_t{8191}, std::int64_t{8192}, std::int64_t{8193}, std::int64_t{3 * 8192 + 5},
                          std::int64_t{200 * 8192 + 77}}) {
     for (int shift : {0, 3}) {
@@ -78,10 +80,21 @@ TEST_CASE("the large tile: one tile - 1, + 0, + 1 and a few tiles, with an expli
           tilecraft::test::random_vector<int>(static_cast<std::size_t>(n + shift), -1000, 1000, 5 * n + shift);
       DeviceBuffer<int> in(host), out(static_cast<std::size_t>(n + shift));
       const auto s = static_cast<std::size_t>(shift), m = static_cast<std::size_t>(n);
-      run_scan<false, Large>(in.get() + shift, out.get() + shift, n, Sum{});
+      out.poison();
+      run_scan<false, Policy>(in.get() + shift, out.get() + shift, n, Sum{});
       CHECK(mismatches(download(out.get() + shift, m), host_scan<false, int, int>(host, s, m, Sum{})) == 0);
+      out.poison();
+      run_scan<true, Policy>(in.get() + shift, out.get() + shift, n, Min{}, 777);
+      CHECK(mismatches(download(out.get() + shift, m), host_scan<true, int, int>(host, s, m, Min{}, 777)) == 0);
     }
   }
+}
+
+TEST_CASE("the large tiles: one tile - 1, + 0, + 1 and a few tiles, with explicit policies") {
+  static_assert(!tilecraft::detail::two_pass_tile<ScanPolicy<512, 16>, int, int>);
+  static_assert(tilecraft::detail::two_pass_tile<ScanPolicy<128, 64>, int, int>);
+  check_large_tile<ScanPolicy<512, 16>>();
+  check_large_tile<ScanPolicy<128, 64>>();
 }
 
 TEST_CASE("non-commutative operators: affine maps as an 8-byte struct and packed in 32 bits") {

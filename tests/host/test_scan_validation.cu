@@ -77,9 +77,18 @@ TEST_CASE("the default scan tiles keep every thread's run whole 16-byte vectors"
   using detail::DefaultScanPolicyLarge;
   using detail::DefaultScanPolicySmall;
   using detail::TileStage;
-  // 4-byte types: 256 x 32 (32 KiB staged), 256 x 8 for small inputs.
-  CHECK(DefaultScanPolicyLarge<float, float>::threads == 256);
-  CHECK(DefaultScanPolicyLarge<float, float>::items == 32);
+  // 4-byte types: 128 x 64 in two passes over shared memory (32 KiB staged), 256 x 32 in
+  // registers (select_if), 256 x 8 for small inputs; 8-byte types 128 x 32 in two passes.
+  CHECK(DefaultScanPolicyLarge<float, float>::threads == 128);
+  CHECK(DefaultScanPolicyLarge<float, float>::items == 64);
+  CHECK(detail::two_pass_tile<DefaultScanPolicyLarge<float, float>, float, float>);
+  CHECK(detail::two_pass_tile<DefaultScanPolicyLarge<std::int64_t, std::int64_t>, std::int64_t, std::int64_t>);
+  CHECK(DefaultScanPolicyLarge<std::int64_t, std::int64_t>::tile_items == 4096);
+  CHECK(detail::DefaultScanPolicyRegisters<float, float>::threads == 256);
+  CHECK(detail::DefaultScanPolicyRegisters<float, float>::items == 32);
+  CHECK(!detail::two_pass_tile<detail::DefaultScanPolicyRegisters<float, float>, float, float>);
+  CHECK(!detail::two_pass_tile<DefaultScanPolicyLarge<std::uint8_t, std::int64_t>, std::uint8_t, std::int64_t>);
+  CHECK(!detail::two_pass_tile<DefaultScanPolicyLarge<std::int8_t, std::int8_t>, std::int8_t, std::int8_t>);
   CHECK(DefaultScanPolicySmall<float, float>::tile_items == 2048);
   auto whole_vectors = [](auto in_stage, auto out_stage) {
     return decltype(in_stage)::chunked && decltype(out_stage)::chunked;
@@ -107,16 +116,22 @@ TEST_CASE("the default scan tiles keep every thread's run whole 16-byte vectors"
   // Conflict-free staging: a 16-byte shared access is served 8 threads at a time, and those 8
   // must hit 8 different 16-byte positions of a 128-byte row (all 32 banks once). Blocked reads
   // (thread t, chunk t * V + k) for V = 1, 2, 4, 8 and striped accesses (chunk k * threads + t).
-  for (int v : {1, 2, 4, 8}) {
+  // V a multiple of 8 above 8 takes period V (TileStage::swizzle_period).
+  for (int v : {1, 2, 4, 8, 16, 32}) {
+    const int period = TileStage<float, 128, 4 * 16>::swizzle_period == 16 && v > 8 ? v : 8;
     for (int k = 0; k < v; ++k) {
       for (int first = 0; first < 512; first += 8) {
         int seen = 0;
-        for (int t = first; t < first + 8; ++t) seen |= 1 << (detail::swizzle_chunk(t * v + k) & 7);
+        for (int t = first; t < first + 8; ++t) seen |= 1 << (detail::swizzle_chunk(t * v + k, period) & 7);
         CHECK(seen == 0xff);
         seen = 0;
-        for (int t = first; t < first + 8; ++t) seen |= 1 << (detail::swizzle_chunk(k * 512 + t) & 7);
+        for (int t = first; t < first + 8; ++t) seen |= 1 << (detail::swizzle_chunk(k * 512 + t, period) & 7);
         CHECK(seen == 0xff);
       }
     }
   }
+  CHECK(TileStage<float, 128, 64>::swizzle_period == 16);
+  CHECK(TileStage<double, 128, 64>::swizzle_period == 32);
+  CHECK(TileStage<float, 256, 32>::swizzle_period == 8);
+  CHECK(TileStage<float, 256, 24>::swizzle_period == 8);
 }

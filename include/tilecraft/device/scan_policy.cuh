@@ -71,36 +71,52 @@ namespace detail {
 constexpr int scan_max(int a, int b) { return a > b ? a : b; }
 constexpr int scan_min(int a, int b) { return a < b ? a : b; }
 
-// The default tiles: 128 bytes of the wider type per thread (32 four-byte elements, eight
-// 16-byte vectors; at most 64 elements), as many narrower ones as keep each thread's run whole
-// vectors, 256 threads while a tile's staging buffer fits 32 KiB (128 above). Large inputs take
-// the large tile; inputs up to small_scan_max_bytes a quarter of its items, so that enough
-// blocks share the work. (The H200 measurements behind the shapes: benchmarks/TUNING.md, "Scan".)
+// The default tiles. Scans whose input and output have one size (4 to 16 bytes, whole 16-byte
+// vectors) take 256 bytes a thread (64 four-byte elements) in two passes over shared memory
+// (scan_kernels.cuh, two_pass_tile); everything else, and select_if's tiles, 128 bytes of the
+// wider type per thread (32 four-byte elements, eight 16-byte vectors; at most 64 elements) in
+// registers, or as many narrower ones as keep each thread's run whole vectors. 256 threads
+// while a tile's staging buffer fits 32 KiB (128 above). Large inputs take the large tile,
+// inputs up to register_scan_max_bytes the register tile, inputs up to small_scan_max_bytes a
+// quarter of the register tile's items, so that enough blocks share the work. (The H200
+// measurements behind the shapes: benchmarks/TUNING.md, "Scan".)
 template <class In, class Out>
 struct DefaultScanShape {
   static constexpr int widest = static_cast<int>(sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
   static constexpr int by_width = scan_min(64, scan_max(1, 128 / widest));
   static constexpr int whole_vectors =
       (16 % sizeof(In) == 0 && sizeof(In) <= 16) ? static_cast<int>(16 / sizeof(In)) : 1;
-  static constexpr int items = scan_min(64, scan_max(by_width, whole_vectors));
+  static constexpr int register_items = scan_min(64, scan_max(by_width, whole_vectors));
+  static constexpr bool two_pass =
+      sizeof(In) == sizeof(Out) && sizeof(In) >= 4 && sizeof(In) <= 16 && 16 % sizeof(In) == 0;
+  static constexpr int items = two_pass ? scan_min(64, 256 / widest) : register_items;
   // 256 threads while the staging buffer fits 32 KiB, else 128 or 64 (items above 256 bytes,
   // up to the 40 KiB a tile may stage: 640 bytes).
   static constexpr int threads_for(int n) {
     return 256 * n * widest <= 32768 ? 256 : 128 * n * widest <= 40960 ? 128 : 64;
   }
   static constexpr int threads = threads_for(items);
-  static constexpr int small_items = scan_max(1, items / 4 >= whole_vectors ? items / 4 : whole_vectors);
+  static constexpr int register_threads = threads_for(register_items);
+  static constexpr int small_items =
+      scan_max(1, register_items / 4 >= whole_vectors ? register_items / 4 : whole_vectors);
   static constexpr int small_threads = threads_for(small_items);
 };
 
 template <class In, class Out>
 using DefaultScanPolicyLarge = ScanPolicy<DefaultScanShape<In, Out>::threads, DefaultScanShape<In, Out>::items>;
 template <class In, class Out>
+using DefaultScanPolicyRegisters =
+    ScanPolicy<DefaultScanShape<In, Out>::register_threads, DefaultScanShape<In, Out>::register_items>;
+template <class In, class Out>
 using DefaultScanPolicySmall =
     ScanPolicy<DefaultScanShape<In, Out>::small_threads, DefaultScanShape<In, Out>::small_items>;
 
 //! Inputs of at most this many bytes (the wider of input and output) take the small tiles.
 inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{512} << 10;
+//! Inputs above small_scan_max_bytes and up to this many take the register tiles even where the
+//! two-pass tile applies (H200, f32: at 2^20 elements, 128 tiles, 256 x 32 in registers 11.6 us
+//! against 12.6 for 128 x 64 in two passes; at 2^24 56.8 against 54.7, at 2^28 704 against 651).
+inline constexpr std::int64_t register_scan_max_bytes = std::int64_t{4} << 20;
 
 }  // namespace detail
 

@@ -115,6 +115,12 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
       return scan_run<DefaultScanPolicySmall<In, Out>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out,
                                                                   num_items, op, init, stream);
     }
+    if constexpr (!std::is_same_v<DefaultScanPolicyLarge<In, Out>, DefaultScanPolicyRegisters<In, Out>>) {
+      if (num_items * widest <= register_scan_max_bytes) {
+        return scan_run<DefaultScanPolicyRegisters<In, Out>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out,
+                                                                        num_items, op, init, stream);
+      }
+    }
     return scan_run<DefaultScanPolicyLarge<In, Out>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out,
                                                                 num_items, op, init, stream);
   }

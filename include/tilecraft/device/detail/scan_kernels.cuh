@@ -12,18 +12,21 @@
 
 #include "../../block/block_scan.cuh"
 #include "../../config.cuh"
+#include "../../memory/copy_async.cuh"
 #include "../../memory/global_word.cuh"
 #include "../../util/math.cuh"
+#include "../../warp/shuffle.cuh"
 #include "scan_tile_state.cuh"
 
 namespace tilecraft::detail {
 
 //! The 16-byte chunk a tile's chunk `c` is stored at in shared memory. XOR-ing the chunk's
-//! position within its 128-byte row with the row number (mod 8) makes both accesses of the
-//! staging conflict-free: the striped one (8 consecutive threads, 8 consecutive chunks of one
-//! row) and the blocked one (thread t reads chunks t * V ... t * V + V - 1 for V = 1, 2, 4 or 8,
-//! so the 8 threads of a 16-byte-load phase hit 8 different positions).
-TILECRAFT_HOST_DEVICE constexpr int swizzle_chunk(int c) { return c ^ ((c >> 3) & 7); }
+//! position within its 128-byte row with (c / period) mod 8 makes both accesses of the staging
+//! conflict-free: the striped one (8 consecutive threads, 8 consecutive chunks of one row) and
+//! the blocked one (thread t reads chunks t * V ... t * V + V - 1). Period 8 (the row number)
+//! serves V = 1, 2, 4 and 8: the 8 threads of a 16-byte-load phase hit 8 different positions;
+//! V a multiple of 8 takes period V (the thread number).
+TILECRAFT_HOST_DEVICE constexpr int swizzle_chunk(int c, int period = 8) { return c ^ ((c / period) & 7); }
 
 //! A tile of Threads * Items elements of T staged in shared memory.
 template <class T, int Threads, int Items>
@@ -34,18 +37,19 @@ struct TileStage {
   //! 16-byte vectors (swizzled); otherwise elements, in order.
   static constexpr bool chunked = sizeof(T) <= 16 && 16 % sizeof(T) == 0 && (Items * sizeof(T)) % 16 == 0;
   static constexpr int chunks_per_thread = chunked ? static_cast<int>(Items * sizeof(T) / 16) : 0;
+  static constexpr int swizzle_period = chunks_per_thread > 8 && chunks_per_thread % 8 == 0 ? chunks_per_thread : 8;
 
 #if defined(__CUDACC__)
   TILECRAFT_DEVICE static T* element(unsigned char* s, int e) {
     if constexpr (chunked) {
       const int b = e * static_cast<int>(sizeof(T));
-      return reinterpret_cast<T*>(s + (swizzle_chunk(b >> 4) << 4) + (b & 15));
+      return reinterpret_cast<T*>(s + (swizzle_chunk(b >> 4, swizzle_period) << 4) + (b & 15));
     } else {
       return reinterpret_cast<T*>(s) + e;
     }
   }
   TILECRAFT_DEVICE static uint4* chunk(unsigned char* s, int c) {
-    return reinterpret_cast<uint4*>(s + (swizzle_chunk(c) << 4));
+    return reinterpret_cast<uint4*>(s + (swizzle_chunk(c, swizzle_period) << 4));
   }
 
   // Global (the tile's first element at src, `valid` of them) -> this thread's Items elements in
@@ -57,22 +61,8 @@ struct TileStage {
   template <CacheHint Hint>
   TILECRAFT_DEVICE static void load(bool vector, const T* src, int valid, unsigned char* s,
                                     T (&x)[static_cast<std::size_t>(Items)]) {
+    stage_in<Hint>(vector, src, valid, s);
     const int t = static_cast<int>(threadIdx.x);
-    if (chunked && vector && valid == elems) {
-      const uint4* g = reinterpret_cast<const uint4*>(src);
-      uint4 w[chunks_per_thread > 0 ? chunks_per_thread : 1];
-#pragma unroll
-      for (int k = 0; k < chunks_per_thread; ++k) w[k] = load_global_word<Hint>(g + k * Threads + t);
-#pragma unroll
-      for (int k = 0; k < chunks_per_thread; ++k) *chunk(s, k * Threads + t) = w[k];
-    } else {
-#pragma unroll
-      for (int k = 0; k < Items; ++k) {
-        const int e = k * Threads + t;
-        *element(s, e) = src[e < valid ? e : valid - 1];
-      }
-    }
-    __syncthreads();
     if constexpr (chunked) {
 #pragma unroll
       for (int k = 0; k < chunks_per_thread; ++k) {
@@ -83,6 +73,37 @@ struct TileStage {
 #pragma unroll
       for (int j = 0; j < Items; ++j) x[j] = *element(s, t * Items + j);
     }
+  }
+
+  // Global -> shared: the first half of load. Ends with the barrier after which every thread
+  // may read the tile from `s`.
+  template <CacheHint Hint>
+  TILECRAFT_DEVICE static void stage_in(bool vector, const T* src, int valid, unsigned char* s) {
+    const int t = static_cast<int>(threadIdx.x);
+    if (chunked && vector && valid == elems) {
+      const uint4* g = reinterpret_cast<const uint4*>(src);
+      if constexpr (chunks_per_thread > 8) {
+        // Long runs go by asynchronous copies: a thread holds no registers for its vectors in
+        // flight, so the registers do not cap the resident tiles (the hint does not apply).
+#pragma unroll
+        for (int k = 0; k < chunks_per_thread; ++k) copy_async<16>(chunk(s, k * Threads + t), g + k * Threads + t);
+        copy_async_commit();
+        copy_async_wait<0>();
+      } else {
+        uint4 w[chunks_per_thread > 0 ? chunks_per_thread : 1];
+#pragma unroll
+        for (int k = 0; k < chunks_per_thread; ++k) w[k] = load_global_word<Hint>(g + k * Threads + t);
+#pragma unroll
+        for (int k = 0; k < chunks_per_thread; ++k) *chunk(s, k * Threads + t) = w[k];
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < Items; ++k) {
+        const int e = k * Threads + t;
+        *element(s, e) = src[e < valid ? e : valid - 1];
+      }
+    }
+    __syncthreads();
   }
 
   // This thread's Items elements (blocked order) -> global, the first `valid` of the tile. The
@@ -103,6 +124,14 @@ struct TileStage {
       for (int j = 0; j < Items; ++j) *element(s, t * Items + j) = y[j];
     }
     __syncthreads();
+    stage_out<Hint>(vector, dst, valid, s);
+  }
+
+  // Shared -> global: the second half of store. The caller guarantees that the whole tile is in
+  // `s` (a barrier since every thread wrote its part).
+  template <CacheHint Hint>
+  TILECRAFT_DEVICE static void stage_out(bool vector, T* dst, int valid, unsigned char* s) {
+    const int t = static_cast<int>(threadIdx.x);
     if (chunked && vector && valid == elems) {
       uint4* g = reinterpret_cast<uint4*>(dst);
 #pragma unroll
@@ -127,6 +156,102 @@ TILECRAFT_HOST_DEVICE constexpr std::size_t stage_bytes_of() {
   const std::size_t in_bytes = TileStage<In, Policy::threads, Policy::items>::bytes;
   const std::size_t out_bytes = TileStage<Out, Policy::threads, Policy::items>::bytes;
   return in_bytes > out_bytes ? in_bytes : out_bytes;
+}
+
+// Whether a scan's tile runs in two passes over shared memory (scan_tile_two_pass) instead of
+// from registers: runs of more than 8 whole 16-byte vectors a thread (in registers they would
+// cap the resident tiles), input and output of one size (each output element is written where
+// its input was read).
+template <class Policy, class In, class Out>
+inline constexpr bool two_pass_tile =
+    TileStage<In, Policy::threads, Policy::items>::chunked &&
+    sizeof(In) == sizeof(Out) && TileStage<In, Policy::threads, Policy::items>::chunks_per_thread > 8;
+
+// Tile `tile` of a multi-tile scan, resident in shared memory: the tile arrives by
+// asynchronous copies (no registers held for it), each thread folds its run there (pass 1),
+// block_scan scans the totals with the look-back as its prefix callback, and each thread
+// rescans its run from its prefix in place (pass 2) before the block stores the tile. A thread
+// holds one vector at a time, so registers do not cap the resident tiles; shared memory does
+// (H200: 6 tiles of 32 KiB per SM).
+template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Status>
+TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, std::int64_t n, std::int64_t tile, Op op,
+                                         const Acc& init, const Status& status, unsigned char* stage,
+                                         BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp,
+                                         Acc* look_back_buf) {
+  using InStage = TileStage<In, Policy::threads, Policy::items>;
+  using OutStage = TileStage<Out, Policy::threads, Policy::items>;
+  constexpr int chunks = InStage::chunks_per_thread;
+  constexpr int per_chunk = static_cast<int>(16 / sizeof(In));
+  static_assert(OutStage::chunks_per_thread == chunks && OutStage::swizzle_period == InStage::swizzle_period,
+                "two_pass_tile: the output must sit where its input was read");
+  const std::int64_t base = tile * Policy::tile_items;
+  const std::int64_t left = n - base;
+  const int valid = left < Policy::tile_items ? static_cast<int>(left) : Policy::tile_items;
+  const int t = static_cast<int>(threadIdx.x);
+  InStage::template stage_in<Policy::hint>(vector, in + base, valid, stage);
+
+  // Pass 1, in order (op need not be commutative): each vector's elements, then the vectors'
+  // folds, as balanced trees.
+  Acc part[chunks];
+#pragma unroll
+  for (int k = 0; k < chunks; ++k) {
+    const uint4 w = *InStage::chunk(stage, t * chunks + k);
+    In x[per_chunk];
+    std::memcpy(x, &w, 16);
+    Acc v[per_chunk];
+#pragma unroll
+    for (int j = 0; j < per_chunk; ++j) v[j] = static_cast<Acc>(x[j]);
+    part[k] = fold_tree<0, per_chunk>(v, op);
+  }
+  const Acc total = fold_tree<0, chunks>(part, op);
+
+  Acc prefix;
+  bool seeded = true;  // false only for the first thread of an inclusive scan's first tile
+  if (tile == 0) {
+    if constexpr (Exclusive) {
+      FirstTileCallback<Acc, Status, Op> first{status, op, init, nullptr, nullptr};
+      prefix = block_exclusive_scan(temp, total, op, first);
+    } else {
+      // No initial value: thread t's prefix is thread t - 1's inclusive total.
+      Acc aggregate;
+      const Acc inclusive = block_inclusive_scan(temp, total, op, aggregate);
+      if (t == 0) status.publish(0, tile_inclusive, aggregate);
+      const Acc up = shuffle_up(inclusive, 1);
+      const int lane = t % warp_threads, warp = t / warp_threads;
+      if (lane == warp_threads - 1) look_back_buf[warp] = inclusive;
+      __syncthreads();
+      prefix = lane > 0 ? up : look_back_buf[warp > 0 ? warp - 1 : 0];
+      seeded = t > 0;
+    }
+  } else {
+    LookBackCallback<Acc, Status, Op> look_back{status, tile, op, look_back_buf, nullptr, nullptr};
+    prefix = block_exclusive_scan(temp, total, op, look_back);
+  }
+
+  Acc run = prefix;
+#pragma unroll
+  for (int k = 0; k < chunks; ++k) {
+    uint4* p = InStage::chunk(stage, t * chunks + k);
+    const uint4 w = *p;
+    In x[per_chunk];
+    Out y[per_chunk];
+    std::memcpy(x, &w, 16);
+#pragma unroll
+    for (int j = 0; j < per_chunk; ++j) {
+      if constexpr (Exclusive) {
+        y[j] = static_cast<Out>(run);
+        run = static_cast<Acc>(op(run, x[j]));
+      } else {
+        run = (k > 0 || j > 0 || seeded) ? static_cast<Acc>(op(run, x[j])) : static_cast<Acc>(x[j]);
+        y[j] = static_cast<Out>(run);
+      }
+    }
+    uint4 v;
+    std::memcpy(&v, y, 16);
+    *p = v;
+  }
+  __syncthreads();
+  OutStage::template stage_out<Policy::hint>(vector, out + base, valid, stage);
 }
 
 // Tile `tile` of a multi-tile scan: load, scan with the look-back as block_scan's prefix
@@ -187,8 +312,13 @@ __global__ void __launch_bounds__(Policy::threads)
   __shared__ unsigned ticket;
   if (threadIdx.x == 0) ticket = single_tile ? 0u : atomicAdd(counter, 1u);
   __syncthreads();
-  scan_tile<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp,
-                               look_back_buf);
+  if constexpr (two_pass_tile<Policy, In, Out>) {
+    scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status,
+                                          stage, temp, look_back_buf);
+  } else {
+    scan_tile<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp,
+                                 look_back_buf);
+  }
 }
 
 #endif  // __CUDACC__

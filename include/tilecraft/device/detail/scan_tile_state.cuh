@@ -4,8 +4,8 @@
 //!
 //! Every tile publishes, in global memory, first its aggregate (the fold of its own items) and
 //! then its inclusive prefix (the fold of every item up to its last). A tile finds the prefix of
-//! everything before it by looking back over its predecessors, 32 at a time (one per lane of
-//! its first warp), until it meets one that has published an inclusive prefix.
+//! everything before it by watching its 32 nearest predecessors (one per lane of its first
+//! warp) until one of them has published an inclusive prefix.
 //!
 //! Determinism. Tile i's inclusive prefix is defined as the strictly sequential fold
 //! P_i = P_{i-1} op a_i (P_{-1}: the scan's initial value, or nothing). A tile whose look-back
@@ -222,18 +222,6 @@ __global__ void __launch_bounds__(256) scan_init_kernel(Status status, std::int6
   if (i < tiles) status.clear(i);
 }
 
-// Tile i's state once its block has published something (its block holds a ticket below ours,
-// so it is running and will publish: waiting cannot deadlock).
-template <class Status>
-TILECRAFT_DEVICE auto wait_tile(const Status& status, std::int64_t i) {
-  auto e = status.load(i);
-  while (e.flag == tile_invalid) {
-    __nanosleep(20);
-    e = status.load(i);
-  }
-  return e;
-}
-
 // Folds one window of 32 tile states (lane l holds tile top - l) onto x in tile order: lanes
 // `start` down to 0, an inclusive prefix replacing x, an aggregate combined onto it. Every lane
 // runs the same chain (broadcast reads of `buf`, shared memory for 32 values), so x ends the same
@@ -260,35 +248,44 @@ TILECRAFT_DEVICE Acc fold_window(const TileEntry<Acc>& e, unsigned inclusive_lan
 // The exclusive prefix of tile `tile` (> 0), that is P_{tile-1}: called by all 32 lanes of one
 // warp, returns the same value in every lane. `buf`: 32 values of shared memory for the warp.
 // See the file comment for why the fold is sequential.
+//
+// The warp watches one window, its 32 nearest predecessors (lane l: tile - 1 - l), until one of
+// them has published its inclusive prefix and every tile between that one and ours its
+// aggregate; it never walks further back. Progress: the lowest tile without an inclusive prefix
+// sees its predecessor's in its window. Why not walk: in a long scan a tile starts its look-back
+// about as many tiles ahead of the inclusive frontier as there are tiles resident, and a walk
+// over that distance costs a round trip to L2 per window going back, and with the sequential
+// fold another coming forward; waiting in place costs the time the frontier takes to reach the
+// window, which advances 32 tiles a round trip.
+// The exclusive prefix of tile `tile` (> 0), that is P_{tile-1}: called by all 32 lanes of one
+// warp, returns the same value in every lane. `buf`: 32 values of shared memory for the warp.
+// See the file comment for why the fold is sequential.
+//
+// The warp watches one window, its 32 nearest predecessors (lane l: tile - 1 - l), until one of
+// them has published its inclusive prefix and every tile nearer than that one its aggregate;
+// it never walks further back. Progress: the lowest tile without an inclusive prefix sees its
+// predecessor's in its window. Why not walk: in a long scan a tile starts its look-back about
+// as many tiles ahead of the inclusive frontier as there are tiles resident, and a walk over
+// that distance costs a round trip to L2 per window going back and, with the sequential fold,
+// another coming forward, while waiting in place costs only the time the frontier takes to
+// reach the window. Measured on the H200 (benchmarks/TUNING.md, "Scan"): waiting in place is
+// 5% faster at 2^28 than walking; watching 64 or 128 predecessors, polling with two loads in
+// flight, or polling only the farthest predecessor were all slower.
 template <class Acc, class Status, class Op>
 TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op, Acc* buf) {
-  const int lane = hardware_lane();
-  // Walk back 32 predecessors at a time (lane l looks at top - l) until one of them has an
-  // inclusive prefix; every tile in between has at least its aggregate by then.
-  std::int64_t top = tile - 1;
-  int windows = 0;
+  const std::int64_t pred = tile - 1 - hardware_lane();
   TileEntry<Acc> e{tile_aggregate, Acc{}};
-  unsigned inclusive_lanes;
+  int nearest;
   for (;;) {
-    const std::int64_t pred = top - lane;
-    e.flag = tile_aggregate;
-    if (pred >= 0) e = wait_tile(status, pred);
-    inclusive_lanes = __ballot_sync(full_warp_mask, pred >= 0 && e.flag == tile_inclusive);
-    if (inclusive_lanes != 0) break;
-    top -= warp_threads;
-    ++windows;
+    if (pred >= 0) e = status.load(pred);
+    const unsigned inclusive_lanes = __ballot_sync(full_warp_mask, pred >= 0 && e.flag == tile_inclusive);
+    const unsigned missing = __ballot_sync(full_warp_mask, e.flag == tile_invalid);
+    nearest = __ffs(static_cast<int>(inclusive_lanes)) - 1;
+    if (nearest >= 0 && (missing & ((1u << nearest) - 1u)) == 0) break;
+    __nanosleep(20);
   }
-  // Fold forward from the nearest inclusive prefix: in this window the lanes below it...
-  const int nearest = __ffs(static_cast<int>(inclusive_lanes)) - 1;
   Acc x = shuffle_index(e.value, nearest);
   if (nearest > 0) x = fold_window(e, 0u, nearest - 1, x, op, buf);
-  // ... then the windows passed on the way back, from the farthest to the nearest.
-  for (int w = windows - 1; w >= 0; --w) {
-    top = tile - 1 - static_cast<std::int64_t>(w) * warp_threads;
-    e = wait_tile(status, top - lane);
-    const unsigned inclusive_here = __ballot_sync(full_warp_mask, e.flag == tile_inclusive);
-    x = fold_window(e, inclusive_here, warp_threads - 1, x, op, buf);
-  }
   return x;
 }
 

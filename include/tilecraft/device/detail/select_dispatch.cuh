@@ -39,7 +39,7 @@ struct DefaultSelectShape {
 template <class In>
 using DefaultSelectPolicyHuge = ScanPolicy<DefaultSelectShape<In>::threads, DefaultSelectShape<In>::items>;
 template <class In>
-using DefaultSelectPolicyLarge = DefaultScanPolicyLarge<In, In>;
+using DefaultSelectPolicyLarge = DefaultScanPolicyRegisters<In, In>;
 template <class In>
 using DefaultSelectPolicySmall = DefaultScanPolicySmall<In, In>;
 // Inputs above this many bytes take DefaultSelectPolicyHuge.
