@@ -222,13 +222,14 @@ __global__ void __launch_bounds__(256) scan_init_kernel(Status status, std::int6
   if (i < tiles) status.clear(i);
 }
 
-// Folds one window of 32 tile states (lane l holds tile top - l) onto x in tile order: lanes
-// `start` down to 0, an inclusive prefix replacing x, an aggregate combined onto it. Every lane
-// runs the same chain (broadcast reads of `buf`, shared memory for 32 values), so x ends the same
-// in all of them. Only the tile itself publishes its inclusive prefix: publishing the prefixes
-// of the tiles folded through as well (each is the same bits the tile computes) shortens the
-// walks of the tiles behind, but those stores, to the states every look-back is polling, cost
-// more than they save (benchmarks/TUNING.md, "Scan").
+// Folds one window of 32 tile states (lane l holds the tile l + 1 before the folding one) onto x
+// in tile order: lanes `start` down to 0, an inclusive prefix replacing x, an aggregate combined
+// onto it. Every lane runs the same chain (broadcast reads of `buf`, shared memory for 32
+// values), so x ends the same in all of them. Only the tile itself publishes its inclusive
+// prefix: publishing the prefixes of the tiles folded through as well (each is the same bits
+// the tile computes) helped the look-backs of the tiles behind when they walked back, but those
+// stores, to the states every look-back is polling, cost more than they saved
+// (benchmarks/TUNING.md, "Scan").
 template <class Acc, class Op>
 TILECRAFT_DEVICE Acc fold_window(const TileEntry<Acc>& e, unsigned inclusive_lanes, int start, Acc x, Op op, Acc* buf) {
   const int lane = hardware_lane();
@@ -245,18 +246,6 @@ TILECRAFT_DEVICE Acc fold_window(const TileEntry<Acc>& e, unsigned inclusive_lan
   return x;
 }
 
-// The exclusive prefix of tile `tile` (> 0), that is P_{tile-1}: called by all 32 lanes of one
-// warp, returns the same value in every lane. `buf`: 32 values of shared memory for the warp.
-// See the file comment for why the fold is sequential.
-//
-// The warp watches one window, its 32 nearest predecessors (lane l: tile - 1 - l), until one of
-// them has published its inclusive prefix and every tile between that one and ours its
-// aggregate; it never walks further back. Progress: the lowest tile without an inclusive prefix
-// sees its predecessor's in its window. Why not walk: in a long scan a tile starts its look-back
-// about as many tiles ahead of the inclusive frontier as there are tiles resident, and a walk
-// over that distance costs a round trip to L2 per window going back, and with the sequential
-// fold another coming forward; waiting in place costs the time the frontier takes to reach the
-// window, which advances 32 tiles a round trip.
 // The exclusive prefix of tile `tile` (> 0), that is P_{tile-1}: called by all 32 lanes of one
 // warp, returns the same value in every lane. `buf`: 32 values of shared memory for the warp.
 // See the file comment for why the fold is sequential.
