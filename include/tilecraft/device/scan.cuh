@@ -39,8 +39,10 @@ using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, 
 //!   inputs of one tile: one launch of one block). Each block takes its tile from an atomic
 //!   counter (so it only ever waits for tiles whose blocks already run: no assumption about the
 //!   order the hardware starts blocks in), stages it through shared memory with 16-byte vector
-//!   loads, scans it with block_scan, and learns the prefix of everything before it by decoupled
-//!   look-back: its first warp reads the published states of 32 predecessors at a time.
+//!   loads, scans it with block_scan (large same-width tiles: in two passes over shared
+//!   memory), and learns the prefix of everything before it by decoupled look-back: its first
+//!   warp watches the published states of its 32 nearest predecessors until one of them holds
+//!   an inclusive prefix.
 //! - Deterministic: the same input on the same GPU gives the same bits on every run (floating
 //!   point included), however the blocks are scheduled. Tile i's inclusive prefix is defined as
 //!   the sequential fold P_i = P_{i-1} op a_i of the tile aggregates a_i; a tile whose look-back
