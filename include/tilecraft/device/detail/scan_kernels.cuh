@@ -169,7 +169,8 @@ inline constexpr bool two_pass_tile = TileStage<In, Policy::threads, Policy::ite
                                       sizeof(In) == sizeof(Out) && sizeof(In) >= 2 && Policy::items * sizeof(Acc) > 128;
 
 // Tile `tile` of a multi-tile scan, resident in shared memory: the tile arrives by
-// asynchronous copies (no registers held for it), each thread folds its run there (pass 1),
+// asynchronous copies where a thread's run is more than 8 vectors (no registers held for it;
+// shorter runs pass through registers, see TileStage::stage_in), each thread folds its run there (pass 1),
 // block_scan scans the totals with the look-back as its prefix callback, and each thread
 // rescans its run from its prefix in place (pass 2) before the block stores the tile. A thread
 // holds one vector at a time, so registers do not cap the resident tiles; shared memory does
