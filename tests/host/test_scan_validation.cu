@@ -73,6 +73,14 @@ TEST_CASE("select_if and partition reject bad arguments before launching") {
   CHECK(select_if(temp, tiny, in, out, count, 1 << 20, positive) == cudaErrorInvalidValue);
 }
 
+// The look-back walks back with a warp reduction only where any association gives the same bits.
+static_assert(tilecraft::detail::reassociable_v<tilecraft::Sum, int>);
+static_assert(tilecraft::detail::reassociable_v<tilecraft::Sum, std::int64_t>);
+static_assert(tilecraft::detail::reassociable_v<tilecraft::Min, unsigned>);
+static_assert(tilecraft::detail::reassociable_v<tilecraft::Max, long long>);
+static_assert(!tilecraft::detail::reassociable_v<tilecraft::Sum, float>);
+static_assert(!tilecraft::detail::reassociable_v<tilecraft::Min, double>);
+
 TEST_CASE("the default scan tiles keep every thread's run whole 16-byte vectors") {
   using detail::DefaultScanPolicyLarge;
   using detail::DefaultScanPolicySmall;

@@ -42,7 +42,9 @@ using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, 
 //!   loads, scans it with block_scan (large same-width tiles: in two passes over shared
 //!   memory), and learns the prefix of everything before it by decoupled look-back: its first
 //!   warp watches the published states of its 32 nearest predecessors until one of them holds
-//!   an inclusive prefix.
+//!   an inclusive prefix. Integer Sum, Min and Max, whose results have the same bits in any
+//!   association, walk back instead, combining each window of 32 states with a warp reduction
+//!   (faster there: i64 exclusive sums 14% at 2^27).
 //! - Deterministic: the same input on the same GPU gives the same bits on every run (floating
 //!   point included), however the blocks are scheduled. Tile i's inclusive prefix is defined as
 //!   the sequential fold P_i = P_{i-1} op a_i of the tile aggregates a_i; a tile whose look-back

@@ -226,7 +226,8 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
       seeded = t > 0;
     }
   } else {
-    LookBackCallback<Acc, Status, Op> look_back{status, tile, op, look_back_buf, nullptr, nullptr};
+    using LookBack = LookBackCallback<Acc, Status, Op, reassociable_v<Op, Acc>>;
+    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr};
     prefix = block_exclusive_scan(temp, total, op, look_back);
   }
 
@@ -287,7 +288,8 @@ TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_
       if (threadIdx.x == 0) status.publish(0, tile_inclusive, aggregate);
     }
   } else {
-    LookBackCallback<Acc, Status, Op> look_back{status, tile, op, look_back_buf, nullptr, nullptr};
+    using LookBack = LookBackCallback<Acc, Status, Op, reassociable_v<Op, Acc>>;
+    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr};
     if constexpr (Exclusive) {
       block_exclusive_scan(temp, a, a, op, look_back);
     } else {

@@ -13,7 +13,10 @@
 //! x = P_j, x = x op a_{j+1}, ..., x = x op a_{i-1}: exactly the association of P_{i-1}, whichever
 //! j it met (an inclusive prefix it meets on the way forward is that same fold, bit for bit, and
 //! replaces x). So every P_i, and every output, has the same bits on every run, however the
-//! blocks are scheduled.
+//! blocks are scheduled. The scans of operators that reassociate exactly (integer sums, min and
+//! max: reassociable_v) need no such order: their look-back combines a window with a warp
+//! reduction and walks back to the nearest inclusive prefix (look_back_walk), which is faster
+//! there, and every association gives the same bits.
 //!
 //! Layout. Accumulators of up to 4 bytes share one 8-byte word with their flag (high half: 0
 //! nothing yet, 1 aggregate, 2 inclusive prefix; low half: the value), read and written with
@@ -33,6 +36,7 @@
 #include <type_traits>
 
 #include "../../config.cuh"
+#include "../../util/functional.cuh"
 #include "../../util/math.cuh"
 #include "../../warp/shuffle.cuh"
 #include "../../warp/warp_scan.cuh"
@@ -222,24 +226,22 @@ __global__ void __launch_bounds__(256) scan_init_kernel(Status status, std::int6
   if (i < tiles) status.clear(i);
 }
 
-// Folds one window of 32 tile states (lane l holds the tile l + 1 before the folding one) onto x
-// in tile order: lanes `start` down to 0, an inclusive prefix replacing x, an aggregate combined
-// onto it. Every lane runs the same chain (broadcast reads of `buf`, shared memory for 32
-// values), so x ends the same in all of them. Only the tile itself publishes its inclusive
-// prefix: publishing the prefixes of the tiles folded through as well (each is the same bits
-// the tile computes) helped the look-backs of the tiles behind when they walked back, but those
+// Folds the aggregates of one window of 32 tile states (lane l holds the tile l + 1 before the
+// folding one) onto x in tile order, lanes `start` down to 0. Every lane runs the same chain
+// (broadcast reads of `buf`, shared memory for 32 values), so x ends the same in all of them.
+// Only the tile itself publishes its inclusive prefix: publishing the prefixes of the tiles folded through as well
+// (each is the same bits the tile computes) helped the look-backs of the tiles behind when they walked back, but those
 // stores, to the states every look-back is polling, cost more than they saved
 // (benchmarks/TUNING.md, "Scan").
 template <class Acc, class Op>
-TILECRAFT_DEVICE Acc fold_window(const TileEntry<Acc>& e, unsigned inclusive_lanes, int start, Acc x, Op op, Acc* buf) {
+TILECRAFT_DEVICE Acc fold_window(const TileEntry<Acc>& e, int start, Acc x, Op op, Acc* buf) {
   const int lane = hardware_lane();
   buf[lane] = e.value;
   __syncwarp();
 #pragma unroll
   for (int l = warp_threads - 1; l >= 0; --l) {
     if (l <= start) {
-      const Acc v = buf[l];
-      x = (inclusive_lanes >> l) & 1u ? v : static_cast<Acc>(op(x, v));
+      x = static_cast<Acc>(op(x, buf[l]));
     }
   }
   __syncwarp();  // buf is rewritten by the next window
@@ -274,15 +276,66 @@ TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op, A
     __nanosleep(20);
   }
   Acc x = shuffle_index(e.value, nearest);
-  if (nearest > 0) x = fold_window(e, 0u, nearest - 1, x, op, buf);
+  if (nearest > 0) x = fold_window(e, nearest - 1, x, op, buf);
   return x;
+}
+
+//! Operators whose result has the same bits in any association and order on Acc: integer sums
+//! (wrapping), min and max of integers. Their scans look back with look_back_walk.
+template <class Op, class Acc>
+inline constexpr bool reassociable_v = std::is_integral_v<Acc> &&
+                                       (std::is_same_v<Op, Sum> || std::is_same_v<Op, Min> || std::is_same_v<Op, Max>);
+
+// The look-back of a reassociable operator, CUB's walk: lane l waits until tile top - l holds at
+// least its aggregate, the window's values up to its nearest inclusive prefix are combined by a
+// butterfly over the lanes that hold one, and the walk moves back 32 tiles until it has met an
+// inclusive prefix. One L2 round trip a window and no sequential fold; where the walk stops does
+// not change the bits, since the operator reassociates exactly. Measured on the H200 against
+// waiting in place (benchmarks/TUNING.md, "Scan"): i64 exclusive sums at 2^27 14% faster, i32
+// even; select_if's offsets (int64 sums) 7% slower, so select keeps look_back.
+template <class Acc, class Status, class Op>
+TILECRAFT_DEVICE Acc look_back_walk(const Status& status, std::int64_t tile, Op op) {
+  static_assert(reassociable_v<Op, Acc>, "look_back_walk: the operator must reassociate exactly on Acc");
+  const int lane = hardware_lane();
+  Acc x{};
+  bool have = false;
+  for (std::int64_t top = tile - 1;; top -= warp_threads) {
+    const std::int64_t pred = top - lane;
+    TileEntry<Acc> e{tile_aggregate, Acc{}};
+    if (pred >= 0) {
+      e = status.load(pred);
+      while (e.flag == tile_invalid) {
+        __nanosleep(20);
+        e = status.load(pred);
+      }
+    }
+    // Tile 0 always ends with an inclusive prefix, so a window reaching it has one.
+    const unsigned inclusive_lanes = __ballot_sync(full_warp_mask, pred >= 0 && e.flag == tile_inclusive);
+    const int limit = inclusive_lanes != 0 ? __ffs(static_cast<int>(inclusive_lanes)) - 1 : warp_threads - 1;
+    Acc v = e.value;
+    bool valid = pred >= 0 && lane <= limit;
+#pragma unroll
+    for (int d = warp_threads / 2; d >= 1; d /= 2) {
+      const Acc other = shuffle_index(v, lane ^ d);
+      const bool other_valid = __shfl_xor_sync(full_warp_mask, valid ? 1 : 0, d) != 0;
+      if (valid && other_valid) {
+        v = static_cast<Acc>(op(v, other));
+      } else if (other_valid) {
+        v = other;
+      }
+      valid = valid || other_valid;
+    }
+    x = have ? static_cast<Acc>(op(v, x)) : v;
+    have = true;
+    if (inclusive_lanes != 0) return x;
+  }
 }
 
 // block_scan's prefix callback for tiles after the first: publishes the tile's aggregate, looks
 // back, publishes the inclusive prefix and returns the exclusive one (`buf`: 32 values of shared
-// memory for the look-back's fold). Optionally records both in
-// shared memory for the rest of the block (select needs them).
-template <class Acc, class Status, class Op>
+// memory for the look-back's fold). Optionally records both in shared memory for the rest of
+// the block (select needs them). Walk: look back with look_back_walk (reassociable operators).
+template <class Acc, class Status, class Op, bool Walk = false>
 struct LookBackCallback {
   const Status& status;
   std::int64_t tile;
@@ -294,7 +347,12 @@ struct LookBackCallback {
   TILECRAFT_DEVICE Acc operator()(const Acc& aggregate) {
     const int lane = hardware_lane();
     if (lane == 0) status.publish(tile, tile_aggregate, aggregate);
-    const Acc prefix = look_back<Acc>(status, tile, op, buf);
+    Acc prefix;
+    if constexpr (Walk) {
+      prefix = look_back_walk<Acc>(status, tile, op);
+    } else {
+      prefix = look_back<Acc>(status, tile, op, buf);
+    }
     if (lane == 0) {
       status.publish(tile, tile_inclusive, static_cast<Acc>(op(prefix, aggregate)));
       if (shared_prefix != nullptr) *shared_prefix = prefix;
