@@ -22,6 +22,7 @@
 #include "../workspace.cuh"
 #include "gemm_plan.cuh"
 #include "gemm_wgmma_kernels.cuh"
+#include "tensor_map.cuh"
 
 namespace tilecraft::detail {
 
@@ -63,23 +64,20 @@ WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, in
   return wgmma_plan(tiles, k, volume, S::tile_k, std::int64_t{S::tile_m} * S::tile_n, sms, S::max_split_k, limits);
 }
 
-//! Runs `kernel` (gemm_wgmma_kernel of shape S) on the row-major form C (rows x cols, ldc) =
-//! alpha * X Y^T + beta * C (small_x, small_y: the split operands' small parts) as `plan` says:
-//! its whole tiles straight into C, then its tail tiles in plan.slices K slices into a float
-//! workspace (slices x tail tiles), which gemm_wgmma_slices_reduce_kernel sums in slice order
-//! into C (the same bits every run). Returns cudaErrorInvalidValue, launching nothing, when a
-//! grid or the K steps exceed 2^31 - 1; the pool's error when no workspace can be had.
-template <class S, class T, class Kernel>
-[[nodiscard]] cudaError_t launch_wgmma(Kernel kernel, const T* x, std::int64_t ldx, const T* y, std::int64_t ldy,
-                                       float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
-                                       float alpha, float beta, std::int64_t small_x, std::int64_t small_y,
-                                       const WgmmaPlan& plan, cudaStream_t stream) {
+//! Runs a wgmma kernel of shape S on the row-major form C (rows x cols, ldc) = alpha * X Y^T +
+//! beta * C as `plan` says: its whole tiles straight into C, then its tail tiles in plan.slices
+//! K slices into a float workspace (slices x tail tiles), which gemm_wgmma_slices_reduce_kernel
+//! sums in slice order into C (the same bits every run). `launch(grid, c, ldc, alpha, beta,
+//! k_slice, tile0, tile_out)` launches the kernel (opted in to S::smem_bytes) with those
+//! arguments and returns last_launch_error(). Returns cudaErrorInvalidValue, launching nothing,
+//! when a grid or the K steps exceed 2^31 - 1; the pool's error when no workspace can be had.
+template <class S, class Launch>
+[[nodiscard]] cudaError_t run_wgmma_plan(Launch launch, float* c, std::int64_t ldc, std::int64_t rows,
+                                         std::int64_t cols, std::int64_t k, float alpha, float beta,
+                                         const WgmmaPlan& plan, cudaStream_t stream) {
   if (plan.whole + plan.tail > INT_MAX || ceil_div<std::int64_t>(k, S::tile_k) > INT_MAX) return cudaErrorInvalidValue;
-  TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
   if (plan.whole > 0) {
-    kernel<<<static_cast<unsigned>(plan.whole), S::threads, S::smem_bytes, stream>>>(
-        x, ldx, y, ldy, c, ldc, rows, cols, k, alpha, beta, small_x, small_y, k, 0, 0);
-    TILECRAFT_RETURN_IF_ERROR(last_launch_error());
+    TILECRAFT_RETURN_IF_ERROR(launch(dim3(static_cast<unsigned>(plan.whole)), c, ldc, alpha, beta, k, 0, 0));
   }
   if (plan.tail == 0) return cudaSuccess;
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
@@ -89,9 +87,7 @@ template <class S, class T, class Kernel>
       static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(plan.tail * tile_elems) * sizeof(float),
       stream));
   const dim3 grid(static_cast<unsigned>(plan.tail), static_cast<unsigned>(plan.slices));
-  kernel<<<grid, S::threads, S::smem_bytes, stream>>>(x, ldx, y, ldy, partial, S::tile_n, rows, cols, k, 1.0f, 0.0f,
-                                                      small_x, small_y, plan.k_slice, plan.whole, 1);
-  cudaError_t status = last_launch_error();
+  cudaError_t status = launch(grid, partial, std::int64_t{S::tile_n}, 1.0f, 0.0f, plan.k_slice, plan.whole, 1);
   if (status == cudaSuccess) {
     const dim3 reduce_grid(static_cast<unsigned>(plan.tail), static_cast<unsigned>(tile_elems / 1024));
     gemm_wgmma_slices_reduce_kernel<S>
@@ -100,6 +96,64 @@ template <class S, class T, class Kernel>
   }
   const cudaError_t freed = workspace_free(partial, stream);
   return status != cudaSuccess ? status : freed;
+}
+
+//! run_wgmma_plan for `kernel`, gemm_wgmma_kernel of shape S (operands read by cp.async: X and
+//! Y at x and y, small_x and small_y the split operands' small parts).
+template <class S, class T, class Kernel>
+[[nodiscard]] cudaError_t launch_wgmma(Kernel kernel, const T* x, std::int64_t ldx, const T* y, std::int64_t ldy,
+                                       float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
+                                       float alpha, float beta, std::int64_t small_x, std::int64_t small_y,
+                                       const WgmmaPlan& plan, cudaStream_t stream) {
+  TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
+  auto launch = [&](dim3 grid, float* out, std::int64_t ld_out, float a, float b, std::int64_t k_slice,
+                    std::int64_t tile0, int tile_out) {
+    kernel<<<grid, S::threads, S::smem_bytes, stream>>>(x, ldx, y, ldy, out, ld_out, rows, cols, k, a, b, small_x,
+                                                        small_y, k_slice, tile0, tile_out);
+    return last_launch_error();
+  };
+  return run_wgmma_plan<S>(launch, c, ldc, rows, cols, k, alpha, beta, plan, stream);
+}
+
+//! The tensor maps gemm_wgmma_tma_kernel of shape S reads an operand through: `outer` rows of
+//! `inner` elements at p, ld apart (the operand as stored), K-contiguous (`k_contiguous`, boxes
+//! of tile_k x `box_rows`) or not (boxes of 64 x tile_k). k == 0 leaves `map` zeroed: the
+//! kernel reads nothing.
+template <class S, class T>
+[[nodiscard]] cudaError_t wgmma_operand_map(CUtensorMap& map, const T* p, std::int64_t ld, bool k_contiguous,
+                                            std::int64_t rows, std::int64_t k, int box_rows) {
+  map = CUtensorMap{};
+  if (k == 0) return cudaSuccess;
+  return k_contiguous ? encode_tensor_map_2d(map, p, k, rows, ld, S::tile_k, box_rows)
+                      : encode_tensor_map_2d(map, p, rows, k, ld, 64, S::tile_k);
+}
+
+//! Whether gemm_wgmma_tma_kernel can read X (rows x k) and Y (cols x k) once they are 16-byte
+//! aligned with 16-byte-multiple leading dimensions: the driver encodes tensor maps and every
+//! extent fits TMA's 32-bit coordinates.
+inline bool wgmma_tma_available(std::int64_t rows, std::int64_t cols, std::int64_t k) {
+  return tensor_map_encoder() != nullptr && rows <= INT_MAX && cols <= INT_MAX && k <= INT_MAX - 256;
+}
+
+//! run_wgmma_plan for gemm_wgmma_tma_kernel<T, XK, YK> of shape S on X (rows x k, at x, K-
+//! contiguous when XK) and Y (cols x k, at y), both 16-byte aligned with leading dimensions
+//! that are multiples of 16 bytes.
+template <class S, class T, bool XK, bool YK>
+[[nodiscard]] cudaError_t launch_wgmma_tma(const T* x, std::int64_t ldx, const T* y, std::int64_t ldy, float* c,
+                                           std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
+                                           float alpha, float beta, const WgmmaPlan& plan, cudaStream_t stream) {
+  auto kernel = gemm_wgmma_tma_kernel<T, XK, YK, S>;
+  CUtensorMap map_x, map_y;
+  TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(map_x, x, ldx, XK, rows, k, S::tile_m));
+  TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(map_y, y, ldy, YK, cols, k, S::tile_n));
+  TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
+  auto launch = [&](dim3 grid, float* out, std::int64_t ld_out, float a, float b, std::int64_t k_slice,
+                    std::int64_t tile0, int tile_out) {
+    kernel<<<grid, S::tma_threads, S::smem_bytes, stream>>>(map_x, map_y, out, ld_out, rows, cols, k, a, b, k_slice,
+                                                            tile0, tile_out);
+    return last_launch_error();
+  };
+  return run_wgmma_plan<S>(launch, c, ldc, rows, cols, k, alpha, beta, plan, stream);
 }
 
 //! Copies the 16-bit operand `src` (`outer` rows of `inner` elements, leading dimension ld) to
@@ -180,7 +234,7 @@ template <class T>
   // where the product is large enough to pay for it.
   const bool x_ready = k == 0 || aligned16(x, ldx), y_ready = k == 0 || aligned16(y, ldy);
   const bool wgmma =
-      gemm_wgmma_runs_on<T>(device) &&
+      gemm_wgmma_runs_on<T>(device) && wgmma_tma_available(rows, cols, k) &&
       ((x_ready && y_ready) ||
        static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(k) >= tunables.pack_min_volume);
 
@@ -218,13 +272,16 @@ template <class T>
     if (status == cudaSuccess) {
       const WgmmaPlan plan =
           wgmma_plan_of<S>(rows, cols, k, tunables.sms > 0 ? tunables.sms : limits.sms, tunables.split);
-      auto launch = [&](auto kernel) {
-        return launch_wgmma<S>(kernel, xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, 0, 0, plan, stream);
-      };
       if (x_k) {
-        status = y_k ? launch(gemm_wgmma_kernel<T, true, true>) : launch(gemm_wgmma_kernel<T, true, false>);
+        status = y_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
+                                                          stream)
+                     : launch_wgmma_tma<S, T, true, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
+                                                           stream);
       } else {
-        status = y_k ? launch(gemm_wgmma_kernel<T, false, true>) : launch(gemm_wgmma_kernel<T, false, false>);
+        status = y_k ? launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
+                                                           stream)
+                     : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
+                                                            plan, stream);
       }
     }
     if (ws != nullptr) {
