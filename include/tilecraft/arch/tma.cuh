@@ -28,9 +28,10 @@ namespace tilecraft::arch {
 #if defined(__CUDACC__)
 
 //! Copies the box of `map` whose first element is at (c0, c1) (c0 along the tensor's contiguous
-//! dimension) to `dst` (shared memory, aligned as the map's swizzle requires: 128 bytes, or
-//! 1024 for the 128-byte swizzle) and completes its bytes on the mbarrier `bar`. `map` must be
-//! the address of a __grid_constant__ kernel parameter (or of global memory).
+//! dimension, in whole 16-byte chunks: c0 times the element size a multiple of 16, else the
+//! instruction faults with an illegal instruction; negative or past the end is fine) to `dst` (shared memory, aligned
+//! as the map's swizzle requires: 128 bytes, or 1024 for the 128-byte swizzle) and completes its bytes on the mbarrier
+//! `bar`. `map` must be the address of a __grid_constant__ kernel parameter (or of global memory).
 TILECRAFT_DEVICE void tma_load_2d(void* dst, const CUtensorMap* map, std::uint64_t* bar, int c0, int c1) {
   NV_IF_ELSE_TARGET(
       NV_PROVIDES_SM_90,

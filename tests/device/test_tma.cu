@@ -1,0 +1,167 @@
+// The TMA copy and the transaction barrier (arch/tma.cuh, arch/mbarrier.cuh) with the tensor
+// maps the GEMM launchers encode (device/detail/tensor_map.cuh): boxes of random 2-D tensors of
+// float and BF16 (random extents and leading dimensions) at random origins, negative and past
+// the end included (the inner one in whole 16-byte chunks, as TMA requires), copied into a ring of two shared buffers
+// that one mbarrier each guards (its phase parity alternating with each use); every element of every box read back
+// through the 128-byte swizzle (chunk c of row r at chunk c ^ (r % 8)) and compared bit for bit with the tensor, zeros
+// outside it. Also the encoder's argument rules. sm_90 and later only.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_bf16.h>
+
+#include <tilecraft/arch/mbarrier.cuh>
+#include <tilecraft/arch/tma.cuh>
+#include <tilecraft/device/detail/tensor_map.cuh>
+
+#include "test_util.cuh"
+
+using tilecraft::test::DeviceBuffer;
+
+namespace {
+
+constexpr int box_count = 9;
+// The boxes' origins, by value (a kernel parameter).
+struct Origins {
+  int xy[2 * box_count];
+};
+
+// Copies box i (origin origins.xy[2 i], origins.xy[2 i + 1]) of `map` into buffer i % 2 and
+// writes its elements, unswizzled, row-major to out + i * BoxInner * BoxOuter. The GEMM's
+// arrangement: 128 reading threads, and a producer warp (threads 128 ... 159) whose first lane
+// issues every copy while the others leave; a full and an empty mbarrier per buffer.
+template <class T, int BoxInner, int BoxOuter>
+__global__ void copy_boxes(const __grid_constant__ CUtensorMap map, const Origins origins, T* out) {
+  constexpr int box_bytes = BoxInner * BoxOuter * static_cast<int>(sizeof(T));
+  constexpr int readers = 128;
+  extern __shared__ unsigned char raw[];
+  unsigned char* buf =
+      reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t{1023});
+  __shared__ std::uint64_t full[2];
+  __shared__ std::uint64_t empty[2];
+  const int t = static_cast<int>(threadIdx.x);
+  if (t == 0) {
+    for (int b = 0; b < 2; ++b) {
+      tilecraft::arch::mbarrier_init(&full[b], 1);
+      tilecraft::arch::mbarrier_init(&empty[b], readers);
+    }
+    tilecraft::arch::mbarrier_init_fence();
+  }
+  __syncthreads();
+  if (t >= readers) {
+    if (t == readers) {
+      for (int i = 0; i < box_count; ++i) {
+        const int b = i % 2;
+        if (i >= 2) tilecraft::arch::mbarrier_wait(&empty[b], ((i / 2) & 1) ^ 1);
+        tilecraft::arch::mbarrier_arrive_expect_tx(&full[b], box_bytes);
+        tilecraft::arch::tma_load_2d(buf + b * box_bytes, &map, &full[b], origins.xy[2 * i], origins.xy[2 * i + 1]);
+      }
+    }
+    return;
+  }
+  for (int i = 0; i < box_count; ++i) {
+    const int b = i % 2;
+    const unsigned char* src = buf + b * box_bytes;
+    tilecraft::arch::mbarrier_wait(&full[b], (i / 2) & 1);
+    for (int e = t; e < BoxInner * BoxOuter; e += readers) {
+      const int r = e / BoxInner;
+      const int byte = (e % BoxInner) * static_cast<int>(sizeof(T));
+      const int at = r * 128 + (((byte / 16) ^ (r % 8)) * 16) + byte % 16;
+      T v;
+      std::memcpy(&v, src + at, sizeof(T));
+      out[static_cast<std::size_t>(i) * BoxInner * BoxOuter + e] = v;
+    }
+    tilecraft::arch::mbarrier_arrive(&empty[b]);
+  }
+}
+
+template <class T, int BoxInner, int BoxOuter>
+void check_boxes(tilecraft::test::Rng& rng, int trial) {
+  constexpr int elems_per_16 = 16 / static_cast<int>(sizeof(T));
+  const std::int64_t inner = rng.uniform_int(1, 300), outer = rng.uniform_int(1, 300);
+  const std::int64_t ld =
+      (inner + elems_per_16 - 1) / elems_per_16 * elems_per_16 + elems_per_16 * rng.uniform_int(0, 3);
+  // Random bit patterns, never all zero (the fill outside the tensor is zero).
+  std::vector<T> host(static_cast<std::size_t>(ld * outer));
+  for (auto& x : host) {
+    x = tilecraft::test::make_value<T>(rng());
+    unsigned char first;
+    std::memcpy(&first, &x, 1);
+    first |= 1;
+    std::memcpy(&x, &first, 1);
+  }
+  DeviceBuffer<T> src(host);
+  CUtensorMap map{};
+  REQUIRE(tilecraft::detail::encode_tensor_map_2d(map, src.get(), inner, outer, ld, BoxInner, BoxOuter) == cudaSuccess);
+
+  const int count = box_count;
+  std::vector<int> origins(2 * count);
+  for (int i = 0; i < count; ++i) {
+    // The inner coordinate in whole 16-byte chunks: TMA's rule (others fault).
+    origins[2 * i] =
+        static_cast<int>(rng.uniform_int(-BoxInner / elems_per_16 - 1, inner / elems_per_16 + 1)) * elems_per_16;
+    origins[2 * i + 1] = static_cast<int>(rng.uniform_int(-BoxOuter - 3, outer + 3));
+  }
+  origins[0] = 0;  // one box at the origin, one across the far corner
+  origins[1] = 0;
+  origins[2] = static_cast<int>((inner - 1) / elems_per_16 * elems_per_16);
+  origins[3] = static_cast<int>(outer) - 1;
+  Origins by_value{};
+  for (int i = 0; i < 2 * count; ++i) by_value.xy[i] = origins[i];
+  DeviceBuffer<T> out(static_cast<std::size_t>(count) * BoxInner * BoxOuter);
+  out.poison();
+  auto kernel = copy_boxes<T, BoxInner, BoxOuter>;
+  const int smem = 2 * BoxInner * BoxOuter * static_cast<int>(sizeof(T)) + 1024;
+  TILECRAFT_THROW_IF_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  kernel<<<1, 160, smem>>>(map, by_value, out.get());
+  tilecraft::test::sync_and_check();
+  const std::vector<T> got = out.download();
+  int wrong = 0;
+  for (int i = 0; i < count; ++i) {
+    for (int r = 0; r < BoxOuter; ++r) {
+      for (int c = 0; c < BoxInner; ++c) {
+        const std::int64_t y = origins[2 * i + 1] + r, x = origins[2 * i] + c;
+        T want{};
+        std::memset(&want, 0, sizeof(T));
+        if (x >= 0 && x < inner && y >= 0 && y < outer) want = host[static_cast<std::size_t>(y * ld + x)];
+        const T have = got[(static_cast<std::size_t>(i) * BoxOuter + r) * BoxInner + c];
+        if (!tilecraft::test::same_bits(have, want) && ++wrong <= 3) {
+          FAIL_CHECK("trial " << trial << ": tensor " << inner << " x " << outer << " (ld " << ld << "), box " << i
+                              << " at (" << origins[2 * i] << ", " << origins[2 * i + 1] << "), element (" << c << ", "
+                              << r << ") differs");
+        }
+      }
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("TMA boxes at random origins arrive whole, swizzled, zero outside the tensor") {
+  tilecraft::test::Rng rng(tilecraft::test::seed() ^ 0x7A11);
+  const int trials = tilecraft::test::sanitizer_sized() ? 3 : 12;
+  for (int trial = 0; trial < trials; ++trial) {
+    check_boxes<float, 32, 128>(rng, trial);
+    check_boxes<__nv_bfloat16, 64, 256>(rng, trial);
+    check_boxes<float, 32, 16>(rng, trial);
+    check_boxes<__nv_bfloat16, 64, 8>(rng, trial);
+  }
+}
+
+TEST_CASE("tensor maps refuse what TMA cannot read") {
+  DeviceBuffer<float> buf(4096);
+  CUtensorMap map{};
+  using tilecraft::detail::encode_tensor_map_2d;
+  CHECK(encode_tensor_map_2d(map, buf.get() + 1, 8, 8, 8, 32, 8) == cudaErrorInvalidValue);  // base not 16-byte aligned
+  CHECK(encode_tensor_map_2d(map, buf.get(), 8, 8, 6, 32, 8) == cudaErrorInvalidValue);      // ld below the row
+  CHECK(encode_tensor_map_2d(map, buf.get(), 6, 8, 6, 32, 8) == cudaErrorInvalidValue);      // rows 24 bytes apart
+  CHECK(encode_tensor_map_2d(map, buf.get(), 0, 8, 8, 32, 8) == cudaErrorInvalidValue);      // empty
+  CHECK(encode_tensor_map_2d(map, buf.get(), 8, 8, 8, 16, 8) == cudaErrorInvalidValue);      // box row not 128 bytes
+  CHECK(encode_tensor_map_2d(map, buf.get(), 8, 8, 8, 32, 257) == cudaErrorInvalidValue);    // box too tall
+  CHECK(encode_tensor_map_2d(map, buf.get(), 8, 8, 8, 32, 8) == cudaSuccess);
+}
