@@ -159,7 +159,7 @@ template <class Policy = void>
 //! CMAKE_CUDA_ARCHITECTURES: `-gencode arch=compute_90a,code=sm_90a`), operands that are
 //! 16-byte aligned with leading dimensions that are multiples of 8 run Hopper's warpgroup MMA
 //! (`wgmma` on 128 x 256 tiles, the operands brought by TMA into 4 stages of 64 rows of K by a
-//! producer warp; on an H200 0.93 to 1.0x cuBLAS at 2048^3, 4096^3 and 8192^3, 0.81x at
+//! producer warp; on an H200 0.88 to 1.0x cuBLAS at 2048^3, 4096^3 and 8192^3, 0.82x at
 //! 3072^3), and so do other operands of products of at least 2^26 multiply-adds, copied
 //! into aligned workspace first. When C has fewer tiles than the GPU has SMs, K is split into
 //! slices of at least 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB
@@ -212,7 +212,7 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments (and a grid
 //! or K step count above 2^31 - 1), the pool's error when no workspace can be had; m == 0 or
 //! n == 0 is a successful no-op; otherwise the launch status. Performance on an H200
-//! (benchmarks/results): TF32 0.83 to 0.99x cuBLAS's TF32 from 2048^3 to 8192^3, TF32x3 about
+//! (benchmarks/results): TF32 0.82 to 0.99x cuBLAS's TF32 from 2048^3 to 8192^3, TF32x3 about
 //! 1.6x cuBLAS's FP32 SGEMM at 4096^3 and 8192^3.
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
