@@ -1,7 +1,8 @@
 // The device GEMM's plan (device/detail/gemm_plan.cuh), pure host code checked without a GPU:
 // the split of K, the packing and its panels, the choice of GemmPolicyHuge, the default policy
 // by shape and device, the row-major form of a call and the grouped block order, on random
-// shapes against the rules they promise and on the measured shapes.
+// shapes against the rules they promise and on the measured shapes; the rules of the TMA
+// tensor maps the wgmma kernel reads its operands through.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include <tilecraft/device/detail/gemm_kernels.cuh>
 #include <tilecraft/device/detail/gemm_plan.cuh>
+#include <tilecraft/device/detail/tensor_map.cuh>
 
 #include "test_util.cuh"
 
@@ -363,4 +365,26 @@ TEST_CASE("the wgmma kernel's plan: full waves whole, the last wave's K in slice
   expect(plan(128, 8192, 8192), 0, 32, 4, 2048);
   expect(plan(4096, 4096, 4096), 512, 0, 1, 4096);
   expect(plan(512, 512, 512), 8, 0, 1, 512);
+}
+
+TEST_CASE("tensor maps: what TMA can read, checked before the driver is asked") {
+  using tilecraft::detail::encode_tensor_map_2d;
+  using tilecraft::detail::tensor_map_fits;
+  alignas(16) static float floats[64];
+  alignas(16) static std::uint16_t halves[64];
+  const auto* bf16 = reinterpret_cast<const __nv_bfloat16*>(halves);
+  CHECK(tensor_map_fits(floats, 5, 3, 8));            // rows 32 bytes apart
+  CHECK(tensor_map_fits(bf16, 5, 3, 8));              // 16 bytes apart
+  CHECK_FALSE(tensor_map_fits(floats + 1, 5, 3, 8));  // base not 16-byte aligned
+  CHECK_FALSE(tensor_map_fits(floats, 5, 3, 6));      // 24 bytes apart
+  CHECK_FALSE(tensor_map_fits(bf16, 5, 3, 4));        // ld below the row
+  CHECK_FALSE(tensor_map_fits(floats, 0, 3, 8));      // empty
+  CHECK_FALSE(tensor_map_fits(floats, 5, 0, 8));
+  CHECK_FALSE(tensor_map_fits(floats, std::int64_t{1} << 31, 1, std::int64_t{1} << 31));  // 32-bit coordinates
+  CHECK_FALSE(tensor_map_fits(floats, 4, 1, std::int64_t{1} << 38));                      // rows 2^40 bytes apart
+  CUtensorMap map{};
+  CHECK(encode_tensor_map_2d(map, floats + 1, 8, 8, 8, 32, 8) == cudaErrorInvalidValue);
+  CHECK(encode_tensor_map_2d(map, floats, 8, 8, 8, 16, 8) == cudaErrorInvalidValue);    // a box row is 128 bytes
+  CHECK(encode_tensor_map_2d(map, floats, 8, 8, 8, 32, 257) == cudaErrorInvalidValue);  // at most 256 rows
+  CHECK(encode_tensor_map_2d(map, bf16, 8, 8, 8, 32, 8) == cudaErrorInvalidValue);      // 64 16-bit elements a row
 }
