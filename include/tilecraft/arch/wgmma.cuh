@@ -115,6 +115,27 @@ TILECRAFT_DEVICE void wgmma_fence_operand(float (&d)[Size]) {
   for (std::size_t i = 0; i < Size; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+//! Lowers the registers each thread of the calling warpgroup may hold to Regs (a multiple of 8,
+//! 24 ... 256; `setmaxnreg.dec`, sm_90a): a warp-specialized kernel's producer warpgroup gives
+//! them back to the block's pool for warpgroup_reg_alloc. Every warp of the warpgroup executes
+//! it, converged.
+template <int Regs>
+TILECRAFT_DEVICE void warpgroup_reg_dealloc() {
+  static_assert(Regs % 8 == 0 && Regs >= 24 && Regs <= 256, "setmaxnreg: Regs must be a multiple of 8 in 24 ... 256");
+  NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a, (asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs));),
+                    (__trap();))
+}
+
+//! Raises the registers each thread of the calling warpgroup may hold to Regs (`setmaxnreg.inc`,
+//! sm_90a; waits until the block's pool has them): the computing warpgroups of a warp-specialized
+//! kernel take what the producer gave back. Every warp of the warpgroup executes it, converged.
+template <int Regs>
+TILECRAFT_DEVICE void warpgroup_reg_alloc() {
+  static_assert(Regs % 8 == 0 && Regs >= 24 && Regs <= 256, "setmaxnreg: Regs must be a multiple of 8 in 24 ... 256");
+  NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a, (asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));),
+                    (__trap();))
+}
+
 //! fence.proxy.async.shared::cta: this thread's earlier shared-memory writes become visible to
 //! the async proxy (wgmma, TMA) once a barrier follows. sm_90 and newer; a no-op below.
 TILECRAFT_DEVICE void fence_proxy_async_shared() {

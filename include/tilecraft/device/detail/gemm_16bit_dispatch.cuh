@@ -55,7 +55,7 @@ bool gemm_wgmma_runs_on(int device) {
   return runs;
 }
 
-//! How gemm_wgmma_kernel of shape S covers rows x cols x k on `sms` SMs: see wgmma_plan (the
+//! How gemm_wgmma_tma_kernel of shape S covers rows x cols x k on `sms` SMs: see wgmma_plan (the
 //! last wave's K split; every tile's when C has fewer tiles than the GPU has SMs).
 template <class S>
 WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, int sms, const GemmSplitLimits& limits) {
@@ -98,23 +98,6 @@ template <class S, class Launch>
   return status != cudaSuccess ? status : freed;
 }
 
-//! run_wgmma_plan for `kernel`, gemm_wgmma_kernel of shape S (operands read by cp.async: X and
-//! Y at x and y, small_x and small_y the split operands' small parts).
-template <class S, class T, class Kernel>
-[[nodiscard]] cudaError_t launch_wgmma(Kernel kernel, const T* x, std::int64_t ldx, const T* y, std::int64_t ldy,
-                                       float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
-                                       float alpha, float beta, std::int64_t small_x, std::int64_t small_y,
-                                       const WgmmaPlan& plan, cudaStream_t stream) {
-  TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
-  auto launch = [&](dim3 grid, float* out, std::int64_t ld_out, float a, float b, std::int64_t k_slice,
-                    std::int64_t tile0, int tile_out) {
-    kernel<<<grid, S::threads, S::smem_bytes, stream>>>(x, ldx, y, ldy, out, ld_out, rows, cols, k, a, b, small_x,
-                                                        small_y, k_slice, tile0, tile_out);
-    return last_launch_error();
-  };
-  return run_wgmma_plan<S>(launch, c, ldc, rows, cols, k, alpha, beta, plan, stream);
-}
-
 //! The tensor maps gemm_wgmma_tma_kernel of shape S reads an operand through: `outer` rows of
 //! `inner` elements at p, ld apart (the operand as stored), K-contiguous (`k_contiguous`, boxes
 //! of tile_k x `box_rows`) or not (boxes of 64 x tile_k). k == 0 leaves `map` zeroed: the
@@ -132,25 +115,31 @@ template <class S, class T>
 //! aligned with 16-byte-multiple leading dimensions: the driver encodes tensor maps and every
 //! extent fits TMA's 32-bit coordinates.
 inline bool wgmma_tma_available(std::int64_t rows, std::int64_t cols, std::int64_t k) {
-  return tensor_map_encoder() != nullptr && rows <= INT_MAX && cols <= INT_MAX && k <= INT_MAX - 256;
+  return tensor_map_encoder() != nullptr && rows <= INT_MAX - 256 && cols <= INT_MAX - 256 && k <= INT_MAX - 256;
 }
 
-//! run_wgmma_plan for gemm_wgmma_tma_kernel<T, XK, YK> of shape S on X (rows x k, at x, K-
-//! contiguous when XK) and Y (cols x k, at y), both 16-byte aligned with leading dimensions
-//! that are multiples of 16 bytes.
-template <class S, class T, bool XK, bool YK>
+//! run_wgmma_plan for gemm_wgmma_tma_kernel<T, XK, YK, Split> of shape S on X (rows x k, at x,
+//! K-contiguous when XK) and Y (cols x k, at y), both 16-byte aligned with leading dimensions
+//! that are multiples of 16 bytes; Split (TF32x3): their small parts at x + small_x and
+//! y + small_y, the same shapes and leading dimensions (16-byte aligned too).
+template <class S, class T, bool XK, bool YK, bool Split = false>
 [[nodiscard]] cudaError_t launch_wgmma_tma(const T* x, std::int64_t ldx, const T* y, std::int64_t ldy, float* c,
                                            std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
-                                           float alpha, float beta, const WgmmaPlan& plan, cudaStream_t stream) {
-  auto kernel = gemm_wgmma_tma_kernel<T, XK, YK, S>;
-  CUtensorMap map_x, map_y;
-  TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(map_x, x, ldx, XK, rows, k, S::tile_m));
-  TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(map_y, y, ldy, YK, cols, k, S::tile_n));
+                                           float alpha, float beta, const WgmmaPlan& plan, cudaStream_t stream,
+                                           std::int64_t small_x = 0, std::int64_t small_y = 0) {
+  auto kernel = gemm_wgmma_tma_kernel<T, XK, YK, Split, S>;
+  WgmmaTmaOperands ops{};
+  TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.a, x, ldx, XK, rows, k, S::tile_m));
+  TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.b, y, ldy, YK, cols, k, S::tile_n));
+  if constexpr (Split) {
+    TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.a_small, x + small_x, ldx, true, rows, k, S::tile_m));
+    TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.b_small, y + small_y, ldy, true, cols, k, S::tile_n));
+  }
   TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
   auto launch = [&](dim3 grid, float* out, std::int64_t ld_out, float a, float b, std::int64_t k_slice,
                     std::int64_t tile0, int tile_out) {
-    kernel<<<grid, S::tma_threads, S::smem_bytes, stream>>>(map_x, map_y, out, ld_out, rows, cols, k, a, b, k_slice,
-                                                            tile0, tile_out);
+    kernel<<<grid, S::tma_threads, S::smem_bytes, stream>>>(ops, out, ld_out, rows, cols, k, a, b, k_slice, tile0,
+                                                            tile_out);
     return last_launch_error();
   };
   return run_wgmma_plan<S>(launch, c, ldc, rows, cols, k, alpha, beta, plan, stream);

@@ -176,7 +176,7 @@ template <GemmMath Math>
   TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
   const std::int64_t wgmma_tiles = ceil_div(rows, std::int64_t{S::tile_m}) * ceil_div(cols, std::int64_t{S::tile_n});
   const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, tunables.sms > 0 ? tunables.sms : limits.sms, tunables.split);
-  if (gemm_wgmma_runs_on<float>(device) && (split || wgmma_tma_available(rows, cols, k)) &&
+  if (gemm_wgmma_runs_on<float>(device) && wgmma_tma_available(rows, cols, k) &&
       static_cast<double>(plan.whole + plan.tail * plan.slices) >=
           tunables.min_wave_fill * (tunables.sms > 0 ? tunables.sms : limits.sms)) {
     if (wgmma_tiles > INT_MAX || ceil_div(k, std::int64_t{S::tile_k}) > INT_MAX) return cudaErrorInvalidValue;
@@ -196,13 +196,8 @@ template <GemmMath Math>
       if (status == cudaSuccess) status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
     }
     if (status == cudaSuccess) {
-      if constexpr (split) {
-        status = launch_wgmma<S>(gemm_wgmma_kernel<float, true, true, true>, xo.data, xo.ld, yo.data, yo.ld, c, ldc,
-                                 rows, cols, k, alpha, beta, xo.small, yo.small, plan, stream);
-      } else {
-        status = launch_wgmma_tma<S, float, true, true>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha,
-                                                        beta, plan, stream);
-      }
+      status = launch_wgmma_tma<S, float, true, true, split>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k,
+                                                             alpha, beta, plan, stream, xo.small, yo.small);
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);

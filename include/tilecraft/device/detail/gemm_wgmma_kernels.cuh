@@ -1,14 +1,14 @@
 //! \file device/detail/gemm_wgmma_kernels.cuh
 //! The tensor-core kernels of tilecraft::gemm (16-bit operands with float C; float operands in
 //! GemmMath::tf32 / tf32x3):
-//!   - gemm_wgmma_kernel: Hopper's warpgroup MMA (sm_90a). A block of 2 warpgroups computes a
-//!     128 x 256 tile of C, each warpgroup 64 x 256 with `wgmma.mma_async.m64n256` straight from
-//!     shared memory; the operands reach shared memory by `cp.async` in a ring of stages of 128
-//!     bytes of K a row (48 KiB a stage; 4 stages, or 2 of both parts of split TF32x3
-//!     operands), laid out in the 128-byte swizzle the tensor cores read conflict-free. A 16-bit
-//!     operand may be K-contiguous or M- (N-) contiguous in memory: the fill keeps the
-//!     contiguous dimension in 128-byte rows, and the descriptor tells wgmma which it is. TF32
-//!     operands are K-contiguous (the dispatch packs the others).
+//!   - gemm_wgmma_tma_kernel: Hopper's warpgroup MMA (sm_90a). A block of 2 warpgroups computes
+//!     a 128 x 256 tile of C (TF32x3: 128 x 128), each warpgroup 64 x N with
+//!     `wgmma.mma_async.m64nN` straight from shared memory; a producer warp brings the operands
+//!     by TMA into a ring of stages of 128 bytes of K a row (48 KiB a stage, 4 stages; TF32x3:
+//!     both parts of the split operands, 64 KiB, 3 stages), in the 128-byte swizzle the tensor
+//!     cores read conflict-free. A 16-bit operand may be K-contiguous or M- (N-) contiguous in
+//!     memory: the copies keep the contiguous dimension in 128-byte rows, and the descriptor
+//!     tells wgmma which it is. TF32 operands are K-contiguous (the dispatch packs the others).
 //!   - gemm_tensor_fallback_kernel: the same product on every other GPU (and for 16-bit operands
 //!     that are not 16-byte aligned), one tile of the block-level tiled_gemm (mma.sync) per block.
 //! Both take the problem in its row-major form (C row-major, m x n; see GemmProblem) and
@@ -19,7 +19,6 @@
 
 #include <nv/target>
 
-#include "../../arch/cp_async.cuh"
 #include "../../arch/mbarrier.cuh"
 #include "../../arch/tma.cuh"
 #include "../../arch/wgmma.cuh"
@@ -30,8 +29,8 @@
 
 namespace tilecraft::detail {
 
-//! The shape of gemm_wgmma_kernel on T operands (not tunable: the swizzle, the descriptors and
-//! the thread mapping of the fill are written for it). A stage holds 128 bytes of K a row (64
+//! The shape of gemm_wgmma_tma_kernel on T operands (not tunable: the swizzle and the
+//! descriptors are written for it). A stage holds 128 bytes of K a row (64
 //! elements of a 16-bit type, 32 floats): one 128-byte swizzle row. `Split` (TF32x3): every
 //! operand comes as a big and a small part and a stage holds both. Each stage's big x big
 //! products run from zero and FP32 adds fold them into the result; the cross terms accumulate
@@ -45,19 +44,21 @@ struct WgmmaGemmShape {
   static constexpr int tile_n = Split ? 128 : 256;  //!< columns of C a block computes (one m64nN product)
   static constexpr int tile_k = 128 / static_cast<int>(sizeof(T));  //!< K a stage holds: one 128-byte row
   static constexpr int stages = Split ? 3 : 4;                      //!< shared-memory ring
-  //! Stages loaded ahead of the one the tensor cores read, and product groups left running at
-  //! the end of a step (Split: the cross terms' group, while big x big is folded): a stage is
-  //! refilled only once the products that read it are complete. Split has room for 3 stages of
-  //! 64 KiB, so it loads one ahead (TF32x3 at 4096^3: 89 TFLOP/s, against 78 with no group
-  //! running during the fold and two stages ahead; benchmarks/TUNING.md).
-  static constexpr int prefetch = Split ? 1 : 2;
+  //! Product groups left running at the end of a step (Split: the cross terms' group, while
+  //! big x big is folded; TF32x3 at 4096^3 measured 89 TFLOP/s with it against 78 without, on
+  //! the cp.async kernel this one replaced): the stage before the current one is handed back
+  //! once at most this many groups run.
   static constexpr int pending = 1;
-  static_assert(prefetch >= 1 && prefetch <= stages - 1 - pending,
-                "WgmmaGemmShape: a refilled stage must have no product reading it");
   static constexpr int threads = 256;  //!< the two warpgroups that compute
-  //! gemm_wgmma_tma_kernel: the computing warpgroups and one producer warp that issues the TMA
-  //! copies.
-  static constexpr int tma_threads = threads + 32;
+  //! The producer that issues the TMA copies: one warp, or (Split) a warpgroup that gives its
+  //! registers to the computing ones (setmaxnreg): a launch of 288 or 384 threads caps ptxas at
+  //! 168 registers a thread, and TF32x3's three sets of accumulators (192 floats) need more.
+  static constexpr int producer_threads = Split ? 128 : 32;
+  static constexpr int tma_threads = threads + producer_threads;
+  static constexpr int producer_registers = 40;   //!< Split: the producer warpgroup's after setmaxnreg
+  static constexpr int consumer_registers = 232;  //!< Split: the computing warpgroups'
+  static_assert(!Split || producer_threads * producer_registers + threads * consumer_registers <= 65536,
+                "WgmmaGemmShape: the warpgroups' registers must fit the SM's 64 Ki");
   static constexpr int group_m = 8;       //!< tile rows that walk N together (L2 reuse of B)
   static constexpr int max_split_k = 16;  //!< K slices at most (see wgmma_split_plan)
   static constexpr int parts = Split ? 2 : 1;
@@ -86,89 +87,14 @@ __global__ void gemm_wgmma_probe_kernel(int* out) {
                      *out = probe[(threadIdx.x + 1) % 4];))
 }
 
-//! The fill of one operand's stage tiles of `Rows` x tile_k (K) elements from a row-major form:
-//! `KContiguous` (element (r, kk) at src[r * ld + kk]) or not (element (r, kk) at
-//! src[kk * ld + r]; 16-bit types only: TF32 operands are K-major). Shared layout, in 1024-byte
-//! swizzle blocks of 8 rows of 128 bytes with 16-byte chunk c of row q stored at chunk c ^ (q % 8):
-//!   - K-contiguous: row r of the tile (its 128 bytes of K) is the 128-byte row r;
-//!   - otherwise: block j of 64 rows (r = 64 j ... 64 j + 63) spans 8 KiB, in which 128-byte
-//!     row kk holds elements (64 j ... 64 j + 63, kk).
-//! Thread t moves `per_thread` chunks of 16 bytes, i = 0, 1, ...: K-contiguous, row t / 8 + 32 i,
-//! chunk t % 8; otherwise K row t / per_row + (256 / per_row) i, chunk t % per_row. Both keep
-//! the swizzle's row (mod 8) across i, so a thread's shared offsets and global pointers are a
-//! base plus i times a stride, computed once (the fill then costs few registers beside the
-//! 128 accumulators). Chunks outside the matrix (rows >= `rows`, K >= `k`) are zero-filled, a
-//! chunk across the end of the contiguous side partially. Requires 16-byte aligned `src` and
-//! `ld` a multiple of 16 bytes (the dispatch's rule).
-template <int Rows, bool KContiguous, class T>
-struct WgmmaFill {
-  static_assert(KContiguous || sizeof(T) == 2, "WgmmaFill: only 16-bit operands may be M- or N-contiguous");
-  static constexpr int threads = 256;
-  static constexpr int chunk = 16 / static_cast<int>(sizeof(T));  // elements of a 16-byte chunk
-  static constexpr int tile_k = 8 * chunk;                        // elements of a 128-byte row
-  static constexpr int per_row = KContiguous ? 8 : Rows / chunk;  // chunks along the contiguous side
-  static constexpr int per_thread = Rows * 8 / threads;
-  static constexpr int step_rows = threads / per_row;  // rows (K-contiguous) or K rows a step of i moves
-  static_assert(Rows * 8 % threads == 0 && step_rows % 8 == 0,
-                "the fill's chunks must divide evenly among the threads, keeping the swizzle row");
-
-  const T* ptr;          // this thread's chunk i = 0 of the next stage
-  std::int64_t stride;   // elements between chunk i and i + 1
-  std::int64_t advance;  // elements between one stage's chunk and the next's
-  int smem;              // byte offset of chunk i = 0 in a stage tile
-  std::int64_t row;      // first row (of the non-K side) of chunk i = 0
-  std::int64_t kk;       // K row of chunk i = 0 within the stage (K-contiguous: its first column)
-  const T* base;         // a valid address for the zero-filled chunks
-
-  TILECRAFT_DEVICE WgmmaFill(const T* src, std::int64_t ld, std::int64_t row0) : base(src) {
-    const int tid = static_cast<int>(threadIdx.x);
-    const int q = tid / per_row, c = tid % per_row;  // (row, chunk) of the stage's swizzle rows
-    if constexpr (KContiguous) {
-      row = row0 + q;
-      kk = c * chunk;
-      ptr = src + row * ld + kk;
-      stride = step_rows * ld;
-      advance = tile_k;
-      smem = q * 128 + ((c ^ (q & 7)) * 16);
-    } else {
-      row = row0 + c * chunk;
-      kk = q;
-      ptr = src + kk * ld + row;
-      stride = step_rows * ld;
-      advance = tile_k * ld;
-      smem = (c / 8) * 8192 + q * 128 + (((c % 8) ^ (q & 7)) * 16);
-    }
-  }
-
-  //! Issues this thread's cp.async for the stage tile at `dst` holding K rows k0 ... k0 +
-  //! tile_k - 1 of the matrix `offset` elements after the one the fill was made for (the small
-  //! part of a split operand: same shape and leading dimension), each chunk predicated unless
-  //! `interior`. next() then moves on to the following stage.
-  TILECRAFT_DEVICE void load(unsigned char* dst, std::int64_t k0, std::int64_t rows, std::int64_t k, bool interior,
-                             std::int64_t offset = 0) const {
-#pragma unroll
-    for (int i = 0; i < per_thread; ++i) {
-      const T* p = ptr + offset + i * stride;
-      unsigned char* d = dst + smem + i * step_rows * 128;
-      if (interior) {
-        arch::cp_async_cg<16>(d, p);
-      } else {
-        std::int64_t run = 0;  // elements of the chunk inside the matrix, along the contiguous side
-        if constexpr (KContiguous) {
-          run = row + i * step_rows < rows ? k - (k0 + kk) : 0;
-        } else {
-          run = k0 + kk + i * step_rows < k ? rows - row : 0;
-        }
-        run = run < 0 ? 0 : (run > chunk ? chunk : run);
-        arch::cp_async_cg_zfill<16>(d, run > 0 ? p : base, static_cast<std::uint32_t>(run * sizeof(T)));
-      }
-    }
-  }
-  TILECRAFT_DEVICE void next() { ptr += advance; }
-};
-
+//! The shared-memory layout of one operand's stage tile of `Rows` x tile_k (K) elements, in
+//! 1024-byte swizzle blocks of 8 rows of 128 bytes with 16-byte chunk c of row q stored at chunk
+//! c ^ (q % 8) (what TMA's 128-byte swizzle writes):
+//!   - K-contiguous operand: row r of the tile (its 128 bytes of K) is the 128-byte row r;
+//!   - otherwise (16-bit types only): block j of 64 rows (r = 64 j ... 64 j + 63) spans 8 KiB,
+//!     in which 128-byte row kk holds elements (64 j ... 64 j + 63, kk).
 //! The descriptor of a warpgroup's operand at k step `kk` (0 ... 3: 32 bytes of K each) of a
-//! stage tile written by WgmmaFill<Rows, KContiguous, T> at `tile`, from its row `row0` (a
+//! stage tile laid out as above at `tile`, from its row `row0` (a
 //! multiple of 64).
 template <bool KContiguous>
 TILECRAFT_DEVICE std::uint64_t wgmma_operand_descriptor(const unsigned char* tile, int row0, int kk) {
@@ -197,7 +123,7 @@ TILECRAFT_HOST_DEVICE void wgmma_tile_origin(std::int64_t t, std::int64_t m, std
 
 //! C = alpha * (sum of the K slices' products) + beta * C over `tiles` tiles of shape S from
 //! tile0 on, the slices summed in order (the same bits every run): slice s of local tile x is
-//! the tile_m x tile_n block x + s tiles of `partial` (gemm_wgmma_kernel's tile_out). Block
+//! the tile_m x tile_n block x + s tiles of `partial` (gemm_wgmma_tma_kernel's tile_out). Block
 //! (x, y) sums 1024 elements of local tile x (256 threads, 4 consecutive elements each); beta 0
 //! never reads C. Launch: grid (tiles, tile_m * tile_n / 1024), 256 threads.
 template <class S>
@@ -293,164 +219,9 @@ TILECRAFT_DEVICE float* wgmma_tile_target(float* c, std::int64_t& ldc, std::int6
   return c + (std::int64_t{blockIdx.y} * gridDim.x + blockIdx.x) * (S::tile_m * S::tile_n);
 }
 
-//! The body of gemm_wgmma_kernel (sm_90a code only: elsewhere its wgmma instructions trap).
-template <class T, bool AKContiguous, bool BKContiguous, bool Split, class S>
-TILECRAFT_DEVICE void gemm_wgmma_tile(const T* __restrict__ a, std::int64_t lda, const T* __restrict__ b,
-                                      std::int64_t ldb, float* __restrict__ c, std::int64_t ldc, std::int64_t m,
-                                      std::int64_t n, std::int64_t k, float alpha, float beta, std::int64_t small_a,
-                                      std::int64_t small_b, std::int64_t k_slice, std::int64_t tile0, int tile_out) {
-  static_assert(!Split || (AKContiguous && BKContiguous),
-                "gemm_wgmma_kernel: split (TF32x3) operands are K-contiguous");
-  // K slice blockIdx.y: K steps [k0, k0 + k_slice) of both operands (k0 a multiple of tile_k:
-  // the rows stay 16-byte aligned).
-  {
-    const std::int64_t k0 = std::int64_t{blockIdx.y} * k_slice;
-    a += AKContiguous ? k0 : k0 * lda;
-    b += BKContiguous ? k0 : k0 * ldb;
-    k = k - k0 < k_slice ? k - k0 : k_slice;
-  }
-  extern __shared__ unsigned char wgmma_smem_raw[];
-  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(wgmma_smem_raw) + 1023) &
-                                                         ~std::uintptr_t{1023});
-  std::int64_t m0 = 0, n0 = 0;
-  float* const c_tile = wgmma_tile_target<S>(c, ldc, m, n, tile0, tile_out, m0, n0);
-  const int ktiles = static_cast<int>((k + S::tile_k - 1) / S::tile_k);
-  const bool rows_inside = m0 + S::tile_m <= m && n0 + S::tile_n <= n;
-
-  // A stage: A's part(s), then B's: [A | B] or, split, [A big | A small | B big | B small].
-  constexpr int b_at = S::parts * S::a_bytes;
-  WgmmaFill<S::tile_m, AKContiguous, T> fill_a(a, lda, m0);
-  WgmmaFill<S::tile_n, BKContiguous, T> fill_b(b, ldb, n0);
-  auto load = [&](int kt) {  // stages in order: each fill advances its pointer by one stage
-    unsigned char* sa = smem + (kt % S::stages) * S::stage_bytes;
-    const std::int64_t k0 = std::int64_t{kt} * S::tile_k;
-    const bool interior = rows_inside && k0 + S::tile_k <= k;
-    fill_a.load(sa, k0, m, k, interior);
-    fill_b.load(sa + b_at, k0, n, k, interior);
-    if constexpr (Split) {
-      fill_a.load(sa + S::a_bytes, k0, m, k, interior, small_a);
-      fill_b.load(sa + b_at + S::b_bytes, k0, n, k, interior, small_b);
-    }
-    fill_a.next();
-    fill_b.next();
-  };
-
-  constexpr int acc_size = S::tile_n / 2;
-  float acc[acc_size];  // Split: the FP32 sum of the stages' big x big products
-  // Split: a stage's big x big products, from zero; the cross terms of every stage.
-  float big[Split ? acc_size : 1];
-  float cross[Split ? acc_size : 1];
-#pragma unroll
-  for (int i = 0; i < acc_size; ++i) acc[i] = 0.0f;
-  if constexpr (Split) {
-#pragma unroll
-    for (int i = 0; i < acc_size; ++i) cross[i] = 0.0f;
-  }
-  const int wg = static_cast<int>(threadIdx.x) / 128;
-
-  // Stages kt + 1 ... kt + prefetch load while the tensor cores read stage kt (and, with
-  // pending = 1, finish kt - 1).
-#pragma unroll
-  for (int s = 0; s < S::prefetch; ++s) {
-    if (s < ktiles) load(s);
-    arch::cp_async_commit();
-  }
-  for (int kt = 0; kt < ktiles; ++kt) {
-    arch::cp_async_wait<S::prefetch - 1>();
-    arch::fence_proxy_async_shared();  // the cp.async writes, visible to the tensor cores
-    __syncthreads();                   // ... of every thread; and every warpgroup is done with the stage refilled next
-    if (kt + S::prefetch < ktiles) load(kt + S::prefetch);
-    arch::cp_async_commit();
-    const unsigned char* sa = smem + (kt % S::stages) * S::stage_bytes;
-    if constexpr (Split) {
-      // TF32x3 (the operands K-contiguous). The tensor cores' own sums truncate, so big x big
-      // runs from zero in every stage and FP32 adds (to nearest) fold the stages. The cross
-      // terms are 2^-11 of it: their sums run through the whole K in the tensor cores, whose
-      // truncation there stays far below FP32's rounding of the result. Big x big first, in
-      // its own group: with pending = 1 its fold runs while the cross terms' products do.
-      arch::wgmma_fence_operand(big);
-      arch::wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        arch::wgmma_async<S::tile_n, T, false, false>(big, wgmma_operand_descriptor<true>(sa, wg * 64, kk),
-                                                      wgmma_operand_descriptor<true>(sa + b_at, 0, kk),
-                                                      kk > 0 ? 1u : 0u);
-      }
-      arch::wgmma_commit();
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        const std::uint64_t a_big = wgmma_operand_descriptor<true>(sa, wg * 64, kk);
-        const std::uint64_t b_big = wgmma_operand_descriptor<true>(sa + b_at, 0, kk);
-        arch::wgmma_async<S::tile_n, T, false, false>(
-            cross, wgmma_operand_descriptor<true>(sa + S::a_bytes, wg * 64, kk), b_big, 1u);
-        arch::wgmma_async<S::tile_n, T, false, false>(
-            cross, a_big, wgmma_operand_descriptor<true>(sa + b_at + S::b_bytes, 0, kk), 1u);
-      }
-      arch::wgmma_commit();
-      arch::wgmma_wait<S::pending>();  // big x big is complete (the groups complete in order)
-      arch::wgmma_fence_operand(big);
-#pragma unroll
-      for (int i = 0; i < acc_size; ++i) acc[i] += big[i];
-    } else {
-      arch::wgmma_fence_operand(acc);
-      arch::wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(
-            acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
-            wgmma_operand_descriptor<BKContiguous>(sa + b_at, 0, kk), 1u);
-      }
-      arch::wgmma_commit();
-      arch::wgmma_wait<S::pending>();
-      arch::wgmma_fence_operand(acc);
-    }
-  }
-  arch::wgmma_wait<0>();
-  arch::wgmma_fence_operand(acc);
-  if constexpr (Split) {
-    arch::wgmma_fence_operand(cross);
-    // The cross terms count only where finite: with an Inf operand they hold Inf x 0 = NaN (the
-    // small part of Inf is NaN), and big x big already holds the Inf, or the NaN that FP32
-    // arithmetic gives there.
-#pragma unroll
-    for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? cross[i] : 0.0f;
-  }
-
-  wgmma_store_tile<S>(acc, c_tile, ldc, m0, n0, m, n, alpha, beta);
-}
-
-//! C (m x n, row-major, ldc) = alpha * A B + beta * C on the row-major form: A m x k
-//! (AKContiguous: a[r * lda + kk], else a[kk * lda + r]), B' = B^T n x k (BKContiguous:
-//! b[c * ldb + kk], else b[kk * ldb + c]). T: a 16-bit type, or float (TF32: both operands
-//! K-contiguous; Split: TF32x3, the small parts at a + small_a and b + small_b, same shapes and
-//! leading dimensions; small_a and small_b are ignored otherwise). One 128 x 256 tile (Split:
-//! 128 x 128) per block,
-//! tiles in groups of WgmmaGemmShape::group_m rows. A and B 16-byte aligned with lda and ldb
-//! multiples of 16 bytes; k == 0 gives C = beta * C. Split K: block (t, s) computes tile t over
-//! K [s k_slice, (s + 1) k_slice) (k_slice a multiple of tile_k; a whole K: gridDim.y 1 and
-//! k_slice >= k). Block x computes tile tile0 + x (see wgmma_tile_origin); tile_out != 0: its raw
-//! product goes to the tile_m x tile_n block x + s gridDim.x of `c` (ldc ignored; alpha 1 and
-//! beta 0 expected), for gemm_wgmma_slices_reduce_kernel. Launch: WgmmaGemmShape<T, Split>::threads threads,
-//! smem_bytes of dynamic shared memory, grid (tiles, slices). Traps where the device code has
-//! no wgmma (the dispatch never launches it there).
-template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
-__global__ void __launch_bounds__(256, 1)
-    gemm_wgmma_kernel(const T* __restrict__ a, std::int64_t lda, const T* __restrict__ b, std::int64_t ldb,
-                      float* __restrict__ c, std::int64_t ldc, std::int64_t m, std::int64_t n, std::int64_t k,
-                      float alpha, float beta, std::int64_t small_a, std::int64_t small_b, std::int64_t k_slice,
-                      std::int64_t tile0, int tile_out) {
-  static_assert(S::threads == 256, "gemm_wgmma_kernel's launch bounds are 256 threads");
-  NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
-                    (gemm_wgmma_tile<T, AKContiguous, BKContiguous, Split, S>(
-                         a, lda, b, ldb, c, ldc, m, n, k, alpha, beta, small_a, small_b, k_slice, tile0, tile_out);),
-                    ((void)a; (void)lda; (void)b; (void)ldb; (void)c; (void)ldc; (void)m; (void)n; (void)k; (void)alpha;
-                     (void)beta; (void)small_a; (void)small_b; (void)k_slice; (void)tile0; (void)tile_out; __trap();))
-}
-
-//! Issues the TMA copies of one operand's stage tile (`Rows` x tile_k, as WgmmaFill lays it
-//! out) whose K rows start at `kc` and rows (of the non-K side) at `row0`, through `map` (see
-//! gemm_wgmma_tma_kernel), completing on `bar`: K-contiguous, one box of tile_k x Rows; otherwise
-//! Rows / 64 boxes of 64 x tile_k, 8 KiB apart.
+//! Issues the TMA copies of one operand's stage tile (`Rows` x tile_k, laid out as above) whose K rows start at `kc`
+//! and rows (of the non-K side) at `row0`, through `map` (see gemm_wgmma_tma_kernel), completing on `bar`:
+//! K-contiguous, one box of tile_k x Rows; otherwise Rows / 64 boxes of 64 x tile_k, 8 KiB apart.
 template <int Rows, bool KContiguous>
 TILECRAFT_DEVICE void tma_load_operand(unsigned char* dst, const CUtensorMap* map, std::uint64_t* bar, int kc,
                                        int row0) {
@@ -462,13 +233,24 @@ TILECRAFT_DEVICE void tma_load_operand(unsigned char* dst, const CUtensorMap* ma
   }
 }
 
+//! The operands of gemm_wgmma_tma_kernel: the tensor maps of A and B (and, Split, of their
+//! small parts, same shapes and layouts).
+struct WgmmaTmaOperands {
+  CUtensorMap a;
+  CUtensorMap b;
+  CUtensorMap a_small;  // Split only
+  CUtensorMap b_small;  // Split only
+};
+
 //! The body of gemm_wgmma_tma_kernel (sm_90a code only).
-template <class T, bool AKContiguous, bool BKContiguous, class S>
-TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const CUtensorMap& map_a, const CUtensorMap& map_b, float* __restrict__ c,
-                                          std::int64_t ldc, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-                                          float beta, std::int64_t k_slice, std::int64_t tile0, int tile_out) {
+template <class T, bool AKContiguous, bool BKContiguous, bool Split, class S>
+TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __restrict__ c, std::int64_t ldc,
+                                          std::int64_t m, std::int64_t n, std::int64_t k, float alpha, float beta,
+                                          std::int64_t k_slice, std::int64_t tile0, int tile_out) {
   static_assert(S::tile_m <= 256 && S::tile_n <= 256 && S::tile_m % 64 == 0 && S::tile_n % 64 == 0,
                 "gemm_wgmma_tma_kernel: a TMA box spans at most 256 rows, and 64-row blocks");
+  static_assert(!Split || (AKContiguous && BKContiguous),
+                "gemm_wgmma_tma_kernel: split (TF32x3) operands are K-contiguous");
   extern __shared__ unsigned char wgmma_smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(wgmma_smem_raw) + 1023) &
                                                          ~std::uintptr_t{1023});
@@ -494,8 +276,11 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const CUtensorMap& map_a, const CUtens
   const int ktiles = k_len > 0 ? static_cast<int>((k_len + S::tile_k - 1) / S::tile_k) : 0;
   std::int64_t m0 = 0, n0 = 0;
   float* const c_tile = wgmma_tile_target<S>(c, ldc, m, n, tile0, tile_out, m0, n0);
+  // A stage: A's part(s), then B's: [A | B] or, split, [A big | A small | B big | B small].
+  constexpr int b_at = S::parts * S::a_bytes;
 
-  if (t >= S::threads) {  // the producer warp: its first lane issues every copy
+  if (t >= S::threads) {  // the producer: its first lane issues every copy
+    if constexpr (Split) arch::warpgroup_reg_dealloc<S::producer_registers>();
     if (t == S::threads) {
       for (int kt = 0; kt < ktiles; ++kt) {
         const int s = kt % S::stages;
@@ -503,61 +288,120 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const CUtensorMap& map_a, const CUtens
         unsigned char* st = smem + s * S::stage_bytes;
         arch::mbarrier_arrive_expect_tx(&full[s], S::stage_bytes);
         const int kc = static_cast<int>(k0 + std::int64_t{kt} * S::tile_k);
-        tma_load_operand<S::tile_m, AKContiguous>(st, &map_a, &full[s], kc, static_cast<int>(m0));
-        tma_load_operand<S::tile_n, BKContiguous>(st + S::a_bytes, &map_b, &full[s], kc, static_cast<int>(n0));
+        tma_load_operand<S::tile_m, AKContiguous>(st, &ops.a, &full[s], kc, static_cast<int>(m0));
+        tma_load_operand<S::tile_n, BKContiguous>(st + b_at, &ops.b, &full[s], kc, static_cast<int>(n0));
+        if constexpr (Split) {
+          tma_load_operand<S::tile_m, true>(st + S::a_bytes, &ops.a_small, &full[s], kc, static_cast<int>(m0));
+          tma_load_operand<S::tile_n, true>(st + b_at + S::b_bytes, &ops.b_small, &full[s], kc, static_cast<int>(n0));
+        }
       }
     }
     return;
   }
 
+  if constexpr (Split) arch::warpgroup_reg_alloc<S::consumer_registers>();
   const int wg = t / 128;
-  float acc[S::tile_n / 2];
+  constexpr int acc_size = S::tile_n / 2;
+  float acc[acc_size];  // Split: the FP32 sum of the stages' big x big products
+  // Split: a stage's big x big products, from zero; the cross terms of every stage.
+  float big[Split ? acc_size : 1];
+  float cross[Split ? acc_size : 1];
 #pragma unroll
-  for (int i = 0; i < S::tile_n / 2; ++i) acc[i] = 0.0f;
+  for (int i = 0; i < acc_size; ++i) acc[i] = 0.0f;
+  if constexpr (Split) {
+#pragma unroll
+    for (int i = 0; i < acc_size; ++i) cross[i] = 0.0f;
+  }
   for (int kt = 0; kt < ktiles; ++kt) {
     const int s = kt % S::stages;
     arch::mbarrier_wait(&full[s], (kt / S::stages) & 1);
     const unsigned char* sa = smem + s * S::stage_bytes;
-    arch::wgmma_fence_operand(acc);
-    arch::wgmma_fence();
+    if constexpr (Split) {
+      // TF32x3, as in gemm_wgmma_tile: big x big from zero in a group of its own, folded into
+      // FP32 sums while the cross terms' group runs.
+      arch::wgmma_fence_operand(big);
+      arch::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
-      arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(
-          acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
-          wgmma_operand_descriptor<BKContiguous>(sa + S::a_bytes, 0, kk), 1u);
+      for (int kk = 0; kk < 4; ++kk) {
+        arch::wgmma_async<S::tile_n, T, false, false>(big, wgmma_operand_descriptor<true>(sa, wg * 64, kk),
+                                                      wgmma_operand_descriptor<true>(sa + b_at, 0, kk),
+                                                      kk > 0 ? 1u : 0u);
+      }
+      arch::wgmma_commit();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        const std::uint64_t a_big = wgmma_operand_descriptor<true>(sa, wg * 64, kk);
+        const std::uint64_t b_big = wgmma_operand_descriptor<true>(sa + b_at, 0, kk);
+        arch::wgmma_async<S::tile_n, T, false, false>(
+            cross, wgmma_operand_descriptor<true>(sa + S::a_bytes, wg * 64, kk), b_big, 1u);
+        arch::wgmma_async<S::tile_n, T, false, false>(
+            cross, a_big, wgmma_operand_descriptor<true>(sa + b_at + S::b_bytes, 0, kk), 1u);
+      }
+      arch::wgmma_commit();
+      // Big x big of stage kt and every group before it are complete (groups complete in
+      // order): stage kt - 1, cross terms included, is read.
+      arch::wgmma_wait<S::pending>();
+      arch::wgmma_fence_operand(big);
+#pragma unroll
+      for (int i = 0; i < acc_size; ++i) acc[i] += big[i];
+    } else {
+      arch::wgmma_fence_operand(acc);
+      arch::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(
+            acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
+            wgmma_operand_descriptor<BKContiguous>(sa + b_at, 0, kk), 1u);
+      }
+      arch::wgmma_commit();
+      // Stage kt - 1's products are complete once at most this stage's group runs.
+      arch::wgmma_wait<S::pending>();
+      arch::wgmma_fence_operand(acc);
     }
-    arch::wgmma_commit();
-    // Stage kt - 1's products are complete once at most this stage's group runs: hand it back.
-    arch::wgmma_wait<S::pending>();
-    arch::wgmma_fence_operand(acc);
-    if (kt > 0) arch::mbarrier_arrive(&empty[(kt - 1) % S::stages]);
+    if (kt > 0) arch::mbarrier_arrive(&empty[(kt - 1) % S::stages]);  // hand stage kt - 1 back
   }
   arch::wgmma_wait<0>();
   arch::wgmma_fence_operand(acc);
+  if constexpr (Split) {
+    arch::wgmma_fence_operand(cross);
+    // The cross terms count only where finite (see gemm_wgmma_tile).
+#pragma unroll
+    for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? cross[i] : 0.0f;
+  }
   wgmma_store_tile<S>(acc, c_tile, ldc, m0, n0, m, n, alpha, beta);
 }
 
-//! gemm_wgmma_kernel's product with the operands brought in by TMA and a producer warp: the
-//! same problem, tiles, slices and tile_out (see there), the same shared-memory layout, A and
-//! B given as tensor maps (device/detail/tensor_map.cuh) of the row-major form's operands as
-//! stored: K-contiguous, `k` x rows in boxes of tile_k x tile_m (A) or tile_k x tile_n (B);
-//! otherwise rows x `k` in boxes of 64 x tile_k; 128-byte swizzle. Warp 8 (its first lane)
-//! fills a ring of S::stages stages, each guarded by a full and an empty mbarrier; the two
-//! warpgroups wait on `full`, multiply, and release a stage as soon as its products are done,
-//! so no block-wide barrier stands in the main loop and no computing thread issues a copy
-//! (benchmarks/TUNING.md: at 4096^3 and 8192^3, 14% and 20% faster than the cp.async kernel).
-//! Launch: S::tma_threads threads, S::smem_bytes of dynamic shared memory, grid (tiles, slices).
-//! Traps where the device code has no wgmma.
-template <class T, bool AKContiguous, bool BKContiguous, class S = WgmmaGemmShape<T>>
+//! C (m x n, row-major, ldc) = alpha * A B + beta * C on the row-major form: A m x k
+//! (AKContiguous: element (r, kk) at a[r * lda + kk], else at a[kk * lda + r]), B' = B^T n x k
+//! (BKContiguous likewise), given as tensor maps (device/detail/tensor_map.cuh, 128-byte
+//! swizzle) of the operands as stored: K-contiguous, `k` x rows in boxes of tile_k x tile_m (A)
+//! or tile_k x tile_n (B); otherwise rows x `k` in boxes of 64 x tile_k. T: a 16-bit type, or
+//! float (TF32: both operands K-contiguous; Split: TF32x3, the small parts' maps in ops.a_small
+//! and ops.b_small, ignored otherwise). One 128 x 256 tile (Split: 128 x 128) per block, tiles
+//! in groups of WgmmaGemmShape::group_m rows; k == 0 gives C = beta * C. Split K: block (t, s)
+//! computes tile t over K [s k_slice, (s + 1) k_slice) (k_slice a multiple of tile_k; a whole K:
+//! gridDim.y 1 and k_slice >= k). Block x computes tile tile0 + x (see wgmma_tile_origin);
+//! tile_out != 0: its raw product goes to the tile_m x tile_n block x + s gridDim.x of `c` (ldc
+//! ignored; alpha 1 and beta 0 expected), for gemm_wgmma_slices_reduce_kernel.
+//! Warp 8 (its first lane; Split: warpgroup 2, which gives its registers to the other two)
+//! fills a ring of S::stages stages by TMA, each guarded by a full and
+//! an empty mbarrier; the two warpgroups wait on `full`, multiply (`wgmma.mma_async.m64nN`
+//! straight from shared memory), and release a stage as soon as its products are done, so no
+//! block-wide barrier stands in the main loop and no computing thread issues a copy
+//! (benchmarks/TUNING.md: at 4096^3 and 8192^3, 14% and 20% faster than the earlier cp.async
+//! kernel). Launch: S::tma_threads threads, S::smem_bytes of dynamic shared memory, grid
+//! (tiles, slices). Traps where the device code has no wgmma (the dispatch never launches it
+//! there).
+template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
 __global__ void __launch_bounds__(S::tma_threads, 1)
-    gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                          float* __restrict__ c, std::int64_t ldc, std::int64_t m, std::int64_t n, std::int64_t k,
-                          float alpha, float beta, std::int64_t k_slice, std::int64_t tile0, int tile_out) {
+    gemm_wgmma_tma_kernel(const __grid_constant__ WgmmaTmaOperands ops, float* __restrict__ c, std::int64_t ldc,
+                          std::int64_t m, std::int64_t n, std::int64_t k, float alpha, float beta, std::int64_t k_slice,
+                          std::int64_t tile0, int tile_out) {
   NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
-                    (gemm_wgmma_tma_tile<T, AKContiguous, BKContiguous, S>(map_a, map_b, c, ldc, m, n, k, alpha, beta,
-                                                                           k_slice, tile0, tile_out);),
-                    ((void)map_a; (void)map_b; (void)c; (void)ldc; (void)m; (void)n; (void)k; (void)alpha; (void)beta;
-                     (void)k_slice; (void)tile0; (void)tile_out; __trap();))
+                    (gemm_wgmma_tma_tile<T, AKContiguous, BKContiguous, Split, S>(ops, c, ldc, m, n, k, alpha, beta,
+                                                                                  k_slice, tile0, tile_out);),
+                    ((void)ops; (void)c; (void)ldc; (void)m; (void)n; (void)k; (void)alpha; (void)beta; (void)k_slice;
+                     (void)tile0; (void)tile_out; __trap();))
 }
 
 //! The mma.sync configuration of the other path: 4 warps of 64 x 64, a K step of 32 in 3
@@ -565,7 +409,7 @@ __global__ void __launch_bounds__(S::tma_threads, 1)
 template <class T>
 using Mma16GemmConfig = TiledGemm<128, 128, RegBlock<16, 8>, 32, 4, 3, T>;
 
-//! The same product as gemm_wgmma_kernel through tiled_gemm G (GemmMath::mma16 on any alignment
+//! The same product as gemm_wgmma_tma_kernel through tiled_gemm G (GemmMath::mma16 on any alignment
 //! of the 16-bit operands, GemmMath::tf32 / tf32x3 on float ones): one tile per block, tiles in
 //! row order (blockIdx.x).
 template <class G, Order OA, Order OB>
