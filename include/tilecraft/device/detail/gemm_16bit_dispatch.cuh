@@ -64,40 +64,6 @@ WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, in
   return wgmma_plan(tiles, k, volume, S::tile_k, std::int64_t{S::tile_m} * S::tile_n, sms, S::max_split_k, limits);
 }
 
-//! Runs a wgmma kernel of shape S on the row-major form C (rows x cols, ldc) = alpha * X Y^T +
-//! beta * C as `plan` says: its whole tiles straight into C, then its tail tiles in plan.slices
-//! K slices into a float workspace (slices x tail tiles), which gemm_wgmma_slices_reduce_kernel
-//! sums in slice order into C (the same bits every run). `launch(grid, c, ldc, alpha, beta,
-//! k_slice, tile0, tile_out)` launches the kernel (opted in to S::smem_bytes) with those
-//! arguments and returns last_launch_error(). Returns cudaErrorInvalidValue, launching nothing,
-//! when a grid or the K steps exceed 2^31 - 1; the pool's error when no workspace can be had.
-template <class S, class Launch>
-[[nodiscard]] cudaError_t run_wgmma_plan(Launch launch, float* c, std::int64_t ldc, std::int64_t rows,
-                                         std::int64_t cols, std::int64_t k, float alpha, float beta,
-                                         const WgmmaPlan& plan, cudaStream_t stream) {
-  if (plan.whole + plan.tail > INT_MAX || ceil_div<std::int64_t>(k, S::tile_k) > INT_MAX) return cudaErrorInvalidValue;
-  if (plan.whole > 0) {
-    TILECRAFT_RETURN_IF_ERROR(launch(dim3(static_cast<unsigned>(plan.whole)), c, ldc, alpha, beta, k, 0, 0));
-  }
-  if (plan.tail == 0) return cudaSuccess;
-  constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
-  float* partial = nullptr;
-  TILECRAFT_RETURN_IF_ERROR(workspace_alloc(
-      reinterpret_cast<void**>(&partial),
-      static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(plan.tail * tile_elems) * sizeof(float),
-      stream));
-  const dim3 grid(static_cast<unsigned>(plan.tail), static_cast<unsigned>(plan.slices));
-  cudaError_t status = launch(grid, partial, std::int64_t{S::tile_n}, 1.0f, 0.0f, plan.k_slice, plan.whole, 1);
-  if (status == cudaSuccess) {
-    const dim3 reduce_grid(static_cast<unsigned>(plan.tail), static_cast<unsigned>(tile_elems / 1024));
-    gemm_wgmma_slices_reduce_kernel<S>
-        <<<reduce_grid, 256, 0, stream>>>(partial, plan.slices, plan.whole, c, ldc, rows, cols, alpha, beta);
-    status = last_launch_error();
-  }
-  const cudaError_t freed = workspace_free(partial, stream);
-  return status != cudaSuccess ? status : freed;
-}
-
 //! The tensor maps gemm_wgmma_tma_kernel of shape S reads an operand through: `outer` rows of
 //! `inner` elements at p, ld apart (the operand as stored), K-contiguous (`k_contiguous`, boxes
 //! of tile_k x `box_rows`) or not (boxes of 64 x tile_k). k == 0 leaves `map` zeroed: the
@@ -118,14 +84,19 @@ inline bool wgmma_tma_available(std::int64_t rows, std::int64_t cols, std::int64
   return tensor_map_encoder() != nullptr && rows <= INT_MAX - 256 && cols <= INT_MAX - 256 && k <= INT_MAX - 256;
 }
 
-//! run_wgmma_plan for gemm_wgmma_tma_kernel<T, XK, YK, Split> of shape S on X (rows x k, at x,
+//! C (rows x cols, row-major, ldc) = alpha * X Y^T + beta * C by gemm_wgmma_tma_kernel<T, XK, YK,
+//! Split> of shape S, persistent on at most `sms` blocks, as `plan` says (its tail's K slices'
+//! sums in float workspace, then summed in slice order by gemm_wgmma_slices_reduce_kernel: the
+//! same bits every run), on X (rows x k, at x,
 //! K-contiguous when XK) and Y (cols x k, at y), both 16-byte aligned with leading dimensions
 //! that are multiples of 16 bytes; Split (TF32x3): their small parts at x + small_x and
-//! y + small_y, the same shapes and leading dimensions (16-byte aligned too).
+//! y + small_y, the same shapes and leading dimensions (16-byte aligned too). Returns
+//! cudaErrorInvalidValue, launching nothing, when the units or the K steps exceed 2^31 - 1; the
+//! pool's error when no workspace can be had.
 template <class S, class T, bool XK, bool YK, bool Split = false>
 [[nodiscard]] cudaError_t launch_wgmma_tma(const T* x, std::int64_t ldx, const T* y, std::int64_t ldy, float* c,
                                            std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
-                                           float alpha, float beta, const WgmmaPlan& plan, cudaStream_t stream,
+                                           float alpha, float beta, const WgmmaPlan& plan, int sms, cudaStream_t stream,
                                            std::int64_t small_x = 0, std::int64_t small_y = 0) {
   auto kernel = gemm_wgmma_tma_kernel<T, XK, YK, Split, S>;
   WgmmaTmaOperands ops{};
@@ -136,13 +107,31 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
     TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.b_small, y + small_y, ldy, true, cols, k, S::tile_n));
   }
   TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
-  auto launch = [&](dim3 grid, float* out, std::int64_t ld_out, float a, float b, std::int64_t k_slice,
-                    std::int64_t tile0, int tile_out) {
-    kernel<<<grid, S::tma_threads, S::smem_bytes, stream>>>(ops, out, ld_out, rows, cols, k, a, b, k_slice, tile0,
-                                                            tile_out);
-    return last_launch_error();
-  };
-  return run_wgmma_plan<S>(launch, c, ldc, rows, cols, k, alpha, beta, plan, stream);
+  const std::int64_t units = plan.whole + plan.tail * plan.slices;
+  if (units > INT_MAX || ceil_div<std::int64_t>(k, S::tile_k) > INT_MAX) return cudaErrorInvalidValue;
+  constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
+  float* partial = nullptr;
+  if (plan.tail > 0) {
+    TILECRAFT_RETURN_IF_ERROR(workspace_alloc(
+        reinterpret_cast<void**>(&partial),
+        static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(plan.tail * tile_elems) * sizeof(float),
+        stream));
+  }
+  const std::int64_t blocks = units < sms ? units : sms;
+  kernel<<<static_cast<unsigned>(blocks), S::tma_threads, S::smem_bytes, stream>>>(
+      ops, c, ldc, rows, cols, k, alpha, beta, plan.k_slice, plan.whole, plan.tail, plan.slices, partial);
+  cudaError_t status = last_launch_error();
+  if (status == cudaSuccess && plan.tail > 0) {
+    const dim3 reduce_grid(static_cast<unsigned>(plan.tail), static_cast<unsigned>(tile_elems / 1024));
+    gemm_wgmma_slices_reduce_kernel<S>
+        <<<reduce_grid, 256, 0, stream>>>(partial, plan.slices, plan.whole, c, ldc, rows, cols, alpha, beta);
+    status = last_launch_error();
+  }
+  if (partial != nullptr) {
+    const cudaError_t freed = workspace_free(partial, stream);
+    if (status == cudaSuccess) status = freed;
+  }
+  return status;
 }
 
 //! Copies the 16-bit operand `src` (`outer` rows of `inner` elements, leading dimension ld) to
@@ -259,18 +248,18 @@ template <class T>
       ldys = ldyp;
     }
     if (status == cudaSuccess) {
-      const WgmmaPlan plan =
-          wgmma_plan_of<S>(rows, cols, k, tunables.sms > 0 ? tunables.sms : limits.sms, tunables.split);
+      const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;
+      const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, sms, tunables.split);
       if (x_k) {
         status = y_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                          stream)
+                                                          sms, stream)
                      : launch_wgmma_tma<S, T, true, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                           stream);
+                                                           sms, stream);
       } else {
         status = y_k ? launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                           stream)
+                                                           sms, stream)
                      : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
-                                                            plan, stream);
+                                                            plan, sms, stream);
       }
     }
     if (ws != nullptr) {

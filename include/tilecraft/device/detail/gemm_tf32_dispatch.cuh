@@ -196,8 +196,9 @@ template <GemmMath Math>
       if (status == cudaSuccess) status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
     }
     if (status == cudaSuccess) {
-      status = launch_wgmma_tma<S, float, true, true, split>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k,
-                                                             alpha, beta, plan, stream, xo.small, yo.small);
+      status = launch_wgmma_tma<S, float, true, true, split>(
+          xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan,
+          tunables.sms > 0 ? tunables.sms : limits.sms, stream, xo.small, yo.small);
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);

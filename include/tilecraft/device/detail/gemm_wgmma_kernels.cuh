@@ -123,7 +123,7 @@ TILECRAFT_HOST_DEVICE void wgmma_tile_origin(std::int64_t t, std::int64_t m, std
 
 //! C = alpha * (sum of the K slices' products) + beta * C over `tiles` tiles of shape S from
 //! tile0 on, the slices summed in order (the same bits every run): slice s of local tile x is
-//! the tile_m x tile_n block x + s tiles of `partial` (gemm_wgmma_tma_kernel's tile_out). Block
+//! the tile_m x tile_n block x + s tiles of `partial` (gemm_wgmma_tma_kernel's tail units). Block
 //! (x, y) sums 1024 elements of local tile x (256 threads, 4 consecutive elements each); beta 0
 //! never reads C. Launch: grid (tiles, tile_m * tile_n / 1024), 256 threads.
 template <class S>
@@ -207,18 +207,6 @@ TILECRAFT_DEVICE void wgmma_store_tile(const float (&acc)[S::tile_n / 2], float*
   }
 }
 
-//! Where a block's tile goes: sets (m0, n0), the origin of tile tile0 + blockIdx.x in C, and
-//! returns the address of C(m0, n0), or (tile_out != 0) that of the block's tile_m x tile_n
-//! tile of workspace (row-major: ldc becomes tile_n), block (x, y) at tile x + y gridDim.x.
-template <class S>
-TILECRAFT_DEVICE float* wgmma_tile_target(float* c, std::int64_t& ldc, std::int64_t m, std::int64_t n,
-                                          std::int64_t tile0, int tile_out, std::int64_t& m0, std::int64_t& n0) {
-  wgmma_tile_origin<S>(tile0 + blockIdx.x, m, n, m0, n0);
-  if (tile_out == 0) return c + m0 * ldc + n0;
-  ldc = S::tile_n;
-  return c + (std::int64_t{blockIdx.y} * gridDim.x + blockIdx.x) * (S::tile_m * S::tile_n);
-}
-
 //! Issues the TMA copies of one operand's stage tile (`Rows` x tile_k, laid out as above) whose K rows start at `kc`
 //! and rows (of the non-K side) at `row0`, through `map` (see gemm_wgmma_tma_kernel), completing on `bar`:
 //! K-contiguous, one box of tile_k x Rows; otherwise Rows / 64 boxes of 64 x tile_k, 8 KiB apart.
@@ -233,6 +221,46 @@ TILECRAFT_DEVICE void tma_load_operand(unsigned char* dst, const CUtensorMap* ma
   }
 }
 
+//! One unit of gemm_wgmma_tma_kernel's work: a tile of C (origin m0, n0) over K [k0, k0 +
+//! ktiles tile_k), stored at `out` (ld_out apart): C itself (raw false: alpha and beta apply)
+//! or, for a K slice of a tail tile, its tile_m x tile_n block of float partial sums (raw).
+struct WgmmaUnit {
+  std::int64_t m0, n0, k0;
+  int ktiles;
+  float* out;
+  std::int64_t ld_out;
+  bool raw;
+};
+
+//! Unit u of a product planned as `whole` tiles with K whole, then `tail` tiles in `slices`
+//! K slices of k_slice (WgmmaPlan): units 0 ... whole - 1 are tiles 0 ... whole - 1; unit
+//! whole + s tail + x is slice s of tile whole + x, whose sums go to block x + s tail of
+//! `partial` (what gemm_wgmma_slices_reduce_kernel reads).
+template <class S>
+TILECRAFT_DEVICE WgmmaUnit wgmma_unit(std::int64_t u, std::int64_t m, std::int64_t n, std::int64_t k,
+                                      std::int64_t k_slice, std::int64_t whole, std::int64_t tail, float* c,
+                                      std::int64_t ldc, float* partial) {
+  WgmmaUnit unit{};
+  std::int64_t tile = u, k_len = k;
+  if (u >= whole) {
+    const std::int64_t v = u - whole;
+    tile = whole + v % tail;
+    unit.k0 = (v / tail) * k_slice;
+    k_len = k - unit.k0 < k_slice ? k - unit.k0 : k_slice;
+    unit.raw = true;
+  }
+  wgmma_tile_origin<S>(tile, m, n, unit.m0, unit.n0);
+  unit.ktiles = k_len > 0 ? static_cast<int>((k_len + S::tile_k - 1) / S::tile_k) : 0;
+  if (unit.raw) {
+    unit.out = partial + (u - whole) * (std::int64_t{S::tile_m} * S::tile_n);
+    unit.ld_out = S::tile_n;
+  } else {
+    unit.out = c + unit.m0 * ldc + unit.n0;
+    unit.ld_out = ldc;
+  }
+  return unit;
+}
+
 //! The operands of gemm_wgmma_tma_kernel: the tensor maps of A and B (and, Split, of their
 //! small parts, same shapes and layouts).
 struct WgmmaTmaOperands {
@@ -242,11 +270,13 @@ struct WgmmaTmaOperands {
   CUtensorMap b_small;  // Split only
 };
 
-//! The body of gemm_wgmma_tma_kernel (sm_90a code only).
+//! The body of gemm_wgmma_tma_kernel (sm_90a code only): a block computes units blockIdx.x,
+//! blockIdx.x + gridDim.x, ... (wgmma_unit).
 template <class T, bool AKContiguous, bool BKContiguous, bool Split, class S>
 TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __restrict__ c, std::int64_t ldc,
                                           std::int64_t m, std::int64_t n, std::int64_t k, float alpha, float beta,
-                                          std::int64_t k_slice, std::int64_t tile0, int tile_out) {
+                                          std::int64_t k_slice, std::int64_t whole, std::int64_t tail, int slices,
+                                          float* __restrict__ partial) {
   static_assert(S::tile_m <= 256 && S::tile_n <= 256 && S::tile_m % 64 == 0 && S::tile_n % 64 == 0,
                 "gemm_wgmma_tma_kernel: a TMA box spans at most 256 rows, and 64-row blocks");
   static_assert(!Split || (AKContiguous && BKContiguous),
@@ -269,30 +299,32 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   }
   __syncthreads();
 
-  // K slice blockIdx.y: K [k0, k0 + k_slice), k0 a multiple of tile_k, so a slice's last box
-  // ends at the next slice's start (or past the end of K, where the copies fill zeros).
-  const std::int64_t k0 = std::int64_t{blockIdx.y} * k_slice;
-  const std::int64_t k_len = k - k0 < k_slice ? k - k0 : k_slice;
-  const int ktiles = k_len > 0 ? static_cast<int>((k_len + S::tile_k - 1) / S::tile_k) : 0;
-  std::int64_t m0 = 0, n0 = 0;
-  float* const c_tile = wgmma_tile_target<S>(c, ldc, m, n, tile0, tile_out, m0, n0);
   // A stage: A's part(s), then B's: [A | B] or, split, [A big | A small | B big | B small].
   constexpr int b_at = S::parts * S::a_bytes;
+  const std::int64_t units = whole + tail * slices;
+  // Stages go round the ring in one sequence across a block's units: use `it` of the ring is
+  // slot it % stages in its (it / stages)-th round, for the producer and the computing
+  // warpgroups alike.
 
   if (t >= S::threads) {  // the producer: its first lane issues every copy
     if constexpr (Split) arch::warpgroup_reg_dealloc<S::producer_registers>();
     if (t == S::threads) {
-      for (int kt = 0; kt < ktiles; ++kt) {
-        const int s = kt % S::stages;
-        if (kt >= S::stages) arch::mbarrier_wait(&empty[s], ((kt / S::stages) & 1) ^ 1);
-        unsigned char* st = smem + s * S::stage_bytes;
-        arch::mbarrier_arrive_expect_tx(&full[s], S::stage_bytes);
-        const int kc = static_cast<int>(k0 + std::int64_t{kt} * S::tile_k);
-        tma_load_operand<S::tile_m, AKContiguous>(st, &ops.a, &full[s], kc, static_cast<int>(m0));
-        tma_load_operand<S::tile_n, BKContiguous>(st + b_at, &ops.b, &full[s], kc, static_cast<int>(n0));
-        if constexpr (Split) {
-          tma_load_operand<S::tile_m, true>(st + S::a_bytes, &ops.a_small, &full[s], kc, static_cast<int>(m0));
-          tma_load_operand<S::tile_n, true>(st + b_at + S::b_bytes, &ops.b_small, &full[s], kc, static_cast<int>(n0));
+      int it = 0;
+      for (std::int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+        const WgmmaUnit unit = wgmma_unit<S>(u, m, n, k, k_slice, whole, tail, c, ldc, partial);
+        for (int kt = 0; kt < unit.ktiles; ++kt, ++it) {
+          const int s = it % S::stages;
+          if (it >= S::stages) arch::mbarrier_wait(&empty[s], ((it / S::stages) & 1) ^ 1);
+          unsigned char* st = smem + s * S::stage_bytes;
+          arch::mbarrier_arrive_expect_tx(&full[s], S::stage_bytes);
+          const int kc = static_cast<int>(unit.k0 + std::int64_t{kt} * S::tile_k);
+          const int m0 = static_cast<int>(unit.m0), n0 = static_cast<int>(unit.n0);
+          tma_load_operand<S::tile_m, AKContiguous>(st, &ops.a, &full[s], kc, m0);
+          tma_load_operand<S::tile_n, BKContiguous>(st + b_at, &ops.b, &full[s], kc, n0);
+          if constexpr (Split) {
+            tma_load_operand<S::tile_m, true>(st + S::a_bytes, &ops.a_small, &full[s], kc, m0);
+            tma_load_operand<S::tile_n, true>(st + b_at + S::b_bytes, &ops.b_small, &full[s], kc, n0);
+          }
         }
       }
     }
@@ -306,69 +338,79 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   // Split: a stage's big x big products, from zero; the cross terms of every stage.
   float big[Split ? acc_size : 1];
   float cross[Split ? acc_size : 1];
+  int it = 0;
+  for (std::int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+    const WgmmaUnit unit = wgmma_unit<S>(u, m, n, k, k_slice, whole, tail, c, ldc, partial);
 #pragma unroll
-  for (int i = 0; i < acc_size; ++i) acc[i] = 0.0f;
-  if constexpr (Split) {
-#pragma unroll
-    for (int i = 0; i < acc_size; ++i) cross[i] = 0.0f;
-  }
-  for (int kt = 0; kt < ktiles; ++kt) {
-    const int s = kt % S::stages;
-    arch::mbarrier_wait(&full[s], (kt / S::stages) & 1);
-    const unsigned char* sa = smem + s * S::stage_bytes;
+    for (int i = 0; i < acc_size; ++i) acc[i] = 0.0f;
     if constexpr (Split) {
-      // TF32x3, as in gemm_wgmma_tile: big x big from zero in a group of its own, folded into
-      // FP32 sums while the cross terms' group runs.
-      arch::wgmma_fence_operand(big);
-      arch::wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        arch::wgmma_async<S::tile_n, T, false, false>(big, wgmma_operand_descriptor<true>(sa, wg * 64, kk),
-                                                      wgmma_operand_descriptor<true>(sa + b_at, 0, kk),
-                                                      kk > 0 ? 1u : 0u);
-      }
-      arch::wgmma_commit();
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        const std::uint64_t a_big = wgmma_operand_descriptor<true>(sa, wg * 64, kk);
-        const std::uint64_t b_big = wgmma_operand_descriptor<true>(sa + b_at, 0, kk);
-        arch::wgmma_async<S::tile_n, T, false, false>(
-            cross, wgmma_operand_descriptor<true>(sa + S::a_bytes, wg * 64, kk), b_big, 1u);
-        arch::wgmma_async<S::tile_n, T, false, false>(
-            cross, a_big, wgmma_operand_descriptor<true>(sa + b_at + S::b_bytes, 0, kk), 1u);
-      }
-      arch::wgmma_commit();
-      // Big x big of stage kt and every group before it are complete (groups complete in
-      // order): stage kt - 1, cross terms included, is read.
-      arch::wgmma_wait<S::pending>();
-      arch::wgmma_fence_operand(big);
-#pragma unroll
-      for (int i = 0; i < acc_size; ++i) acc[i] += big[i];
-    } else {
-      arch::wgmma_fence_operand(acc);
-      arch::wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(
-            acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
-            wgmma_operand_descriptor<BKContiguous>(sa + b_at, 0, kk), 1u);
-      }
-      arch::wgmma_commit();
-      // Stage kt - 1's products are complete once at most this stage's group runs.
-      arch::wgmma_wait<S::pending>();
-      arch::wgmma_fence_operand(acc);
+      for (int i = 0; i < acc_size; ++i) cross[i] = 0.0f;
     }
-    if (kt > 0) arch::mbarrier_arrive(&empty[(kt - 1) % S::stages]);  // hand stage kt - 1 back
-  }
-  arch::wgmma_wait<0>();
-  arch::wgmma_fence_operand(acc);
-  if constexpr (Split) {
-    arch::wgmma_fence_operand(cross);
-    // The cross terms count only where finite (see gemm_wgmma_tile).
+    for (int kt = 0; kt < unit.ktiles; ++kt, ++it) {
+      const int s = it % S::stages;
+      arch::mbarrier_wait(&full[s], (it / S::stages) & 1);
+      const unsigned char* sa = smem + s * S::stage_bytes;
+      if constexpr (Split) {
+        // TF32x3: big x big from zero in a group of its own, folded into FP32 sums while the
+        // cross terms' group runs (the tensor cores' own sums truncate).
+        arch::wgmma_fence_operand(big);
+        arch::wgmma_fence();
 #pragma unroll
-    for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? cross[i] : 0.0f;
+        for (int kk = 0; kk < 4; ++kk) {
+          arch::wgmma_async<S::tile_n, T, false, false>(big, wgmma_operand_descriptor<true>(sa, wg * 64, kk),
+                                                        wgmma_operand_descriptor<true>(sa + b_at, 0, kk),
+                                                        kk > 0 ? 1u : 0u);
+        }
+        arch::wgmma_commit();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          const std::uint64_t a_big = wgmma_operand_descriptor<true>(sa, wg * 64, kk);
+          const std::uint64_t b_big = wgmma_operand_descriptor<true>(sa + b_at, 0, kk);
+          arch::wgmma_async<S::tile_n, T, false, false>(
+              cross, wgmma_operand_descriptor<true>(sa + S::a_bytes, wg * 64, kk), b_big, 1u);
+          arch::wgmma_async<S::tile_n, T, false, false>(
+              cross, a_big, wgmma_operand_descriptor<true>(sa + b_at + S::b_bytes, 0, kk), 1u);
+        }
+        arch::wgmma_commit();
+        // Big x big of this stage and every group before it are complete (groups complete in
+        // order): the previous stage, cross terms included, is read.
+        arch::wgmma_wait<S::pending>();
+        arch::wgmma_fence_operand(big);
+#pragma unroll
+        for (int i = 0; i < acc_size; ++i) acc[i] += big[i];
+      } else {
+        arch::wgmma_fence_operand(acc);
+        arch::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(
+              acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
+              wgmma_operand_descriptor<BKContiguous>(sa + b_at, 0, kk), 1u);
+        }
+        arch::wgmma_commit();
+        // The previous stage's products are complete once at most this stage's group runs.
+        arch::wgmma_wait<S::pending>();
+        arch::wgmma_fence_operand(acc);
+      }
+      if (kt > 0) arch::mbarrier_arrive(&empty[(it - 1) % S::stages]);  // hand the previous stage back
+    }
+    arch::wgmma_wait<0>();
+    arch::wgmma_fence_operand(acc);
+    // The unit's last stage is read: hand it back, so that the producer fills the next unit's
+    // stages while this one's tile is stored.
+    if (unit.ktiles > 0) arch::mbarrier_arrive(&empty[(it - 1) % S::stages]);
+    if constexpr (Split) {
+      arch::wgmma_fence_operand(cross);
+      // The cross terms count only where finite: with an Inf operand they hold Inf x 0 = NaN
+      // (the small part of Inf is NaN), and big x big already holds the Inf, or the NaN that
+      // FP32 arithmetic gives there.
+#pragma unroll
+      for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? cross[i] : 0.0f;
+    }
+    wgmma_store_tile<S>(acc, unit.out, unit.ld_out, unit.m0, unit.n0, m, n, unit.raw ? 1.0f : alpha,
+                        unit.raw ? 0.0f : beta);
   }
-  wgmma_store_tile<S>(acc, c_tile, ldc, m0, n0, m, n, alpha, beta);
 }
 
 //! C (m x n, row-major, ldc) = alpha * A B + beta * C on the row-major form: A m x k
@@ -377,12 +419,12 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! swizzle) of the operands as stored: K-contiguous, `k` x rows in boxes of tile_k x tile_m (A)
 //! or tile_k x tile_n (B); otherwise rows x `k` in boxes of 64 x tile_k. T: a 16-bit type, or
 //! float (TF32: both operands K-contiguous; Split: TF32x3, the small parts' maps in ops.a_small
-//! and ops.b_small, ignored otherwise). One 128 x 256 tile (Split: 128 x 128) per block, tiles
-//! in groups of WgmmaGemmShape::group_m rows; k == 0 gives C = beta * C. Split K: block (t, s)
-//! computes tile t over K [s k_slice, (s + 1) k_slice) (k_slice a multiple of tile_k; a whole K:
-//! gridDim.y 1 and k_slice >= k). Block x computes tile tile0 + x (see wgmma_tile_origin);
-//! tile_out != 0: its raw product goes to the tile_m x tile_n block x + s gridDim.x of `c` (ldc
-//! ignored; alpha 1 and beta 0 expected), for gemm_wgmma_slices_reduce_kernel.
+//! and ops.b_small, ignored otherwise). k == 0 gives C = beta * C. Persistent: the work is
+//! `whole` tiles of 128 x 256 (Split: 128 x 128) with K whole, straight into C, in groups of
+//! WgmmaGemmShape::group_m tile rows, then `tail` tiles in `slices` K slices of k_slice (a
+//! multiple of tile_k) whose raw sums go to `partial` for gemm_wgmma_slices_reduce_kernel
+//! (wgmma_unit); block b computes units b, b + gridDim.x, ... (launch at most one block per
+//! SM: every block is resident).
 //! Warp 8 (its first lane; Split: warpgroup 2, which gives its registers to the other two)
 //! fills a ring of S::stages stages by TMA, each guarded by a full and
 //! an empty mbarrier; the two warpgroups wait on `full`, multiply (`wgmma.mma_async.m64nN`
@@ -390,18 +432,19 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! block-wide barrier stands in the main loop and no computing thread issues a copy
 //! (benchmarks/TUNING.md: at 4096^3 and 8192^3, 14% and 20% faster than the earlier cp.async
 //! kernel). Launch: S::tma_threads threads, S::smem_bytes of dynamic shared memory, grid
-//! (tiles, slices). Traps where the device code has no wgmma (the dispatch never launches it
-//! there).
+//! (at most the SMs). The ring's stages run on across a block's units, so the producer loads
+//! the next unit's first stages while the warpgroups store a tile. Traps where the device code
+//! has no wgmma (the dispatch never launches it there).
 template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
 __global__ void __launch_bounds__(S::tma_threads, 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ WgmmaTmaOperands ops, float* __restrict__ c, std::int64_t ldc,
                           std::int64_t m, std::int64_t n, std::int64_t k, float alpha, float beta, std::int64_t k_slice,
-                          std::int64_t tile0, int tile_out) {
+                          std::int64_t whole, std::int64_t tail, int slices, float* __restrict__ partial) {
   NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
-                    (gemm_wgmma_tma_tile<T, AKContiguous, BKContiguous, Split, S>(ops, c, ldc, m, n, k, alpha, beta,
-                                                                                  k_slice, tile0, tile_out);),
+                    (gemm_wgmma_tma_tile<T, AKContiguous, BKContiguous, Split, S>(
+                         ops, c, ldc, m, n, k, alpha, beta, k_slice, whole, tail, slices, partial);),
                     ((void)ops; (void)c; (void)ldc; (void)m; (void)n; (void)k; (void)alpha; (void)beta; (void)k_slice;
-                     (void)tile0; (void)tile_out; __trap();))
+                     (void)whole; (void)tail; (void)slices; (void)partial; __trap();))
 }
 
 //! The mma.sync configuration of the other path: 4 warps of 64 x 64, a K step of 32 in 3
