@@ -10,6 +10,8 @@
 
 #include <vector_types.h>
 
+#include <nv/target>
+
 #include "../../block/block_scan.cuh"
 #include "../../config.cuh"
 #include "../../memory/copy_async.cuh"
@@ -314,6 +316,9 @@ __global__ void __launch_bounds__(Policy::threads)
   __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
   __shared__ Acc look_back_buf[warp_threads];
   __shared__ unsigned ticket;
+  // Launched as scan_init_kernel's programmatic dependent (sm_90), the block may start before
+  // the counter and the states are cleared: wait for that grid here (a no-op otherwise).
+  NV_IF_TARGET(NV_PROVIDES_SM_90, (asm volatile("griddepcontrol.wait;" ::: "memory");))
   if (threadIdx.x == 0) ticket = single_tile ? 0u : atomicAdd(counter, 1u);
   __syncthreads();
   if constexpr (two_pass_tile<Policy, In, Out, Acc>) {

@@ -35,6 +35,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include <nv/target>
+
 #include "../../config.cuh"
 #include "../../util/functional.cuh"
 #include "../../util/math.cuh"
@@ -218,9 +220,13 @@ struct TileStatus<Acc, 2> {
 
 #if defined(__CUDACC__)
 
-// Clears the tile states and the tile counter before a scan (one thread per tile).
+// Clears the tile states and the tile counter before a scan (one thread per tile). On sm_90 it
+// lets the scan kernel, launched as its programmatic dependent (scan_dispatch.cuh), start at
+// once: that kernel waits for this grid's completion (griddepcontrol.wait) before it touches
+// the counter or a state, but its launch no longer waits.
 template <class Status>
 __global__ void __launch_bounds__(256) scan_init_kernel(Status status, std::int64_t tiles, unsigned* counter) {
+  NV_IF_TARGET(NV_PROVIDES_SM_90, (asm volatile("griddepcontrol.launch_dependents;" ::: "memory");))
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (i == 0) *counter = 0;
   if (i < tiles) status.clear(i);
