@@ -85,8 +85,9 @@ constexpr GemmSize gemm_f64_sizes[] = {{2048, 2048, 2048}, {4096, 4096, 4096}};
 constexpr std::size_t gemm_f64_max_elems = std::size_t{4096} * 4096;
 
 // Shapes of the 16-bit rows (their operands: 8192 x 8192 of each type, gemm_max_elems).
-// 3072^3: 288 tiles of 128 x 256 on 132 SMs, a last wave of 24 (split in K by the launcher).
-constexpr GemmSize gemm_16bit_sizes[] = {{2048, 2048, 2048}, {3072, 3072, 3072}, {4096, 4096, 4096},
+// 3072^3: 288 tiles of 128 x 256 on 132 SMs, a last wave of 24 (split in K by the launcher);
+// 1024^3: 32 such tiles, so the launcher takes 128 narrow ones of 128 x 64.
+constexpr GemmSize gemm_16bit_sizes[] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {3072, 3072, 3072}, {4096, 4096, 4096},
                                          {8192, 8192, 8192}, {128, 8192, 8192},  {1000, 999, 1001}};
 
 // The operand types with a float C: __half and __nv_bfloat16.
@@ -360,7 +361,7 @@ void cublas_tf32_gemm(const GemmSize& s, const float* a, const float* b, float* 
 
 // The shapes of the tensor-core rows.
 constexpr GemmSize tensor_sizes[] = {
-    {2048, 2048, 2048}, {3072, 3072, 3072}, {4096, 4096, 4096},
+    {1024, 1024, 1024}, {2048, 2048, 2048}, {3072, 3072, 3072}, {4096, 4096, 4096},
     {8192, 8192, 8192}, {128, 8192, 8192},  {1000, 999, 1001},
 };
 

@@ -159,9 +159,11 @@ template <class Policy = void>
 //! CMAKE_CUDA_ARCHITECTURES: `-gencode arch=compute_90a,code=sm_90a`), operands that are
 //! 16-byte aligned with leading dimensions that are multiples of 8 run Hopper's warpgroup MMA
 //! (`wgmma` on 128 x 256 tiles, the operands brought by TMA into 4 stages of 64 rows of K by a
-//! producer warp; on an H200 0.88 to 1.0x cuBLAS at 2048^3, 4096^3 and 8192^3, 0.82x at
-//! 3072^3), and so do other operands of products of at least 2^26 multiply-adds, copied
-//! into aligned workspace first. When C has fewer tiles than the GPU has SMs, K is split into
+//! producer warp, one persistent block per SM; on an H200 0.88 to 1.0x cuBLAS at 2048^3, 4096^3
+//! and 8192^3, 0.84x at 3072^3), and so do other operands of products of at least 2^26
+//! multiply-adds, copied into aligned workspace first. A C with fewer 128 x 256 tiles than the
+//! GPU has SMs runs 128 x 64 tiles in 8 stages where those fill at most two waves (1024^3: 0.43x
+//! -> 0.86x cuBLAS). When C has fewer tiles than the GPU has SMs, K is split into
 //! slices of at least 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB
 //! of float partial sums in workspace) that a second kernel sums in slice order: the same bits
 //! on every run. Everything else runs the block-level tiled_gemm on `mma.sync`
@@ -197,7 +199,8 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //!     FP32's accuracy from the tensor cores, a result within (2^-20 + (3 K + 2) 2^-24) M.
 //! On an H100 / H200 whose code was compiled for sm_90a (see the 16-bit gemm()), products whose
 //! blocks fill at least half of the SMs run Hopper's warpgroup MMA (K split as for 16-bit
-//! operands when C has fewer tiles than the GPU has SMs): TF32 on 128 x 256 tiles fed by TMA, the
+//! operands when C has fewer tiles than the GPU has SMs): TF32 on 128 x 256 tiles (128 x 64 where
+//! the 16-bit path takes those) fed by TMA, the
 //! operands truncated to TF32 by the tensor cores (about twice the error of rounding them, well
 //! inside the bound); TF32x3 on 128 x 128 tiles, the operands split (rounded to nearest) into
 //! workspace first, each stage's big x big products summed from zero by the tensor cores and

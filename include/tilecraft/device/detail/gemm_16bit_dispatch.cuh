@@ -64,6 +64,16 @@ WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, in
   return wgmma_plan(tiles, k, volume, S::tile_k, std::int64_t{S::tile_m} * S::tile_n, sms, S::max_split_k, limits);
 }
 
+//! Whether gemm_wgmma_tma_kernel on T runs its narrow tiles for C (rows x cols) on `sms` SMs:
+//! as tunables.tile_width forces, or as wgmma_narrow_pays says.
+template <class T>
+bool wgmma_runs_narrow(std::int64_t rows, std::int64_t cols, int sms, const GemmTensorTunables& tunables) {
+  using Wide = WgmmaGemmShape<T>;
+  using Narrow = WgmmaGemmShape<T, false, true>;
+  if (tunables.tile_width != 0) return tunables.tile_width == 1;
+  return wgmma_narrow_pays(rows, cols, Wide::tile_m, Wide::tile_n, Narrow::tile_n, sms, tunables.narrow_cost);
+}
+
 //! The tensor maps gemm_wgmma_tma_kernel of shape S reads an operand through: `outer` rows of
 //! `inner` elements at p, ld apart (the operand as stored), K-contiguous (`k_contiguous`, boxes
 //! of tile_k x `box_rows`) or not (boxes of 64 x tile_k). k == 0 leaves `map` zeroed: the
@@ -217,7 +227,6 @@ template <class T>
        static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(k) >= tunables.pack_min_volume);
 
   if (wgmma) {
-    using S = WgmmaGemmShape<T>;
     DeviceLimits limits{};
     TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
     // Operands as stored: `outer` rows of `inner` elements (X rows x k K-contiguous, else k x rows).
@@ -249,18 +258,22 @@ template <class T>
     }
     if (status == cudaSuccess) {
       const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;
-      const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, sms, tunables.split);
-      if (x_k) {
-        status = y_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
+      auto run = [&](auto shape) {
+        using S = decltype(shape);
+        const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, sms, tunables.split);
+        if (x_k) {
+          return y_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
                                                           sms, stream)
                      : launch_wgmma_tma<S, T, true, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
                                                            sms, stream);
-      } else {
-        status = y_k ? launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                           sms, stream)
-                     : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
-                                                            plan, sms, stream);
-      }
+        }
+        return y_k ? launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
+                                                         sms, stream)
+                   : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
+                                                          sms, stream);
+      };
+      status = wgmma_runs_narrow<T>(rows, cols, sms, tunables) ? run(WgmmaGemmShape<T, false, true>{})
+                                                               : run(WgmmaGemmShape<T>{});
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);

@@ -72,6 +72,12 @@ struct GemmTensorTunables {
   //! The SMs the plan fills (0: the device's; tests plan for a few, so that small products
   //! have full waves and a last one).
   int sms = 0;
+  //! The wgmma kernel's tiles (16-bit operands and TF32): 0 chooses by shape
+  //! (wgmma_narrow_pays), 1 forces the narrow ones, 2 the wide ones (tests, experiments).
+  int tile_width = 0;
+  //! What a narrow tile's multiply-add costs against a wide one's (wgmma_narrow_pays):
+  //! measured on the H200 at 4096^3, 317 us against 177 us in BF16 (benchmarks/TUNING.md).
+  double narrow_cost = 1.8;
 };
 
 // ---- arguments --------------------------------------------------------------------------------
@@ -252,6 +258,24 @@ inline WgmmaPlan wgmma_plan(std::int64_t tiles, std::int64_t k, double volume, i
   const SplitPlan split =
       k_slices(sms / tail, k, tile_k, max_slices, tail * tile_elems * static_cast<std::int64_t>(sizeof(float)), limits);
   return split.slices < 2 ? whole : WgmmaPlan{tiles - tail, tail, split.slices, split.k_slice};
+}
+
+//! Whether the wgmma kernel covers C (rows x cols) on `sms` SMs with its narrow tiles
+//! (tile_m x narrow_n) rather than its wide ones (tile_m x wide_n): which takes less time,
+//! counted as waves of tiles (whole: a wave that is not full takes as long as a full one) times
+//! a tile's columns, times narrow_cost for a narrow tile (it reads more operand bytes from L2 a
+//! multiply-add: (128 + 64) x 64 elements for 128 x 64 x 64 of them against (128 + 256) x 64
+//! for 128 x 256 x 64, and runs at about 56% of a wide tile's rate on the H200). So products
+//! whose wide tiles fill less than a wave run narrow if the narrow ones take at most two:
+//! 1024^3 has 32 wide tiles for 132 SMs, 128 narrow ones.
+inline bool wgmma_narrow_pays(std::int64_t rows, std::int64_t cols, int tile_m, int wide_n, int narrow_n, int sms,
+                              double narrow_cost) {
+  if (rows <= 0 || cols <= 0 || sms <= 0) return false;
+  const std::int64_t tiles_m = ceil_div<std::int64_t>(rows, tile_m);
+  auto waves = [&](int tile_n) {
+    return static_cast<double>(ceil_div<std::int64_t>(tiles_m * ceil_div<std::int64_t>(cols, tile_n), sms));
+  };
+  return waves(narrow_n) * narrow_n * narrow_cost < waves(wide_n) * wide_n;
 }
 
 // ---- GemmPolicyHuge ------------------------------------------------------------------------------

@@ -171,15 +171,22 @@ template <GemmMath Math>
   int device = 0;
   TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
   constexpr bool split = Math == GemmMath::tf32x3;
-  using S = WgmmaGemmShape<float, split>;
   DeviceLimits limits{};
   TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
-  const std::int64_t wgmma_tiles = ceil_div(rows, std::int64_t{S::tile_m}) * ceil_div(cols, std::int64_t{S::tile_n});
-  const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, tunables.sms > 0 ? tunables.sms : limits.sms, tunables.split);
+  const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;
+  // TF32 runs narrow tiles where they pay (wgmma_runs_narrow); TF32x3 has one shape.
+  const bool narrow = !split && wgmma_runs_narrow<float>(rows, cols, sms, tunables);
+  const std::int64_t tile_n =
+      narrow ? WgmmaGemmShape<float, false, true>::tile_n : WgmmaGemmShape<float, split>::tile_n;
+  constexpr int tile_m = WgmmaGemmShape<float, split>::tile_m, tile_k = WgmmaGemmShape<float, split>::tile_k;
+  const WgmmaPlan plan = narrow ? wgmma_plan_of<WgmmaGemmShape<float, false, true>>(rows, cols, k, sms, tunables.split)
+                                : wgmma_plan_of<WgmmaGemmShape<float, split>>(rows, cols, k, sms, tunables.split);
   if (gemm_wgmma_runs_on<float>(device) && wgmma_tma_available(rows, cols, k) &&
-      static_cast<double>(plan.whole + plan.tail * plan.slices) >=
-          tunables.min_wave_fill * (tunables.sms > 0 ? tunables.sms : limits.sms)) {
-    if (wgmma_tiles > INT_MAX || ceil_div(k, std::int64_t{S::tile_k}) > INT_MAX) return cudaErrorInvalidValue;
+      static_cast<double>(plan.whole + plan.tail * plan.slices) >= tunables.min_wave_fill * sms) {
+    if (ceil_div(rows, std::int64_t{tile_m}) * ceil_div(cols, tile_n) > INT_MAX ||
+        ceil_div(k, std::int64_t{tile_k}) > INT_MAX) {
+      return cudaErrorInvalidValue;
+    }
     const std::int64_t ldp = round_up<std::int64_t>(k, 4);
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
     const std::int64_t x_elems = tf32_operand_elems(x, ldx, x_k, rows, k, split);
@@ -196,9 +203,15 @@ template <GemmMath Math>
       if (status == cudaSuccess) status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
     }
     if (status == cudaSuccess) {
-      status = launch_wgmma_tma<S, float, true, true, split>(
-          xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan,
-          tunables.sms > 0 ? tunables.sms : limits.sms, stream, xo.small, yo.small);
+      if constexpr (split) {
+        status = launch_wgmma_tma<WgmmaGemmShape<float, true>, float, true, true, true>(
+            xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, sms, stream, xo.small, yo.small);
+      } else {
+        status = narrow ? launch_wgmma_tma<WgmmaGemmShape<float, false, true>, float, true, true>(
+                              xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, sms, stream)
+                        : launch_wgmma_tma<WgmmaGemmShape<float>, float, true, true>(
+                              xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, sms, stream);
+      }
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);

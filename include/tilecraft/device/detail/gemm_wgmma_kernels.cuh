@@ -35,15 +35,19 @@ namespace tilecraft::detail {
 //! operand comes as a big and a small part and a stage holds both. Each stage's big x big
 //! products run from zero and FP32 adds fold them into the result; the cross terms accumulate
 //! in a set of their own. Three sets of accumulators: a warpgroup holds 64 x 128 of C (192
-//! floats a thread) instead of 64 x 256.
-template <class T, bool Split = false>
+//! floats a thread) instead of 64 x 256. `Narrow`: tiles of 128 x 64 for products whose wide
+//! tiles would leave most of the SMs idle (wgmma_narrow_pays), with a deeper ring (a stage is
+//! half the bytes and the warpgroups read it in a quarter of the time).
+template <class T, bool Split = false, bool Narrow = false>
 struct WgmmaGemmShape {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "WgmmaGemmShape<T>: T must be a 16-bit type or float");
   static_assert(!Split || sizeof(T) == 4, "WgmmaGemmShape<T, Split>: only float (TF32) operands come split");
-  static constexpr int tile_m = 128;                //!< rows of C a block computes (2 warpgroups of 64)
-  static constexpr int tile_n = Split ? 128 : 256;  //!< columns of C a block computes (one m64nN product)
+  static_assert(!(Split && Narrow), "WgmmaGemmShape<T, Split, Narrow>: TF32x3 has one tile shape");
+  static constexpr int tile_m = 128;  //!< rows of C a block computes (2 warpgroups of 64)
+  //! Columns of C a block computes (one m64nN product a warpgroup).
+  static constexpr int tile_n = Narrow ? 64 : Split ? 128 : 256;
   static constexpr int tile_k = 128 / static_cast<int>(sizeof(T));  //!< K a stage holds: one 128-byte row
-  static constexpr int stages = Split ? 3 : 4;                      //!< shared-memory ring
+  static constexpr int stages = Narrow ? 8 : Split ? 3 : 4;         //!< shared-memory ring
   //! Product groups left running at the end of a step (Split: the cross terms' group, while
   //! big x big is folded; TF32x3 at 4096^3 measured 89 TFLOP/s with it against 78 without, on
   //! the cp.async kernel this one replaced): the stage before the current one is handed back
@@ -420,7 +424,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! or tile_k x tile_n (B); otherwise rows x `k` in boxes of 64 x tile_k. T: a 16-bit type, or
 //! float (TF32: both operands K-contiguous; Split: TF32x3, the small parts' maps in ops.a_small
 //! and ops.b_small, ignored otherwise). k == 0 gives C = beta * C. Persistent: the work is
-//! `whole` tiles of 128 x 256 (Split: 128 x 128) with K whole, straight into C, in groups of
+//! `whole` tiles of S::tile_m x S::tile_n with K whole, straight into C, in groups of
 //! WgmmaGemmShape::group_m tile rows, then `tail` tiles in `slices` K slices of k_slice (a
 //! multiple of tile_k) whose raw sums go to `partial` for gemm_wgmma_slices_reduce_kernel
 //! (wgmma_unit); block b computes units b, b + gridDim.x, ... (launch at most one block per
