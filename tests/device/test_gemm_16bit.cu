@@ -368,8 +368,9 @@ TEST_CASE_TEMPLATE(
                                     {264, 136, 520}, {128, 256, 64}, {300, 520, 200}};
   constexpr float scalars[] = {1.0f, 2.0f, -0.5f, 0.0f};
   const bool full = !tilecraft::test::sanitizer_sized();
-  tilecraft::detail::GemmTensorTunables wide;
-  wide.tile_width = 2;
+  tilecraft::detail::GemmTensorTunables widths[2];
+  widths[0].tile_width = 128;
+  widths[1].tile_width = 256;
   std::uint64_t salt = std::is_same_v<T, __half> ? 16000 : 17000;
   int v = 0;  // (shape, op) pairs so far
   for (std::size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
@@ -379,12 +380,12 @@ TEST_CASE_TEMPLATE(
       // Two layouts (one in a light run) per shape and op, every layout on every shape; alpha
       // moves with the shape (each op meets alpha = 0, A and B unread, on a quarter of its runs),
       // every alpha and beta pair over the shapes.
-      // Every other run forces the wgmma kernel's wide tiles (gemm() takes the narrow ones for
-      // every product here).
+      // Two runs in three force the wgmma kernel's 128- or 256-wide tiles (gemm() takes the
+      // 64-wide ones for every product here).
       for (int r = 0; r < (full ? 2 : 1); ++r) {
         const float alpha = scalars[(c + static_cast<int>(si) + r) % 4], beta = scalars[(v / 4 + r) % 4];
         check_exact<T>(Problem{combo(c), s[0], s[1], s[2], alpha, beta, layouts[(v + 3 * r) % layout_count]}, ++salt,
-                       (v + r) % 2 ? &wide : nullptr);
+                       (v + r) % 3 ? &widths[(v + r) % 3 - 1] : nullptr);
       }
     }
   }
@@ -397,7 +398,7 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks, unaligned op
   // with more than one K step runs in slices summed by the second kernel; planned for 4 SMs,
   // products of more than 4 tiles of 128 x 256 run their full waves whole and the last wave's
   // tiles in slices (300 x 600: 9 tiles, the last one in 4 slices; 200 x 1100: 10 tiles, the
-  // last 2 in 2 slices; narrow tiles of 128 x 64: 30 and 36 tiles, last waves of 2 and 0).
+  // last 2 in 2 slices; tiles of 128 x 64: 30 and 36 tiles, last waves of 2 and 0).
   tilecraft::detail::GemmTensorTunables forced;
   forced.split = {64, 0.0, std::int64_t{64} << 20};
   forced.pack_min_volume = 0.0;
@@ -413,7 +414,7 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks, unaligned op
       for (int c = 0; c < 8; ++c, ++v) {
         if (!full && v % 4 != 0) continue;
         const float alpha = v % 5 == 4 ? 0.0f : (v % 2 ? 1.0f : -0.5f), beta = v % 3 == 0 ? 0.0f : 2.0f;
-        forced.tile_width = 1 + v % 2;  // narrow and wide tiles alike
+        forced.tile_width = 64 << (v % 3);  // every tile width
         check_exact<T>(Problem{combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]}, ++salt, &forced);
       }
     }

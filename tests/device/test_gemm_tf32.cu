@@ -47,8 +47,8 @@ namespace {
 // planned for Sms SMs (0: the device's), every tile's K split where C has fewer tiles, else the
 // last wave's (Sms 4: 300 x 520 x 65 has 9 tiles of 128 x 256, a last wave of 1 in 2 slices;
 // 130 x 260 x 70 has 6 of TF32x3's 128 x 128, a last wave of 2 in 2 slices). Width: TF32's
-// tiles as chosen by shape (0: the narrow 128 x 64 ones for every product here planned for the
-// device's SMs), forced narrow (1) or wide (2: 128 x 256).
+// tiles as chosen by shape (0: 128 x 64 for every product here planned for the device's SMs),
+// or forced to 128 x Width.
 template <GemmMath Math, bool Wgmma = false, bool SplitK = false, int Sms = 0, int Width = 0>
 struct Runner {
   static constexpr GemmMath math = Math;
@@ -66,9 +66,9 @@ using Tf32 = Runner<GemmMath::tf32>;
 using Tf32x3 = Runner<GemmMath::tf32x3>;
 using Tf32Wgmma = Runner<GemmMath::tf32, true>;
 using Tf32x3Wgmma = Runner<GemmMath::tf32x3, true>;
-using Tf32Split = Runner<GemmMath::tf32, true, true, 0, 1>;
+using Tf32Split = Runner<GemmMath::tf32, true, true, 0, 128>;
 using Tf32x3Split = Runner<GemmMath::tf32x3, true, true>;
-using Tf32LastWave = Runner<GemmMath::tf32, true, true, 4, 2>;
+using Tf32LastWave = Runner<GemmMath::tf32, true, true, 4, 256>;
 using Tf32x3LastWave = Runner<GemmMath::tf32x3, true, true, 4>;
 
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();

@@ -367,36 +367,38 @@ TEST_CASE("the wgmma kernel's plan: full waves whole, the last wave's K in slice
   expect(plan(512, 512, 512), 8, 0, 1, 512);
 }
 
-TEST_CASE("the wgmma kernel's tile width: narrow tiles where the wide ones leave SMs idle") {
-  using tilecraft::detail::wgmma_narrow_pays;
+TEST_CASE("the wgmma kernel's tile width: thinner tiles where the wide ones leave SMs idle") {
+  using tilecraft::detail::wgmma_tile_width;
   auto gen = tilecraft::test::rng(0x7a11);
   for (int i = 0; i < 20000; ++i) {
     const std::int64_t rows = pick(gen, 16), cols = pick(gen, 16);
     const int sms = 1 + static_cast<int>(gen() % 200);
     INFO(rows, " x ", cols, " on ", sms, " SMs");
-    const bool narrow = wgmma_narrow_pays(rows, cols, 128, 256, 64, sms, 1.8);
-    const std::int64_t tiles_m = (rows + 127) / 128, narrow_tiles = tiles_m * ((cols + 63) / 64);
-    const std::int64_t wide_tiles = tiles_m * ((cols + 255) / 256);
-    // Narrow tiles in at most two waves beat a wave of wide ones (2 x 64 x 1.8 < 256) ...
-    if (wide_tiles <= sms && narrow_tiles <= 2 * sms) REQUIRE(narrow);
-    // ... and never wide tiles that fill a wave (at least four narrow waves for each wide one).
-    if (wide_tiles >= sms && cols % 256 == 0) REQUIRE_FALSE(narrow);
-    // Narrow tiles in more than two waves never beat a single wide one (3 x 64 x 1.8 > 256).
-    if (wide_tiles <= sms && narrow_tiles > 2 * sms) REQUIRE_FALSE(narrow);
+    const int width = wgmma_tile_width(rows, cols, 128, sms, 1.3, 1.8);
+    REQUIRE((width == 64 || width == 128 || width == 256));
+    const std::int64_t tiles_m = (rows + 127) / 128;
+    auto tiles = [&](int w) { return tiles_m * ((cols + w - 1) / w); };
+    // Wide tiles in whole waves on columns in whole wide tiles never lose to thinner ones
+    // (twice or four times the tiles, each at least 1.3 times the cost a column).
+    if (tiles(256) % sms == 0 && cols % 256 == 0) REQUIRE(width == 256);
+    // 128 x 64 tiles in one wave beat every other width (64 x 1.8 < 128 x 1.3 < 256).
+    if (tiles(64) <= sms) REQUIRE(width == 64);
+    // Thinner tiles that cost as much as four times the wide ones a column never pay.
+    REQUIRE(wgmma_tile_width(rows, cols, 128, sms, 4.0, 4.0) == 256);
   }
-  // On 132 SMs: 1024^3 (32 wide tiles, 128 narrow), 2048 x 1024 (256 narrow: 2 waves) and
-  // M = 128 with N = 8192 run narrow; 1536^2 (72 wide, 288 narrow: 3 waves), 2048^2 (128 wide
-  // tiles), 1024 x 4096 and 3072^2 wide.
-  auto narrow = [](std::int64_t m, std::int64_t n) { return wgmma_narrow_pays(m, n, 128, 256, 64, 132, 1.8); };
-  CHECK(narrow(1024, 1024));
-  CHECK(narrow(2048, 1024));
-  CHECK(narrow(1024, 2048));
-  CHECK(narrow(128, 8192));
-  CHECK_FALSE(narrow(1536, 1536));
-  CHECK_FALSE(narrow(2048, 2048));
-  CHECK_FALSE(narrow(1024, 4096));
-  CHECK_FALSE(narrow(3072, 3072));
-  CHECK_FALSE(wgmma_narrow_pays(0, 1024, 128, 256, 64, 132, 1.8));
+  // On 132 SMs: 1024^3 (32 wide tiles, 128 of 64 columns) and M = 128 with N = 8192 run 64
+  // columns; 2048 x 1024 (64 wide tiles, 128 of 128 columns) and 1024 x 2048 run 128; 1536^2
+  // (72 wide, 144 of 128 columns: 2 waves), 2048^2 (128 wide tiles), 1024 x 4096 and 3072^2 run 256.
+  auto width = [](std::int64_t m, std::int64_t n) { return wgmma_tile_width(m, n, 128, 132, 1.3, 1.8); };
+  CHECK(width(1024, 1024) == 64);
+  CHECK(width(128, 8192) == 64);
+  CHECK(width(2048, 1024) == 128);
+  CHECK(width(1024, 2048) == 128);
+  CHECK(width(1536, 1536) == 256);
+  CHECK(width(2048, 2048) == 256);
+  CHECK(width(1024, 4096) == 256);
+  CHECK(width(3072, 3072) == 256);
+  CHECK(wgmma_tile_width(0, 1024, 128, 132, 1.3, 1.8) == 256);
 }
 
 TEST_CASE("tensor maps: what TMA can read, checked before the driver is asked") {

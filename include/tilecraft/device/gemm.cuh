@@ -162,8 +162,9 @@ template <class Policy = void>
 //! producer warp, one persistent block per SM; on an H200 0.88 to 1.0x cuBLAS at 2048^3, 4096^3
 //! and 8192^3, 0.84x at 3072^3), and so do other operands of products of at least 2^26
 //! multiply-adds, copied into aligned workspace first. A C with fewer 128 x 256 tiles than the
-//! GPU has SMs runs 128 x 64 tiles in 8 stages where those fill at most two waves (1024^3: 0.43x
-//! -> 0.86x cuBLAS). When C has fewer tiles than the GPU has SMs, K is split into
+//! GPU has SMs runs tiles of 128 x 128 (6 stages) or 128 x 64 (8 stages) where those take less
+//! time by waves (1024^3: 0.42x -> 0.86x cuBLAS on 128 x 64; 2048 x 1024 x 1024: 0.47x -> 0.87x
+//! on 128 x 128). When C has fewer tiles than the GPU has SMs, K is split into
 //! slices of at least 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB
 //! of float partial sums in workspace) that a second kernel sums in slice order: the same bits
 //! on every run. Everything else runs the block-level tiled_gemm on `mma.sync`
@@ -199,8 +200,8 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //!     FP32's accuracy from the tensor cores, a result within (2^-20 + (3 K + 2) 2^-24) M.
 //! On an H100 / H200 whose code was compiled for sm_90a (see the 16-bit gemm()), products whose
 //! blocks fill at least half of the SMs run Hopper's warpgroup MMA (K split as for 16-bit
-//! operands when C has fewer tiles than the GPU has SMs): TF32 on 128 x 256 tiles (128 x 64 where
-//! the 16-bit path takes those) fed by TMA, the
+//! operands when C has fewer tiles than the GPU has SMs): TF32 on 128 x 256 tiles (128 x 128 or
+//! 128 x 64 where the 16-bit path takes those) fed by TMA, the
 //! operands truncated to TF32 by the tensor cores (about twice the error of rounding them, well
 //! inside the bound); TF32x3 on 128 x 128 tiles, the operands split (rounded to nearest) into
 //! workspace first, each stage's big x big products summed from zero by the tensor cores and

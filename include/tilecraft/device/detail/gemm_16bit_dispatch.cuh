@@ -64,14 +64,11 @@ WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, in
   return wgmma_plan(tiles, k, volume, S::tile_k, std::int64_t{S::tile_m} * S::tile_n, sms, S::max_split_k, limits);
 }
 
-//! Whether gemm_wgmma_tma_kernel on T runs its narrow tiles for C (rows x cols) on `sms` SMs:
-//! as tunables.tile_width forces, or as wgmma_narrow_pays says.
-template <class T>
-bool wgmma_runs_narrow(std::int64_t rows, std::int64_t cols, int sms, const GemmTensorTunables& tunables) {
-  using Wide = WgmmaGemmShape<T>;
-  using Narrow = WgmmaGemmShape<T, false, true>;
-  if (tunables.tile_width != 0) return tunables.tile_width == 1;
-  return wgmma_narrow_pays(rows, cols, Wide::tile_m, Wide::tile_n, Narrow::tile_n, sms, tunables.narrow_cost);
+//! The width of gemm_wgmma_tma_kernel's tiles for C (rows x cols) on `sms` SMs: as
+//! tunables.tile_width forces, or as wgmma_tile_width says.
+inline int wgmma_width(std::int64_t rows, std::int64_t cols, int sms, const GemmTensorTunables& tunables) {
+  if (tunables.tile_width != 0) return tunables.tile_width;
+  return wgmma_tile_width(rows, cols, WgmmaGemmShape<float>::tile_m, sms, tunables.cost_128, tunables.cost_64);
 }
 
 //! The tensor maps gemm_wgmma_tma_kernel of shape S reads an operand through: `outer` rows of
@@ -272,8 +269,10 @@ template <class T>
                    : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
                                                           sms, stream);
       };
-      status = wgmma_runs_narrow<T>(rows, cols, sms, tunables) ? run(WgmmaGemmShape<T, false, true>{})
-                                                               : run(WgmmaGemmShape<T>{});
+      const int width = wgmma_width(rows, cols, sms, tunables);
+      status = width == 64    ? run(WgmmaGemmShape<T, false, 64>{})
+               : width == 128 ? run(WgmmaGemmShape<T, false, 128>{})
+                              : run(WgmmaGemmShape<T>{});
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);

@@ -72,12 +72,13 @@ struct GemmTensorTunables {
   //! The SMs the plan fills (0: the device's; tests plan for a few, so that small products
   //! have full waves and a last one).
   int sms = 0;
-  //! The wgmma kernel's tiles (16-bit operands and TF32): 0 chooses by shape
-  //! (wgmma_narrow_pays), 1 forces the narrow ones, 2 the wide ones (tests, experiments).
+  //! The width of the wgmma kernel's tiles (16-bit operands and TF32): 0 chooses by shape
+  //! (wgmma_tile_width), 64, 128 or 256 forces it (tests, experiments).
   int tile_width = 0;
-  //! What a narrow tile's multiply-add costs against a wide one's (wgmma_narrow_pays):
-  //! measured on the H200 at 4096^3, 317 us against 177 us in BF16 (benchmarks/TUNING.md).
-  double narrow_cost = 1.8;
+  //! What a column of a 128- and of a 64-wide tile costs against a 256-wide one's
+  //! (wgmma_tile_width): measured on the H200, BF16 at 4096^3 (benchmarks/TUNING.md).
+  double cost_128 = 1.3;
+  double cost_64 = 1.8;
 };
 
 // ---- arguments --------------------------------------------------------------------------------
@@ -260,22 +261,30 @@ inline WgmmaPlan wgmma_plan(std::int64_t tiles, std::int64_t k, double volume, i
   return split.slices < 2 ? whole : WgmmaPlan{tiles - tail, tail, split.slices, split.k_slice};
 }
 
-//! Whether the wgmma kernel covers C (rows x cols) on `sms` SMs with its narrow tiles
-//! (tile_m x narrow_n) rather than its wide ones (tile_m x wide_n): which takes less time,
-//! counted as waves of tiles (whole: a wave that is not full takes as long as a full one) times
-//! a tile's columns, times narrow_cost for a narrow tile (it reads more operand bytes from L2 a
-//! multiply-add: (128 + 64) x 64 elements for 128 x 64 x 64 of them against (128 + 256) x 64
-//! for 128 x 256 x 64, and runs at about 56% of a wide tile's rate on the H200). So products
-//! whose wide tiles fill less than a wave run narrow if the narrow ones take at most two:
-//! 1024^3 has 32 wide tiles for 132 SMs, 128 narrow ones.
-inline bool wgmma_narrow_pays(std::int64_t rows, std::int64_t cols, int tile_m, int wide_n, int narrow_n, int sms,
-                              double narrow_cost) {
-  if (rows <= 0 || cols <= 0 || sms <= 0) return false;
+//! The width of the wgmma kernel's tiles (tile_m x width, width 256, 128 or 64) for C (rows x
+//! cols) on `sms` SMs: the one that takes least time, counted as waves of tiles (whole: a wave
+//! that is not full takes as long as a full one) times a tile's columns times what a column
+//! costs at that width against 256 (cost_128, cost_64: a thinner tile reads more operand bytes
+//! from L2 a multiply-add, (128 + 64) x 64 elements for 128 x 64 x 64 of them against
+//! (128 + 256) x 64 for 128 x 256 x 64; at 64 it runs at about 56% of the wide tile's rate on
+//! the H200); ties go to the wider tile. So products whose wide tiles fill less than a wave run
+//! thinner ones: 1024^3 has 32 wide tiles for 132 SMs, 128 of 128 x 64.
+inline int wgmma_tile_width(std::int64_t rows, std::int64_t cols, int tile_m, int sms, double cost_128,
+                            double cost_64) {
+  if (rows <= 0 || cols <= 0 || sms <= 0) return 256;
   const std::int64_t tiles_m = ceil_div<std::int64_t>(rows, tile_m);
-  auto waves = [&](int tile_n) {
-    return static_cast<double>(ceil_div<std::int64_t>(tiles_m * ceil_div<std::int64_t>(cols, tile_n), sms));
+  auto time = [&](int width, double cost) {
+    return static_cast<double>(ceil_div<std::int64_t>(tiles_m * ceil_div<std::int64_t>(cols, width), sms)) * width *
+           cost;
   };
-  return waves(narrow_n) * narrow_n * narrow_cost < waves(wide_n) * wide_n;
+  int best = 256;
+  double best_time = time(256, 1.0);
+  if (time(128, cost_128) < best_time) {
+    best = 128;
+    best_time = time(128, cost_128);
+  }
+  if (time(64, cost_64) < best_time) best = 64;
+  return best;
 }
 
 // ---- GemmPolicyHuge ------------------------------------------------------------------------------

@@ -174,16 +174,17 @@ template <GemmMath Math>
   DeviceLimits limits{};
   TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
   const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;
-  // TF32 runs narrow tiles where they pay (wgmma_runs_narrow); TF32x3 has one shape.
-  const bool narrow = !split && wgmma_runs_narrow<float>(rows, cols, sms, tunables);
-  const std::int64_t tile_n =
-      narrow ? WgmmaGemmShape<float, false, true>::tile_n : WgmmaGemmShape<float, split>::tile_n;
+  // TF32 runs thinner tiles where they pay (wgmma_width); TF32x3 has one shape.
+  const int width = split ? WgmmaGemmShape<float, split>::tile_n : wgmma_width(rows, cols, sms, tunables);
   constexpr int tile_m = WgmmaGemmShape<float, split>::tile_m, tile_k = WgmmaGemmShape<float, split>::tile_k;
-  const WgmmaPlan plan = narrow ? wgmma_plan_of<WgmmaGemmShape<float, false, true>>(rows, cols, k, sms, tunables.split)
-                                : wgmma_plan_of<WgmmaGemmShape<float, split>>(rows, cols, k, sms, tunables.split);
+  auto plan_for = [&](auto shape) { return wgmma_plan_of<decltype(shape)>(rows, cols, k, sms, tunables.split); };
+  const WgmmaPlan plan = split          ? plan_for(WgmmaGemmShape<float, split>{})
+                         : width == 64  ? plan_for(WgmmaGemmShape<float, false, 64>{})
+                         : width == 128 ? plan_for(WgmmaGemmShape<float, false, 128>{})
+                                        : plan_for(WgmmaGemmShape<float>{});
   if (gemm_wgmma_runs_on<float>(device) && wgmma_tma_available(rows, cols, k) &&
       static_cast<double>(plan.whole + plan.tail * plan.slices) >= tunables.min_wave_fill * sms) {
-    if (ceil_div(rows, std::int64_t{tile_m}) * ceil_div(cols, tile_n) > INT_MAX ||
+    if (ceil_div(rows, std::int64_t{tile_m}) * ceil_div(cols, std::int64_t{width}) > INT_MAX ||
         ceil_div(k, std::int64_t{tile_k}) > INT_MAX) {
       return cudaErrorInvalidValue;
     }
@@ -207,10 +208,13 @@ template <GemmMath Math>
         status = launch_wgmma_tma<WgmmaGemmShape<float, true>, float, true, true, true>(
             xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, sms, stream, xo.small, yo.small);
       } else {
-        status = narrow ? launch_wgmma_tma<WgmmaGemmShape<float, false, true>, float, true, true>(
-                              xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, sms, stream)
-                        : launch_wgmma_tma<WgmmaGemmShape<float>, float, true, true>(
-                              xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, sms, stream);
+        auto run = [&](auto shape) {
+          return launch_wgmma_tma<decltype(shape), float, true, true>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows,
+                                                                      cols, k, alpha, beta, plan, sms, stream);
+        };
+        status = width == 64    ? run(WgmmaGemmShape<float, false, 64>{})
+                 : width == 128 ? run(WgmmaGemmShape<float, false, 128>{})
+                                : run(WgmmaGemmShape<float>{});
       }
     }
     if (ws != nullptr) {

@@ -35,19 +35,21 @@ namespace tilecraft::detail {
 //! operand comes as a big and a small part and a stage holds both. Each stage's big x big
 //! products run from zero and FP32 adds fold them into the result; the cross terms accumulate
 //! in a set of their own. Three sets of accumulators: a warpgroup holds 64 x 128 of C (192
-//! floats a thread) instead of 64 x 256. `Narrow`: tiles of 128 x 64 for products whose wide
-//! tiles would leave most of the SMs idle (wgmma_narrow_pays), with a deeper ring (a stage is
-//! half the bytes and the warpgroups read it in a quarter of the time).
-template <class T, bool Split = false, bool Narrow = false>
+//! floats a thread) instead of 64 x 256. TileN (not Split): 256, or 128 and 64 for products
+//! whose wide tiles would leave most of the SMs idle (wgmma_tile_width), with deeper rings (a
+//! stage holds fewer bytes and the warpgroups read it sooner).
+template <class T, bool Split = false, int TileN = (Split ? 128 : 256)>
 struct WgmmaGemmShape {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "WgmmaGemmShape<T>: T must be a 16-bit type or float");
   static_assert(!Split || sizeof(T) == 4, "WgmmaGemmShape<T, Split>: only float (TF32) operands come split");
-  static_assert(!(Split && Narrow), "WgmmaGemmShape<T, Split, Narrow>: TF32x3 has one tile shape");
-  static constexpr int tile_m = 128;  //!< rows of C a block computes (2 warpgroups of 64)
-  //! Columns of C a block computes (one m64nN product a warpgroup).
-  static constexpr int tile_n = Narrow ? 64 : Split ? 128 : 256;
+  static_assert(TileN == 64 || TileN == 128 || TileN == 256,
+                "WgmmaGemmShape<T, Split, TileN>: TileN is 64, 128 or 256");
+  static_assert(!Split || TileN == 128, "WgmmaGemmShape<T, Split, TileN>: TF32x3 tiles are 128 x 128");
+  static constexpr int tile_m = 128;    //!< rows of C a block computes (2 warpgroups of 64)
+  static constexpr int tile_n = TileN;  //!< columns of C a block computes (one m64nN product a warpgroup)
   static constexpr int tile_k = 128 / static_cast<int>(sizeof(T));  //!< K a stage holds: one 128-byte row
-  static constexpr int stages = Narrow ? 8 : Split ? 3 : 4;         //!< shared-memory ring
+  //! The shared-memory ring: 4 x 48 KiB wide, 6 x 32 KiB at 128 columns, 8 x 24 KiB at 64.
+  static constexpr int stages = Split ? 3 : TileN == 256 ? 4 : TileN == 128 ? 6 : 8;
   //! Product groups left running at the end of a step (Split: the cross terms' group, while
   //! big x big is folded; TF32x3 at 4096^3 measured 89 TFLOP/s with it against 78 without, on
   //! the cp.async kernel this one replaced): the stage before the current one is handed back
