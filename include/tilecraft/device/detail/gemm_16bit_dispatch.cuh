@@ -71,6 +71,14 @@ inline int wgmma_width(std::int64_t rows, std::int64_t cols, int sms, const Gemm
   return wgmma_tile_width(rows, cols, WgmmaGemmShape<float>::tile_m, sms, tunables.cost_128, tunables.cost_64);
 }
 
+//! f(WgmmaGemmShape<T, false, width>{}): the shape of that width (64, 128, else 256) as a type.
+template <class T, class F>
+decltype(auto) with_wgmma_width(int width, F&& f) {
+  if (width == 64) return f(WgmmaGemmShape<T, false, 64>{});
+  if (width == 128) return f(WgmmaGemmShape<T, false, 128>{});
+  return f(WgmmaGemmShape<T>{});
+}
+
 //! The tensor maps gemm_wgmma_tma_kernel of shape S reads an operand through: `outer` rows of
 //! `inner` elements at p, ld apart (the operand as stored), K-contiguous (`k_contiguous`, boxes
 //! of tile_k x `box_rows`) or not (boxes of 64 x tile_k). k == 0 leaves `map` zeroed: the
@@ -269,10 +277,7 @@ template <class T>
                    : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
                                                           sms, stream);
       };
-      const int width = wgmma_width(rows, cols, sms, tunables);
-      status = width == 64    ? run(WgmmaGemmShape<T, false, 64>{})
-               : width == 128 ? run(WgmmaGemmShape<T, false, 128>{})
-                              : run(WgmmaGemmShape<T>{});
+      status = with_wgmma_width<T>(wgmma_width(rows, cols, sms, tunables), run);
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);

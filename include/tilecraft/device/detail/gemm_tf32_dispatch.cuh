@@ -178,10 +178,7 @@ template <GemmMath Math>
   const int width = split ? WgmmaGemmShape<float, split>::tile_n : wgmma_width(rows, cols, sms, tunables);
   constexpr int tile_m = WgmmaGemmShape<float, split>::tile_m, tile_k = WgmmaGemmShape<float, split>::tile_k;
   auto plan_for = [&](auto shape) { return wgmma_plan_of<decltype(shape)>(rows, cols, k, sms, tunables.split); };
-  const WgmmaPlan plan = split          ? plan_for(WgmmaGemmShape<float, split>{})
-                         : width == 64  ? plan_for(WgmmaGemmShape<float, false, 64>{})
-                         : width == 128 ? plan_for(WgmmaGemmShape<float, false, 128>{})
-                                        : plan_for(WgmmaGemmShape<float>{});
+  const WgmmaPlan plan = split ? plan_for(WgmmaGemmShape<float, split>{}) : with_wgmma_width<float>(width, plan_for);
   if (gemm_wgmma_runs_on<float>(device) && wgmma_tma_available(rows, cols, k) &&
       static_cast<double>(plan.whole + plan.tail * plan.slices) >= tunables.min_wave_fill * sms) {
     if (ceil_div(rows, std::int64_t{tile_m}) * ceil_div(cols, std::int64_t{width}) > INT_MAX ||
@@ -212,9 +209,7 @@ template <GemmMath Math>
           return launch_wgmma_tma<decltype(shape), float, true, true>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows,
                                                                       cols, k, alpha, beta, plan, sms, stream);
         };
-        status = width == 64    ? run(WgmmaGemmShape<float, false, 64>{})
-                 : width == 128 ? run(WgmmaGemmShape<float, false, 128>{})
-                                : run(WgmmaGemmShape<float>{});
+        status = with_wgmma_width<float>(width, run);
       }
     }
     if (ws != nullptr) {
