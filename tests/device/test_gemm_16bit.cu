@@ -391,31 +391,37 @@ TEST_CASE_TEMPLATE(
   }
 }
 
-TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks, unaligned operands copied for the wgmma path", T,
+TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stream-K), unaligned operands copied", T,
                    __half, __nv_bfloat16) {
-  // Limits that split K from 64 on (slices of whole 64-element K steps, the last one shorter)
-  // and copy unaligned operands at any size. Planned for the device's SMs, every product below
-  // with more than one K step runs in slices summed by the second kernel; planned for 4 SMs,
-  // products of more than 4 tiles of 128 x 256 run their full waves whole and the last wave's
-  // tiles in slices (300 x 600: 9 tiles, the last one in 4 slices; 200 x 1100: 10 tiles, the
-  // last 2 in 2 slices; tiles of 128 x 64: 30 and 36 tiles, last waves of 2 and 0).
+  // The last wave's K in slices, then stream-K, wherever they may run (slices and shares of
+  // whole 64-element K steps, at least one; partial sums that cost the plan nothing), and
+  // unaligned operands copied at any size. Planned for the device's SMs, every product below
+  // with more than one K step splits every tile's K; planned for 4 SMs, products of more than 4
+  // tiles run their full waves whole, then the last wave in slices (300 x 600 x 330: 9 tiles of
+  // 128 x 256, the last one in 4 slices; 200 x 1100: 10 tiles, the last 2 in 2 slices) or
+  // all but two waves' tiles stream-K (300 x 600 x 330: 4 whole, 5 in shares of 8 K steps).
   tilecraft::detail::GemmTensorTunables forced;
   forced.split = {64, 0.0, std::int64_t{64} << 20};
+  forced.fixup = 0.0;
   forced.pack_min_volume = 0.0;
   const std::int64_t shapes[][3] = {{1, 1, 1},       {33, 17, 0},   {67, 45, 130},   {131, 263, 77},  {136, 264, 520},
                                     {257, 129, 515}, {8, 300, 200}, {300, 600, 330}, {200, 1100, 200}};
   const bool full = !tilecraft::test::sanitizer_sized();
   std::uint64_t salt = std::is_same_v<T, __half> ? 26000 : 27000;
   int v = 0;
-  for (int sms : {0, 4}) {
-    forced.sms = sms;
-    CAPTURE(sms);
-    for (const auto& s : shapes) {
-      for (int c = 0; c < 8; ++c, ++v) {
-        if (!full && v % 4 != 0) continue;
-        const float alpha = v % 5 == 4 ? 0.0f : (v % 2 ? 1.0f : -0.5f), beta = v % 3 == 0 ? 0.0f : 2.0f;
-        forced.tile_width = 64 << (v % 3);  // every tile width
-        check_exact<T>(Problem{combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]}, ++salt, &forced);
+  for (int stream_k : {-1, 1}) {
+    forced.stream_k = stream_k;
+    for (int sms : {0, 4}) {
+      forced.sms = sms;
+      CAPTURE(stream_k);
+      CAPTURE(sms);
+      for (const auto& s : shapes) {
+        for (int c = 0; c < 8; ++c, ++v) {
+          if (!full && v % 4 != 0) continue;
+          const float alpha = v % 5 == 4 ? 0.0f : (v % 2 ? 1.0f : -0.5f), beta = v % 3 == 0 ? 0.0f : 2.0f;
+          forced.tile_width = 64 << (v % 3);  // every tile width
+          check_exact<T>(Problem{combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]}, ++salt, &forced);
+        }
       }
     }
   }

@@ -43,20 +43,26 @@ namespace {
 
 // What a case runs: gemm<Math>(), or (Wgmma) the launcher with the wgmma kernel for any number
 // of tiles (where the device's code has it: gemm() takes mma.sync for products of few tiles),
-// and (SplitK) K split from 32 on (slices of whole 32-element K steps, the last one shorter):
-// planned for Sms SMs (0: the device's), every tile's K split where C has fewer tiles, else the
-// last wave's (Sms 4: 300 x 520 x 65 has 9 tiles of 128 x 256, a last wave of 1 in 2 slices;
-// 130 x 260 x 70 has 6 of TF32x3's 128 x 128, a last wave of 2 in 2 slices). Width: TF32's
+// and (Split) the last wave's K in slices (1) or stream-K (2), wherever they may run (slices
+// and shares of whole 32-element K steps, at least one; partial sums that cost the plan
+// nothing): planned for Sms SMs (0: the device's), every tile's K split where C has fewer tiles
+// than SMs, else the last wave's (slices) or all but the last two waves whole (stream-K; Sms 4:
+// 300 x 520 x 65 has 9 tiles of 128 x 256 and 3 K steps, 4 whole and 5 in shares of 3 or 4
+// steps; 130 x 260 x 70 has 6 of TF32x3's 128 x 128, all in shares of 4 or 5). Width: TF32's
 // tiles as chosen by shape (0: 128 x 64 for every product here planned for the device's SMs),
 // or forced to 128 x Width.
-template <GemmMath Math, bool Wgmma = false, bool SplitK = false, int Sms = 0, int Width = 0>
+template <GemmMath Math, bool Wgmma = false, int Split = 0, int Sms = 0, int Width = 0>
 struct Runner {
   static constexpr GemmMath math = Math;
   static constexpr bool wgmma = Wgmma;
   static tilecraft::detail::GemmTensorTunables tunables() {
     tilecraft::detail::GemmTensorTunables t;
     t.min_wave_fill = 0.0;
-    if (SplitK) t.split = {32, 0.0, std::int64_t{64} << 20};
+    if (Split != 0) {
+      t.split = {32, 0.0, std::int64_t{64} << 20};
+      t.stream_k = Split == 2 ? 1 : -1;
+      t.fixup = 0.0;
+    }
     t.sms = Sms;
     t.tile_width = Width;
     return t;
@@ -66,10 +72,11 @@ using Tf32 = Runner<GemmMath::tf32>;
 using Tf32x3 = Runner<GemmMath::tf32x3>;
 using Tf32Wgmma = Runner<GemmMath::tf32, true>;
 using Tf32x3Wgmma = Runner<GemmMath::tf32x3, true>;
-using Tf32Split = Runner<GemmMath::tf32, true, true, 0, 128>;
-using Tf32x3Split = Runner<GemmMath::tf32x3, true, true>;
-using Tf32LastWave = Runner<GemmMath::tf32, true, true, 4, 256>;
-using Tf32x3LastWave = Runner<GemmMath::tf32x3, true, true, 4>;
+using Tf32Split = Runner<GemmMath::tf32, true, 1, 0, 128>;
+using Tf32x3Split = Runner<GemmMath::tf32x3, true, 1>;
+using Tf32StreamK = Runner<GemmMath::tf32, true, 2, 4, 256>;
+using Tf32x3StreamK = Runner<GemmMath::tf32x3, true, 2, 4>;
+using Tf32x3StreamKAll = Runner<GemmMath::tf32x3, true, 2>;
 
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
 
@@ -256,7 +263,8 @@ TEST_CASE("gemm<tf32 / tf32x3>: the Hopper wgmma path runs where the build has s
 }
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders, every op, ld and alignment variants",
-                   R, Tf32, Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32LastWave, Tf32x3LastWave) {
+                   R, Tf32, Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK,
+                   Tf32x3StreamKAll) {
   struct Shape {
     std::int64_t m, n, k;
   };
@@ -281,7 +289,8 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders
 }
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented bound, beside FP32 SIMT gemm", R, Tf32,
-                   Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32LastWave, Tf32x3LastWave) {
+                   Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK,
+                   Tf32x3StreamKAll) {
   constexpr GemmMath math = R::math;
   const bool light = tilecraft::test::sanitizer_sized();
   const std::int64_t m = light ? 130 : 1000, n = light ? 150 : 999, k = light ? 200 : 1001;
@@ -297,7 +306,13 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented boun
     std::vector<double> want, mag;
     reference(p, d, want, mag);
     const double bound = bound_of(math, k);
-    const double worst = check_c(p, run_gemm<R>(p, d), d, want, mag, bound);
+    const std::vector<float> got = run_gemm<R>(p, d);
+    const double worst = check_c(p, got, d, want, mag, bound);
+    // The same bits on every run (stream-K adds its partial sums in K order).
+    if constexpr (R::wgmma) {
+      const std::vector<float> again = run_gemm<R>(p, d);
+      CHECK(std::memcmp(again.data(), got.data(), got.size() * sizeof(float)) == 0);
+    }
     const double simt = check_c(p, run_gemm<Runner<GemmMath::simt>>(p, d), d, want, mag, 2.0 * double(k + 2) * 0x1p-24);
     MESSAGE(p.str(math, salt - 1) << ": worst |error| / M " << worst << " (bound " << bound << "), FP32 SIMT " << simt);
     // TF32x3 promises FP32's accuracy: its worst error within twice FP32 SIMT's on the same data
@@ -335,7 +350,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: rejected calls launch nothing and leave
 }
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: Inf and NaN operands give FP32's Inf and NaN", R, Tf32, Tf32x3, Tf32Wgmma,
-                   Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32LastWave, Tf32x3LastWave) {
+                   Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK, Tf32x3StreamKAll) {
   constexpr GemmMath math = R::math;
   for (int v : {0, 5}) {
     const Order order = v < 4 ? Order::row_major : Order::col_major;

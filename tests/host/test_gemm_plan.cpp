@@ -315,36 +315,41 @@ TEST_CASE("packing: K-contiguous operands only, when the product pays, in panels
 }
 
 TEST_CASE("the wgmma kernel's plan: full waves whole, the last wave's K in slices, within every limit") {
-  using tilecraft::detail::wgmma_plan;
+  using tilecraft::detail::wgmma_slices_plan;
   using tilecraft::detail::WgmmaPlan;
   auto gen = tilecraft::test::rng(0x3a7e);
   const GemmSplitLimits limits{};
   for (int i = 0; i < 20000; ++i) {
-    const std::int64_t tiles = pick(gen, 12), k = pick(gen, 15);
+    const std::int64_t tiles = pick(gen, 12), ktiles = pick(gen, 10) - 1;
     const int sms = 1 + static_cast<int>(gen() % 200), tile_k = 32 << (gen() % 2);
+    const std::int64_t k = ktiles * tile_k;
     const double volume = static_cast<double>(pick(gen, 34));
-    const WgmmaPlan p = wgmma_plan(tiles, k, volume, tile_k, 128 * 256, sms, 16, limits);
-    INFO("tiles = ", tiles, ", k = ", k, ", SMs = ", sms, ": ", p.whole, " whole, ", p.tail, " in ", p.slices,
-         " slices of ", p.k_slice);
-    REQUIRE(p.whole + p.tail == tiles);
-    if (p.tail == 0) {
-      REQUIRE((p.slices == 1 && p.k_slice == k));
+    const WgmmaPlan p = wgmma_slices_plan(tiles, ktiles, volume, tile_k, 128 * 256, sms, 16, limits);
+    INFO("tiles = ", tiles, ", K steps = ", ktiles, ", SMs = ", sms, ": ", p.whole, " whole, the rest in ", p.slices,
+         " slices of ", p.slice_steps, " steps");
+    REQUIRE(p.tiles == tiles);
+    REQUIRE(p.ktiles == ktiles);
+    REQUIRE(!p.stream_k());
+    const std::int64_t tail = tiles - p.whole;
+    REQUIRE(p.blocks == std::min<std::int64_t>(p.units(), sms));
+    if (!p.split()) {
+      REQUIRE(tail == 0);
       continue;
     }
     // Only the last wave (at most half of the SMs), only for large products, within the limits.
     REQUIRE(p.whole % sms == 0);
-    REQUIRE(p.tail == tiles % sms);
-    REQUIRE(2 * p.tail <= sms);
+    REQUIRE(tail == tiles % sms);
+    REQUIRE(2 * tail <= sms);
     REQUIRE(volume >= limits.min_volume);
     REQUIRE(p.slices >= 2);
     REQUIRE(p.slices <= 16);
-    REQUIRE(p.tail * p.slices <= sms);
-    REQUIRE(p.tail * p.slices * 128 * 256 * 4 <= limits.max_bytes);
+    REQUIRE(tail * p.slices <= sms);
+    REQUIRE(tail * p.slices * 128 * 256 * 4 <= limits.max_bytes);
     // Whole K steps, every slice non-empty, together exactly K.
-    REQUIRE(p.k_slice % tile_k == 0);
-    REQUIRE(p.k_slice >= limits.min_slice);
-    REQUIRE((p.slices - 1) * p.k_slice < k);
-    REQUIRE(k <= p.slices * p.k_slice);
+    REQUIRE(p.slice_steps * tile_k >= limits.min_slice);
+    REQUIRE((p.slices - 1) * p.slice_steps < ktiles);
+    REQUIRE(ktiles <= p.slices * p.slice_steps);
+    (void)k;
   }
   // The measured shapes on 132 SMs (128 x 256 tiles, 64 K elements a step): 3072^3 has 288
   // tiles, a last wave of 24 in 5 slices of 640; 2304^3 162, a last wave of 30 in 4 of 576;
@@ -352,19 +357,121 @@ TEST_CASE("the wgmma kernel's plan: full waves whole, the last wave's K in slice
   // last wave) and 512^3 (below 2^28 multiply-adds) whole.
   auto plan = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
     const std::int64_t tiles = (m + 127) / 128 * ((n + 255) / 256);
-    return wgmma_plan(tiles, k, double(m) * double(n) * double(k), 64, 128 * 256, 132, 16, limits);
+    return wgmma_slices_plan(tiles, (k + 63) / 64, double(m) * double(n) * double(k), 64, 128 * 256, 132, 16, limits);
   };
   auto expect = [](const WgmmaPlan& p, std::int64_t whole, std::int64_t tail, int slices, std::int64_t k_slice) {
     CHECK(p.whole == whole);
-    CHECK(p.tail == tail);
+    CHECK(p.tiles - p.whole == tail);
     CHECK(p.slices == slices);
-    CHECK(p.k_slice == k_slice);
+    CHECK(p.slice_steps * 64 == k_slice);
   };
   expect(plan(3072, 3072, 3072), 264, 24, 5, 640);
   expect(plan(2304, 2304, 2304), 132, 30, 4, 576);
   expect(plan(128, 8192, 8192), 0, 32, 4, 2048);
   expect(plan(4096, 4096, 4096), 512, 0, 1, 4096);
   expect(plan(512, 512, 512), 8, 0, 1, 512);
+}
+
+TEST_CASE("the wgmma kernel's plan: whole waves, then stream-K shares that cover every K step of every tile once") {
+  using tilecraft::detail::GemmTensorTunables;
+  using tilecraft::detail::wgmma_plan_steps;
+  using tilecraft::detail::wgmma_stream_k_begin;
+  using tilecraft::detail::wgmma_stream_k_plan;
+  using tilecraft::detail::WgmmaPlan;
+  auto gen = tilecraft::test::rng(0x3a7e);
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t tiles = pick(gen, 11), ktiles = pick(gen, 9) - 1;
+    const int sms = 1 + static_cast<int>(gen() % 200), tile_k = 32 << (gen() % 2);
+    const double volume = static_cast<double>(pick(gen, 34));
+    const std::int64_t tile_elems = std::int64_t{128} * (64 << (gen() % 3));
+    GemmTensorTunables t;
+    t.stream_k = static_cast<int>(gen() % 2);
+    t.fixup = static_cast<double>(gen() % 5);
+    t.stream_k_step = 1.0 + 0.25 * static_cast<double>(gen() % 5);
+    const double step = t.stream_k_step;
+    const WgmmaPlan p = wgmma_stream_k_plan(tiles, ktiles, volume, tile_k, tile_elems, sms, t);
+    INFO("tiles = ", tiles, ", K steps = ", ktiles, ", SMs = ", sms, ", stream_k = ", t.stream_k, ": ", p.whole,
+         " whole on ", p.blocks, " blocks");
+    REQUIRE(p.tiles == tiles);
+    REQUIRE(p.ktiles == ktiles);
+    REQUIRE(p.blocks >= 1);
+    REQUIRE(p.blocks <= sms);
+    const WgmmaPlan dp = tilecraft::detail::wgmma_whole_plan(tiles, ktiles, sms);
+    REQUIRE(!p.split());
+    if (!p.stream_k()) {
+      REQUIRE(p.blocks == dp.blocks);
+      // Stream-K where it may run is taken when forced, and when it takes less time.
+      const bool may = ktiles >= 2 && volume >= t.split.min_volume && tiles % sms != 0 &&
+                       (tiles > sms ? std::int64_t{sms} * tile_elems * 4 <= t.split.max_bytes : false);
+      if (may) REQUIRE(t.stream_k <= 0);
+      continue;
+    }
+    REQUIRE(volume >= t.split.min_volume);
+    REQUIRE(ktiles >= 2);
+    REQUIRE(p.blocks * tile_elems * 4 <= t.split.max_bytes);
+    if (t.stream_k == 0) REQUIRE(wgmma_plan_steps(p, step, t.fixup) < wgmma_plan_steps(dp, step, t.fixup));
+    // The whole tiles fill whole waves of every SM; the stream-K tiles are the last partial wave
+    // and one full one, or, with fewer tiles than SMs, every tile on more blocks than tiles.
+    if (tiles > sms) {
+      REQUIRE(p.blocks == sms);
+      REQUIRE(p.whole % sms == 0);
+      REQUIRE(tiles - p.whole == tiles % sms + sms);
+    } else {
+      REQUIRE(p.whole == 0);
+      REQUIRE(p.blocks > tiles);
+    }
+    // Every block's share non-empty, together every step once; a share of at least a tile's
+    // steps past one wave (a tile meets two blocks at most), at least min_slice of K otherwise.
+    const std::int64_t steps = (tiles - p.whole) * ktiles;
+    REQUIRE(wgmma_stream_k_begin(p, 0) == 0);
+    REQUIRE(wgmma_stream_k_begin(p, p.blocks) == steps);
+    std::vector<std::int64_t> covered(static_cast<std::size_t>(tiles - p.whole), 0);
+    std::vector<int> owners(covered.size(), 0);
+    for (int b = 0; b < p.blocks; ++b) {
+      const std::int64_t begin = wgmma_stream_k_begin(p, b), end = wgmma_stream_k_begin(p, b + 1);
+      REQUIRE(end > begin);
+      REQUIRE(end - begin <= wgmma_stream_k_begin(p, 1));
+      if (tiles > sms) REQUIRE(end - begin >= ktiles);
+      if (tiles <= sms) REQUIRE((end - begin) * tile_k >= std::min<std::int64_t>(t.split.min_slice, ktiles * tile_k));
+      // The pieces of the share, one a tile (as for_each_wgmma_unit cuts it): a piece that
+      // starts inside a tile comes first, one that a later share continues comes last.
+      for (std::int64_t s = begin; s < end;) {
+        const std::int64_t x = s / ktiles, kt0 = s % ktiles, kt1 = std::min(ktiles, kt0 + (end - s));
+        if (kt0 > 0) REQUIRE(s == begin);
+        if (kt1 < ktiles) REQUIRE(s + (kt1 - kt0) == end);
+        if (kt0 == 0) ++owners[static_cast<std::size_t>(x)];
+        covered[static_cast<std::size_t>(x)] += kt1 - kt0;
+        s += kt1 - kt0;
+      }
+    }
+    for (std::size_t x = 0; x < covered.size(); ++x) {
+      REQUIRE(covered[x] == ktiles);
+      REQUIRE(owners[x] == 1);
+    }
+  }
+  // The choice (wgmma_plan_for, 132 SMs): TF32x3 (128 x 128 tiles, 32 K elements a step)
+  // stream-K with fewer tiles than SMs (1024^3: 64 tiles of 32 steps; 128 x 8192 x 8192: 64 of
+  // 256), K slices or whole tiles otherwise (4096^3: 1024 tiles, 100 in the last wave, slices
+  // only for a last wave of at most half of the SMs: whole); other maths K slices (BF16 128 x 256
+  // at 3072^3: 264 whole, 24 in 5 slices), stream-K only when forced.
+  auto choose = [](std::int64_t m, std::int64_t n, std::int64_t k, int tile_n, int tile_k, bool compute_bound,
+                   int stream_k) {
+    GemmTensorTunables t;
+    t.stream_k = stream_k;
+    return tilecraft::detail::wgmma_plan_for(m, n, k, 128, tile_n, tile_k, 132, 16, compute_bound, t);
+  };
+  CHECK(choose(1024, 1024, 1024, 128, 32, true, 0).stream_k());
+  CHECK(choose(128, 8192, 8192, 128, 32, true, 0).stream_k());
+  CHECK(!choose(4096, 4096, 4096, 128, 32, true, 0).stream_k());
+  CHECK(!choose(1024, 1024, 1024, 128, 32, true, -1).stream_k());
+  const WgmmaPlan bf16 = choose(3072, 3072, 3072, 256, 64, false, 0);
+  CHECK(bf16.split());
+  CHECK(bf16.whole == 264);
+  CHECK(bf16.slices == 5);
+  const WgmmaPlan forced = choose(1536, 1536, 1536, 256, 64, false, 1);
+  CHECK(forced.stream_k());
+  CHECK(forced.whole == 0);
+  CHECK(forced.blocks == 124);  // shares of 14 of the 72 tiles' 24 steps
 }
 
 TEST_CASE("the wgmma kernel's tile width: thinner tiles where the wide ones leave SMs idle") {

@@ -55,13 +55,13 @@ bool gemm_wgmma_runs_on(int device) {
   return runs;
 }
 
-//! How gemm_wgmma_tma_kernel of shape S covers rows x cols x k on `sms` SMs: see wgmma_plan (the
-//! last wave's K split; every tile's when C has fewer tiles than the GPU has SMs).
+//! How gemm_wgmma_tma_kernel of shape S covers rows x cols x k on `sms` SMs (wgmma_plan_for:
+//! stream-K for TF32x3, whose three products a stage make it compute-bound; the last wave's K
+//! in slices for the others).
 template <class S>
-WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, int sms, const GemmSplitLimits& limits) {
-  const std::int64_t tiles = ceil_div<std::int64_t>(rows, S::tile_m) * ceil_div<std::int64_t>(cols, S::tile_n);
-  const double volume = static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(k);
-  return wgmma_plan(tiles, k, volume, S::tile_k, std::int64_t{S::tile_m} * S::tile_n, sms, S::max_split_k, limits);
+WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, int sms,
+                        const GemmTensorTunables& tunables) {
+  return wgmma_plan_for(rows, cols, k, S::tile_m, S::tile_n, S::tile_k, sms, S::max_split_k, S::parts == 2, tunables);
 }
 
 //! The width of gemm_wgmma_tma_kernel's tiles for C (rows x cols) on `sms` SMs: as
@@ -100,18 +100,18 @@ inline bool wgmma_tma_available(std::int64_t rows, std::int64_t cols, std::int64
 }
 
 //! C (rows x cols, row-major, ldc) = alpha * X Y^T + beta * C by gemm_wgmma_tma_kernel<T, XK, YK,
-//! Split> of shape S, persistent on at most `sms` blocks, as `plan` says (its tail's K slices'
-//! sums in float workspace, then summed in slice order by gemm_wgmma_slices_reduce_kernel: the
-//! same bits every run), on X (rows x k, at x,
-//! K-contiguous when XK) and Y (cols x k, at y), both 16-byte aligned with leading dimensions
-//! that are multiples of 16 bytes; Split (TF32x3): their small parts at x + small_x and
-//! y + small_y, the same shapes and leading dimensions (16-byte aligned too). Returns
-//! cudaErrorInvalidValue, launching nothing, when the units or the K steps exceed 2^31 - 1; the
+//! Split> of shape S, persistent on plan.blocks blocks as `plan` says (wgmma_plan_of: its
+//! stream-K part's flags and partial sums in workspace, the flags cleared by
+//! gemm_stream_k_reset_kernel, of which the GEMM is a programmatic dependent), on X (rows x k,
+//! at x, K-contiguous when XK) and Y (cols x k, at y), both 16-byte aligned with leading
+//! dimensions that are multiples of 16 bytes; Split (TF32x3): their small parts at x + small_x
+//! and y + small_y, the same shapes and leading dimensions (16-byte aligned too). Returns
+//! cudaErrorInvalidValue, launching nothing, when the tiles or the K steps exceed 2^31 - 1; the
 //! pool's error when no workspace can be had.
 template <class S, class T, bool XK, bool YK, bool Split = false>
 [[nodiscard]] cudaError_t launch_wgmma_tma(const T* x, std::int64_t ldx, const T* y, std::int64_t ldy, float* c,
                                            std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
-                                           float alpha, float beta, const WgmmaPlan& plan, int sms, cudaStream_t stream,
+                                           float alpha, float beta, const WgmmaPlan& plan, cudaStream_t stream,
                                            std::int64_t small_x = 0, std::int64_t small_y = 0) {
   auto kernel = gemm_wgmma_tma_kernel<T, XK, YK, Split, S>;
   WgmmaTmaOperands ops{};
@@ -122,31 +122,59 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
     TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.b_small, y + small_y, ldy, true, cols, k, S::tile_n));
   }
   TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
-  const std::int64_t units = plan.whole + plan.tail * plan.slices;
-  if (units > INT_MAX || ceil_div<std::int64_t>(k, S::tile_k) > INT_MAX) return cudaErrorInvalidValue;
+  if (plan.units() > INT_MAX || plan.ktiles > INT_MAX || plan.blocks <= 0) return cudaErrorInvalidValue;
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
-  float* partial = nullptr;
-  if (plan.tail > 0) {
+  const auto blocks = static_cast<std::size_t>(plan.blocks);
+  if (!plan.stream_k() && !plan.split()) {
+    kernel<<<static_cast<unsigned>(blocks), S::tma_threads, S::smem_bytes, stream>>>(ops, c, ldc, rows, cols, alpha,
+                                                                                     beta, plan, nullptr, nullptr);
+    return last_launch_error();
+  }
+  if (plan.split()) {
+    // The slices' sums in workspace (a tile of floats a slice of a tile), then their reduction.
+    const std::int64_t tail = plan.tiles - plan.whole;
+    float* partial = nullptr;
     TILECRAFT_RETURN_IF_ERROR(workspace_alloc(
         reinterpret_cast<void**>(&partial),
-        static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(plan.tail * tile_elems) * sizeof(float),
-        stream));
-  }
-  const std::int64_t blocks = units < sms ? units : sms;
-  kernel<<<static_cast<unsigned>(blocks), S::tma_threads, S::smem_bytes, stream>>>(
-      ops, c, ldc, rows, cols, k, alpha, beta, plan.k_slice, plan.whole, plan.tail, plan.slices, partial);
-  cudaError_t status = last_launch_error();
-  if (status == cudaSuccess && plan.tail > 0) {
-    const dim3 reduce_grid(static_cast<unsigned>(plan.tail), static_cast<unsigned>(tile_elems / 1024));
-    gemm_wgmma_slices_reduce_kernel<S>
-        <<<reduce_grid, 256, 0, stream>>>(partial, plan.slices, plan.whole, c, ldc, rows, cols, alpha, beta);
-    status = last_launch_error();
-  }
-  if (partial != nullptr) {
+        static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(tail * tile_elems) * sizeof(float), stream));
+    kernel<<<static_cast<unsigned>(blocks), S::tma_threads, S::smem_bytes, stream>>>(ops, c, ldc, rows, cols, alpha,
+                                                                                     beta, plan, partial, nullptr);
+    cudaError_t status = last_launch_error();
+    if (status == cudaSuccess) {
+      const dim3 reduce_grid(static_cast<unsigned>(tail), static_cast<unsigned>(tile_elems / 1024));
+      gemm_wgmma_slices_reduce_kernel<S>
+          <<<reduce_grid, 256, 0, stream>>>(partial, plan.slices, plan.whole, c, ldc, rows, cols, alpha, beta);
+      status = last_launch_error();
+    }
     const cudaError_t freed = workspace_free(partial, stream);
-    if (status == cudaSuccess) status = freed;
+    return status != cudaSuccess ? status : freed;
   }
-  return status;
+  // Workspace: the flags (one a block, 256-byte aligned), then a tile of partial sums a block.
+  const std::size_t flag_bytes = round_up<std::size_t>(blocks * sizeof(unsigned), 256);
+  void* ws = nullptr;
+  TILECRAFT_RETURN_IF_ERROR(
+      workspace_alloc(&ws, flag_bytes + blocks * static_cast<std::size_t>(tile_elems) * sizeof(float), stream));
+  auto* flags = static_cast<unsigned*>(ws);
+  auto* partial = reinterpret_cast<float*>(static_cast<unsigned char*>(ws) + flag_bytes);
+  gemm_stream_k_reset_kernel<S><<<1, 256, 0, stream>>>(flags, plan.blocks);
+  cudaError_t status = last_launch_error();
+  if (status == cudaSuccess) {
+    // A programmatic dependent of the reset (the kernel has sm_90a code, so it waits for it):
+    // its blocks start while the flags are cleared.
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(blocks));
+    config.blockDim = dim3(S::tma_threads);
+    config.dynamicSmemBytes = S::smem_bytes;
+    config.stream = stream;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    status = cudaLaunchKernelEx(&config, kernel, ops, c, ldc, rows, cols, alpha, beta, plan, partial, flags);
+  }
+  const cudaError_t freed = workspace_free(ws, stream);
+  return status != cudaSuccess ? status : freed;
 }
 
 //! Copies the 16-bit operand `src` (`outer` rows of `inner` elements, leading dimension ld) to
@@ -265,17 +293,17 @@ template <class T>
       const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;
       auto run = [&](auto shape) {
         using S = decltype(shape);
-        const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, sms, tunables.split);
+        const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, sms, tunables);
         if (x_k) {
           return y_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                          sms, stream)
+                                                          stream)
                      : launch_wgmma_tma<S, T, true, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                           sms, stream);
+                                                           stream);
         }
         return y_k ? launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                         sms, stream)
+                                                         stream)
                    : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                          sms, stream);
+                                                          stream);
       };
       status = with_wgmma_width<T>(wgmma_width(rows, cols, sms, tunables), run);
     }

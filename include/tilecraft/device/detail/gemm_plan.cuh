@@ -59,7 +59,9 @@ struct GemmTunables {
 //! The tensor-core launchers' limits (16-bit operands, and float operands in GemmMath::tf32 /
 //! tf32x3): gemm() uses the defaults; tests and experiments pass others.
 struct GemmTensorTunables {
-  //! When the wgmma kernel splits K (see wgmma_split_plan).
+  //! When the wgmma kernel splits the last wave's K (wgmma_slices_plan) or runs its last waves
+  //! stream-K (wgmma_stream_k_plan): min_slice, the least K of a slice or a block's share;
+  //! min_volume; max_bytes, their partial sums.
   GemmSplitLimits split{};
   //! Float operands: the wgmma kernel runs only when its blocks (tiles times K slices) fill at
   //! least this share of the SMs; fewer run faster as the mma.sync fallback's smaller tiles,
@@ -79,6 +81,15 @@ struct GemmTensorTunables {
   //! (wgmma_tile_width): measured on the H200, BF16 at 4096^3 (benchmarks/TUNING.md).
   double cost_128 = 1.3;
   double cost_64 = 1.8;
+  //! What a stream-K K step costs against a whole tile's, and what a partial sum costs,
+  //! written or read, in K steps (wgmma_plan_steps): TF32x3 on the H200 (benchmarks/TUNING.md;
+  //! 16-bit operands measured 1.3 to 2.1 a step, stream-K off for them by default).
+  double stream_k_step = 1.0;
+  double fixup = 3.0;
+  //! Stream-K (wgmma_plan_for): 0 for TF32x3 where the plan's cost says it pays (the other
+  //! maths split the last wave's K in slices), 1 for every math wherever it may run (tests),
+  //! -1 never (K slices for TF32x3 too).
+  int stream_k = 0;
 };
 
 // ---- arguments --------------------------------------------------------------------------------
@@ -234,31 +245,142 @@ inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t
 
 // ---- the wgmma kernel's waves --------------------------------------------------------------------
 
-//! How the wgmma kernel (one block of a tile per SM) covers `tiles` C tiles: tiles [0, whole)
-//! with K whole, straight into C (the full waves), then tiles [whole, whole + tail) (the last
-//! wave's: every tile when C has fewer than the SMs) in `slices` K slices of k_slice, their
-//! partial sums in workspace summed by a second kernel.
+//! How the wgmma kernel's `blocks` persistent blocks (one per SM) cover C's `tiles` tiles of
+//! `ktiles` K steps each: tiles [0, whole) whole, tile u by block u % blocks (the full waves);
+//! then the last tiles, [whole, tiles), in one of two ways:
+//!   - slices > 1 (K slices): each in `slices` slices of slice_steps K steps (the last one
+//!     shorter), units whole + s x tail + x (slice s of tile whole + x, tail = tiles - whole)
+//!     continuing the round robin, each slice's sums to a tile of floats in workspace, summed in
+//!     slice order by a second kernel (gemm_wgmma_slices_reduce_kernel);
+//!   - otherwise stream-K (when whole < tiles): their K steps, tile after tile, dealt out to the
+//!     blocks in equal shares (wgmma_stream_k_begin); a tile's steps that fall to several blocks
+//!     are summed by the block holding its first one (the owner), which waits for the others'
+//!     partial sums and adds them in K order; whole is then a multiple of blocks.
+//! Either way the same bits on every run.
 struct WgmmaPlan {
-  std::int64_t whole;
-  std::int64_t tail;
-  int slices;
-  std::int64_t k_slice;
+  std::int64_t tiles = 0;
+  std::int64_t whole = 0;
+  std::int64_t ktiles = 0;
+  int blocks = 0;
+  int slices = 1;
+  std::int64_t slice_steps = 0;
+  TILECRAFT_HOST_DEVICE constexpr bool split() const { return slices > 1; }
+  TILECRAFT_HOST_DEVICE constexpr bool stream_k() const { return slices <= 1 && whole < tiles; }
+  //! Units of the round robin: whole tiles and K slices (stream-K shares come after them).
+  TILECRAFT_HOST_DEVICE constexpr std::int64_t units() const {
+    return whole + (split() ? (tiles - whole) * slices : 0);
+  }
 };
 
-//! The last wave split: a wave of `tail` < sms tiles takes as long as a full one, so its K is
-//! split into about sms / tail slices (slices at least limits.min_slice and whole tile_k steps
-//! long, at most max_slices, their partial sums at most limits.max_bytes: tail x tile_elems
-//! floats a slice), for products of at least limits.min_volume multiply-adds; a tail of more
-//! than half of the SMs, or a slice count below 2, leaves every tile whole.
-inline WgmmaPlan wgmma_plan(std::int64_t tiles, std::int64_t k, double volume, int tile_k, std::int64_t tile_elems,
-                            int sms, int max_slices, const GemmSplitLimits& limits) {
-  const WgmmaPlan whole{tiles, 0, 1, k};
-  if (tiles <= 0 || sms <= 0 || k <= 0 || volume < limits.min_volume) return whole;
+//! The first stream-K step of block b's share (plan.blocks + 1 values for b = 0 ... blocks: the
+//! shares differ by one step at most, the longer ones first).
+TILECRAFT_HOST_DEVICE constexpr std::int64_t wgmma_stream_k_begin(const WgmmaPlan& plan, std::int64_t b) {
+  const std::int64_t steps = (plan.tiles - plan.whole) * plan.ktiles;
+  const std::int64_t q = steps / plan.blocks, r = steps % plan.blocks;
+  return b * q + (b < r ? b : r);
+}
+
+//! Every tile whole: one wave of min(tiles, sms) blocks at a time.
+constexpr WgmmaPlan wgmma_whole_plan(std::int64_t tiles, std::int64_t ktiles, int sms) {
+  return WgmmaPlan{tiles, tiles, ktiles, static_cast<int>(tiles < sms ? tiles : sms), 1, ktiles};
+}
+
+//! The last wave in K slices: a wave of `tail` < sms tiles takes as long as a full one, so its
+//! K is split into about sms / tail slices (slices at least limits.min_slice and whole tile_k
+//! steps long, at most max_slices, their partial sums at most limits.max_bytes: tail x
+//! tile_elems floats a slice), for products of at least limits.min_volume multiply-adds; a tail
+//! of more than half of the SMs, or a slice count below 2, leaves every tile whole.
+inline WgmmaPlan wgmma_slices_plan(std::int64_t tiles, std::int64_t ktiles, double volume, int tile_k,
+                                   std::int64_t tile_elems, int sms, int max_slices, const GemmSplitLimits& limits) {
+  const WgmmaPlan whole = wgmma_whole_plan(tiles, ktiles, sms);
+  if (tiles <= 0 || sms <= 0 || ktiles <= 0 || volume < limits.min_volume) return whole;
   const std::int64_t tail = tiles % sms;
   if (tail == 0) return whole;
-  const SplitPlan split =
-      k_slices(sms / tail, k, tile_k, max_slices, tail * tile_elems * static_cast<std::int64_t>(sizeof(float)), limits);
-  return split.slices < 2 ? whole : WgmmaPlan{tiles - tail, tail, split.slices, split.k_slice};
+  const SplitPlan split = k_slices(sms / tail, ktiles * tile_k, tile_k, max_slices,
+                                   tail * tile_elems * static_cast<std::int64_t>(sizeof(float)), limits);
+  if (split.slices < 2) return whole;
+  const std::int64_t units = tiles - tail + tail * split.slices;
+  return WgmmaPlan{tiles,        tiles - tail,          ktiles, static_cast<int>(units < sms ? units : sms),
+                   split.slices, split.k_slice / tile_k};
+}
+
+//! What stream-K `plan` takes, in K steps of its whole tiles: the whole tiles' waves, then the
+//! longest share, its steps costing `step` each, and its partial sums (`fixup` steps each: the
+//! one a block writes when its share starts inside a tile, and the ones the owner reads: a
+//! tile's steps meet ceil(ktiles / share) + 1 blocks at most).
+inline double wgmma_plan_steps(const WgmmaPlan& plan, double step, double fixup) {
+  if (plan.blocks <= 0) return 0.0;
+  const double waves = static_cast<double>(ceil_div<std::int64_t>(plan.whole, plan.blocks));
+  double steps = waves * static_cast<double>(plan.ktiles);
+  if (plan.stream_k()) {
+    const std::int64_t share = wgmma_stream_k_begin(plan, 1);  // the longest share
+    steps += step * static_cast<double>(share) +
+             fixup * static_cast<double>(1 + ceil_div<std::int64_t>(plan.ktiles, share > 0 ? share : 1));
+  }
+  return steps;
+}
+
+//! Stream-K where wgmma_plan_steps (with t.stream_k_step and t.fixup) says it takes less time
+//! than every tile whole (t.stream_k > 0: wherever it may run): the last partial wave with one
+//! full wave before it (so that each share holds at least a tile's K steps and a tile's steps
+//! fall to two blocks at most), or, with fewer tiles than SMs, every tile, on the number of
+//! blocks (more than tiles, at most sms) that wgmma_plan_steps finds fastest among those that
+//! give each one at least t.split.min_slice of K. Never below t.split.min_volume multiply-adds,
+//! with whole waves, or with partial sums (a tile of floats a block) above t.split.max_bytes.
+inline WgmmaPlan wgmma_stream_k_plan(std::int64_t tiles, std::int64_t ktiles, double volume, int tile_k,
+                                     std::int64_t tile_elems, int sms, const GemmTensorTunables& t) {
+  const GemmSplitLimits& limits = t.split;
+  const WgmmaPlan dp = wgmma_whole_plan(tiles, ktiles, sms);
+  if (tiles <= 0 || sms <= 0 || ktiles <= 1 || volume < limits.min_volume) return dp;
+  const std::int64_t tail = tiles % sms;
+  if (tiles >= sms && tail == 0) return dp;
+  const std::int64_t sk = tiles > sms ? tail + sms : tiles;
+  const std::int64_t max_blocks = limits.max_bytes / (tile_elems * static_cast<std::int64_t>(sizeof(float)));
+  WgmmaPlan stream_k{tiles, tiles - sk, ktiles, sms, 1, ktiles};
+  if (tiles > sms) {
+    if (sms > max_blocks) return dp;
+  } else {
+    // Fewer tiles than SMs: the block count whose plan takes least time (fewer blocks: longer
+    // shares, a tile's steps on fewer of them), each share at least min_slice of K.
+    const std::int64_t min_steps =
+        ceil_div<std::int64_t>(limits.min_slice > tile_k ? limits.min_slice : tile_k, tile_k);
+    std::int64_t most = sk * ktiles / min_steps;
+    if (most > sms) most = sms;
+    if (most > max_blocks) most = max_blocks;
+    if (most <= tiles) return dp;
+    double best = 0.0;
+    for (std::int64_t blocks = tiles + 1; blocks <= most; ++blocks) {
+      const WgmmaPlan candidate{tiles, 0, ktiles, static_cast<int>(blocks), 1, ktiles};
+      const double steps = wgmma_plan_steps(candidate, t.stream_k_step, t.fixup);
+      if (blocks == tiles + 1 || steps < best) {
+        best = steps;
+        stream_k = candidate;
+      }
+    }
+  }
+  const bool faster =
+      wgmma_plan_steps(stream_k, t.stream_k_step, t.fixup) < wgmma_plan_steps(dp, t.stream_k_step, t.fixup);
+  return t.stream_k > 0 || faster ? stream_k : dp;
+}
+
+//! The plan of the wgmma kernel on C (rows x cols) x k in tiles of tile_m x tile_n with K steps
+//! of tile_k on `sms` SMs: stream-K (wgmma_stream_k_plan) for compute-bound products (TF32x3:
+//! three products a stage, so blocks that read their operands at other K than their
+//! neighbours lose little) with fewer tiles than SMs, or wherever t.stream_k > 0; else the last
+//! wave in K slices (wgmma_slices_plan, at most max_slices). Measured on the H200
+//! (benchmarks/TUNING.md): TF32x3 stream-K 1.3 to 2.7 times faster than whole tiles with fewer
+//! tiles than SMs, 3 to 18% slower at 4096^3; 16-bit and TF32 operands slower stream-K almost
+//! everywhere (their K steps run 1.3 to 2.1 times slower in stream-K shares).
+inline WgmmaPlan wgmma_plan_for(std::int64_t rows, std::int64_t cols, std::int64_t k, int tile_m, int tile_n,
+                                int tile_k, int sms, int max_slices, bool compute_bound, const GemmTensorTunables& t) {
+  const std::int64_t tiles = ceil_div<std::int64_t>(rows, tile_m) * ceil_div<std::int64_t>(cols, tile_n);
+  const std::int64_t ktiles = ceil_div<std::int64_t>(k, tile_k);
+  const double volume = static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(k);
+  const std::int64_t tile_elems = std::int64_t{tile_m} * tile_n;
+  if (t.stream_k > 0 || (t.stream_k == 0 && compute_bound && tiles < sms)) {
+    return wgmma_stream_k_plan(tiles, ktiles, volume, tile_k, tile_elems, sms, t);
+  }
+  return wgmma_slices_plan(tiles, ktiles, volume, tile_k, tile_elems, sms, max_slices, t.split);
 }
 
 //! The width of the wgmma kernel's tiles (tile_m x width, width 256, 128 or 64) for C (rows x

@@ -147,7 +147,7 @@ inline std::int64_t tf32_operand_elems(const float* src, std::int64_t ld, bool k
 
 //! C = alpha * op(A) * op(B) + beta * C on float operands in GemmMath Math (tf32 or tf32x3):
 //! see gemm<Math>() in device/gemm.cuh. The wgmma kernel runs where the device's code has it
-//! and its blocks (tiles times K slices, see wgmma_split_plan) fill at least
+//! and its plan's blocks (see wgmma_plan) fill at least
 //! tunables.min_wave_fill of the SMs (fewer run faster as the mma.sync fallback's smaller
 //! tiles, without packing: benchmarks/TUNING.md); tests pass 0.
 template <GemmMath Math>
@@ -175,12 +175,12 @@ template <GemmMath Math>
   TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
   const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;
   // TF32 runs thinner tiles where they pay (wgmma_width); TF32x3 has one shape.
-  const int width = split ? WgmmaGemmShape<float, split>::tile_n : wgmma_width(rows, cols, sms, tunables);
   constexpr int tile_m = WgmmaGemmShape<float, split>::tile_m, tile_k = WgmmaGemmShape<float, split>::tile_k;
-  auto plan_for = [&](auto shape) { return wgmma_plan_of<decltype(shape)>(rows, cols, k, sms, tunables.split); };
+  const int width = split ? WgmmaGemmShape<float, split>::tile_n : wgmma_width(rows, cols, sms, tunables);
+  auto plan_for = [&](auto shape) { return wgmma_plan_of<decltype(shape)>(rows, cols, k, sms, tunables); };
   const WgmmaPlan plan = split ? plan_for(WgmmaGemmShape<float, split>{}) : with_wgmma_width<float>(width, plan_for);
   if (gemm_wgmma_runs_on<float>(device) && wgmma_tma_available(rows, cols, k) &&
-      static_cast<double>(plan.whole + plan.tail * plan.slices) >= tunables.min_wave_fill * sms) {
+      static_cast<double>(plan.blocks) >= tunables.min_wave_fill * sms) {
     if (ceil_div(rows, std::int64_t{tile_m}) * ceil_div(cols, std::int64_t{width}) > INT_MAX ||
         ceil_div(k, std::int64_t{tile_k}) > INT_MAX) {
       return cudaErrorInvalidValue;
@@ -203,11 +203,11 @@ template <GemmMath Math>
     if (status == cudaSuccess) {
       if constexpr (split) {
         status = launch_wgmma_tma<WgmmaGemmShape<float, true>, float, true, true, true>(
-            xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, sms, stream, xo.small, yo.small);
+            xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream, xo.small, yo.small);
       } else {
         auto run = [&](auto shape) {
           return launch_wgmma_tma<decltype(shape), float, true, true>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows,
-                                                                      cols, k, alpha, beta, plan, sms, stream);
+                                                                      cols, k, alpha, beta, plan, stream);
         };
         status = with_wgmma_width<float>(width, run);
       }

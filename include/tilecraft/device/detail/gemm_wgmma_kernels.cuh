@@ -9,6 +9,10 @@
 //!     cores read conflict-free. A 16-bit operand may be K-contiguous or M- (N-) contiguous in
 //!     memory: the copies keep the contiguous dimension in 128-byte rows, and the descriptor
 //!     tells wgmma which it is. TF32 operands are K-contiguous (the dispatch packs the others).
+//!     Persistent (one block per SM): whole tiles first, then, as the plan says, the last
+//!     wave's tiles in K slices (summed by gemm_wgmma_slices_reduce_kernel) or stream-K (their
+//!     K steps shared out evenly; partial sums added in K order by the block that holds a
+//!     tile's first steps): see WgmmaPlan.
 //!   - gemm_tensor_fallback_kernel: the same product on every other GPU (and for 16-bit operands
 //!     that are not 16-byte aligned), one tile of the block-level tiled_gemm (mma.sync) per block.
 //! Both take the problem in its row-major form (C row-major, m x n; see GemmProblem) and
@@ -19,13 +23,16 @@
 
 #include <nv/target>
 
+#include "../../arch/griddepcontrol.cuh"
 #include "../../arch/mbarrier.cuh"
+#include "../../arch/sync_flag.cuh"
 #include "../../arch/tma.cuh"
 #include "../../arch/wgmma.cuh"
 #include "../../config.cuh"
 #include "../../gemm/epilogue.cuh"
 #include "../../gemm/tiled_gemm.cuh"
 #include "../../memory/matrix_ref.cuh"
+#include "gemm_plan.cuh"
 
 namespace tilecraft::detail {
 
@@ -66,7 +73,7 @@ struct WgmmaGemmShape {
   static_assert(!Split || producer_threads * producer_registers + threads * consumer_registers <= 65536,
                 "WgmmaGemmShape: the warpgroups' registers must fit the SM's 64 Ki");
   static constexpr int group_m = 8;       //!< tile rows that walk N together (L2 reuse of B)
-  static constexpr int max_split_k = 16;  //!< K slices at most (see wgmma_split_plan)
+  static constexpr int max_split_k = 16;  //!< K slices at most (see wgmma_slices_plan)
   static constexpr int parts = Split ? 2 : 1;
   static constexpr int a_bytes = tile_m * 128;  //!< one part of A's stage tile
   static constexpr int b_bytes = tile_n * 128;
@@ -129,7 +136,7 @@ TILECRAFT_HOST_DEVICE void wgmma_tile_origin(std::int64_t t, std::int64_t m, std
 
 //! C = alpha * (sum of the K slices' products) + beta * C over `tiles` tiles of shape S from
 //! tile0 on, the slices summed in order (the same bits every run): slice s of local tile x is
-//! the tile_m x tile_n block x + s tiles of `partial` (gemm_wgmma_tma_kernel's tail units). Block
+//! the tile_m x tile_n block x + s tiles of `partial` (gemm_wgmma_tma_kernel's slice units). Block
 //! (x, y) sums 1024 elements of local tile x (256 threads, 4 consecutive elements each); beta 0
 //! never reads C. Launch: grid (tiles, tile_m * tile_n / 1024), 256 threads.
 template <class S>
@@ -227,44 +234,100 @@ TILECRAFT_DEVICE void tma_load_operand(unsigned char* dst, const CUtensorMap* ma
   }
 }
 
-//! One unit of gemm_wgmma_tma_kernel's work: a tile of C (origin m0, n0) over K [k0, k0 +
-//! ktiles tile_k), stored at `out` (ld_out apart): C itself (raw false: alpha and beta apply)
-//! or, for a K slice of a tail tile, its tile_m x tile_n block of float partial sums (raw).
+//! One unit of gemm_wgmma_tma_kernel's work: the tile of C at (m0, n0) over `ktiles` K steps
+//! from K step `kt0`, and what becomes of its sums (WgmmaPlan):
+//!   - whole: every K step of the tile; C = alpha * sums + beta * C;
+//!   - slice: a K slice of a tile of the last wave: the sums, as a tile_m x tile_n block, to
+//!     block `slot` of the partial sums (gemm_wgmma_slices_reduce_kernel adds them);
+//!   - partial: a stream-K share's K steps that continue a tile begun by another block: the
+//!     sums go to the block's slot of partial sums and its flag is raised;
+//!   - owner: a tile's first K steps, which other blocks' shares continue: their partial sums
+//!     are added in K order, then C is stored as for a whole tile.
 struct WgmmaUnit {
-  std::int64_t m0, n0, k0;
+  enum Kind { whole, slice, partial, owner };
+  std::int64_t m0, n0;
+  std::int64_t kt0;
   int ktiles;
-  float* out;
-  std::int64_t ld_out;
-  bool raw;
+  Kind kind;
+  std::int64_t tile_end;  //!< owner: the stream-K step after the tile's last one
+  std::int64_t slot;      //!< slice: its block of partial sums
 };
 
-//! Unit u of a product planned as `whole` tiles with K whole, then `tail` tiles in `slices`
-//! K slices of k_slice (WgmmaPlan): units 0 ... whole - 1 are tiles 0 ... whole - 1; unit
-//! whole + s tail + x is slice s of tile whole + x, whose sums go to block x + s tail of
-//! `partial` (what gemm_wgmma_slices_reduce_kernel reads).
+//! Calls f(unit) for every unit of block b of `plan`, in the order the block computes them:
+//! its units b, b + blocks, ... of the round robin (whole tiles, then K slices), then the
+//! pieces of its stream-K share, one a tile, in K order (the first may be partial, the last an
+//! owner).
+template <class S, class F>
+TILECRAFT_DEVICE void for_each_wgmma_unit(const WgmmaPlan& plan, std::int64_t b, std::int64_t m, std::int64_t n,
+                                          F&& f) {
+  const std::int64_t units = plan.units(), tail = plan.tiles - plan.whole;
+  for (std::int64_t u = b; u < units; u += plan.blocks) {
+    WgmmaUnit unit{0, 0, 0, static_cast<int>(plan.ktiles), WgmmaUnit::whole, 0, 0};
+    std::int64_t tile = u;
+    if (u >= plan.whole) {  // slice v / tail of tile whole + v % tail
+      const std::int64_t v = u - plan.whole;
+      tile = plan.whole + v % tail;
+      unit.kt0 = (v / tail) * plan.slice_steps;
+      unit.ktiles =
+          static_cast<int>(plan.ktiles - unit.kt0 < plan.slice_steps ? plan.ktiles - unit.kt0 : plan.slice_steps);
+      unit.kind = WgmmaUnit::slice;
+      unit.slot = v;
+    }
+    wgmma_tile_origin<S>(tile, m, n, unit.m0, unit.n0);
+    f(unit);
+  }
+  if (!plan.stream_k()) return;
+  const std::int64_t end = wgmma_stream_k_begin(plan, b + 1);
+  for (std::int64_t i = wgmma_stream_k_begin(plan, b); i < end;) {
+    const std::int64_t tile = plan.whole + i / plan.ktiles, kt0 = i % plan.ktiles;
+    const std::int64_t kt1 = plan.ktiles < kt0 + (end - i) ? plan.ktiles : kt0 + (end - i);
+    WgmmaUnit unit{0,
+                   0,
+                   kt0,
+                   static_cast<int>(kt1 - kt0),
+                   kt0 > 0             ? WgmmaUnit::partial
+                   : kt1 < plan.ktiles ? WgmmaUnit::owner
+                                       : WgmmaUnit::whole,
+                   i - kt0 + plan.ktiles,
+                   0};
+    wgmma_tile_origin<S>(tile, m, n, unit.m0, unit.n0);
+    f(unit);
+    i += kt1 - kt0;
+  }
+}
+
+//! A block's slot of stream-K partial sums: a tile of floats, thread t's accumulators
+//! (acc[4 q ... 4 q + 3] at float4 q x 256 + t), so that a warp's 16-byte stores and loads
+//! cover 512 contiguous bytes.
 template <class S>
-TILECRAFT_DEVICE WgmmaUnit wgmma_unit(std::int64_t u, std::int64_t m, std::int64_t n, std::int64_t k,
-                                      std::int64_t k_slice, std::int64_t whole, std::int64_t tail, float* c,
-                                      std::int64_t ldc, float* partial) {
-  WgmmaUnit unit{};
-  std::int64_t tile = u, k_len = k;
-  if (u >= whole) {
-    const std::int64_t v = u - whole;
-    tile = whole + v % tail;
-    unit.k0 = (v / tail) * k_slice;
-    k_len = k - unit.k0 < k_slice ? k - unit.k0 : k_slice;
-    unit.raw = true;
+TILECRAFT_DEVICE void wgmma_store_partial(const float (&acc)[S::tile_n / 2], float* slot) {
+  float4* p = reinterpret_cast<float4*>(slot) + threadIdx.x;
+#pragma unroll
+  for (int q = 0; q < S::tile_n / 8; ++q) {
+    p[q * S::threads] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
   }
-  wgmma_tile_origin<S>(tile, m, n, unit.m0, unit.n0);
-  unit.ktiles = k_len > 0 ? static_cast<int>((k_len + S::tile_k - 1) / S::tile_k) : 0;
-  if (unit.raw) {
-    unit.out = partial + (u - whole) * (std::int64_t{S::tile_m} * S::tile_n);
-    unit.ld_out = S::tile_n;
-  } else {
-    unit.out = c + unit.m0 * ldc + unit.n0;
-    unit.ld_out = ldc;
+}
+
+template <class S>
+TILECRAFT_DEVICE void wgmma_add_partial(float (&acc)[S::tile_n / 2], const float* slot) {
+  const float4* p = reinterpret_cast<const float4*>(slot) + threadIdx.x;
+#pragma unroll
+  for (int q = 0; q < S::tile_n / 8; ++q) {
+    const float4 x = p[q * S::threads];
+    acc[4 * q] += x.x;
+    acc[4 * q + 1] += x.y;
+    acc[4 * q + 2] += x.z;
+    acc[4 * q + 3] += x.w;
   }
-  return unit;
+}
+
+//! Clears the stream-K flags of gemm_wgmma_tma_kernel of shape S (one a block) and lets that
+//! kernel, launched as its programmatic dependent, start at once: it waits for this grid
+//! (arch::wait_for_dependencies) before it raises or reads a flag. Launch: one block of 256.
+template <class S>
+__global__ void __launch_bounds__(256) gemm_stream_k_reset_kernel(unsigned* flags, int count) {
+  arch::launch_dependents();
+  for (int i = static_cast<int>(threadIdx.x); i < count; i += 256) flags[i] = 0u;
 }
 
 //! The operands of gemm_wgmma_tma_kernel: the tensor maps of A and B (and, Split, of their
@@ -276,13 +339,13 @@ struct WgmmaTmaOperands {
   CUtensorMap b_small;  // Split only
 };
 
-//! The body of gemm_wgmma_tma_kernel (sm_90a code only): a block computes units blockIdx.x,
-//! blockIdx.x + gridDim.x, ... (wgmma_unit).
+//! The body of gemm_wgmma_tma_kernel (sm_90a code only): block blockIdx.x computes its units of
+//! `plan` (for_each_wgmma_unit).
 template <class T, bool AKContiguous, bool BKContiguous, bool Split, class S>
 TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __restrict__ c, std::int64_t ldc,
-                                          std::int64_t m, std::int64_t n, std::int64_t k, float alpha, float beta,
-                                          std::int64_t k_slice, std::int64_t whole, std::int64_t tail, int slices,
-                                          float* __restrict__ partial) {
+                                          std::int64_t m, std::int64_t n, float alpha, float beta,
+                                          const WgmmaPlan& plan, float* __restrict__ partial,
+                                          unsigned* __restrict__ flags) {
   static_assert(S::tile_m <= 256 && S::tile_n <= 256 && S::tile_m % 64 == 0 && S::tile_n % 64 == 0,
                 "gemm_wgmma_tma_kernel: a TMA box spans at most 256 rows, and 64-row blocks");
   static_assert(!Split || (AKContiguous && BKContiguous),
@@ -307,7 +370,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 
   // A stage: A's part(s), then B's: [A | B] or, split, [A big | A small | B big | B small].
   constexpr int b_at = S::parts * S::a_bytes;
-  const std::int64_t units = whole + tail * slices;
+  const std::int64_t b = blockIdx.x;
   // Stages go round the ring in one sequence across a block's units: use `it` of the ring is
   // slot it % stages in its (it / stages)-th round, for the producer and the computing
   // warpgroups alike.
@@ -316,14 +379,13 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
     if constexpr (Split) arch::warpgroup_reg_dealloc<S::producer_registers>();
     if (t == S::threads) {
       int it = 0;
-      for (std::int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-        const WgmmaUnit unit = wgmma_unit<S>(u, m, n, k, k_slice, whole, tail, c, ldc, partial);
+      for_each_wgmma_unit<S>(plan, b, m, n, [&](const WgmmaUnit& unit) {
         for (int kt = 0; kt < unit.ktiles; ++kt, ++it) {
           const int s = it % S::stages;
           if (it >= S::stages) arch::mbarrier_wait(&empty[s], ((it / S::stages) & 1) ^ 1);
           unsigned char* st = smem + s * S::stage_bytes;
           arch::mbarrier_arrive_expect_tx(&full[s], S::stage_bytes);
-          const int kc = static_cast<int>(unit.k0 + std::int64_t{kt} * S::tile_k);
+          const int kc = static_cast<int>((unit.kt0 + kt) * S::tile_k);
           const int m0 = static_cast<int>(unit.m0), n0 = static_cast<int>(unit.n0);
           tma_load_operand<S::tile_m, AKContiguous>(st, &ops.a, &full[s], kc, m0);
           tma_load_operand<S::tile_n, BKContiguous>(st + b_at, &ops.b, &full[s], kc, n0);
@@ -332,7 +394,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
             tma_load_operand<S::tile_n, true>(st + b_at + S::b_bytes, &ops.b_small, &full[s], kc, n0);
           }
         }
-      }
+      });
     }
     return;
   }
@@ -340,13 +402,15 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   if constexpr (Split) arch::warpgroup_reg_alloc<S::consumer_registers>();
   const int wg = t / 128;
   constexpr int acc_size = S::tile_n / 2;
+  constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
+  // The computing warpgroups' own barrier (the producer warp does not take part).
+  constexpr unsigned consumers_barrier = 1;
   float acc[acc_size];  // Split: the FP32 sum of the stages' big x big products
   // Split: a stage's big x big products, from zero; the cross terms of every stage.
   float big[Split ? acc_size : 1];
   float cross[Split ? acc_size : 1];
   int it = 0;
-  for (std::int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-    const WgmmaUnit unit = wgmma_unit<S>(u, m, n, k, k_slice, whole, tail, c, ldc, partial);
+  for_each_wgmma_unit<S>(plan, b, m, n, [&](const WgmmaUnit& unit) {
 #pragma unroll
     for (int i = 0; i < acc_size; ++i) acc[i] = 0.0f;
     if constexpr (Split) {
@@ -414,9 +478,38 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 #pragma unroll
       for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? cross[i] : 0.0f;
     }
-    wgmma_store_tile<S>(acc, unit.out, unit.ld_out, unit.m0, unit.n0, m, n, unit.raw ? 1.0f : alpha,
-                        unit.raw ? 0.0f : beta);
-  }
+    if (unit.kind == WgmmaUnit::slice) {
+      // Raw sums (alpha 1, beta 0) for the slices' reduction.
+      wgmma_store_tile<S>(acc, partial + unit.slot * tile_elems, S::tile_n, unit.m0, unit.n0, m, n, 1.0f, 0.0f);
+      return;
+    }
+    if (unit.kind != WgmmaUnit::whole) {
+      // Launched as gemm_stream_k_reset_kernel's programmatic dependent: the flags are clear
+      // once that grid is done (at once here, long since).
+      arch::wait_for_dependencies();
+    }
+    if (unit.kind == WgmmaUnit::partial) {
+      // Continues a tile another block owns: its sums to this block's slot, then the flag
+      // (every computing thread's stores ordered before the release by the barrier).
+      wgmma_store_partial<S>(acc, partial + b * tile_elems);
+      arch::named_barrier_sync(consumers_barrier, S::threads);
+      if (t == 0) arch::store_release(&flags[b], 1u);
+      return;
+    }
+    if (unit.kind == WgmmaUnit::owner) {
+      // The tile's other K steps are the first pieces of the next blocks' shares (each a
+      // partial unit, the first one those blocks compute in their shares, so none of them
+      // waits for this block): add their sums in K order.
+      for (std::int64_t j = b + 1; wgmma_stream_k_begin(plan, j) < unit.tile_end; ++j) {
+        if (t == 0) {
+          while (arch::load_acquire(&flags[j]) == 0u) __nanosleep(32);
+        }
+        arch::named_barrier_sync(consumers_barrier, S::threads);
+        wgmma_add_partial<S>(acc, partial + j * tile_elems);
+      }
+    }
+    wgmma_store_tile<S>(acc, c + unit.m0 * ldc + unit.n0, ldc, unit.m0, unit.n0, m, n, alpha, beta);
+  });
 }
 
 //! C (m x n, row-major, ldc) = alpha * A B + beta * C on the row-major form: A m x k
@@ -425,12 +518,16 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! swizzle) of the operands as stored: K-contiguous, `k` x rows in boxes of tile_k x tile_m (A)
 //! or tile_k x tile_n (B); otherwise rows x `k` in boxes of 64 x tile_k. T: a 16-bit type, or
 //! float (TF32: both operands K-contiguous; Split: TF32x3, the small parts' maps in ops.a_small
-//! and ops.b_small, ignored otherwise). k == 0 gives C = beta * C. Persistent: the work is
-//! `whole` tiles of S::tile_m x S::tile_n with K whole, straight into C, in groups of
-//! WgmmaGemmShape::group_m tile rows, then `tail` tiles in `slices` K slices of k_slice (a
-//! multiple of tile_k) whose raw sums go to `partial` for gemm_wgmma_slices_reduce_kernel
-//! (wgmma_unit); block b computes units b, b + gridDim.x, ... (launch at most one block per
-//! SM: every block is resident).
+//! and ops.b_small, ignored otherwise). plan.ktiles == 0 (k == 0) gives C = beta * C.
+//! Persistent: block b computes its units of `plan` (for_each_wgmma_unit): whole tiles of
+//! S::tile_m x S::tile_n straight into C, in groups of WgmmaGemmShape::group_m tile rows; K
+//! slices of the last wave's tiles, whose raw sums go to `partial` (a tile of floats a slice
+//! of a tile) for gemm_wgmma_slices_reduce_kernel; or its stream-K share, whose pieces of tiles
+//! owned by other blocks go to its slot of `partial` (a tile of floats a block) and raise
+//! flags[b]. `flags` (plan.blocks words, stream-K only) must be zero when the first block
+//! starts, or be cleared by gemm_stream_k_reset_kernel launched just before this kernel, which
+//! may then be its programmatic dependent. Launch plan.blocks blocks, at most one per SM (an
+//! owner waits for the blocks after it).
 //! Warp 8 (its first lane; Split: warpgroup 2, which gives its registers to the other two)
 //! fills a ring of S::stages stages by TMA, each guarded by a full and
 //! an empty mbarrier; the two warpgroups wait on `full`, multiply (`wgmma.mma_async.m64nN`
@@ -444,13 +541,13 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
 __global__ void __launch_bounds__(S::tma_threads, 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ WgmmaTmaOperands ops, float* __restrict__ c, std::int64_t ldc,
-                          std::int64_t m, std::int64_t n, std::int64_t k, float alpha, float beta, std::int64_t k_slice,
-                          std::int64_t whole, std::int64_t tail, int slices, float* __restrict__ partial) {
+                          std::int64_t m, std::int64_t n, float alpha, float beta, WgmmaPlan plan,
+                          float* __restrict__ partial, unsigned* __restrict__ flags) {
   NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
-                    (gemm_wgmma_tma_tile<T, AKContiguous, BKContiguous, Split, S>(
-                         ops, c, ldc, m, n, k, alpha, beta, k_slice, whole, tail, slices, partial);),
-                    ((void)ops; (void)c; (void)ldc; (void)m; (void)n; (void)k; (void)alpha; (void)beta; (void)k_slice;
-                     (void)whole; (void)tail; (void)slices; (void)partial; __trap();))
+                    (gemm_wgmma_tma_tile<T, AKContiguous, BKContiguous, Split, S>(ops, c, ldc, m, n, alpha, beta, plan,
+                                                                                  partial, flags);),
+                    ((void)ops; (void)c; (void)ldc; (void)m; (void)n; (void)alpha; (void)beta; (void)plan;
+                     (void)partial; (void)flags; __trap();))
 }
 
 //! The mma.sync configuration of the other path: 4 warps of 64 x 64, a K step of 32 in 3

@@ -10,8 +10,7 @@
 
 #include <vector_types.h>
 
-#include <nv/target>
-
+#include "../../arch/griddepcontrol.cuh"
 #include "../../block/block_scan.cuh"
 #include "../../config.cuh"
 #include "../../memory/copy_async.cuh"
@@ -318,7 +317,7 @@ __global__ void __launch_bounds__(Policy::threads)
   __shared__ unsigned ticket;
   // Launched as scan_init_kernel's programmatic dependent (sm_90), the block may start before
   // the counter and the states are cleared: wait for that grid here (a no-op otherwise).
-  NV_IF_TARGET(NV_PROVIDES_SM_90, (asm volatile("griddepcontrol.wait;" ::: "memory");))
+  arch::wait_for_dependencies();
   if (threadIdx.x == 0) ticket = single_tile ? 0u : atomicAdd(counter, 1u);
   __syncthreads();
   if constexpr (two_pass_tile<Policy, In, Out, Acc>) {

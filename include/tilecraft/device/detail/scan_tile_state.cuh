@@ -35,8 +35,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include <nv/target>
-
+#include "../../arch/griddepcontrol.cuh"
 #include "../../config.cuh"
 #include "../../util/functional.cuh"
 #include "../../util/math.cuh"
@@ -226,7 +225,7 @@ struct TileStatus<Acc, 2> {
 // the counter or a state, but its launch no longer waits.
 template <class Status>
 __global__ void __launch_bounds__(256) scan_init_kernel(Status status, std::int64_t tiles, unsigned* counter) {
-  NV_IF_TARGET(NV_PROVIDES_SM_90, (asm volatile("griddepcontrol.launch_dependents;" ::: "memory");))
+  arch::launch_dependents();
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (i == 0) *counter = 0;
   if (i < tiles) status.clear(i);
