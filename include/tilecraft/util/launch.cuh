@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <tuple>
+#include <utility>
 
 #include "../config.cuh"
 #include "device_cache.cuh"
@@ -74,6 +75,50 @@ cudaError_t opt_in_once(void (*kernel)(Args...), std::size_t bytes) {
   TILECRAFT_RETURN_IF_ERROR(opt_in_dynamic_smem(kernel, bytes));
   if (cacheable_device(device)) store_kernel_entry(key, 1);
   return cudaSuccess;
+}
+
+//! Whether `kernel`, as the current device runs it, was compiled for sm_90 or later (its PTX
+//! and its code): only then does it execute griddepcontrol.wait, and only then may it be
+//! launched as a programmatic dependent of the kernel before it. (sm_80 PTX JIT-compiled for an
+//! H100 has no wait: launched early it would read state not yet written.) Asked once per
+//! kernel and device, kept in the device cache.
+inline bool waits_for_dependency(const void* kernel) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  const auto key = std::make_tuple(kernel, device, -3, std::size_t{0});
+  const bool cacheable = cacheable_device(device);
+  if (cacheable) {
+    const int known = kernel_entry(key);
+    if (known != 0) return known == 2;
+  }
+  cudaFuncAttributes attributes{};
+  const bool waits = cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess && attributes.ptxVersion >= 90 &&
+                     attributes.binaryVersion >= 90;
+  (void)cudaGetLastError();
+  if (cacheable) store_kernel_entry(key, waits ? 2 : 1);
+  return waits;
+}
+
+//! Launches kernel<<<grid, block, smem_bytes, stream>>>(args...) as a programmatic dependent of
+//! the work before it in `stream` (cudaLaunchAttributeProgrammaticStreamSerialization): its
+//! blocks may start once every block of the kernel before it has executed
+//! arch::launch_dependents, and must call arch::wait_for_dependencies before they touch what
+//! that kernel writes. Only for kernels that wait (waits_for_dependency). Returns the launch's
+//! status.
+template <class... Params, class... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem_bytes,
+                             cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 }  // namespace detail
 #endif

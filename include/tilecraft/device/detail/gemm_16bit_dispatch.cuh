@@ -161,17 +161,8 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
   if (status == cudaSuccess) {
     // A programmatic dependent of the reset (the kernel has sm_90a code, so it waits for it):
     // its blocks start while the flags are cleared.
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(static_cast<unsigned>(blocks));
-    config.blockDim = dim3(S::tma_threads);
-    config.dynamicSmemBytes = S::smem_bytes;
-    config.stream = stream;
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    status = cudaLaunchKernelEx(&config, kernel, ops, c, ldc, rows, cols, alpha, beta, plan, partial, flags);
+    status = launch_dependent(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::tma_threads), S::smem_bytes, stream,
+                              ops, c, ldc, rows, cols, alpha, beta, plan, partial, flags);
   }
   const cudaError_t freed = workspace_free(ws, stream);
   return status != cudaSuccess ? status : freed;

@@ -308,6 +308,8 @@ TILECRAFT_DEVICE void wgmma_store_partial(const float (&acc)[S::tile_n / 2], flo
   }
 }
 
+//! Adds a block's slot of stream-K partial sums (wgmma_store_partial's layout) to the calling
+//! thread's accumulators.
 template <class S>
 TILECRAFT_DEVICE void wgmma_add_partial(float (&acc)[S::tile_n / 2], const float* slot) {
   const float4* p = reinterpret_cast<const float4*>(slot) + threadIdx.x;

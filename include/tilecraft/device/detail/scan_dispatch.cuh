@@ -16,6 +16,7 @@
 #include "../../util/concepts.cuh"
 #include "../../util/device_cache.cuh"
 #include "../../util/error.cuh"
+#include "../../util/launch.cuh"
 #include "../../util/math.cuh"
 #include "../scan_policy.cuh"
 #include "scan_kernels.cuh"
@@ -60,28 +61,6 @@ constexpr std::size_t single_pass_temp_bytes(std::int64_t tiles) {
 }
 
 #if defined(__CUDACC__)
-//! Whether `kernel`, as the current device runs it, was compiled for sm_90 or later (its PTX
-//! and its code): only then does it execute griddepcontrol.wait, and only then may it be
-//! launched as a programmatic dependent of the kernel before it. (sm_80 PTX JIT-compiled for an
-//! H100 has no wait: launched early it would read states not yet cleared.) Asked once per
-//! kernel and device, kept in the device cache.
-inline bool waits_for_dependency(const void* kernel) {
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return false;
-  const auto key = std::make_tuple(kernel, device, -3, std::size_t{0});
-  const bool cacheable = cacheable_device(device);
-  if (cacheable) {
-    const int known = kernel_entry(key);
-    if (known != 0) return known == 2;
-  }
-  cudaFuncAttributes attributes{};
-  const bool waits = cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess && attributes.ptxVersion >= 90 &&
-                     attributes.binaryVersion >= 90;
-  (void)cudaGetLastError();
-  if (cacheable) store_kernel_entry(key, waits ? 2 : 1);
-  return waits;
-}
-
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 [[nodiscard]] cudaError_t scan_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                    std::int64_t num_items, Op op, Acc init, cudaStream_t stream) {
@@ -122,16 +101,8 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   if (tiles > 1 && waits_for_dependency(reinterpret_cast<const void*>(kernel))) {
     // A programmatic dependent of the reset: its blocks launch while the reset runs and wait
     // for it inside (griddepcontrol.wait), which hides the second launch's latency.
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(static_cast<unsigned>(tiles));
-    config.blockDim = dim3(Policy::threads);
-    config.stream = stream;
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, kernel, d_in, d_out, num_items, op, init, status, counter, vector, false);
+    return launch_dependent(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out,
+                            num_items, op, init, status, counter, vector, false);
   }
   kernel<<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(d_in, d_out, num_items, op, init, status,
                                                                        counter, vector, tiles == 1);
