@@ -33,6 +33,7 @@
 
 #include <tilecraft/device/gemm.cuh>
 
+#include "gemm_problem.cuh"
 #include "test_util.cuh"
 
 // The launcher's kernels compile in tests/support/gemm_instance_bf16.cu and _f16.cu
@@ -43,6 +44,7 @@ TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half);
 using tilecraft::Op;
 using tilecraft::Order;
 using tilecraft::test::DeviceBuffer;
+using tilecraft::test::GemmLayout;
 
 namespace {
 
@@ -69,11 +71,8 @@ T nan_t() {  // 0x7fff: a NaN in both formats
 // Leading dimensions (BLAS's minimum plus pad) and base offsets, in elements: minimum and
 // aligned; +8 (16-byte rows where the minimum is a multiple of 8); +3 (odd: the unaligned path);
 // A one element off; B one off with C off and odd ldc; a mix; A and B aligned, C off with odd ldc.
-struct Layout {
-  std::int64_t pad_a, pad_b, pad_c, off_a, off_b, off_c;
-};
-constexpr Layout layouts[] = {{0, 0, 0, 0, 0, 0}, {8, 8, 8, 0, 0, 0}, {3, 3, 3, 0, 0, 0}, {0, 0, 0, 1, 0, 0},
-                              {8, 0, 3, 0, 1, 1}, {3, 8, 0, 1, 1, 0}, {8, 0, 3, 0, 0, 1}};
+constexpr GemmLayout layouts[] = {{0, 0, 0, 0, 0, 0}, {8, 8, 8, 0, 0, 0}, {3, 3, 3, 0, 0, 0}, {0, 0, 0, 1, 0, 0},
+                                  {8, 0, 3, 0, 1, 1}, {3, 8, 0, 1, 1, 0}, {8, 0, 3, 0, 0, 1}};
 constexpr int layout_count = static_cast<int>(sizeof(layouts) / sizeof(layouts[0]));
 
 struct Combo {
@@ -86,57 +85,15 @@ constexpr Combo combo(int v) {
           v & 2 ? Op::transpose : Op::none};
 }
 
-// C (m x n) = alpha op(A) op(B) + beta C, all three matrices in c.order.
-struct Problem {
-  Combo c;
-  std::int64_t m, n, k;
-  float alpha, beta;
-  Layout l;
-
-  bool row() const { return c.order == Order::row_major; }
-  bool ta() const { return c.op_a == Op::transpose; }
-  bool tb() const { return c.op_b == Op::transpose; }
-  // Stored shapes: A m x k (k x m transposed), B k x n (n x k), C m x n.
-  std::int64_t ld(std::int64_t rows, std::int64_t cols, std::int64_t pad) const {
-    return std::max<std::int64_t>(1, row() ? cols : rows) + pad;
-  }
-  std::int64_t lda() const { return ta() ? ld(k, m, l.pad_a) : ld(m, k, l.pad_a); }
-  std::int64_t ldb() const { return tb() ? ld(n, k, l.pad_b) : ld(k, n, l.pad_b); }
-  std::int64_t ldc() const { return ld(m, n, l.pad_c); }
-  std::size_t at(std::int64_t off, std::int64_t ld, std::int64_t r, std::int64_t col) const {
-    return static_cast<std::size_t>(off + (row() ? r * ld + col : col * ld + r));
-  }
-  // Buffer positions of op(A)(i, q), op(B)(q, j), C(i, j).
-  std::size_t ia(std::int64_t i, std::int64_t q) const {
-    return ta() ? at(l.off_a, lda(), q, i) : at(l.off_a, lda(), i, q);
-  }
-  std::size_t ib(std::int64_t q, std::int64_t j) const {
-    return tb() ? at(l.off_b, ldb(), j, q) : at(l.off_b, ldb(), q, j);
-  }
-  std::size_t ic(std::int64_t i, std::int64_t j) const { return at(l.off_c, ldc(), i, j); }
-  // Buffers: the offset, every stored row (column) at its full leading dimension, 5 more.
-  std::size_t size(std::int64_t off, std::int64_t rows, std::int64_t cols, std::int64_t ld) const {
-    return static_cast<std::size_t>(off + (row() ? rows : cols) * ld + 5);
-  }
-  std::size_t size_a() const { return ta() ? size(l.off_a, k, m, lda()) : size(l.off_a, m, k, lda()); }
-  std::size_t size_b() const { return tb() ? size(l.off_b, n, k, ldb()) : size(l.off_b, k, n, ldb()); }
-  std::size_t size_c() const { return size(l.off_c, m, n, ldc()); }
-
-  // The problem, the run's seed and the case's salt, for the failure report.
-  template <class T>
-  std::string str(std::uint64_t salt) const {
-    const auto ll = [](std::int64_t x) { return static_cast<long long>(x); };
-    char s[320];
-    std::snprintf(
-        s, sizeof s,
-        "%s %s %c%c m=%lld n=%lld k=%lld alpha=%g beta=%g ld=(%lld,%lld,%lld) off=(%lld,%lld,%lld) seed=%llu salt=%llu",
-        std::is_same_v<T, __half> ? "half" : "bf16", row() ? "row-major" : "col-major", ta() ? 'T' : 'N',
-        tb() ? 'T' : 'N', ll(m), ll(n), ll(k), double(alpha), double(beta), ll(lda()), ll(ldb()), ll(ldc()),
-        ll(l.off_a), ll(l.off_b), ll(l.off_c), static_cast<unsigned long long>(tilecraft::test::seed()),
-        static_cast<unsigned long long>(salt));
-    return s;
-  }
-};
+using Problem = tilecraft::test::GemmProblem;
+// The problem of combination c (combo).
+Problem problem(Combo c, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, float beta, GemmLayout l) {
+  return Problem{c.order, c.op_a, c.op_b, m, n, k, alpha, beta, l};
+}
+template <class T>
+constexpr const char* type_name() {
+  return std::is_same_v<T, __half> ? "half" : "bf16";
+}
 
 // The A and B buffers (NaN outside the operands) and op(A) (m x k), op(B)^T (n x k) as floats,
 // row-major: draw() for each element (rounded to T) where `fill`, else NaN throughout.
@@ -175,11 +132,11 @@ std::vector<float> run_tilecraft(const Problem& p, const Operands<T>& o, const s
   cudaStream_t stream{};
   TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
   if (tunables != nullptr) {
-    CHECK(tilecraft::detail::gemm_16bit_run<T>(p.c.order, p.c.op_a, p.c.op_b, p.m, p.n, p.k, p.alpha,
-                                               a.get() + p.l.off_a, p.lda(), b.get() + p.l.off_b, p.ldb(), p.beta,
-                                               c.get() + p.l.off_c, p.ldc(), stream, *tunables) == cudaSuccess);
+    CHECK(tilecraft::detail::gemm_16bit_run<T>(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a,
+                                               p.lda(), b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c,
+                                               p.ldc(), stream, *tunables) == cudaSuccess);
   } else {
-    CHECK(tilecraft::gemm(p.c.order, p.c.op_a, p.c.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a, p.lda(),
+    CHECK(tilecraft::gemm(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a, p.lda(),
                           b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c, p.ldc(), stream) == cudaSuccess);
   }
   TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
@@ -227,7 +184,7 @@ void check_c(const Problem& p, const std::vector<float>& got, const std::vector<
 template <class T>
 void check_exact(const Problem& p, std::uint64_t salt,
                  const tilecraft::detail::GemmTensorTunables* tunables = nullptr) {
-  const std::string problem = p.str<T>(salt);
+  const std::string problem = p.str(type_name<T>(), salt);
   CAPTURE(problem);
   auto g = tilecraft::test::rng(salt);
   const auto eighths = [&g](long long lo, long long hi) { return static_cast<float>(g.uniform_int(lo, hi)) / 8.0f; };
@@ -289,7 +246,7 @@ class Cublas {
 // elements of both against the host's double result (which validates the operand mapping).
 template <class T>
 void check_cublas(const Cublas& cublas, const Problem& p, std::uint64_t salt) {
-  const std::string problem = p.str<T>(salt);
+  const std::string problem = p.str(type_name<T>(), salt);
   CAPTURE(problem);
   auto g = tilecraft::test::rng(salt);
   const Operands<T> o = make_operands<T>(p, true, [&] { return static_cast<float>(g.uniform_real(-1.0, 1.0)); });
@@ -384,7 +341,7 @@ TEST_CASE_TEMPLATE(
       // 64-wide ones for every product here).
       for (int r = 0; r < (full ? 2 : 1); ++r) {
         const float alpha = scalars[(c + static_cast<int>(si) + r) % 4], beta = scalars[(v / 4 + r) % 4];
-        check_exact<T>(Problem{combo(c), s[0], s[1], s[2], alpha, beta, layouts[(v + 3 * r) % layout_count]}, ++salt,
+        check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[(v + 3 * r) % layout_count]), ++salt,
                        (v + r) % 3 ? &widths[(v + r) % 3 - 1] : nullptr);
       }
     }
@@ -420,7 +377,7 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stre
           if (!full && v % 4 != 0) continue;
           const float alpha = v % 5 == 4 ? 0.0f : (v % 2 ? 1.0f : -0.5f), beta = v % 3 == 0 ? 0.0f : 2.0f;
           forced.tile_width = 64 << (v % 3);  // every tile width
-          check_exact<T>(Problem{combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]}, ++salt, &forced);
+          check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]), ++salt, &forced);
         }
       }
     }
@@ -434,16 +391,17 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands against cublasGemmEx: 1000 x 999 x 1
   std::uint64_t salt = std::is_same_v<T, __half> ? 18000 : 19000;
   for (int v = 0; v < 8; ++v) {
     if (!full && v != 0 && v != 5) continue;  // light: row-major NN, column-major TN
-    const Problem p{combo(v), 1000, 999, 1001, v % 2 ? 1.0f : 0.75f, v % 3 ? 0.0f : -1.5f, layouts[v % layout_count]};
+    const Problem p =
+        problem(combo(v), 1000, 999, 1001, v % 2 ? 1.0f : 0.75f, v % 3 ? 0.0f : -1.5f, layouts[v % layout_count]);
     check_cublas<T>(cublas, p, ++salt);
   }
   if (!full) {
     MESSAGE("TILECRAFT_TEST_HUGE=0: skipping 2048^3");
     return;
   }
-  check_cublas<T>(cublas, Problem{combo(0), 2048, 2048, 2048, 1.0f, 0.0f, layouts[0]}, ++salt);
-  check_cublas<T>(cublas, Problem{combo(5), 2048, 2048, 2048, -1.0f, 0.5f, layouts[1]}, ++salt);
-  check_cublas<T>(cublas, Problem{combo(1), 2048, 2048, 2048, 1.0f, 0.0f, layouts[2]}, ++salt);  // unaligned path
+  check_cublas<T>(cublas, problem(combo(0), 2048, 2048, 2048, 1.0f, 0.0f, layouts[0]), ++salt);
+  check_cublas<T>(cublas, problem(combo(5), 2048, 2048, 2048, -1.0f, 0.5f, layouts[1]), ++salt);
+  check_cublas<T>(cublas, problem(combo(1), 2048, 2048, 2048, 1.0f, 0.0f, layouts[2]), ++salt);  // unaligned path
 }
 
 TEST_CASE_TEMPLATE("gemm on 16-bit operands: rejected calls launch nothing and leave C alone; m or n == 0 does nothing",

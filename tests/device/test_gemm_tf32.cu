@@ -28,6 +28,7 @@
 
 #include <tilecraft/device/gemm.cuh>
 
+#include "gemm_problem.cuh"
 #include "test_util.cuh"
 
 // The launcher's kernels compile in tests/support/gemm_instance_tf32.cu (tilecraft_gemm_instances).
@@ -38,6 +39,7 @@ using tilecraft::GemmMath;
 using tilecraft::Op;
 using tilecraft::Order;
 using tilecraft::test::DeviceBuffer;
+using tilecraft::test::GemmLayout;
 
 namespace {
 
@@ -80,61 +82,16 @@ using Tf32x3StreamKAll = Runner<GemmMath::tf32x3, true, 2>;
 
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
 
-struct Layout {
-  std::int64_t pad_a, pad_b, pad_c, off_a, off_b, off_c;
-};
 // Minimum and aligned where the shape allows; +4; +3 (odd rows: copied into aligned ones); A one
 // element off; B off and C off with odd ldc; a mix.
-constexpr Layout layouts[] = {{0, 0, 0, 0, 0, 0}, {4, 4, 4, 0, 0, 0}, {3, 3, 3, 0, 0, 0},
-                              {0, 0, 0, 1, 0, 0}, {4, 0, 3, 0, 1, 1}, {3, 4, 0, 1, 1, 0}};
+constexpr GemmLayout layouts[] = {{0, 0, 0, 0, 0, 0}, {4, 4, 4, 0, 0, 0}, {3, 3, 3, 0, 0, 0},
+                                  {0, 0, 0, 1, 0, 0}, {4, 0, 3, 0, 1, 1}, {3, 4, 0, 1, 1, 0}};
 constexpr int layout_count = static_cast<int>(sizeof(layouts) / sizeof(layouts[0]));
 
-// C (m x n) = alpha op(A) op(B) + beta C, all three matrices in `order`.
-struct Problem {
-  Order order;
-  Op op_a, op_b;
-  std::int64_t m, n, k;
-  float alpha, beta;
-  Layout l;
-
-  bool row() const { return order == Order::row_major; }
-  bool ta() const { return op_a == Op::transpose; }
-  bool tb() const { return op_b == Op::transpose; }
-  std::int64_t ld(std::int64_t rows, std::int64_t cols, std::int64_t pad) const {
-    return std::max<std::int64_t>(1, row() ? cols : rows) + pad;
-  }
-  std::int64_t lda() const { return ta() ? ld(k, m, l.pad_a) : ld(m, k, l.pad_a); }
-  std::int64_t ldb() const { return tb() ? ld(n, k, l.pad_b) : ld(k, n, l.pad_b); }
-  std::int64_t ldc() const { return ld(m, n, l.pad_c); }
-  std::size_t at(std::int64_t off, std::int64_t ld, std::int64_t r, std::int64_t c) const {
-    return static_cast<std::size_t>(off + (row() ? r * ld + c : c * ld + r));
-  }
-  std::size_t ia(std::int64_t i, std::int64_t q) const {
-    return ta() ? at(l.off_a, lda(), q, i) : at(l.off_a, lda(), i, q);
-  }
-  std::size_t ib(std::int64_t q, std::int64_t j) const {
-    return tb() ? at(l.off_b, ldb(), j, q) : at(l.off_b, ldb(), q, j);
-  }
-  std::size_t ic(std::int64_t i, std::int64_t j) const { return at(l.off_c, ldc(), i, j); }
-  std::size_t size(std::int64_t off, std::int64_t rows, std::int64_t cols, std::int64_t ld) const {
-    return static_cast<std::size_t>(off + (row() ? rows : cols) * ld + 5);
-  }
-  std::size_t size_a() const { return ta() ? size(l.off_a, k, m, lda()) : size(l.off_a, m, k, lda()); }
-  std::size_t size_b() const { return tb() ? size(l.off_b, n, k, ldb()) : size(l.off_b, k, n, ldb()); }
-  std::size_t size_c() const { return size(l.off_c, m, n, ldc()); }
-  std::string str(GemmMath math, std::uint64_t salt) const {
-    const auto ll = [](std::int64_t x) { return static_cast<long long>(x); };
-    char s[320];
-    std::snprintf(s, sizeof s,
-                  "%s %s %c%c m=%lld n=%lld k=%lld alpha=%g beta=%g ld=(%lld,%lld,%lld) off=(%lld,%lld,%lld) "
-                  "seed=%llu salt=%llu",
-                  math == GemmMath::tf32 ? "tf32" : (math == GemmMath::tf32x3 ? "tf32x3" : "simt"),
-                  row() ? "row-major" : "col-major", ta() ? 'T' : 'N', tb() ? 'T' : 'N', ll(m), ll(n), ll(k),
-                  double(alpha), double(beta), ll(lda()), ll(ldb()), ll(ldc()), ll(l.off_a), ll(l.off_b), ll(l.off_c),
-                  static_cast<unsigned long long>(tilecraft::test::seed()), static_cast<unsigned long long>(salt));
-    return s;
-  }
-};
+using Problem = tilecraft::test::GemmProblem;
+constexpr const char* math_name(GemmMath math) {
+  return math == GemmMath::tf32 ? "tf32" : (math == GemmMath::tf32x3 ? "tf32x3" : "simt");
+}
 
 // Host buffers: A, B (NaN outside the operands), C; and the double reference with its bound.
 struct Data {
@@ -235,7 +192,7 @@ double check_c(const Problem& p, const std::vector<float>& got, const Data& d, c
 
 template <class R>
 void check_exact(const Problem& p, std::uint64_t salt) {
-  CAPTURE(p.str(R::math, salt));
+  CAPTURE(p.str(math_name(R::math), salt));
   auto g = tilecraft::test::rng(salt);
   const Data d = make_data(p, [&] { return static_cast<float>(g.uniform_int(-8, 8)) / 8.0f; });
   std::vector<double> want, mag;
@@ -300,7 +257,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented boun
     const Order order = v < 4 ? Order::row_major : Order::col_major;
     const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
     const Problem p{order, op_a, op_b, m, n, k, 1.5f, v == 7 ? -0.75f : 0.0f, layouts[v == 7 ? 2 : 0]};
-    CAPTURE(p.str(math, salt));
+    CAPTURE(p.str(math_name(math), salt));
     auto g = tilecraft::test::rng(salt++);
     const Data d = make_data(p, [&] { return static_cast<float>(g.uniform_real(-1.0, 1.0)); });
     std::vector<double> want, mag;
@@ -314,7 +271,8 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented boun
       CHECK(std::memcmp(again.data(), got.data(), got.size() * sizeof(float)) == 0);
     }
     const double simt = check_c(p, run_gemm<Runner<GemmMath::simt>>(p, d), d, want, mag, 2.0 * double(k + 2) * 0x1p-24);
-    MESSAGE(p.str(math, salt - 1) << ": worst |error| / M " << worst << " (bound " << bound << "), FP32 SIMT " << simt);
+    MESSAGE(p.str(math_name(math), salt - 1)
+            << ": worst |error| / M " << worst << " (bound " << bound << "), FP32 SIMT " << simt);
     // TF32x3 promises FP32's accuracy: its worst error within twice FP32 SIMT's on the same data
     // (measured on an H200: 0.4 to 0.75 times it). The bound above is a worst case, loose enough
     // to pass a TF32x3 that lost its small parts (TF32's error, about 300 times FP32's) or whose
@@ -357,7 +315,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: Inf and NaN operands give FP32's Inf an
     const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
     const Problem p{order, op_a, op_b, 150, 270, 45, 1.0f, 0.0f, layouts[0]};
     const std::uint64_t salt = 2000 + static_cast<std::uint64_t>(v);
-    CAPTURE(p.str(math, salt));
+    CAPTURE(p.str(math_name(math), salt));
     auto g = tilecraft::test::rng(salt);
     Data d = make_data(p, [&] { return static_cast<float>(g.uniform_int(-8, 8)) / 8.0f; });
     const float inf = std::numeric_limits<float>::infinity();
