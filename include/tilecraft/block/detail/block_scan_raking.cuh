@@ -59,6 +59,9 @@ struct BlockScanRaking {
 
       constexpr bool seeded = requires { prefix.value; }
       || requires { prefix.callback; };
+      // An inclusive scan's thread 0 starts from the identity where op has an exact one
+      // (sum_with_identity): every thread then runs the same operations, with the same bits.
+      constexpr bool from_identity = !seeded && !Exclusive && sum_with_identity<T, Op>;
       if (rank < warp_threads) {
         const int lane = rank;
         // Lane l rakes threads l * segment ... while they exist and hold valid items; lanes
@@ -80,11 +83,20 @@ struct BlockScanRaking {
           if (whole || j < count) sum = static_cast<T>(op(sum, r[j]));
         }
         const T inclusive = shuffle_inclusive_scan<warp_threads>(sum, op, lane);
-        const T before = shuffle_up(inclusive, 1);
+        // The segments before this lane's: for an integer sum the inclusive scan less the
+        // lane's own total (exact, modulo 2^n; 0 in lane 0), one subtraction for a shuffle.
+        T before;
+        if constexpr (sum_with_identity<T, Op> && std::is_integral_v<T>) {
+          using U = std::make_unsigned_t<T>;
+          before = static_cast<T>(static_cast<U>(static_cast<U>(inclusive) - static_cast<U>(sum)));
+        } else {
+          before = shuffle_up(inclusive, 1);
+          if constexpr (sum_with_identity<T, Op>) before = lane == 0 ? sum_identity<T>() : before;
+        }
         const T total = shuffle_index(inclusive, whole ? warp_threads - 1 : ceil_div(valid_threads, segment) - 1);
         __syncwarp();  // every lane has read its row (and lanes raking nothing row 0) before any writes
         // The running value entering this lane's segment; lane 0 of an unseeded scan has none
-        // (thread 0's prefix stays undefined and is never read).
+        // (thread 0's prefix stays undefined and is never read), or the identity.
         T x = before;
         if constexpr (requires { prefix.value; }) {
           x = lane == 0 ? prefix.value : static_cast<T>(op(prefix.value, before));
@@ -93,7 +105,7 @@ struct BlockScanRaking {
           x = lane == 0 ? p : static_cast<T>(op(p, before));
         }
         if (whole || count > 0) {
-          const bool has = seeded || lane > 0;
+          const bool has = seeded || from_identity || lane > 0;
           if (has) row[0] = x;
           x = has ? static_cast<T>(op(x, r[0])) : r[0];
         }
@@ -109,7 +121,7 @@ struct BlockScanRaking {
       __syncthreads();
       const T thread_prefix = s.grid[slot(rank)];
       if (aggregate != nullptr) *aggregate = s.block_total;
-      scan_thread_items<Exclusive, Partial>(in, out, op, thread_prefix, seeded || rank > 0, my_valid);
+      scan_thread_items<Exclusive, Partial>(in, out, op, thread_prefix, seeded || from_identity || rank > 0, my_valid);
     }
   }
 #endif

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "../../config.cuh"
+#include "../../util/functional.cuh"
 #include "../../util/math.cuh"
 #include "../../util/thread.cuh"
 #include "../../warp/shuffle.cuh"
@@ -28,6 +29,21 @@ template <class F>
 struct ScanCallbackPrefix {
   F* callback;
 };
+
+// Sum over an arithmetic type has an exact identity: 0, and -0.0 for floating types (-0.0 + x
+// is x for every x, zeros of either sign included). A scan that starts thread 0 from it runs
+// the same operations in every thread, with no predicate for the thread that has no prefix,
+// and gives the same bits.
+template <class T, class Op>
+inline constexpr bool sum_with_identity = std::is_same_v<Op, Sum>&& std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+TILECRAFT_HOST_DEVICE constexpr T sum_identity() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(-0.0);
+  } else {
+    return T{0};
+  }
+}
 
 #if defined(__CUDACC__)
 // The last step of every block_scan algorithm: a thread scans its own Items items from its
