@@ -62,6 +62,9 @@ struct BlockScanRaking {
       // An inclusive scan's thread 0 starts from the identity where op has an exact one
       // (sum_with_identity): every thread then runs the same operations, with the same bits.
       constexpr bool from_identity = !seeded && !Exclusive && sum_with_identity<T, Op>;
+      // One item a thread, inclusive: the raking warp writes every thread's result (as CUB's
+      // raking does), which saves each thread its one operator call.
+      constexpr bool one_inclusive = !Exclusive && Items == 1;
       if (rank < warp_threads) {
         const int lane = rank;
         // Lane l rakes threads l * segment ... while they exist and hold valid items; lanes
@@ -104,24 +107,41 @@ struct BlockScanRaking {
           const T p = shuffle_index((*prefix.callback)(total), 0);
           x = lane == 0 ? p : static_cast<T>(op(p, before));
         }
+        // Each thread's exclusive prefix back to its slot, or (one_inclusive) its inclusive
+        // result, which is then its output: the thread has nothing left to compute.
         if (whole || count > 0) {
           const bool has = seeded || from_identity || lane > 0;
-          if (has) row[0] = x;
-          x = has ? static_cast<T>(op(x, r[0])) : r[0];
+          if constexpr (one_inclusive) {
+            x = has ? static_cast<T>(op(x, r[0])) : r[0];
+            row[0] = x;
+          } else {
+            if (has) row[0] = x;
+            x = has ? static_cast<T>(op(x, r[0])) : r[0];
+          }
         }
 #pragma unroll
         for (int j = 1; j < segment; ++j) {
           if (whole || j < count) {
-            row[j] = x;
-            x = static_cast<T>(op(x, r[j]));
+            if constexpr (one_inclusive) {
+              x = static_cast<T>(op(x, r[j]));
+              row[j] = x;
+            } else {
+              row[j] = x;
+              x = static_cast<T>(op(x, r[j]));
+            }
           }
         }
         if (lane == 0 && aggregate != nullptr) s.block_total = total;
       }
       __syncthreads();
-      const T thread_prefix = s.grid[slot(rank)];
       if (aggregate != nullptr) *aggregate = s.block_total;
-      scan_thread_items<Exclusive, Partial>(in, out, op, thread_prefix, seeded || from_identity || rank > 0, my_valid);
+      if constexpr (one_inclusive) {
+        out[0] = s.grid[slot(rank)];
+      } else {
+        const T thread_prefix = s.grid[slot(rank)];
+        scan_thread_items<Exclusive, Partial>(in, out, op, thread_prefix, seeded || from_identity || rank > 0,
+                                              my_valid);
+      }
     }
   }
 #endif
