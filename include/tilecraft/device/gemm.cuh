@@ -214,13 +214,15 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! K-contiguous rows that start 16-byte aligned: an operand stored otherwise (the A of a
 //! column-major NN product, the B of a row-major one) is first transposed or copied into
 //! workspace (tilecraft's stream-ordered pool, see release_workspace(); for TF32x3 every operand,
-//! twice its size). Everything else runs the block-level tiled_gemm on mma.sync on the operands
-//! as they are (operands rounded to nearest; FMAs below sm_80), without workspace. Returns
+//! twice its size), except in TF32 an N-contiguous B with 16-byte aligned rows when C has fewer
+//! than 640 rows: the kernel reads it as stored and transposes its tiles in shared memory.
+//! Everything else runs the block-level tiled_gemm on mma.sync on the operands as they are
+//! (operands rounded to nearest; FMAs below sm_80), without workspace. Returns
 //! cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments (and a grid
-//! or K step count above 2^31 - 1), the pool's error when no workspace can be had; m == 0 or
-//! n == 0 is a successful no-op; otherwise the launch status. Performance on an H200
-//! (benchmarks/results): TF32 0.82 to 0.99x cuBLAS's TF32 from 2048^3 to 8192^3, TF32x3 about
-//! 1.6x cuBLAS's FP32 SGEMM at 4096^3 and 8192^3.
+//! or K step count above 2^31 - 1), the pool's error when no workspace can be had; m == 0 or n == 0
+//! is a successful no-op; otherwise the launch status. Performance on an H200 (benchmarks/results):
+//! TF32 0.82 to 0.99x cuBLAS's TF32 from 2048^3 to 8192^3, TF32x3 about 1.6x cuBLAS's FP32 SGEMM at
+//! 4096^3 and 8192^3.
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
 //! cudaError_t run(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {

@@ -81,15 +81,15 @@ decltype(auto) with_wgmma_width(int width, F&& f) {
 
 //! The tensor maps gemm_wgmma_tma_kernel of shape S reads an operand through: `outer` rows of
 //! `inner` elements at p, ld apart (the operand as stored), K-contiguous (`k_contiguous`, boxes
-//! of tile_k x `box_rows`) or not (boxes of 64 x tile_k). k == 0 leaves `map` zeroed: the
-//! kernel reads nothing.
+//! of tile_k x `box_rows`) or not (boxes of 128 bytes of elements x tile_k). k == 0 leaves `map`
+//! zeroed: the kernel reads nothing.
 template <class S, class T>
 [[nodiscard]] cudaError_t wgmma_operand_map(CUtensorMap& map, const T* p, std::int64_t ld, bool k_contiguous,
                                             std::int64_t rows, std::int64_t k, int box_rows) {
   map = CUtensorMap{};
   if (k == 0) return cudaSuccess;
   return k_contiguous ? encode_tensor_map_2d(map, p, k, rows, ld, S::tile_k, box_rows)
-                      : encode_tensor_map_2d(map, p, rows, k, ld, 64, S::tile_k);
+                      : encode_tensor_map_2d(map, p, rows, k, ld, 128 / static_cast<int>(sizeof(T)), S::tile_k);
 }
 
 //! Whether gemm_wgmma_tma_kernel can read X (rows x k) and Y (cols x k) once they are 16-byte
@@ -126,8 +126,8 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
   const auto blocks = static_cast<std::size_t>(plan.blocks);
   if (!plan.stream_k() && !plan.split()) {
-    kernel<<<static_cast<unsigned>(blocks), S::tma_threads, S::smem_bytes, stream>>>(ops, c, ldc, rows, cols, alpha,
-                                                                                     beta, plan, nullptr, nullptr);
+    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(YK), S::smem_bytes, stream>>>(
+        ops, c, ldc, rows, cols, alpha, beta, plan, nullptr, nullptr);
     return last_launch_error();
   }
   if (plan.split()) {
@@ -137,8 +137,8 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
     TILECRAFT_RETURN_IF_ERROR(workspace_alloc(
         reinterpret_cast<void**>(&partial),
         static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(tail * tile_elems) * sizeof(float), stream));
-    kernel<<<static_cast<unsigned>(blocks), S::tma_threads, S::smem_bytes, stream>>>(ops, c, ldc, rows, cols, alpha,
-                                                                                     beta, plan, partial, nullptr);
+    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(YK), S::smem_bytes, stream>>>(
+        ops, c, ldc, rows, cols, alpha, beta, plan, partial, nullptr);
     cudaError_t status = last_launch_error();
     if (status == cudaSuccess) {
       const dim3 reduce_grid(static_cast<unsigned>(tail), static_cast<unsigned>(tile_elems / 1024));
@@ -161,8 +161,8 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
   if (status == cudaSuccess) {
     // A programmatic dependent of the reset (the kernel has sm_90a code, so it waits for it):
     // its blocks start while the flags are cleared.
-    status = launch_dependent(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::tma_threads), S::smem_bytes, stream,
-                              ops, c, ldc, rows, cols, alpha, beta, plan, partial, flags);
+    status = launch_dependent(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::kernel_threads(YK)), S::smem_bytes,
+                              stream, ops, c, ldc, rows, cols, alpha, beta, plan, partial, flags);
   }
   const cudaError_t freed = workspace_free(ws, stream);
   return status != cudaSuccess ? status : freed;

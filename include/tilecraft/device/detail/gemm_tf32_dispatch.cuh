@@ -4,8 +4,9 @@
 //! kernel (where this binary carries sm_90a code for the device and the product has tiles
 //! enough) and the block-level tiled_gemm on mma.sync (detail/gemm_wgmma_kernels.cuh). For the
 //! wgmma kernel the operands are brought into the form it reads: K-contiguous, 16-byte aligned
-//! rows (transposed or copied into workspace where they are not), and for TF32x3 split into
-//! TF32 big and small parts.
+//! rows (transposed or copied into workspace where they are not; in TF32, an N-contiguous
+//! aligned B is read as stored and transposed in shared memory), and for TF32x3 split into TF32
+//! big and small parts.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -187,8 +188,14 @@ template <GemmMath Math>
     }
     const std::int64_t ldp = round_up<std::int64_t>(k, 4);
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
+    // An N-contiguous Y (the row-major B of C = A B) whose rows start 16-byte aligned goes to
+    // the kernel as stored when C has few rows: its TMA boxes are transposed in shared memory
+    // (TF32 wgmma reads K-major operands only), which then costs less than a transpose in
+    // global memory (tunables.transpose_b_rows). TF32x3's split writes K-contiguous parts anyway.
+    const bool y_as_stored = !split && !y_k && rows < tunables.transpose_b_rows &&
+                             reinterpret_cast<std::uintptr_t>(y) % 16 == 0 && ldy % 4 == 0;
     const std::int64_t x_elems = tf32_operand_elems(x, ldx, x_k, rows, k, split);
-    const std::int64_t y_elems = tf32_operand_elems(y, ldy, y_k, cols, k, split);
+    const std::int64_t y_elems = y_as_stored ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split);
     float* ws = nullptr;
     if (x_elems + y_elems > 0) {
       TILECRAFT_RETURN_IF_ERROR(workspace_alloc(reinterpret_cast<void**>(&ws),
@@ -198,7 +205,9 @@ template <GemmMath Math>
     cudaError_t status = cudaSuccess;
     if (k > 0) {
       status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream);
-      if (status == cudaSuccess) status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
+      if (status == cudaSuccess && !y_as_stored) {
+        status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
+      }
     }
     if (status == cudaSuccess) {
       if constexpr (split) {
@@ -206,8 +215,10 @@ template <GemmMath Math>
             xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream, xo.small, yo.small);
       } else {
         auto run = [&](auto shape) {
-          return launch_wgmma_tma<decltype(shape), float, true, true>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows,
-                                                                      cols, k, alpha, beta, plan, stream);
+          return y_as_stored ? launch_wgmma_tma<decltype(shape), float, true, false>(
+                                   xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream)
+                             : launch_wgmma_tma<decltype(shape), float, true, true>(
+                                   xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream);
         };
         status = with_wgmma_width<float>(width, run);
       }

@@ -8,7 +8,9 @@
 //!     both parts of the split operands, 64 KiB, 3 stages), in the 128-byte swizzle the tensor
 //!     cores read conflict-free. A 16-bit operand may be K-contiguous or M- (N-) contiguous in
 //!     memory: the copies keep the contiguous dimension in 128-byte rows, and the descriptor
-//!     tells wgmma which it is. TF32 operands are K-contiguous (the dispatch packs the others).
+//!     tells wgmma which it is. TF32 reads K-major operands only: an N-contiguous B's boxes are
+//!     transposed in shared memory by the producer warpgroup's other warps (the dispatch packs
+//!     every other operand that is not K-contiguous).
 //!     Persistent (one block per SM): whole tiles first, then, as the plan says, the last
 //!     wave's tiles in K slices (summed by gemm_wgmma_slices_reduce_kernel) or stream-K (their
 //!     K steps shared out evenly; partial sums added in K order by the block that holds a
@@ -25,6 +27,7 @@
 
 #include "../../arch/griddepcontrol.cuh"
 #include "../../arch/mbarrier.cuh"
+#include "../../arch/smem_address.cuh"
 #include "../../arch/sync_flag.cuh"
 #include "../../arch/tma.cuh"
 #include "../../arch/wgmma.cuh"
@@ -67,11 +70,37 @@ struct WgmmaGemmShape {
   //! registers to the computing ones (setmaxnreg): a launch of 288 or 384 threads caps ptxas at
   //! 168 registers a thread, and TF32x3's three sets of accumulators (192 floats) need more.
   static constexpr int producer_threads = Split ? 128 : 32;
-  static constexpr int tma_threads = threads + producer_threads;
   static constexpr int producer_registers = 40;   //!< Split: the producer warpgroup's after setmaxnreg
   static constexpr int consumer_registers = 232;  //!< Split: the computing warpgroups'
-  static_assert(!Split || producer_threads * producer_registers + threads * consumer_registers <= 65536,
-                "WgmmaGemmShape: the warpgroups' registers must fit the SM's 64 Ki");
+  //! The registers a thread gets at launch, for a block of `block_threads` alone on its SM: each
+  //! of the SM's 4 quarters holds 16 Ki registers for its share of the warps (warp w runs on
+  //! quarter w % 4), in units of 8 a thread; 168 for 288 and 384 threads, as ptxas gives them.
+  //! setmaxnreg moves registers between the warpgroups within that allocation: an increase
+  //! waits until enough are free, so asking for more than the block holds never returns.
+  static constexpr int launch_registers(int block_threads) {
+    return 16384 / (32 * ((block_threads / 32 + 3) / 4)) / 8 * 8;
+  }
+  static_assert(!Split || producer_threads * producer_registers + threads * consumer_registers <=
+                              (threads + producer_threads) * launch_registers(threads + producer_threads),
+                "WgmmaGemmShape: the warpgroups' registers after setmaxnreg must fit the block's allocation");
+  //! Whether the kernel transposes B's stage tiles in shared memory: a float B that is not
+  //! K-contiguous (TF32 wgmma reads K-major operands only). Its producer is then a warpgroup too:
+  //! warp 0 issues the copies, warps 1 ... 3 transpose (transposer_warps).
+  template <bool BKContiguous>
+  static constexpr bool transposes_b = sizeof(T) == 4 && !BKContiguous;
+  static constexpr int transposer_warps = 3;
+  //! The threads of gemm_wgmma_tma_kernel<T, AK, BKContiguous, Split> of this shape.
+  static constexpr int kernel_threads(bool b_k_contiguous) {
+    return threads + (Split || (sizeof(T) == 4 && !b_k_contiguous) ? 128 : 32);
+  }
+  //! Transposing: the producer warpgroup's registers after setmaxnreg (its transposing threads
+  //! hold 16 floats of a box at a time; with 56, ptxas spilled), and the computing warpgroups'
+  //! (ptxas fits them in 216).
+  static constexpr int transposer_registers = 64;
+  static constexpr int transposing_consumer_registers = 216;
+  static_assert(128 * transposer_registers + threads * transposing_consumer_registers <=
+                    (threads + 128) * launch_registers(threads + 128),
+                "WgmmaGemmShape: the warpgroups' registers after setmaxnreg must fit the block's allocation");
   static constexpr int group_m = 8;       //!< tile rows that walk N together (L2 reuse of B)
   static constexpr int max_split_k = 16;  //!< K slices at most (see wgmma_slices_plan)
   static constexpr int parts = Split ? 2 : 1;
@@ -220,17 +249,64 @@ TILECRAFT_DEVICE void wgmma_store_tile(const float (&acc)[S::tile_n / 2], float*
   }
 }
 
-//! Issues the TMA copies of one operand's stage tile (`Rows` x tile_k, laid out as above) whose K rows start at `kc`
-//! and rows (of the non-K side) at `row0`, through `map` (see gemm_wgmma_tma_kernel), completing on `bar`:
-//! K-contiguous, one box of tile_k x Rows; otherwise Rows / 64 boxes of 64 x tile_k, 8 KiB apart.
-template <int Rows, bool KContiguous>
+//! Issues the TMA copies of one operand's stage tile (`Rows` x tile_k, laid out as above) whose K
+//! rows start at `kc` and rows (of the non-K side) at `row0`, through `map` (see
+//! gemm_wgmma_tma_kernel), completing on `bar`: K-contiguous, one box of tile_k x Rows; otherwise
+//! Rows / Box boxes of Box x tile_k (Box = 128 bytes of elements: 64 of a 16-bit type, 8 KiB
+//! apart; 32 floats, 4 KiB apart, which gemm_wgmma_tma_kernel then transposes in place, see
+//! wgmma_transpose_box).
+template <int Rows, bool KContiguous, int Box = 64>
 TILECRAFT_DEVICE void tma_load_operand(unsigned char* dst, const CUtensorMap* map, std::uint64_t* bar, int kc,
                                        int row0) {
   if constexpr (KContiguous) {
     arch::tma_load_2d(dst, map, bar, kc, row0);
   } else {
+    static_assert(Rows % Box == 0, "tma_load_operand: whole boxes of rows");
+    // A box is tile_k rows (one per element of K in a stage) of 128 bytes, and tile_k is Box
+    // too: 128 bytes of elements.
+    constexpr int box_bytes = 128 * Box;
 #pragma unroll
-    for (int j = 0; j < Rows / 64; ++j) arch::tma_load_2d(dst + j * 8192, map, bar, row0 + 64 * j, kc);
+    for (int j = 0; j < Rows / Box; ++j) arch::tma_load_2d(dst + j * box_bytes, map, bar, row0 + Box * j, kc);
+  }
+}
+
+//! Transposes in place the 32 x 32 floats of the 4 KiB at `box` (1024-byte aligned), from the
+//! layout TMA writes for an N-contiguous box (row kk of 128 bytes holds elements 0 ... 31 of
+//! the operand's rows at K index kk, 16-byte chunk c at chunk c ^ (kk % 8)) to the K-contiguous
+//! one the descriptors read (row r holds K indices 0 ... 31 of the operand's row r, swizzled
+//! the same way): the same bytes, since both are 32 rows of 128 bytes. Executed by a whole warp,
+//! converged. The box is 8 x 8 blocks of 4 x 4 floats; lane (q, j) = (lane / 8, lane % 8) moves
+//! blocks (j, j ^ d) for d = q and q + 4, one diagonal d at a time: block (R, C) goes to (C, R)
+//! on the same diagonal, so a diagonal is read whole (a __syncwarp()) before any of it is
+//! written, and the two diagonals are disjoint. Each 16-byte load and store of a quarter warp
+//! hits 8 different chunks of a 128-byte row position: conflict-free (the chunk of lane j is
+//! j ^ 4 (j & 1) ^ const, a permutation). The caller fences for the async proxy.
+TILECRAFT_DEVICE void wgmma_transpose_box(unsigned char* box) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int q = lane / 8, j = lane % 8;
+  // 32-bit shared addresses: the transposing warps run on few registers (setmaxnreg).
+  const std::uint32_t base = arch::smem_address(box);
+#pragma unroll
+  for (int phase = 0; phase < 2; ++phase) {
+    const int big_r = j, big_c = j ^ (q + 4 * phase);
+    float v[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int r = 4 * big_r + i;
+      asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                   : "=f"(v[i][0]), "=f"(v[i][1]), "=f"(v[i][2]), "=f"(v[i][3])
+                   : "r"(base + static_cast<std::uint32_t>(r * 128 + ((big_c ^ (r & 7)) << 4)))
+                   : "memory");
+    }
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int r = 4 * big_c + i;
+      asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(
+                       base + static_cast<std::uint32_t>(r * 128 + ((big_r ^ (r & 7)) << 4))),
+                   "f"(v[0][i]), "f"(v[1][i]), "f"(v[2][i]), "f"(v[3][i])
+                   : "memory");
+    }
   }
 }
 
@@ -357,14 +433,21 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
                                                          ~std::uintptr_t{1023});
   // full[s]: stage s holds its bytes (the producer's arrival and the copies' transaction
   // bytes); empty[s]: every computing thread is done reading it.
+  // Transposing B (transposes_b): ready[s], the transposing warps are done with stage s.
+  constexpr bool transpose_b = S::template transposes_b<BKContiguous>;
+  static_assert(!transpose_b || !Split, "gemm_wgmma_tma_kernel: split operands are K-contiguous");
+  // How wgmma reads B: K-major when it is stored so or transposed into it.
+  constexpr bool b_k_major = BKContiguous || transpose_b;
   __shared__ std::uint64_t full[S::stages];
   __shared__ std::uint64_t empty[S::stages];
+  __shared__ std::uint64_t ready[transpose_b ? S::stages : 1];
   const int t = static_cast<int>(threadIdx.x);
   if (t == 0) {
 #pragma unroll
     for (int s = 0; s < S::stages; ++s) {
       arch::mbarrier_init(&full[s], 1);
       arch::mbarrier_init(&empty[s], S::threads);
+      if constexpr (transpose_b) arch::mbarrier_init(&ready[s], S::transposer_warps);
     }
     arch::mbarrier_init_fence();
   }
@@ -379,6 +462,33 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 
   if (t >= S::threads) {  // the producer: its first lane issues every copy
     if constexpr (Split) arch::warpgroup_reg_dealloc<S::producer_registers>();
+    if constexpr (transpose_b) arch::warpgroup_reg_dealloc<S::transposer_registers>();
+    if constexpr (transpose_b) {
+      // Warps 1 ... 3 of the producer warpgroup: once a stage's bytes are in, each transposes
+      // its boxes of B (box x is warp x % 3's in every stage: a box handed between warps from
+      // one round of the ring to the next would be ordered only through the mbarriers and
+      // TMA, which compute-sanitizer's racecheck does not follow), then hands the stage on.
+      const int warp = (t - S::threads) / 32;
+      if (warp > 0) {
+        constexpr int boxes = S::tile_n / 32, box_bytes = 4096;
+        const int tw = warp - 1;
+        // Only the count of the block's stages matters here (little state on few registers).
+        int steps = 0;
+        for_each_wgmma_unit<S>(plan, b, m, n, [&](const WgmmaUnit& unit) { steps += unit.ktiles; });
+        for (int it = 0; it < steps; ++it) {
+          const int s = it % S::stages;
+          arch::mbarrier_wait(&full[s], (it / S::stages) & 1);
+          unsigned char* tile = smem + s * S::stage_bytes + b_at;
+          for (int x = tw; x < boxes; x += S::transposer_warps) wgmma_transpose_box(tile + x * box_bytes);
+          // The transposed bytes become visible to the tensor cores (async proxy) once the
+          // computing threads have waited on ready[s].
+          arch::fence_proxy_async_shared();
+          __syncwarp();
+          if (t % 32 == 0) arch::mbarrier_arrive(&ready[s]);
+        }
+        return;
+      }
+    }
     if (t == S::threads) {
       int it = 0;
       for_each_wgmma_unit<S>(plan, b, m, n, [&](const WgmmaUnit& unit) {
@@ -389,8 +499,9 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
           arch::mbarrier_arrive_expect_tx(&full[s], S::stage_bytes);
           const int kc = static_cast<int>((unit.kt0 + kt) * S::tile_k);
           const int m0 = static_cast<int>(unit.m0), n0 = static_cast<int>(unit.n0);
-          tma_load_operand<S::tile_m, AKContiguous>(st, &ops.a, &full[s], kc, m0);
-          tma_load_operand<S::tile_n, BKContiguous>(st + b_at, &ops.b, &full[s], kc, n0);
+          tma_load_operand<S::tile_m, AKContiguous, 128 / static_cast<int>(sizeof(T))>(st, &ops.a, &full[s], kc, m0);
+          tma_load_operand<S::tile_n, BKContiguous, 128 / static_cast<int>(sizeof(T))>(st + b_at, &ops.b, &full[s], kc,
+                                                                                       n0);
           if constexpr (Split) {
             tma_load_operand<S::tile_m, true>(st + S::a_bytes, &ops.a_small, &full[s], kc, m0);
             tma_load_operand<S::tile_n, true>(st + b_at + S::b_bytes, &ops.b_small, &full[s], kc, n0);
@@ -402,6 +513,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   }
 
   if constexpr (Split) arch::warpgroup_reg_alloc<S::consumer_registers>();
+  if constexpr (transpose_b) arch::warpgroup_reg_alloc<S::transposing_consumer_registers>();
   const int wg = t / 128;
   constexpr int acc_size = S::tile_n / 2;
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
@@ -422,6 +534,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
     for (int kt = 0; kt < unit.ktiles; ++kt, ++it) {
       const int s = it % S::stages;
       arch::mbarrier_wait(&full[s], (it / S::stages) & 1);
+      if constexpr (transpose_b) arch::mbarrier_wait(&ready[s], (it / S::stages) & 1);
       const unsigned char* sa = smem + s * S::stage_bytes;
       if constexpr (Split) {
         // TF32x3: big x big from zero in a group of its own, folded into FP32 sums while the
@@ -456,9 +569,9 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
         arch::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
-          arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(
+          arch::wgmma_async<S::tile_n, T, !AKContiguous, !b_k_major>(
               acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
-              wgmma_operand_descriptor<BKContiguous>(sa + b_at, 0, kk), 1u);
+              wgmma_operand_descriptor<b_k_major>(sa + b_at, 0, kk), 1u);
         }
         arch::wgmma_commit();
         // The previous stage's products are complete once at most this stage's group runs.
@@ -514,34 +627,33 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   });
 }
 
-//! C (m x n, row-major, ldc) = alpha * A B + beta * C on the row-major form: A m x k
-//! (AKContiguous: element (r, kk) at a[r * lda + kk], else at a[kk * lda + r]), B' = B^T n x k
-//! (BKContiguous likewise), given as tensor maps (device/detail/tensor_map.cuh, 128-byte
-//! swizzle) of the operands as stored: K-contiguous, `k` x rows in boxes of tile_k x tile_m (A)
-//! or tile_k x tile_n (B); otherwise rows x `k` in boxes of 64 x tile_k. T: a 16-bit type, or
-//! float (TF32: both operands K-contiguous; Split: TF32x3, the small parts' maps in ops.a_small
-//! and ops.b_small, ignored otherwise). plan.ktiles == 0 (k == 0) gives C = beta * C.
-//! Persistent: block b computes its units of `plan` (for_each_wgmma_unit): whole tiles of
-//! S::tile_m x S::tile_n straight into C, in groups of WgmmaGemmShape::group_m tile rows; K
-//! slices of the last wave's tiles, whose raw sums go to `partial` (a tile of floats a slice
-//! of a tile) for gemm_wgmma_slices_reduce_kernel; or its stream-K share, whose pieces of tiles
-//! owned by other blocks go to its slot of `partial` (a tile of floats a block) and raise
-//! flags[b]. `flags` (plan.blocks words, stream-K only) must be zero when the first block
-//! starts, or be cleared by gemm_stream_k_reset_kernel launched just before this kernel, which
-//! may then be its programmatic dependent. Launch plan.blocks blocks, at most one per SM (an
-//! owner waits for the blocks after it).
-//! Warp 8 (its first lane; Split: warpgroup 2, which gives its registers to the other two)
-//! fills a ring of S::stages stages by TMA, each guarded by a full and
-//! an empty mbarrier; the two warpgroups wait on `full`, multiply (`wgmma.mma_async.m64nN`
-//! straight from shared memory), and release a stage as soon as its products are done, so no
-//! block-wide barrier stands in the main loop and no computing thread issues a copy
-//! (benchmarks/TUNING.md: at 4096^3 and 8192^3, 14% and 20% faster than the earlier cp.async
-//! kernel). Launch: S::tma_threads threads, S::smem_bytes of dynamic shared memory, grid
-//! (at most the SMs). The ring's stages run on across a block's units, so the producer loads
-//! the next unit's first stages while the warpgroups store a tile. Traps where the device code
-//! has no wgmma (the dispatch never launches it there).
+//! C (m x n, row-major, ldc) = alpha * A B + beta * C on the row-major form: A m x k (AKContiguous:
+//! element (r, kk) at a[r * lda + kk], else at a[kk * lda + r]), B' = B^T n x k (BKContiguous
+//! likewise), given as tensor maps (device/detail/tensor_map.cuh, 128-byte swizzle) of the operands
+//! as stored: K-contiguous, `k` x rows in boxes of tile_k x tile_m (A) or tile_k x tile_n (B);
+//! otherwise rows x `k` in boxes of 128 bytes of elements x tile_k. T: a 16-bit type, or float
+//! (TF32: A K-contiguous, B either, its boxes then transposed in shared memory; Split: TF32x3, the
+//! small parts' maps in ops.a_small and ops.b_small, ignored otherwise). plan.ktiles == 0 (k == 0)
+//! gives C = beta * C. Persistent: block b computes its units of `plan` (for_each_wgmma_unit):
+//! whole tiles of S::tile_m x S::tile_n straight into C, in groups of WgmmaGemmShape::group_m tile
+//! rows; K slices of the last wave's tiles, whose raw sums go to `partial` (a tile of floats a
+//! slice of a tile) for gemm_wgmma_slices_reduce_kernel; or its stream-K share, whose pieces of
+//! tiles owned by other blocks go to its slot of `partial` (a tile of floats a block) and raise
+//! flags[b]. `flags` (plan.blocks words, stream-K only) must be zero when the first block starts,
+//! or be cleared by gemm_stream_k_reset_kernel launched just before this kernel, which may then be
+//! its programmatic dependent. Launch plan.blocks blocks, at most one per SM (an owner waits for
+//! the blocks after it). Warp 8 (its first lane; Split: warpgroup 2, which gives its registers to
+//! the other two) fills a ring of S::stages stages by TMA, each guarded by a full and an empty
+//! mbarrier; the two warpgroups wait on `full`, multiply (`wgmma.mma_async.m64nN` straight from
+//! shared memory), and release a stage as soon as its products are done, so no block-wide barrier
+//! stands in the main loop and no computing thread issues a copy (benchmarks/TUNING.md: at 4096^3
+//! and 8192^3, 14% and 20% faster than the earlier cp.async kernel). Launch:
+//! S::kernel_threads(BKContiguous) threads, S::smem_bytes of dynamic shared memory, grid (at most
+//! the SMs). The ring's stages run on across a block's units, so the producer loads the next unit's
+//! first stages while the warpgroups store a tile. Traps where the device code has no wgmma (the
+//! dispatch never launches it there).
 template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
-__global__ void __launch_bounds__(S::tma_threads, 1)
+__global__ void __launch_bounds__(S::kernel_threads(BKContiguous), 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ WgmmaTmaOperands ops, float* __restrict__ c, std::int64_t ldc,
                           std::int64_t m, std::int64_t n, float alpha, float beta, WgmmaPlan plan,
                           float* __restrict__ partial, unsigned* __restrict__ flags) {
