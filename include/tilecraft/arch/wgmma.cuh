@@ -265,6 +265,47 @@ TILECRAFT_DEVICE void wgmma_async(float (&d)[static_cast<std::size_t>(N / 2)], s
                     ((void)d; (void)desc_a; (void)desc_b; (void)accumulate; __trap();))
 }
 
+//! d (64 x N floats over the warpgroup) += A (64 x 8) B (8 x N) in TF32, A from registers: `a`
+//! holds the calling thread's 4 elements of A (as float bit patterns; the tensor cores read
+//! their top 19 bits), in the fragment layout of mma.sync's m16n8k8 TF32 A within each warp's
+//! 16 rows: thread t of the warpgroup holds rows 16 (t / 32) + (t % 32) / 4 (a[0], a[2]) and + 8
+//! (a[1], a[3]), K indices t % 4 (a[0], a[1]) and + 4 (a[2], a[3]). B K-major in shared memory
+//! through its descriptor. Asynchronous: a[0 ... 3] must not change until the product is complete
+//! (wgmma_wait), like the accumulators. Every thread of the warpgroup executes it.
+template <int N>
+TILECRAFT_DEVICE void wgmma_async_tf32_rs(float (&d)[static_cast<std::size_t>(N / 2)], const float* a,
+                                          std::uint64_t desc_b, std::uint32_t accumulate) {
+  static_assert(valid_wgmma_n<N>, "wgmma_async_tf32_rs<N>: N must be 64, 128 or 256");
+  NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
+                    (
+                        if constexpr (N == 64) {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 " TILECRAFT_WGMMA_REGS32
+                              ", {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+                              : TILECRAFT_WGMMA_ACC32(0)
+                              : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
+                                "r"(__float_as_uint(a[3])), "l"(desc_b), "r"(accumulate));
+                        } else if constexpr (N == 128) {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " TILECRAFT_WGMMA_REGS64
+                              ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+                              : TILECRAFT_WGMMA_ACC64
+                              : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
+                                "r"(__float_as_uint(a[3])), "l"(desc_b), "r"(accumulate));
+                        } else {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " TILECRAFT_WGMMA_REGS128
+                              ", {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
+                              : TILECRAFT_WGMMA_ACC128
+                              : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
+                                "r"(__float_as_uint(a[3])), "l"(desc_b), "r"(accumulate));
+                        }),
+                    ((void)d; (void)a; (void)desc_b; (void)accumulate; __trap();))
+}
+
 #undef TILECRAFT_WGMMA_ACC8
 #undef TILECRAFT_WGMMA_ACC32
 #undef TILECRAFT_WGMMA_ACC64

@@ -214,8 +214,9 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! K-contiguous rows that start 16-byte aligned: an operand stored otherwise (the A of a
 //! column-major NN product, the B of a row-major one) is first transposed or copied into
 //! workspace (tilecraft's stream-ordered pool, see release_workspace(); for TF32x3 every operand,
-//! twice its size), except in TF32 an N-contiguous B with 16-byte aligned rows when C has fewer
-//! than 640 rows: the kernel reads it as stored and transposes its tiles in shared memory.
+//! twice its size), except in TF32 the B of a row-major NN product (the A of a column-major one)
+//! when both operands have 16-byte aligned rows: the product runs as C^T = B^T A^T, B^T read as
+//! stored into registers for wgmma, C stored transposed.
 //! Everything else runs the block-level tiled_gemm on mma.sync on the operands as they are
 //! (operands rounded to nearest; FMAs below sm_80), without workspace. Returns
 //! cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments (and a grid

@@ -105,9 +105,10 @@ inline bool wgmma_tma_available(std::int64_t rows, std::int64_t cols, std::int64
 //! gemm_stream_k_reset_kernel, of which the GEMM is a programmatic dependent), on X (rows x k,
 //! at x, K-contiguous when XK) and Y (cols x k, at y), both 16-byte aligned with leading
 //! dimensions that are multiples of 16 bytes; Split (TF32x3): their small parts at x + small_x
-//! and y + small_y, the same shapes and leading dimensions (16-byte aligned too). Returns
-//! cudaErrorInvalidValue, launching nothing, when the tiles or the K steps exceed 2^31 - 1; the
-//! pool's error when no workspace can be had.
+//! and y + small_y, the same shapes and leading dimensions (16-byte aligned too). A float X that
+//! is not K-contiguous goes to wgmma from registers, and `c` then holds C transposed (cols x
+//! rows, element (r, c) at c[c * ldc + r]). Returns cudaErrorInvalidValue, launching nothing,
+//! when the tiles or the K steps exceed 2^31 - 1; the pool's error when no workspace can be had.
 template <class S, class T, bool XK, bool YK, bool Split = false>
 [[nodiscard]] cudaError_t launch_wgmma_tma(const T* x, std::int64_t ldx, const T* y, std::int64_t ldy, float* c,
                                            std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
@@ -126,7 +127,7 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
   const auto blocks = static_cast<std::size_t>(plan.blocks);
   if (!plan.stream_k() && !plan.split()) {
-    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(YK), S::smem_bytes, stream>>>(
+    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(XK), S::smem_bytes, stream>>>(
         ops, c, ldc, rows, cols, alpha, beta, plan, nullptr, nullptr);
     return last_launch_error();
   }
@@ -137,13 +138,15 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
     TILECRAFT_RETURN_IF_ERROR(workspace_alloc(
         reinterpret_cast<void**>(&partial),
         static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(tail * tile_elems) * sizeof(float), stream));
-    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(YK), S::smem_bytes, stream>>>(
+    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(XK), S::smem_bytes, stream>>>(
         ops, c, ldc, rows, cols, alpha, beta, plan, partial, nullptr);
     cudaError_t status = last_launch_error();
     if (status == cudaSuccess) {
       const dim3 reduce_grid(static_cast<unsigned>(tail), static_cast<unsigned>(tile_elems / 1024));
-      gemm_wgmma_slices_reduce_kernel<S>
-          <<<reduce_grid, 256, 0, stream>>>(partial, plan.slices, plan.whole, c, ldc, rows, cols, alpha, beta);
+      // A float X that is not K-contiguous comes from registers, and C as its transpose.
+      constexpr bool transpose_c = std::is_same_v<T, float> && !XK;
+      gemm_wgmma_slices_reduce_kernel<S><<<reduce_grid, 256, 0, stream>>>(partial, plan.slices, plan.whole, c, ldc,
+                                                                          rows, cols, alpha, beta, transpose_c);
       status = last_launch_error();
     }
     const cudaError_t freed = workspace_free(partial, stream);
@@ -161,7 +164,7 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
   if (status == cudaSuccess) {
     // A programmatic dependent of the reset (the kernel has sm_90a code, so it waits for it):
     // its blocks start while the flags are cleared.
-    status = launch_dependent(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::kernel_threads(YK)), S::smem_bytes,
+    status = launch_dependent(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::kernel_threads(XK)), S::smem_bytes,
                               stream, ops, c, ldc, rows, cols, alpha, beta, plan, partial, flags);
   }
   const cudaError_t freed = workspace_free(ws, stream);

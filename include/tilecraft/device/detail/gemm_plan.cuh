@@ -90,14 +90,11 @@ struct GemmTensorTunables {
   //! maths split the last wave's K in slices), 1 for every math wherever it may run (tests),
   //! -1 never (K slices for TF32x3 too).
   int stream_k = 0;
-  //! TF32 with an N-contiguous B (the row-major B of C = A B): the wgmma kernel reads B as
-  //! stored and transposes its tiles in shared memory when C has fewer rows than this, else B
-  //! is transposed into workspace first. On the H200 the shared-memory transpose costs 30 to 50%
-  //! of the product's time (its stages move 1.8 times the shared-memory bytes), the one in
-  //! global memory a pass over B, which costs more up to 512 rows and less from 768 on
-  //! (128 x 8192 x 8192: 221 -> 111 us, 512 x 8192 x 8192: 307 -> 263 us, 1024 x 8192 x 8192:
-  //! 475 against 556; benchmarks/TUNING.md).
-  std::int64_t transpose_b_rows = 640;
+  //! TF32 with an N-contiguous B (the row-major B of C = A B) and a K-contiguous A, both with
+  //! 16-byte aligned rows: compute C^T = B^T A^T with B^T going to wgmma from registers and C
+  //! stored transposed, nothing transposed in memory (true), or transpose B into workspace
+  //! first (false: tests, experiments; benchmarks/TUNING.md).
+  bool registers_b = true;
 };
 
 // ---- arguments --------------------------------------------------------------------------------

@@ -4,9 +4,9 @@
 //! kernel (where this binary carries sm_90a code for the device and the product has tiles
 //! enough) and the block-level tiled_gemm on mma.sync (detail/gemm_wgmma_kernels.cuh). For the
 //! wgmma kernel the operands are brought into the form it reads: K-contiguous, 16-byte aligned
-//! rows (transposed or copied into workspace where they are not; in TF32, an N-contiguous
-//! aligned B is read as stored and transposed in shared memory), and for TF32x3 split into TF32
-//! big and small parts.
+//! rows (transposed or copied into workspace where they are not; in TF32 a row-major NN product
+//! runs as C^T = B^T A^T with B^T from registers instead, nothing moved), and for TF32x3 split
+//! into TF32 big and small parts.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -179,23 +179,30 @@ template <GemmMath Math>
   constexpr int tile_m = WgmmaGemmShape<float, split>::tile_m, tile_k = WgmmaGemmShape<float, split>::tile_k;
   const int width = split ? WgmmaGemmShape<float, split>::tile_n : wgmma_width(rows, cols, sms, tunables);
   auto plan_for = [&](auto shape) { return wgmma_plan_of<decltype(shape)>(rows, cols, k, sms, tunables); };
-  const WgmmaPlan plan = split ? plan_for(WgmmaGemmShape<float, split>{}) : with_wgmma_width<float>(width, plan_for);
+  // A row-major NN product (X K-contiguous, Y N-contiguous, both aligned) runs as C^T = Y X^T:
+  // Y goes to wgmma from registers and the kernel stores C transposed, so neither operand is
+  // moved; faster than transposing Y into workspace first at every shape measured, and than the
+  // product with Y given K-contiguous at most (benchmarks/TUNING.md).
+  auto aligned = [](const float* p, std::int64_t ld) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0;
+  };
+  const bool swap = !split && tunables.registers_b && x_k && !y_k && aligned(x, ldx) && aligned(y, ldy);
+  const int swap_width = swap ? wgmma_width(cols, rows, sms, tunables) : width;
+  auto swap_plan_for = [&](auto shape) { return wgmma_plan_of<decltype(shape)>(cols, rows, k, sms, tunables); };
+  const WgmmaPlan plan = split  ? plan_for(WgmmaGemmShape<float, split>{})
+                         : swap ? with_wgmma_width<float>(swap_width, swap_plan_for)
+                                : with_wgmma_width<float>(width, plan_for);
   if (gemm_wgmma_runs_on<float>(device) && wgmma_tma_available(rows, cols, k) &&
       static_cast<double>(plan.blocks) >= tunables.min_wave_fill * sms) {
-    if (ceil_div(rows, std::int64_t{tile_m}) * ceil_div(cols, std::int64_t{width}) > INT_MAX ||
+    if ((swap ? ceil_div(cols, std::int64_t{tile_m}) * ceil_div(rows, std::int64_t{swap_width})
+              : ceil_div(rows, std::int64_t{tile_m}) * ceil_div(cols, std::int64_t{width})) > INT_MAX ||
         ceil_div(k, std::int64_t{tile_k}) > INT_MAX) {
       return cudaErrorInvalidValue;
     }
     const std::int64_t ldp = round_up<std::int64_t>(k, 4);
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
-    // An N-contiguous Y (the row-major B of C = A B) whose rows start 16-byte aligned goes to
-    // the kernel as stored when C has few rows: its TMA boxes are transposed in shared memory
-    // (TF32 wgmma reads K-major operands only), which then costs less than a transpose in
-    // global memory (tunables.transpose_b_rows). TF32x3's split writes K-contiguous parts anyway.
-    const bool y_as_stored = !split && !y_k && rows < tunables.transpose_b_rows &&
-                             reinterpret_cast<std::uintptr_t>(y) % 16 == 0 && ldy % 4 == 0;
     const std::int64_t x_elems = tf32_operand_elems(x, ldx, x_k, rows, k, split);
-    const std::int64_t y_elems = y_as_stored ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split);
+    const std::int64_t y_elems = swap ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split);
     float* ws = nullptr;
     if (x_elems + y_elems > 0) {
       TILECRAFT_RETURN_IF_ERROR(workspace_alloc(reinterpret_cast<void**>(&ws),
@@ -205,7 +212,7 @@ template <GemmMath Math>
     cudaError_t status = cudaSuccess;
     if (k > 0) {
       status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream);
-      if (status == cudaSuccess && !y_as_stored) {
+      if (status == cudaSuccess && !swap) {
         status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
       }
     }
@@ -214,13 +221,15 @@ template <GemmMath Math>
         status = launch_wgmma_tma<WgmmaGemmShape<float, true>, float, true, true, true>(
             xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream, xo.small, yo.small);
       } else {
-        auto run = [&](auto shape) {
-          return y_as_stored ? launch_wgmma_tma<decltype(shape), float, true, false>(
-                                   xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream)
-                             : launch_wgmma_tma<decltype(shape), float, true, true>(
-                                   xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream);
+        auto run_swapped = [&](auto shape) {
+          return launch_wgmma_tma<decltype(shape), float, false, true>(yo.data, yo.ld, xo.data, xo.ld, c, ldc, cols,
+                                                                       rows, k, alpha, beta, plan, stream);
         };
-        status = with_wgmma_width<float>(width, run);
+        auto run = [&](auto shape) {
+          return launch_wgmma_tma<decltype(shape), float, true, true>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows,
+                                                                      cols, k, alpha, beta, plan, stream);
+        };
+        status = swap ? with_wgmma_width<float>(swap_width, run_swapped) : with_wgmma_width<float>(width, run);
       }
     }
     if (ws != nullptr) {

@@ -8,9 +8,9 @@
 //!     both parts of the split operands, 64 KiB, 3 stages), in the 128-byte swizzle the tensor
 //!     cores read conflict-free. A 16-bit operand may be K-contiguous or M- (N-) contiguous in
 //!     memory: the copies keep the contiguous dimension in 128-byte rows, and the descriptor
-//!     tells wgmma which it is. TF32 reads K-major operands only: an N-contiguous B's boxes are
-//!     transposed in shared memory by the producer warpgroup's other warps (the dispatch packs
-//!     every other operand that is not K-contiguous).
+//!     tells wgmma which it is. TF32 reads shared memory K-major only: an M-contiguous float A
+//!     goes to wgmma from registers instead (the dispatch computes a row-major NN product as
+//!     C^T = B^T A^T so, and packs every other operand that is not K-contiguous).
 //!     Persistent (one block per SM): whole tiles first, then, as the plan says, the last
 //!     wave's tiles in K slices (summed by gemm_wgmma_slices_reduce_kernel) or stream-K (their
 //!     K steps shared out evenly; partial sums added in K order by the block that holds a
@@ -70,8 +70,9 @@ struct WgmmaGemmShape {
   //! registers to the computing ones (setmaxnreg): a launch of 288 or 384 threads caps ptxas at
   //! 168 registers a thread, and TF32x3's three sets of accumulators (192 floats) need more.
   static constexpr int producer_threads = Split ? 128 : 32;
-  static constexpr int producer_registers = 40;   //!< Split: the producer warpgroup's after setmaxnreg
-  static constexpr int consumer_registers = 232;  //!< Split: the computing warpgroups'
+  //! The producer warpgroup's registers after setmaxnreg (Split, or a float A from registers).
+  static constexpr int producer_registers = 40;
+  static constexpr int consumer_registers = 232;  //!< the computing warpgroups' then
   //! The registers a thread gets at launch, for a block of `block_threads` alone on its SM: each
   //! of the SM's 4 quarters holds 16 Ki registers for its share of the warps (warp w runs on
   //! quarter w % 4), in units of 8 a thread; 168 for 288 and 384 threads, as ptxas gives them.
@@ -80,27 +81,15 @@ struct WgmmaGemmShape {
   static constexpr int launch_registers(int block_threads) {
     return 16384 / (32 * ((block_threads / 32 + 3) / 4)) / 8 * 8;
   }
-  static_assert(!Split || producer_threads * producer_registers + threads * consumer_registers <=
-                              (threads + producer_threads) * launch_registers(threads + producer_threads),
-                "WgmmaGemmShape: the warpgroups' registers after setmaxnreg must fit the block's allocation");
-  //! Whether the kernel transposes B's stage tiles in shared memory: a float B that is not
-  //! K-contiguous (TF32 wgmma reads K-major operands only). Its producer is then a warpgroup too:
-  //! warp 0 issues the copies, warps 1 ... 3 transpose (transposer_warps).
-  template <bool BKContiguous>
-  static constexpr bool transposes_b = sizeof(T) == 4 && !BKContiguous;
-  static constexpr int transposer_warps = 3;
-  //! The threads of gemm_wgmma_tma_kernel<T, AK, BKContiguous, Split> of this shape.
-  static constexpr int kernel_threads(bool b_k_contiguous) {
-    return threads + (Split || (sizeof(T) == 4 && !b_k_contiguous) ? 128 : 32);
-  }
-  //! Transposing: the producer warpgroup's registers after setmaxnreg (its transposing threads
-  //! hold 16 floats of a box at a time; with 56, ptxas spilled), and the computing warpgroups'
-  //! (ptxas fits them in 216).
-  static constexpr int transposer_registers = 64;
-  static constexpr int transposing_consumer_registers = 216;
-  static_assert(128 * transposer_registers + threads * transposing_consumer_registers <=
+  static_assert(128 * producer_registers + threads * consumer_registers <=
                     (threads + 128) * launch_registers(threads + 128),
                 "WgmmaGemmShape: the warpgroups' registers after setmaxnreg must fit the block's allocation");
+  //! The threads of gemm_wgmma_tma_kernel<T, AKContiguous, Split> of this shape: the producer
+  //! is a warpgroup where it gives registers to the computing ones (Split; a float A read from
+  //! registers, with 32 floats of fragments beside the accumulators), else a warp.
+  static constexpr int kernel_threads(bool a_k_contiguous) {
+    return threads + (Split || (sizeof(T) == 4 && !a_k_contiguous) ? 128 : 32);
+  }
   static constexpr int group_m = 8;       //!< tile rows that walk N together (L2 reuse of B)
   static constexpr int max_split_k = 16;  //!< K slices at most (see wgmma_slices_plan)
   static constexpr int parts = Split ? 2 : 1;
@@ -167,12 +156,14 @@ TILECRAFT_HOST_DEVICE void wgmma_tile_origin(std::int64_t t, std::int64_t m, std
 //! tile0 on, the slices summed in order (the same bits every run): slice s of local tile x is
 //! the tile_m x tile_n block x + s tiles of `partial` (gemm_wgmma_tma_kernel's slice units). Block
 //! (x, y) sums 1024 elements of local tile x (256 threads, 4 consecutive elements each); beta 0
-//! never reads C. Launch: grid (tiles, tile_m * tile_n / 1024), 256 threads.
+//! never reads C. transpose_c: C is given as its transpose (n x m; element (r, c) at
+//! c[c * ldc + r]), as the kernel with A from registers stores it. Launch: grid (tiles, tile_m *
+//! tile_n / 1024), 256 threads.
 template <class S>
 __global__ void __launch_bounds__(256)
     gemm_wgmma_slices_reduce_kernel(const float* __restrict__ partial, int slices, std::int64_t tile0,
                                     float* __restrict__ c, std::int64_t ldc, std::int64_t m, std::int64_t n,
-                                    float alpha, float beta) {
+                                    float alpha, float beta, bool transpose_c = false) {
   static_assert(S::tile_n % 4 == 0 && S::tile_m * S::tile_n % 1024 == 0, "whole 1024-element chunks of a tile");
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
   const std::int64_t tiles = gridDim.x;
@@ -204,10 +195,11 @@ __global__ void __launch_bounds__(256)
       for (int s = 1; s < slices && col + i < n; ++s) v[i] += p[s * tiles * tile_elems + i];
     }
   }
-  float* c_row = c + row * ldc;
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    if (col + i < n) c_row[col + i] = beta != 0.0f ? alpha * v[i] + beta * c_row[col + i] : alpha * v[i];
+    if (col + i >= n) continue;
+    float* p = transpose_c ? c + (col + i) * ldc + row : c + row * ldc + col + i;
+    *p = beta != 0.0f ? alpha * v[i] + beta * *p : alpha * v[i];
   }
 }
 
@@ -216,17 +208,19 @@ __global__ void __launch_bounds__(256)
 //! accumulators of the calling thread of the two computing warpgroups (threads 0 ... 255):
 //! warp w of warpgroup wg holds rows 64 wg + 16 w + g and + 8, columns 8 j + 2 t and + 1
 //! (arch/wgmma.cuh). Pairs go out as 8-byte stores where C allows.
-template <class S>
+template <class S, bool PairedRows = false>
 TILECRAFT_DEVICE void wgmma_store_tile(const float (&acc)[S::tile_n / 2], float* c_tile, std::int64_t ldc,
                                        std::int64_t m0, std::int64_t n0, std::int64_t m, std::int64_t n, float alpha,
                                        float beta) {
   const int wg = static_cast<int>(threadIdx.x) / 128;
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = (static_cast<int>(threadIdx.x) % 128) / 32;
-  const std::int64_t row_base = m0 + wg * 64 + warp * 16 + lane / 4;
+  // PairedRows (A from registers, wgmma_load_a_fragment): a thread's rows g and g + 8 are the
+  // tile's rows 2 g and 2 g + 1.
+  const std::int64_t row_base = m0 + wg * 64 + warp * 16 + (PairedRows ? 2 * (lane / 4) : lane / 4);
   const bool read_c = beta != 0.0f;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    const std::int64_t row = row_base + half * 8;
+    const std::int64_t row = row_base + (PairedRows ? half : half * 8);
     if (row >= m) continue;
     float* c_row = c_tile + (row - m0) * ldc - n0;  // (c_row + col: C(row, col))
 #pragma unroll
@@ -249,12 +243,73 @@ TILECRAFT_DEVICE void wgmma_store_tile(const float (&acc)[S::tile_n / 2], float*
   }
 }
 
+//! The epilogue of the wgmma kernel whose A comes from registers (wgmma_load_a_fragment): the
+//! tile at (m0, n0) of C' (m x n) is stored transposed, C'(r, c) at c_t[c * ldc + r] (c_t: the
+//! caller's C, n x m, whose transpose C' is), alpha and beta applied as in wgmma_store_tile. A
+//! thread's rows come in pairs (2 g, 2 g + 1: adjacent in a row of C), stored as 8-byte pairs
+//! where C allows: a warp's store covers 64 contiguous bytes in each of 4 rows of C.
+template <class S>
+TILECRAFT_DEVICE void wgmma_store_tile_transposed(const float (&acc)[S::tile_n / 2], float* c_t, std::int64_t ldc,
+                                                  std::int64_t m0, std::int64_t n0, std::int64_t m, std::int64_t n,
+                                                  float alpha, float beta) {
+  const int wg = static_cast<int>(threadIdx.x) / 128;
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = (static_cast<int>(threadIdx.x) % 128) / 32;
+  const std::int64_t row = m0 + wg * 64 + warp * 16 + 2 * (lane / 4);
+  if (row >= m) return;
+  const bool read_c = beta != 0.0f;
+#pragma unroll
+  for (int j = 0; j < S::tile_n / 8; ++j) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const std::int64_t col = n0 + 8 * j + 2 * (lane % 4) + e;
+      if (col >= n) continue;
+      float* p = c_t + col * ldc + row;
+      float v0 = alpha * acc[4 * j + e], v1 = alpha * acc[4 * j + 2 + e];
+      if (row + 1 < m && (reinterpret_cast<std::uintptr_t>(p) & 7) == 0) {
+        if (read_c) {
+          const float2 old = *reinterpret_cast<const float2*>(p);
+          v0 += beta * old.x;
+          v1 += beta * old.y;
+        }
+        *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+      } else {
+        p[0] = read_c ? v0 + beta * p[0] : v0;
+        if (row + 1 < m) p[1] = read_c ? v1 + beta * p[1] : v1;
+      }
+    }
+  }
+}
+
+//! The calling computing thread's wgmma A fragments (arch::wgmma_async_tf32_rs) of the four K
+//! steps of a float stage tile of 128 rows x 32 K stored M-contiguous by TMA: 4 boxes of 32 rows
+//! 4 KiB apart, 128-byte row kk of box b holding rows 32 b ... 32 b + 31 at K index kk, 16-byte
+//! chunk c at chunk c ^ (kk % 8). The warpgroup's logical rows g and g + 8 of a warp's 16 are
+//! the tile's rows 2 g and 2 g + 1, so that each pair is one 8-byte load (the epilogue stores
+//! them so: wgmma_store_tile_transposed, wgmma_store_tile<S, true>); f[4 kk ... 4 kk + 3] is K
+//! step kk's fragment. 8 loads; a warp's load touches 4 rows of 64 bytes (2-way conflicts).
+TILECRAFT_DEVICE void wgmma_load_a_fragment(const unsigned char* tile, float (&f)[16]) {
+  const int wg = static_cast<int>(threadIdx.x) / 128, t = static_cast<int>(threadIdx.x) % 128;
+  const int row = 64 * wg + 16 * (t / 32) + 2 * ((t % 32) / 4);  // the tile's row of logical row g
+  const int q = t % 4, chunk = (row % 32) / 4;
+  const std::uint32_t base = arch::smem_address(tile) + static_cast<std::uint32_t>((row / 32) * 4096 + (row % 4) * 4);
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int k = 8 * kk + q + 4 * h;
+      asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];"
+                   : "=f"(f[4 * kk + 2 * h]), "=f"(f[4 * kk + 2 * h + 1])
+                   : "r"(base + static_cast<std::uint32_t>(k * 128 + ((chunk ^ (k & 7)) << 4)))
+                   : "memory");
+    }
+  }
+}
+
 //! Issues the TMA copies of one operand's stage tile (`Rows` x tile_k, laid out as above) whose K
 //! rows start at `kc` and rows (of the non-K side) at `row0`, through `map` (see
 //! gemm_wgmma_tma_kernel), completing on `bar`: K-contiguous, one box of tile_k x Rows; otherwise
 //! Rows / Box boxes of Box x tile_k (Box = 128 bytes of elements: 64 of a 16-bit type, 8 KiB
-//! apart; 32 floats, 4 KiB apart, which gemm_wgmma_tma_kernel then transposes in place, see
-//! wgmma_transpose_box).
+//! apart; 32 floats, 4 KiB apart, read by wgmma_load_a_fragment).
 template <int Rows, bool KContiguous, int Box = 64>
 TILECRAFT_DEVICE void tma_load_operand(unsigned char* dst, const CUtensorMap* map, std::uint64_t* bar, int kc,
                                        int row0) {
@@ -267,46 +322,6 @@ TILECRAFT_DEVICE void tma_load_operand(unsigned char* dst, const CUtensorMap* ma
     constexpr int box_bytes = 128 * Box;
 #pragma unroll
     for (int j = 0; j < Rows / Box; ++j) arch::tma_load_2d(dst + j * box_bytes, map, bar, row0 + Box * j, kc);
-  }
-}
-
-//! Transposes in place the 32 x 32 floats of the 4 KiB at `box` (1024-byte aligned), from the
-//! layout TMA writes for an N-contiguous box (row kk of 128 bytes holds elements 0 ... 31 of
-//! the operand's rows at K index kk, 16-byte chunk c at chunk c ^ (kk % 8)) to the K-contiguous
-//! one the descriptors read (row r holds K indices 0 ... 31 of the operand's row r, swizzled
-//! the same way): the same bytes, since both are 32 rows of 128 bytes. Executed by a whole warp,
-//! converged. The box is 8 x 8 blocks of 4 x 4 floats; lane (q, j) = (lane / 8, lane % 8) moves
-//! blocks (j, j ^ d) for d = q and q + 4, one diagonal d at a time: block (R, C) goes to (C, R)
-//! on the same diagonal, so a diagonal is read whole (a __syncwarp()) before any of it is
-//! written, and the two diagonals are disjoint. Each 16-byte load and store of a quarter warp
-//! hits 8 different chunks of a 128-byte row position: conflict-free (the chunk of lane j is
-//! j ^ 4 (j & 1) ^ const, a permutation). The caller fences for the async proxy.
-TILECRAFT_DEVICE void wgmma_transpose_box(unsigned char* box) {
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int q = lane / 8, j = lane % 8;
-  // 32-bit shared addresses: the transposing warps run on few registers (setmaxnreg).
-  const std::uint32_t base = arch::smem_address(box);
-#pragma unroll
-  for (int phase = 0; phase < 2; ++phase) {
-    const int big_r = j, big_c = j ^ (q + 4 * phase);
-    float v[4][4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int r = 4 * big_r + i;
-      asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                   : "=f"(v[i][0]), "=f"(v[i][1]), "=f"(v[i][2]), "=f"(v[i][3])
-                   : "r"(base + static_cast<std::uint32_t>(r * 128 + ((big_c ^ (r & 7)) << 4)))
-                   : "memory");
-    }
-    __syncwarp();
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int r = 4 * big_c + i;
-      asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(
-                       base + static_cast<std::uint32_t>(r * 128 + ((big_r ^ (r & 7)) << 4))),
-                   "f"(v[0][i]), "f"(v[1][i]), "f"(v[2][i]), "f"(v[3][i])
-                   : "memory");
-    }
   }
 }
 
@@ -433,21 +448,20 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
                                                          ~std::uintptr_t{1023});
   // full[s]: stage s holds its bytes (the producer's arrival and the copies' transaction
   // bytes); empty[s]: every computing thread is done reading it.
-  // Transposing B (transposes_b): ready[s], the transposing warps are done with stage s.
-  constexpr bool transpose_b = S::template transposes_b<BKContiguous>;
-  static_assert(!transpose_b || !Split, "gemm_wgmma_tma_kernel: split operands are K-contiguous");
-  // How wgmma reads B: K-major when it is stored so or transposed into it.
-  constexpr bool b_k_major = BKContiguous || transpose_b;
+  // A float A that is not K-contiguous (the B^T of C^T = B^T A^T, which the dispatch computes
+  // for a row-major NN product) goes to wgmma from registers: TF32 wgmma reads shared memory
+  // K-major only, registers in any order. The tile is then stored transposed.
+  constexpr bool a_regs = std::is_same_v<T, float> && !AKContiguous;
+  static_assert(!a_regs || (BKContiguous && !Split),
+                "gemm_wgmma_tma_kernel: a float A from registers needs a K-contiguous B, not split");
   __shared__ std::uint64_t full[S::stages];
   __shared__ std::uint64_t empty[S::stages];
-  __shared__ std::uint64_t ready[transpose_b ? S::stages : 1];
   const int t = static_cast<int>(threadIdx.x);
   if (t == 0) {
 #pragma unroll
     for (int s = 0; s < S::stages; ++s) {
       arch::mbarrier_init(&full[s], 1);
       arch::mbarrier_init(&empty[s], S::threads);
-      if constexpr (transpose_b) arch::mbarrier_init(&ready[s], S::transposer_warps);
     }
     arch::mbarrier_init_fence();
   }
@@ -461,34 +475,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   // warpgroups alike.
 
   if (t >= S::threads) {  // the producer: its first lane issues every copy
-    if constexpr (Split) arch::warpgroup_reg_dealloc<S::producer_registers>();
-    if constexpr (transpose_b) arch::warpgroup_reg_dealloc<S::transposer_registers>();
-    if constexpr (transpose_b) {
-      // Warps 1 ... 3 of the producer warpgroup: once a stage's bytes are in, each transposes
-      // its boxes of B (box x is warp x % 3's in every stage: a box handed between warps from
-      // one round of the ring to the next would be ordered only through the mbarriers and
-      // TMA, which compute-sanitizer's racecheck does not follow), then hands the stage on.
-      const int warp = (t - S::threads) / 32;
-      if (warp > 0) {
-        constexpr int boxes = S::tile_n / 32, box_bytes = 4096;
-        const int tw = warp - 1;
-        // Only the count of the block's stages matters here (little state on few registers).
-        int steps = 0;
-        for_each_wgmma_unit<S>(plan, b, m, n, [&](const WgmmaUnit& unit) { steps += unit.ktiles; });
-        for (int it = 0; it < steps; ++it) {
-          const int s = it % S::stages;
-          arch::mbarrier_wait(&full[s], (it / S::stages) & 1);
-          unsigned char* tile = smem + s * S::stage_bytes + b_at;
-          for (int x = tw; x < boxes; x += S::transposer_warps) wgmma_transpose_box(tile + x * box_bytes);
-          // The transposed bytes become visible to the tensor cores (async proxy) once the
-          // computing threads have waited on ready[s].
-          arch::fence_proxy_async_shared();
-          __syncwarp();
-          if (t % 32 == 0) arch::mbarrier_arrive(&ready[s]);
-        }
-        return;
-      }
-    }
+    if constexpr (Split || a_regs) arch::warpgroup_reg_dealloc<S::producer_registers>();
     if (t == S::threads) {
       int it = 0;
       for_each_wgmma_unit<S>(plan, b, m, n, [&](const WgmmaUnit& unit) {
@@ -512,8 +499,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
     return;
   }
 
-  if constexpr (Split) arch::warpgroup_reg_alloc<S::consumer_registers>();
-  if constexpr (transpose_b) arch::warpgroup_reg_alloc<S::transposing_consumer_registers>();
+  if constexpr (Split || a_regs) arch::warpgroup_reg_alloc<S::consumer_registers>();
   const int wg = t / 128;
   constexpr int acc_size = S::tile_n / 2;
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
@@ -531,54 +517,88 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 #pragma unroll
       for (int i = 0; i < acc_size; ++i) cross[i] = 0.0f;
     }
-    for (int kt = 0; kt < unit.ktiles; ++kt, ++it) {
-      const int s = it % S::stages;
-      arch::mbarrier_wait(&full[s], (it / S::stages) & 1);
-      if constexpr (transpose_b) arch::mbarrier_wait(&ready[s], (it / S::stages) & 1);
-      const unsigned char* sa = smem + s * S::stage_bytes;
-      if constexpr (Split) {
-        // TF32x3: big x big from zero in a group of its own, folded into FP32 sums while the
-        // cross terms' group runs (the tensor cores' own sums truncate).
-        arch::wgmma_fence_operand(big);
+    if constexpr (a_regs) {
+      // Two sets of A fragments: a step's products read its set until they complete, which the
+      // next step's wgmma_wait<pending> tells; fencing the other set there keeps the compiler
+      // from loading into its registers before.
+      float frag_a[16], frag_b[16];
+      auto step = [&](float(&cur)[16], float(&prev)[16], int kt) {
+        const int s = it % S::stages;
+        arch::mbarrier_wait(&full[s], (it / S::stages) & 1);
+        const unsigned char* sa = smem + s * S::stage_bytes;
+        wgmma_load_a_fragment(sa, cur);
+        arch::wgmma_fence_operand(acc);
+        arch::wgmma_fence_operand(cur);
         arch::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
-          arch::wgmma_async<S::tile_n, T, false, false>(big, wgmma_operand_descriptor<true>(sa, wg * 64, kk),
-                                                        wgmma_operand_descriptor<true>(sa + b_at, 0, kk),
-                                                        kk > 0 ? 1u : 0u);
+          arch::wgmma_async_tf32_rs<S::tile_n>(acc, cur + 4 * kk, wgmma_operand_descriptor<true>(sa + b_at, 0, kk), 1u);
         }
         arch::wgmma_commit();
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {
-          const std::uint64_t a_big = wgmma_operand_descriptor<true>(sa, wg * 64, kk);
-          const std::uint64_t b_big = wgmma_operand_descriptor<true>(sa + b_at, 0, kk);
-          arch::wgmma_async<S::tile_n, T, false, false>(
-              cross, wgmma_operand_descriptor<true>(sa + S::a_bytes, wg * 64, kk), b_big, 1u);
-          arch::wgmma_async<S::tile_n, T, false, false>(
-              cross, a_big, wgmma_operand_descriptor<true>(sa + b_at + S::b_bytes, 0, kk), 1u);
-        }
-        arch::wgmma_commit();
-        // Big x big of this stage and every group before it are complete (groups complete in
-        // order): the previous stage, cross terms included, is read.
-        arch::wgmma_wait<S::pending>();
-        arch::wgmma_fence_operand(big);
-#pragma unroll
-        for (int i = 0; i < acc_size; ++i) acc[i] += big[i];
-      } else {
-        arch::wgmma_fence_operand(acc);
-        arch::wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {
-          arch::wgmma_async<S::tile_n, T, !AKContiguous, !b_k_major>(
-              acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
-              wgmma_operand_descriptor<b_k_major>(sa + b_at, 0, kk), 1u);
-        }
-        arch::wgmma_commit();
-        // The previous stage's products are complete once at most this stage's group runs.
         arch::wgmma_wait<S::pending>();
         arch::wgmma_fence_operand(acc);
+        arch::wgmma_fence_operand(prev);
+        if (kt > 0) arch::mbarrier_arrive(&empty[(it - 1) % S::stages]);
+        ++it;
+      };
+      int kt = 0;
+      for (; kt + 2 <= unit.ktiles; kt += 2) {
+        step(frag_a, frag_b, kt);
+        step(frag_b, frag_a, kt + 1);
       }
-      if (kt > 0) arch::mbarrier_arrive(&empty[(it - 1) % S::stages]);  // hand the previous stage back
+      if (kt < unit.ktiles) step(frag_a, frag_b, kt);
+      arch::wgmma_wait<0>();
+      arch::wgmma_fence_operand(frag_a);
+      arch::wgmma_fence_operand(frag_b);
+    } else {
+      for (int kt = 0; kt < unit.ktiles; ++kt, ++it) {
+        const int s = it % S::stages;
+        arch::mbarrier_wait(&full[s], (it / S::stages) & 1);
+        const unsigned char* sa = smem + s * S::stage_bytes;
+        if constexpr (Split) {
+          // TF32x3: big x big from zero in a group of its own, folded into FP32 sums while the
+          // cross terms' group runs (the tensor cores' own sums truncate).
+          arch::wgmma_fence_operand(big);
+          arch::wgmma_fence();
+#pragma unroll
+          for (int kk = 0; kk < 4; ++kk) {
+            arch::wgmma_async<S::tile_n, T, false, false>(big, wgmma_operand_descriptor<true>(sa, wg * 64, kk),
+                                                          wgmma_operand_descriptor<true>(sa + b_at, 0, kk),
+                                                          kk > 0 ? 1u : 0u);
+          }
+          arch::wgmma_commit();
+#pragma unroll
+          for (int kk = 0; kk < 4; ++kk) {
+            const std::uint64_t a_big = wgmma_operand_descriptor<true>(sa, wg * 64, kk);
+            const std::uint64_t b_big = wgmma_operand_descriptor<true>(sa + b_at, 0, kk);
+            arch::wgmma_async<S::tile_n, T, false, false>(
+                cross, wgmma_operand_descriptor<true>(sa + S::a_bytes, wg * 64, kk), b_big, 1u);
+            arch::wgmma_async<S::tile_n, T, false, false>(
+                cross, a_big, wgmma_operand_descriptor<true>(sa + b_at + S::b_bytes, 0, kk), 1u);
+          }
+          arch::wgmma_commit();
+          // Big x big of this stage and every group before it are complete (groups complete in
+          // order): the previous stage, cross terms included, is read.
+          arch::wgmma_wait<S::pending>();
+          arch::wgmma_fence_operand(big);
+#pragma unroll
+          for (int i = 0; i < acc_size; ++i) acc[i] += big[i];
+        } else {
+          arch::wgmma_fence_operand(acc);
+          arch::wgmma_fence();
+#pragma unroll
+          for (int kk = 0; kk < 4; ++kk) {
+            arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(
+                acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
+                wgmma_operand_descriptor<BKContiguous>(sa + b_at, 0, kk), 1u);
+          }
+          arch::wgmma_commit();
+          // The previous stage's products are complete once at most this stage's group runs.
+          arch::wgmma_wait<S::pending>();
+          arch::wgmma_fence_operand(acc);
+        }
+        if (kt > 0) arch::mbarrier_arrive(&empty[(it - 1) % S::stages]);  // hand the previous stage back
+      }
     }
     arch::wgmma_wait<0>();
     arch::wgmma_fence_operand(acc);
@@ -595,7 +615,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
     }
     if (unit.kind == WgmmaUnit::slice) {
       // Raw sums (alpha 1, beta 0) for the slices' reduction.
-      wgmma_store_tile<S>(acc, partial + unit.slot * tile_elems, S::tile_n, unit.m0, unit.n0, m, n, 1.0f, 0.0f);
+      wgmma_store_tile<S, a_regs>(acc, partial + unit.slot * tile_elems, S::tile_n, unit.m0, unit.n0, m, n, 1.0f, 0.0f);
       return;
     }
     if (unit.kind != WgmmaUnit::whole) {
@@ -623,7 +643,11 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
         wgmma_add_partial<S>(acc, partial + j * tile_elems);
       }
     }
-    wgmma_store_tile<S>(acc, c + unit.m0 * ldc + unit.n0, ldc, unit.m0, unit.n0, m, n, alpha, beta);
+    if constexpr (a_regs) {
+      wgmma_store_tile_transposed<S>(acc, c, ldc, unit.m0, unit.n0, m, n, alpha, beta);
+    } else {
+      wgmma_store_tile<S>(acc, c + unit.m0 * ldc + unit.n0, ldc, unit.m0, unit.n0, m, n, alpha, beta);
+    }
   });
 }
 
@@ -632,7 +656,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! likewise), given as tensor maps (device/detail/tensor_map.cuh, 128-byte swizzle) of the operands
 //! as stored: K-contiguous, `k` x rows in boxes of tile_k x tile_m (A) or tile_k x tile_n (B);
 //! otherwise rows x `k` in boxes of 128 bytes of elements x tile_k. T: a 16-bit type, or float
-//! (TF32: A K-contiguous, B either, its boxes then transposed in shared memory; Split: TF32x3, the
+//! (TF32: B K-contiguous, A either, then from registers and C stored transposed; Split: TF32x3, the
 //! small parts' maps in ops.a_small and ops.b_small, ignored otherwise). plan.ktiles == 0 (k == 0)
 //! gives C = beta * C. Persistent: block b computes its units of `plan` (for_each_wgmma_unit):
 //! whole tiles of S::tile_m x S::tile_n straight into C, in groups of WgmmaGemmShape::group_m tile
@@ -648,12 +672,12 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! shared memory), and release a stage as soon as its products are done, so no block-wide barrier
 //! stands in the main loop and no computing thread issues a copy (benchmarks/TUNING.md: at 4096^3
 //! and 8192^3, 14% and 20% faster than the earlier cp.async kernel). Launch:
-//! S::kernel_threads(BKContiguous) threads, S::smem_bytes of dynamic shared memory, grid (at most
+//! S::kernel_threads(AKContiguous) threads, S::smem_bytes of dynamic shared memory, grid (at most
 //! the SMs). The ring's stages run on across a block's units, so the producer loads the next unit's
 //! first stages while the warpgroups store a tile. Traps where the device code has no wgmma (the
 //! dispatch never launches it there).
 template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
-__global__ void __launch_bounds__(S::kernel_threads(BKContiguous), 1)
+__global__ void __launch_bounds__(S::kernel_threads(AKContiguous), 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ WgmmaTmaOperands ops, float* __restrict__ c, std::int64_t ldc,
                           std::int64_t m, std::int64_t n, float alpha, float beta, WgmmaPlan plan,
                           float* __restrict__ partial, unsigned* __restrict__ flags) {
