@@ -492,6 +492,17 @@ TEST_CASE("the wgmma kernel's tile width: thinner tiles where the wide ones leav
     if (tiles(64) <= sms) REQUIRE(width == 64);
     // Thinner tiles that cost as much as four times the wide ones a column never pay.
     REQUIRE(wgmma_tile_width(rows, cols, 128, sms, 4.0, 4.0) == 256);
+    // 16-bit operands: the 64 option is a 64 x 128 tile, its waves counted on those tiles.
+    const int narrow = wgmma_tile_width(rows, cols, 128, sms, 1.3, 1.6, 64);
+    REQUIRE((narrow == 64 || narrow == 128 || narrow == 256));
+    const std::int64_t narrow_tiles = ((rows + 63) / 64) * ((cols + 127) / 128);
+    if (narrow_tiles <= sms) REQUIRE(narrow == 64);
+    // (Rows in whole 128-row tiles: where the last one holds 64 rows or fewer, a 64-row tile
+    // wastes less.)
+    if (tiles(256) % sms == 0 && cols % 256 == 0 && rows % 128 == 0) REQUIRE(narrow == 256);
+    // Where 64 x 128 and 128 x 64 tiles come to the same count, so does the choice.
+    if (narrow_tiles == tiles(64)) REQUIRE(narrow == wgmma_tile_width(rows, cols, 128, sms, 1.3, 1.6));
+    REQUIRE(wgmma_tile_width(rows, cols, 128, sms, 4.0, 4.0, 64) == 256);
   }
   // On 132 SMs: 1024^3 (32 wide tiles, 128 of 64 columns) and M = 128 with N = 8192 run 64
   // columns; 2048 x 1024 (64 wide tiles, 128 of 128 columns) and 1024 x 2048 run 128; 1536^2
@@ -506,6 +517,16 @@ TEST_CASE("the wgmma kernel's tile width: thinner tiles where the wide ones leav
   CHECK(width(1024, 4096) == 256);
   CHECK(width(3072, 3072) == 256);
   CHECK(wgmma_tile_width(0, 1024, 128, 132, 1.3, 1.8) == 256);
+  // 16-bit operands on 132 SMs: 1024^3 runs 128 tiles of 64 x 128 and M = 64 with N = 8192
+  // 64 of them (a 128 x 64 tile would leave half its rows empty); 2048 x 1024 (256 narrow tiles:
+  // two waves) runs 128 columns; 1536^2 (288 narrow tiles: three waves) 256.
+  auto width16 = [](std::int64_t m, std::int64_t n) { return wgmma_tile_width(m, n, 128, 132, 1.3, 1.6, 64); };
+  CHECK(width16(1024, 1024) == 64);
+  CHECK(width16(64, 8192) == 64);
+  CHECK(width16(128, 8192) == 64);
+  CHECK(width16(2048, 1024) == 128);
+  CHECK(width16(1536, 1536) == 256);
+  CHECK(width16(2048, 2048) == 256);
 }
 
 TEST_CASE("tensor maps: what TMA can read, checked before the driver is asked") {

@@ -162,9 +162,10 @@ template <class Policy = void>
 //! producer warp, one persistent block per SM; on an H200 0.88 to 1.0x cuBLAS at 2048^3, 4096^3
 //! and 8192^3, 0.84x at 3072^3), and so do other operands of products of at least 2^26
 //! multiply-adds, copied into aligned workspace first. A C with fewer 128 x 256 tiles than the
-//! GPU has SMs runs tiles of 128 x 128 (6 stages) or 128 x 64 (8 stages) where those take less
-//! time by waves (1024^3: 0.42x -> 0.86x cuBLAS on 128 x 64; 2048 x 1024 x 1024: 0.47x -> 0.87x
-//! on 128 x 128). When C has fewer tiles than the GPU has SMs, K is split into
+//! GPU has SMs runs tiles of 128 x 128 (6 stages) or 64 x 128 (8 stages, one computing
+//! warpgroup) where those take less time by waves (1024^3: 0.42x -> 0.93x cuBLAS on 64 x 128,
+//! 1024 x 1024 x 4096: 0.84x; 2048 x 1024 x 1024: 0.47x -> 0.87x on 128 x 128). When C has fewer
+//! tiles than the GPU has SMs, K is split into
 //! slices of at least 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB
 //! of float partial sums in workspace) that a second kernel sums in slice order: the same bits
 //! on every run. Everything else runs the block-level tiled_gemm on `mma.sync`
@@ -222,8 +223,8 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments (and a grid
 //! or K step count above 2^31 - 1), the pool's error when no workspace can be had; m == 0 or n == 0
 //! is a successful no-op; otherwise the launch status. Performance on an H200 (benchmarks/results):
-//! TF32 0.82 to 0.99x cuBLAS's TF32 from 2048^3 to 8192^3, TF32x3 about 1.6x cuBLAS's FP32 SGEMM at
-//! 4096^3 and 8192^3.
+//! TF32 0.95 to 1.14x cuBLAS's TF32 from 1024^3 to 8192^3 (0.90x at 128 x 8192 x 8192), TF32x3
+//! about 2.2x cuBLAS's FP32 SGEMM at 4096^3 and 8192^3.
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
 //! cudaError_t run(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {

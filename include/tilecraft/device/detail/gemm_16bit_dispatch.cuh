@@ -64,17 +64,32 @@ WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, in
   return wgmma_plan_for(rows, cols, k, S::tile_m, S::tile_n, S::tile_k, sms, S::max_split_k, S::parts == 2, tunables);
 }
 
-//! The width of gemm_wgmma_tma_kernel's tiles for C (rows x cols) on `sms` SMs: as
-//! tunables.tile_width forces, or as wgmma_tile_width says.
-inline int wgmma_width(std::int64_t rows, std::int64_t cols, int sms, const GemmTensorTunables& tunables) {
+//! The width of gemm_wgmma_tma_kernel's tiles on T operands for C (rows x cols) on `sms` SMs:
+//! as tunables.tile_width forces, or as wgmma_tile_width says (for 16-bit T, whose 64-wide
+//! option is a 64 x 128 tile: with_wgmma_width).
+template <class T>
+int wgmma_width(std::int64_t rows, std::int64_t cols, int sms, const GemmTensorTunables& tunables) {
   if (tunables.tile_width != 0) return tunables.tile_width;
-  return wgmma_tile_width(rows, cols, WgmmaGemmShape<float>::tile_m, sms, tunables.cost_128, tunables.cost_64);
+  if constexpr (sizeof(T) == 2) {
+    return wgmma_tile_width(rows, cols, WgmmaGemmShape<T>::tile_m, sms, tunables.cost_128, tunables.cost_narrow, 64);
+  } else {
+    return wgmma_tile_width(rows, cols, WgmmaGemmShape<T>::tile_m, sms, tunables.cost_128, tunables.cost_64);
+  }
 }
 
-//! f(WgmmaGemmShape<T, false, width>{}): the shape of that width (64, 128, else 256) as a type.
+//! f(S{}) for the shape S of gemm_wgmma_tma_kernel that `width` names: 128 x 256 (width 256 and
+//! anything else), 128 x 128 (128), and for 64 a tile of 8192 elements: 128 x 64 for float, 64
+//! x 128 with one computing warpgroup for 16-bit operands (its m64n128 products read less shared
+//! memory a step than two warpgroups' m64n64: benchmarks/TUNING.md, "Small tiles").
 template <class T, class F>
 decltype(auto) with_wgmma_width(int width, F&& f) {
-  if (width == 64) return f(WgmmaGemmShape<T, false, 64>{});
+  if (width == 64) {
+    if constexpr (sizeof(T) == 2) {
+      return f(WgmmaGemmShape<T, false, 128, 64>{});
+    } else {
+      return f(WgmmaGemmShape<T, false, 64>{});
+    }
+  }
   if (width == 128) return f(WgmmaGemmShape<T, false, 128>{});
   return f(WgmmaGemmShape<T>{});
 }
@@ -299,7 +314,7 @@ template <class T>
                    : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
                                                           stream);
       };
-      status = with_wgmma_width<T>(wgmma_width(rows, cols, sms, tunables), run);
+      status = with_wgmma_width<T>(wgmma_width<T>(rows, cols, sms, tunables), run);
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);

@@ -78,9 +78,12 @@ struct GemmTensorTunables {
   //! (wgmma_tile_width), 64, 128 or 256 forces it (tests, experiments).
   int tile_width = 0;
   //! What a column of a 128- and of a 64-wide tile costs against a 256-wide one's
-  //! (wgmma_tile_width): measured on the H200, BF16 at 4096^3 (benchmarks/TUNING.md).
+  //! (wgmma_tile_width): measured on the H200, BF16 at 4096^3 (benchmarks/TUNING.md); for
+  //! 16-bit operands the 64-wide option is a tile of 64 x 128 (one computing warpgroup), which
+  //! costs cost_narrow per 128 rows x 64 columns.
   double cost_128 = 1.3;
   double cost_64 = 1.8;
+  double cost_narrow = 1.6;
   //! What a stream-K K step costs against a whole tile's, and what a partial sum costs,
   //! written or read, in K steps (wgmma_plan_steps): TF32x3 on the H200 (benchmarks/TUNING.md;
   //! 16-bit operands measured 1.3 to 2.1 a step, stream-K off for them by default).
@@ -395,22 +398,24 @@ inline WgmmaPlan wgmma_plan_for(std::int64_t rows, std::int64_t cols, std::int64
 //! from L2 a multiply-add, (128 + 64) x 64 elements for 128 x 64 x 64 of them against
 //! (128 + 256) x 64 for 128 x 256 x 64; at 64 it runs at about 56% of the wide tile's rate on
 //! the H200); ties go to the wider tile. So products whose wide tiles fill less than a wave run
-//! thinner ones: 1024^3 has 32 wide tiles for 132 SMs, 128 of 128 x 64.
-inline int wgmma_tile_width(std::int64_t rows, std::int64_t cols, int tile_m, int sms, double cost_128,
-                            double cost_64) {
-  if (rows <= 0 || cols <= 0 || sms <= 0) return 256;
-  const std::int64_t tiles_m = ceil_div<std::int64_t>(rows, tile_m);
-  auto time = [&](int width, double cost) {
-    return static_cast<double>(ceil_div<std::int64_t>(tiles_m * ceil_div<std::int64_t>(cols, width), sms)) * width *
-           cost;
+//! thinner ones: 1024^3 has 32 wide tiles for 132 SMs, 128 of 128 x 64. narrow_m > 0: the
+//! 64-wide option is a tile of narrow_m x (tile_m x 64 / narrow_m) instead (the same elements:
+//! 16-bit operands run 64 x 128), its waves counted on those tiles.
+inline int wgmma_tile_width(std::int64_t rows, std::int64_t cols, int tile_m, int sms, double cost_128, double cost_64,
+                            int narrow_m = 0) {
+  if (rows <= 0 || cols <= 0 || sms <= 0 || tile_m <= 0) return 256;
+  auto time = [&](std::int64_t tm, std::int64_t tn, double cost) {
+    const std::int64_t tiles = ceil_div<std::int64_t>(rows, tm) * ceil_div<std::int64_t>(cols, tn);
+    return static_cast<double>(ceil_div<std::int64_t>(tiles, sms)) * static_cast<double>(tm * tn / tile_m) * cost;
   };
   int best = 256;
-  double best_time = time(256, 1.0);
-  if (time(128, cost_128) < best_time) {
+  double best_time = time(tile_m, 256, 1.0);
+  if (time(tile_m, 128, cost_128) < best_time) {
     best = 128;
-    best_time = time(128, cost_128);
+    best_time = time(tile_m, 128, cost_128);
   }
-  if (time(64, cost_64) < best_time) best = 64;
+  const std::int64_t m64 = narrow_m > 0 ? narrow_m : tile_m;
+  if (time(m64, std::int64_t{tile_m} * 64 / m64, cost_64) < best_time) best = 64;
   return best;
 }
 

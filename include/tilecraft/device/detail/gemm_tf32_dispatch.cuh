@@ -177,7 +177,7 @@ template <GemmMath Math>
   const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;
   // TF32 runs thinner tiles where they pay (wgmma_width); TF32x3 has one shape.
   constexpr int tile_m = WgmmaGemmShape<float, split>::tile_m, tile_k = WgmmaGemmShape<float, split>::tile_k;
-  const int width = split ? WgmmaGemmShape<float, split>::tile_n : wgmma_width(rows, cols, sms, tunables);
+  const int width = split ? WgmmaGemmShape<float, split>::tile_n : wgmma_width<float>(rows, cols, sms, tunables);
   auto plan_for = [&](auto shape) { return wgmma_plan_of<decltype(shape)>(rows, cols, k, sms, tunables); };
   // A row-major NN product (X K-contiguous, Y N-contiguous, both aligned) runs as C^T = Y X^T:
   // Y goes to wgmma from registers and the kernel stores C transposed, so neither operand is
@@ -187,7 +187,7 @@ template <GemmMath Math>
     return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0;
   };
   const bool swap = !split && tunables.registers_b && x_k && !y_k && aligned(x, ldx) && aligned(y, ldy);
-  const int swap_width = swap ? wgmma_width(cols, rows, sms, tunables) : width;
+  const int swap_width = swap ? wgmma_width<float>(cols, rows, sms, tunables) : width;
   auto swap_plan_for = [&](auto shape) { return wgmma_plan_of<decltype(shape)>(cols, rows, k, sms, tunables); };
   const WgmmaPlan plan = split  ? plan_for(WgmmaGemmShape<float, split>{})
                          : swap ? with_wgmma_width<float>(swap_width, swap_plan_for)

@@ -2,7 +2,8 @@
 //! The tensor-core kernels of tilecraft::gemm (16-bit operands with float C; float operands in
 //! GemmMath::tf32 / tf32x3):
 //!   - gemm_wgmma_tma_kernel: Hopper's warpgroup MMA (sm_90a). A block of 2 warpgroups computes
-//!     a 128 x 256 tile of C (TF32x3: 128 x 128), each warpgroup 64 x N with
+//!     a 128 x 256 tile of C (TF32x3: 128 x 128; 16-bit operands on small products: 64 x 128 with
+//!     one warpgroup), each warpgroup 64 x N with
 //!     `wgmma.mma_async.m64nN` straight from shared memory; a producer warp brings the operands
 //!     by TMA into a ring of stages of 128 bytes of K a row (48 KiB a stage, 4 stages; TF32x3:
 //!     both parts of the split operands, 64 KiB, 3 stages), in the 128-byte swizzle the tensor
@@ -47,30 +48,38 @@ namespace tilecraft::detail {
 //! in a set of their own. Three sets of accumulators: a warpgroup holds 64 x 128 of C (192
 //! floats a thread) instead of 64 x 256. TileN (not Split): 256, or 128 and 64 for products
 //! whose wide tiles would leave most of the SMs idle (wgmma_tile_width), with deeper rings (a
-//! stage holds fewer bytes and the warpgroups read it sooner).
-template <class T, bool Split = false, int TileN = (Split ? 128 : 256)>
+//! stage holds fewer bytes and the warpgroups read it sooner). TileM: 128 (two computing
+//! warpgroups), or 64 (one; not Split): for a tile of 8192 elements, 64 x 128 with one
+//! warpgroup's m64n128 products runs a K step 12% faster on the H200 than 128 x 64 with two
+//! warpgroups' m64n64 ones, which read 32 KiB of shared memory a step against 24
+//! (benchmarks/TUNING.md, "Small tiles").
+template <class T, bool Split = false, int TileN = (Split ? 128 : 256), int TileM = 128>
 struct WgmmaGemmShape {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "WgmmaGemmShape<T>: T must be a 16-bit type or float");
   static_assert(!Split || sizeof(T) == 4, "WgmmaGemmShape<T, Split>: only float (TF32) operands come split");
   static_assert(TileN == 64 || TileN == 128 || TileN == 256,
                 "WgmmaGemmShape<T, Split, TileN>: TileN is 64, 128 or 256");
   static_assert(!Split || TileN == 128, "WgmmaGemmShape<T, Split, TileN>: TF32x3 tiles are 128 x 128");
-  static constexpr int tile_m = 128;    //!< rows of C a block computes (2 warpgroups of 64)
+  static_assert(TileM == 128 || (TileM == 64 && !Split),
+                "WgmmaGemmShape<T, Split, TileN, TileM>: TileM is 128, or 64 (one computing warpgroup, not split)");
+  static constexpr int tile_m = TileM;  //!< rows of C a block computes (a warpgroup for each 64)
   static constexpr int tile_n = TileN;  //!< columns of C a block computes (one m64nN product a warpgroup)
   static constexpr int tile_k = 128 / static_cast<int>(sizeof(T));  //!< K a stage holds: one 128-byte row
-  //! The shared-memory ring: 4 x 48 KiB wide, 6 x 32 KiB at 128 columns, 8 x 24 KiB at 64.
-  static constexpr int stages = Split ? 3 : TileN == 256 ? 4 : TileN == 128 ? 6 : 8;
+  static constexpr int parts = Split ? 2 : 1;
+  static constexpr int a_bytes = tile_m * 128;  //!< one part of A's stage tile
+  static constexpr int b_bytes = tile_n * 128;
+  static constexpr int stage_bytes = parts * (a_bytes + b_bytes);
+  //! The shared-memory ring: 192 KiB in at most 8 stages (4 x 48 KiB for 128 x 256, 6 x 32 KiB
+  //! for 128 x 128, 8 x 24 KiB for 128 x 64 and 64 x 128).
+  static constexpr int stages = Split ? 3 : (196608 / stage_bytes < 8 ? 196608 / stage_bytes : 8);
   //! Product groups left running at the end of a step (Split: the cross terms' group, while
   //! big x big is folded; TF32x3 at 4096^3 measured 89 TFLOP/s with it against 78 without, on
   //! the cp.async kernel this one replaced): the stage before the current one is handed back
   //! once at most this many groups run.
   static constexpr int pending = 1;
-  static constexpr int threads = 256;  //!< the two warpgroups that compute
-  //! The producer that issues the TMA copies: one warp, or (Split) a warpgroup that gives its
-  //! registers to the computing ones (setmaxnreg): a launch of 288 or 384 threads caps ptxas at
-  //! 168 registers a thread, and TF32x3's three sets of accumulators (192 floats) need more.
-  static constexpr int producer_threads = Split ? 128 : 32;
-  //! The producer warpgroup's registers after setmaxnreg (Split, or a float A from registers).
+  static constexpr int threads = 2 * tile_m;  //!< the warpgroups that compute (one for 64 rows)
+  //! The producer warpgroup's registers after setmaxnreg (Split, or a float A from registers;
+  //! see kernel_threads).
   static constexpr int producer_registers = 40;
   static constexpr int consumer_registers = 232;  //!< the computing warpgroups' then
   //! The registers a thread gets at launch, for a block of `block_threads` alone on its SM: each
@@ -85,17 +94,15 @@ struct WgmmaGemmShape {
                     (threads + 128) * launch_registers(threads + 128),
                 "WgmmaGemmShape: the warpgroups' registers after setmaxnreg must fit the block's allocation");
   //! The threads of gemm_wgmma_tma_kernel<T, AKContiguous, Split> of this shape: the producer
-  //! is a warpgroup where it gives registers to the computing ones (Split; a float A read from
-  //! registers, with 32 floats of fragments beside the accumulators), else a warp.
+  //! that issues the TMA copies is a warpgroup where it gives registers to the computing ones by
+  //! setmaxnreg (a launch of 288 or 384 threads caps ptxas at 168 registers a thread: TF32x3's
+  //! three sets of accumulators, 192 floats, and a float A read from registers, 32 floats of
+  //! fragments beside the accumulators, need more), else a warp.
   static constexpr int kernel_threads(bool a_k_contiguous) {
     return threads + (Split || (sizeof(T) == 4 && !a_k_contiguous) ? 128 : 32);
   }
   static constexpr int group_m = 8;       //!< tile rows that walk N together (L2 reuse of B)
   static constexpr int max_split_k = 16;  //!< K slices at most (see wgmma_slices_plan)
-  static constexpr int parts = Split ? 2 : 1;
-  static constexpr int a_bytes = tile_m * 128;  //!< one part of A's stage tile
-  static constexpr int b_bytes = tile_n * 128;
-  static constexpr int stage_bytes = parts * (a_bytes + b_bytes);
   //! Dynamic shared memory of a block: the ring plus room to align it to 1024 bytes (the
   //! swizzle pattern's period, which wgmma computes from the address).
   static constexpr int smem_bytes = stages * stage_bytes + 1024;
@@ -205,7 +212,7 @@ __global__ void __launch_bounds__(256)
 
 //! The epilogue of the wgmma kernels: C = alpha * acc + beta * C (beta == 0: C not read) for
 //! the tile at (m0, n0) of C (m x n), whose element (m0, n0) is at c_tile (ldc apart), from the
-//! accumulators of the calling thread of the two computing warpgroups (threads 0 ... 255):
+//! accumulators of the calling thread of the computing warpgroups (threads 0 ... S::threads - 1):
 //! warp w of warpgroup wg holds rows 64 wg + 16 w + g and + 8, columns 8 j + 2 t and + 1
 //! (arch/wgmma.cuh). Pairs go out as 8-byte stores where C allows.
 template <class S, bool PairedRows = false>
@@ -666,16 +673,16 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! flags[b]. `flags` (plan.blocks words, stream-K only) must be zero when the first block starts,
 //! or be cleared by gemm_stream_k_reset_kernel launched just before this kernel, which may then be
 //! its programmatic dependent. Launch plan.blocks blocks, at most one per SM (an owner waits for
-//! the blocks after it). Warp 8 (its first lane; Split: warpgroup 2, which gives its registers to
-//! the other two) fills a ring of S::stages stages by TMA, each guarded by a full and an empty
-//! mbarrier; the two warpgroups wait on `full`, multiply (`wgmma.mma_async.m64nN` straight from
-//! shared memory), and release a stage as soon as its products are done, so no block-wide barrier
-//! stands in the main loop and no computing thread issues a copy (benchmarks/TUNING.md: at 4096^3
-//! and 8192^3, 14% and 20% faster than the earlier cp.async kernel). Launch:
-//! S::kernel_threads(AKContiguous) threads, S::smem_bytes of dynamic shared memory, grid (at most
-//! the SMs). The ring's stages run on across a block's units, so the producer loads the next unit's
-//! first stages while the warpgroups store a tile. Traps where the device code has no wgmma (the
-//! dispatch never launches it there).
+//! the blocks after it). The warp after the computing ones (its first lane; Split: warpgroup 2,
+//! which gives its registers to the other two) fills a ring of S::stages stages by TMA, each
+//! guarded by a full and an empty mbarrier; the computing warpgroups wait on `full`, multiply
+//! (`wgmma.mma_async.m64nN` straight from shared memory), and release a stage as soon as its
+//! products are done, so no block-wide barrier stands in the main loop and no computing thread
+//! issues a copy (benchmarks/TUNING.md: at 4096^3 and 8192^3, 14% and 20% faster than the earlier
+//! cp.async kernel). Launch: S::kernel_threads(AKContiguous) threads, S::smem_bytes of dynamic
+//! shared memory, grid (at most the SMs). The ring's stages run on across a block's units, so the
+//! producer loads the next unit's first stages while the warpgroups store a tile. Traps where the
+//! device code has no wgmma (the dispatch never launches it there).
 template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
 __global__ void __launch_bounds__(S::kernel_threads(AKContiguous), 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ WgmmaTmaOperands ops, float* __restrict__ c, std::int64_t ldc,
