@@ -325,9 +325,10 @@ TEST_CASE_TEMPLATE(
                                     {264, 136, 520}, {128, 256, 64}, {300, 520, 200}};
   constexpr float scalars[] = {1.0f, 2.0f, -0.5f, 0.0f};
   const bool full = !tilecraft::test::sanitizer_sized();
-  tilecraft::detail::GemmTensorTunables widths[2];
+  tilecraft::detail::GemmTensorTunables widths[3];
   widths[0].tile_width = 128;
-  widths[1].tile_width = 256;
+  widths[1].tile_width = 192;
+  widths[2].tile_width = 256;
   std::uint64_t salt = std::is_same_v<T, __half> ? 16000 : 17000;
   int v = 0;  // (shape, op) pairs so far
   for (std::size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
@@ -337,12 +338,12 @@ TEST_CASE_TEMPLATE(
       // Two layouts (one in a light run) per shape and op, every layout on every shape; alpha
       // moves with the shape (each op meets alpha = 0, A and B unread, on a quarter of its runs),
       // every alpha and beta pair over the shapes.
-      // Two runs in three force the wgmma kernel's 128- or 256-wide tiles (gemm() takes the
-      // 64-wide ones for every product here).
+      // Three runs in four force the wgmma kernel's 128-, 192- or 256-wide tiles (gemm() takes
+      // the 64-wide ones, 64 x 128, for every product here).
       for (int r = 0; r < (full ? 2 : 1); ++r) {
         const float alpha = scalars[(c + static_cast<int>(si) + r) % 4], beta = scalars[(v / 4 + r) % 4];
         check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[(v + 3 * r) % layout_count]), ++salt,
-                       (v + r) % 3 ? &widths[(v + r) % 3 - 1] : nullptr);
+                       (v + r) % 4 ? &widths[(v + r) % 4 - 1] : nullptr);
       }
     }
   }
@@ -376,7 +377,7 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stre
         for (int c = 0; c < 8; ++c, ++v) {
           if (!full && v % 4 != 0) continue;
           const float alpha = v % 5 == 4 ? 0.0f : (v % 2 ? 1.0f : -0.5f), beta = v % 3 == 0 ? 0.0f : 2.0f;
-          forced.tile_width = 64 << (v % 3);  // every tile width
+          forced.tile_width = (v % 4 + 1) * 64;  // every tile width: 64, 128, 192, 256
           check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]), ++salt, &forced);
         }
       }

@@ -503,6 +503,12 @@ TEST_CASE("the wgmma kernel's tile width: thinner tiles where the wide ones leav
     // Where 64 x 128 and 128 x 64 tiles come to the same count, so does the choice.
     if (narrow_tiles == tiles(64)) REQUIRE(narrow == wgmma_tile_width(rows, cols, 128, sms, 1.3, 1.6));
     REQUIRE(wgmma_tile_width(rows, cols, 128, sms, 4.0, 4.0, 64) == 256);
+    // With 192 columns an option (16-bit operands): the choice is 192 or what it was without,
+    // and whole waves of wide tiles on whole wide tiles still win.
+    const int with192 = wgmma_tile_width(rows, cols, 128, sms, 1.3, 1.6, 64, 1.1);
+    if (with192 != 192) REQUIRE(with192 == narrow);
+    if (tiles(256) % sms == 0 && cols % 256 == 0 && rows % 128 == 0) REQUIRE(with192 == 256);
+    REQUIRE(wgmma_tile_width(rows, cols, 128, sms, 4.0, 4.0, 64, 4.0) == 256);
   }
   // On 132 SMs: 1024^3 (32 wide tiles, 128 of 64 columns) and M = 128 with N = 8192 run 64
   // columns; 2048 x 1024 (64 wide tiles, 128 of 128 columns) and 1024 x 2048 run 128; 1536^2
@@ -527,6 +533,19 @@ TEST_CASE("the wgmma kernel's tile width: thinner tiles where the wide ones leav
   CHECK(width16(2048, 1024) == 128);
   CHECK(width16(1536, 1536) == 256);
   CHECK(width16(2048, 2048) == 256);
+  // ... and with 192 columns an option: 1536^2 (96 tiles), 3072^2 (384 tiles: 3 waves, against 3
+  // of 288 wide ones) and 2304^2 (216 against 162: 2 waves each) run 192; 2048^2, 4096^2 and
+  // 8192^2 (whole waves of wide tiles) and the small shapes above keep their widths.
+  auto width192 = [](std::int64_t m, std::int64_t n) { return wgmma_tile_width(m, n, 128, 132, 1.3, 1.6, 64, 1.1); };
+  CHECK(width192(1536, 1536) == 192);
+  CHECK(width192(3072, 3072) == 192);
+  CHECK(width192(2304, 2304) == 192);
+  CHECK(width192(2048, 2048) == 256);
+  CHECK(width192(4096, 4096) == 256);
+  CHECK(width192(8192, 8192) == 256);
+  CHECK(width192(1024, 1024) == 64);
+  CHECK(width192(128, 8192) == 64);
+  CHECK(width192(2048, 1024) == 128);
 }
 
 TEST_CASE("tensor maps: what TMA can read, checked before the driver is asked") {

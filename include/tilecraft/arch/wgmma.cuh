@@ -47,7 +47,7 @@ enum class WgmmaSwizzle : std::uint32_t { none = 0, b128 = 1, b64 = 2, b32 = 3 }
 //! The N extents this header wraps (wgmma has every multiple of 8 up to 256; these suffice for
 //! the tiles tilecraft builds).
 template <int N>
-inline constexpr bool valid_wgmma_n = N == 64 || N == 128 || N == 256;
+inline constexpr bool valid_wgmma_n = N == 64 || N == 128 || N == 192 || N == 256;
 
 //! The operand types wgmma_async takes.
 template <class T>
@@ -151,6 +151,7 @@ TILECRAFT_DEVICE void fence_proxy_async_shared() {
 #define TILECRAFT_WGMMA_ACC32(o) \
   TILECRAFT_WGMMA_ACC8(o), TILECRAFT_WGMMA_ACC8(o + 8), TILECRAFT_WGMMA_ACC8(o + 16), TILECRAFT_WGMMA_ACC8(o + 24)
 #define TILECRAFT_WGMMA_ACC64 TILECRAFT_WGMMA_ACC32(0), TILECRAFT_WGMMA_ACC32(32)
+#define TILECRAFT_WGMMA_ACC96 TILECRAFT_WGMMA_ACC32(0), TILECRAFT_WGMMA_ACC32(32), TILECRAFT_WGMMA_ACC32(64)
 #define TILECRAFT_WGMMA_ACC128 \
   TILECRAFT_WGMMA_ACC32(0), TILECRAFT_WGMMA_ACC32(32), TILECRAFT_WGMMA_ACC32(64), TILECRAFT_WGMMA_ACC32(96)
 
@@ -165,6 +166,15 @@ TILECRAFT_DEVICE void fence_proxy_async_shared() {
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"   \
+  "}"
+#define TILECRAFT_WGMMA_REGS96                                                       \
+  "{"                                                                                \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"   \
   "}"
 #define TILECRAFT_WGMMA_REGS128                                                                    \
   "{"                                                                                              \
@@ -189,7 +199,7 @@ TILECRAFT_DEVICE void fence_proxy_async_shared() {
 template <int N, class T, bool TransA, bool TransB>
 TILECRAFT_DEVICE void wgmma_async(float (&d)[static_cast<std::size_t>(N / 2)], std::uint64_t desc_a,
                                   std::uint64_t desc_b, std::uint32_t accumulate) {
-  static_assert(valid_wgmma_n<N>, "wgmma_async<N, ...>: N must be 64, 128 or 256");
+  static_assert(valid_wgmma_n<N>, "wgmma_async<N, ...>: N must be 64, 128, 192 or 256");
   static_assert(valid_wgmma_type<T>, "wgmma_async<N, T, ...>: T must be __nv_bfloat16, __half or float (TF32)");
   static_assert(!std::is_same_v<T, float> || (!TransA && !TransB),
                 "wgmma_async<N, float, TransA, TransB>: TF32 operands must be K-major (TransA = TransB = false)");
@@ -240,6 +250,27 @@ TILECRAFT_DEVICE void wgmma_async(float (&d)[static_cast<std::size_t>(N / 2)], s
                               ", %64, %65, p, 1, 1;\n}\n"
                               : TILECRAFT_WGMMA_ACC64
                               : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+                        } else if constexpr (N == 192 && std::is_same_v<T, __nv_bfloat16>) {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 " TILECRAFT_WGMMA_REGS96
+                              ", %96, %97, p, 1, 1, %99, %100;\n}\n"
+                              : TILECRAFT_WGMMA_ACC96
+                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
+                        } else if constexpr (N == 192 && std::is_same_v<T, __half>) {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 " TILECRAFT_WGMMA_REGS96
+                              ", %96, %97, p, 1, 1, %99, %100;\n}\n"
+                              : TILECRAFT_WGMMA_ACC96
+                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
+                        } else if constexpr (N == 192 && std::is_same_v<T, float>) {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32.tf32 " TILECRAFT_WGMMA_REGS96
+                              ", %96, %97, p, 1, 1;\n}\n"
+                              : TILECRAFT_WGMMA_ACC96
+                              : "l"(desc_a), "l"(desc_b), "r"(accumulate));
                         } else if constexpr (N == 256 && std::is_same_v<T, __nv_bfloat16>) {
                           asm volatile(
                               "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
@@ -275,7 +306,7 @@ TILECRAFT_DEVICE void wgmma_async(float (&d)[static_cast<std::size_t>(N / 2)], s
 template <int N>
 TILECRAFT_DEVICE void wgmma_async_tf32_rs(float (&d)[static_cast<std::size_t>(N / 2)], const float* a,
                                           std::uint64_t desc_b, std::uint32_t accumulate) {
-  static_assert(valid_wgmma_n<N>, "wgmma_async_tf32_rs<N>: N must be 64, 128 or 256");
+  static_assert(valid_wgmma_n<N>, "wgmma_async_tf32_rs<N>: N must be 64, 128, 192 or 256");
   NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
                     (
                         if constexpr (N == 64) {
@@ -294,6 +325,14 @@ TILECRAFT_DEVICE void wgmma_async_tf32_rs(float (&d)[static_cast<std::size_t>(N 
                               : TILECRAFT_WGMMA_ACC64
                               : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
                                 "r"(__float_as_uint(a[3])), "l"(desc_b), "r"(accumulate));
+                        } else if constexpr (N == 192) {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32.tf32 " TILECRAFT_WGMMA_REGS96
+                              ", {%96, %97, %98, %99}, %100, p, 1, 1;\n}\n"
+                              : TILECRAFT_WGMMA_ACC96
+                              : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
+                                "r"(__float_as_uint(a[3])), "l"(desc_b), "r"(accumulate));
                         } else {
                           asm volatile(
                               "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
@@ -309,9 +348,11 @@ TILECRAFT_DEVICE void wgmma_async_tf32_rs(float (&d)[static_cast<std::size_t>(N 
 #undef TILECRAFT_WGMMA_ACC8
 #undef TILECRAFT_WGMMA_ACC32
 #undef TILECRAFT_WGMMA_ACC64
+#undef TILECRAFT_WGMMA_ACC96
 #undef TILECRAFT_WGMMA_ACC128
 #undef TILECRAFT_WGMMA_REGS32
 #undef TILECRAFT_WGMMA_REGS64
+#undef TILECRAFT_WGMMA_REGS96
 #undef TILECRAFT_WGMMA_REGS128
 
 #endif  // __CUDACC__

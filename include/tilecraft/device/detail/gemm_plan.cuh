@@ -75,15 +75,16 @@ struct GemmTensorTunables {
   //! have full waves and a last one).
   int sms = 0;
   //! The width of the wgmma kernel's tiles (16-bit operands and TF32): 0 chooses by shape
-  //! (wgmma_tile_width), 64, 128 or 256 forces it (tests, experiments).
+  //! (wgmma_tile_width), 64, 128, 192 (16-bit operands) or 256 forces it (tests, experiments).
   int tile_width = 0;
   //! What a column of a 128- and of a 64-wide tile costs against a 256-wide one's
   //! (wgmma_tile_width): measured on the H200, BF16 at 4096^3 (benchmarks/TUNING.md); for
   //! 16-bit operands the 64-wide option is a tile of 64 x 128 (one computing warpgroup), which
-  //! costs cost_narrow per 128 rows x 64 columns.
+  //! costs cost_narrow per 128 rows x 64 columns, and a 192-wide one is an option too.
   double cost_128 = 1.3;
   double cost_64 = 1.8;
   double cost_narrow = 1.6;
+  double cost_192 = 1.1;
   //! What a stream-K K step costs against a whole tile's, and what a partial sum costs,
   //! written or read, in K steps (wgmma_plan_steps): TF32x3 on the H200 (benchmarks/TUNING.md;
   //! 16-bit operands measured 1.3 to 2.1 a step, stream-K off for them by default).
@@ -400,9 +401,11 @@ inline WgmmaPlan wgmma_plan_for(std::int64_t rows, std::int64_t cols, std::int64
 //! the H200); ties go to the wider tile. So products whose wide tiles fill less than a wave run
 //! thinner ones: 1024^3 has 32 wide tiles for 132 SMs, 128 of 128 x 64. narrow_m > 0: the
 //! 64-wide option is a tile of narrow_m x (tile_m x 64 / narrow_m) instead (the same elements:
-//! 16-bit operands run 64 x 128), its waves counted on those tiles.
+//! 16-bit operands run 64 x 128), its waves counted on those tiles. cost_192 > 0: 192 columns are
+//! an option too (16-bit operands: 1536^3 has 72 wide tiles for 132 SMs, 96 of 192 columns;
+//! 3072^3 fills 2.2 waves of wide tiles, 2.9 of 192 columns).
 inline int wgmma_tile_width(std::int64_t rows, std::int64_t cols, int tile_m, int sms, double cost_128, double cost_64,
-                            int narrow_m = 0) {
+                            int narrow_m = 0, double cost_192 = 0.0) {
   if (rows <= 0 || cols <= 0 || sms <= 0 || tile_m <= 0) return 256;
   auto time = [&](std::int64_t tm, std::int64_t tn, double cost) {
     const std::int64_t tiles = ceil_div<std::int64_t>(rows, tm) * ceil_div<std::int64_t>(cols, tn);
@@ -410,6 +413,10 @@ inline int wgmma_tile_width(std::int64_t rows, std::int64_t cols, int tile_m, in
   };
   int best = 256;
   double best_time = time(tile_m, 256, 1.0);
+  if (cost_192 > 0.0 && time(tile_m, 192, cost_192) < best_time) {
+    best = 192;
+    best_time = time(tile_m, 192, cost_192);
+  }
   if (time(tile_m, 128, cost_128) < best_time) {
     best = 128;
     best_time = time(tile_m, 128, cost_128);
