@@ -161,10 +161,10 @@ template <class Policy = void>
 //! (`wgmma` on 128 x 256 tiles, the operands brought by TMA into 4 stages of 64 rows of K by a
 //! producer warp, one persistent block per SM; on an H200 0.88 to 1.0x cuBLAS at 2048^3, 4096^3
 //! and 8192^3, 0.84x at 3072^3), and so do other operands of products of at least 2^26
-//! multiply-adds, copied into aligned workspace first. A C with fewer 128 x 256 tiles than the
-//! GPU has SMs runs tiles of 128 x 128 (6 stages) or 64 x 128 (8 stages, one computing
-//! warpgroup) where those take less time by waves (1024^3: 0.42x -> 0.93x cuBLAS on 64 x 128,
-//! 1024 x 1024 x 4096: 0.84x; 2048 x 1024 x 1024: 0.47x -> 0.87x on 128 x 128). When C has fewer
+//! multiply-adds, copied into aligned workspace first. Where they take less time by waves, C
+//! runs tiles of 128 x 192 (4 stages; 1536^3: 0.72x -> 0.78-0.85x cuBLAS, 3072^3: 0.86x ->
+//! 0.91-0.93x), 128 x 128 (6 stages; 2048 x 1024 x 1024: 0.47x -> 0.87x) or 64 x 128 (8 stages,
+//! one computing warpgroup; 1024^3: 0.42x -> 0.93x, 1024 x 1024 x 4096: 0.84x). When C has fewer
 //! tiles than the GPU has SMs, K is split into
 //! slices of at least 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB
 //! of float partial sums in workspace) that a second kernel sums in slice order: the same bits
