@@ -339,11 +339,13 @@ TEST_CASE_TEMPLATE(
       // moves with the shape (each op meets alpha = 0, A and B unread, on a quarter of its runs),
       // every alpha and beta pair over the shapes.
       // Three runs in four force the wgmma kernel's 128-, 192- or 256-wide tiles (gemm() takes
-      // the 64-wide ones, 64 x 128, for every product here).
+      // the 64-wide ones, 64 x 128, for every product here); the width moves with the shape, so
+      // that every op meets every width (v % 8 is the op).
       for (int r = 0; r < (full ? 2 : 1); ++r) {
         const float alpha = scalars[(c + static_cast<int>(si) + r) % 4], beta = scalars[(v / 4 + r) % 4];
+        const int w = (c + static_cast<int>(si) + 3 * r) % 4;
         check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[(v + 3 * r) % layout_count]), ++salt,
-                       (v + r) % 4 ? &widths[(v + r) % 4 - 1] : nullptr);
+                       w ? &widths[w - 1] : nullptr);
       }
     }
   }
@@ -377,7 +379,8 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stre
         for (int c = 0; c < 8; ++c, ++v) {
           if (!full && v % 4 != 0) continue;
           const float alpha = v % 5 == 4 ? 0.0f : (v % 2 ? 1.0f : -0.5f), beta = v % 3 == 0 ? 0.0f : 2.0f;
-          forced.tile_width = (v % 4 + 1) * 64;  // every tile width: 64, 128, 192, 256
+          // Every tile width (64, 128, 192, 256) with every op (v % 8; light runs: ops 0 and 4).
+          forced.tile_width = ((v + v / 8) % 4 + 1) * 64;
           check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]), ++salt, &forced);
         }
       }

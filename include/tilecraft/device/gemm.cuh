@@ -159,12 +159,12 @@ template <class Policy = void>
 //! CMAKE_CUDA_ARCHITECTURES: `-gencode arch=compute_90a,code=sm_90a`), operands that are
 //! 16-byte aligned with leading dimensions that are multiples of 8 run Hopper's warpgroup MMA
 //! (`wgmma` on 128 x 256 tiles, the operands brought by TMA into 4 stages of 64 rows of K by a
-//! producer warp, one persistent block per SM; on an H200 0.88 to 1.0x cuBLAS at 2048^3, 4096^3
-//! and 8192^3, 0.84x at 3072^3), and so do other operands of products of at least 2^26
+//! producer warp, one persistent block per SM; on an H200 0.92 to 1.01x cuBLAS at 2048^3, 4096^3
+//! and 8192^3), and so do other operands of products of at least 2^26
 //! multiply-adds, copied into aligned workspace first. Where they take less time by waves, C
-//! runs tiles of 128 x 192 (4 stages; 1536^3: 0.72x -> 0.78-0.85x cuBLAS, 3072^3: 0.86x ->
-//! 0.91-0.93x), 128 x 128 (6 stages; 2048 x 1024 x 1024: 0.47x -> 0.87x) or 64 x 128 (8 stages,
-//! one computing warpgroup; 1024^3: 0.42x -> 0.93x, 1024 x 1024 x 4096: 0.84x). When C has fewer
+//! runs tiles of 128 x 192 (4 stages; 1536^3: 0.72x -> 0.78-0.85x cuBLAS, 3072^3: 0.85x ->
+//! 0.90x), 128 x 128 (6 stages; 2048 x 1024 x 1024: 0.47x -> 0.87x) or 64 x 128 (8 stages, one
+//! computing warpgroup; 1024^3: 0.42x -> 0.88x, 1024 x 1024 x 4096: 0.78-0.84x). When C has fewer
 //! tiles than the GPU has SMs, K is split into
 //! slices of at least 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB
 //! of float partial sums in workspace) that a second kernel sums in slice order: the same bits
@@ -204,8 +204,8 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! for 16-bit operands; TF32x3 with fewer tiles than SMs stream-K instead: every tile's K steps
 //! dealt out to every SM in equal shares, the block holding a tile's first steps adding the
 //! others' partial sums in K order, the same bits every run; 1.3 to 2.7 times faster there on
-//! an H200): TF32 on 128 x 256 tiles (128 x 128 or
-//! 128 x 64 where the 16-bit path takes those) fed by TMA, the
+//! an H200): TF32 on 128 x 256 tiles (128 x 128 or 128 x 64 where those take less time by
+//! waves, the 16-bit path's rule without its 128 x 192 and 64 x 128 tiles) fed by TMA, the
 //! operands truncated to TF32 by the tensor cores (about twice the error of rounding them, well
 //! inside the bound); TF32x3 on 128 x 128 tiles, the operands split (rounded to nearest) into
 //! workspace first, each stage's big x big products summed from zero by the tensor cores and

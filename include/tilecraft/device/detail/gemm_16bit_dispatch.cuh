@@ -337,8 +337,9 @@ template <class T>
 }  // namespace tilecraft::detail
 
 //! Declares (Prefix `extern`) or defines (Prefix empty) the instantiation of tilecraft::gemm's
-//! 16-bit launcher for T (__nv_bfloat16 or __half) with its 16 kernels (the wgmma and the
-//! mma.sync kernel of each operand order: a minute or more of compilation per architecture).
+//! 16-bit launcher for T (__nv_bfloat16 or __half) with its 20 kernels (the wgmma kernel of each
+//! tile shape and the mma.sync kernel, for each operand order: a minute or more of compilation per
+//! architecture).
 //! A program that calls gemm() on T from several translation units, or wants that compilation
 //! beside its other units, writes `TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half)` at namespace
 //! scope where it calls gemm() and `TILECRAFT_GEMM_16BIT_INSTANCE(, __half)` in one unit of its

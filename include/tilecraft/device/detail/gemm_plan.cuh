@@ -392,7 +392,7 @@ inline WgmmaPlan wgmma_plan_for(std::int64_t rows, std::int64_t cols, std::int64
   return wgmma_slices_plan(tiles, ktiles, volume, tile_k, tile_elems, sms, max_slices, t.split);
 }
 
-//! The width of the wgmma kernel's tiles (tile_m x width, width 256, 128 or 64) for C (rows x
+//! The width of the wgmma kernel's tiles (tile_m x width, width 256, 192, 128 or 64) for C (rows x
 //! cols) on `sms` SMs: the one that takes least time, counted as waves of tiles (whole: a wave
 //! that is not full takes as long as a full one) times a tile's columns times what a column
 //! costs at that width against 256 (cost_128, cost_64: a thinner tile reads more operand bytes

@@ -396,7 +396,7 @@ TILECRAFT_DEVICE void for_each_wgmma_unit(const WgmmaPlan& plan, std::int64_t b,
 }
 
 //! A block's slot of stream-K partial sums: a tile of floats, thread t's accumulators
-//! (acc[4 q ... 4 q + 3] at float4 q x 256 + t), so that a warp's 16-byte stores and loads
+//! (acc[4 q ... 4 q + 3] at float4 q x S::threads + t), so that a warp's 16-byte stores and loads
 //! cover 512 contiguous bytes.
 template <class S>
 TILECRAFT_DEVICE void wgmma_store_partial(const float (&acc)[S::tile_n / 2], float* slot) {
