@@ -51,8 +51,8 @@ namespace {
 // than SMs, else the last wave's (slices) or all but the last two waves whole (stream-K; Sms 4:
 // 300 x 520 x 65 has 9 tiles of 128 x 256 and 3 K steps, 4 whole and 5 in shares of 3 or 4
 // steps; 130 x 260 x 70 has 6 of TF32x3's 128 x 128, all in shares of 4 or 5). Width: TF32's
-// tiles as chosen by shape (0: 128 x 64 for every product here planned for the device's SMs),
-// or forced to 128 x Width. TF32 computes a product whose A is K-contiguous and B N-contiguous,
+// tiles as chosen by shape (0: 64 x 128 for every product here planned for the device's SMs),
+// or forced to 128 x Width (64: 64 x 128). TF32 computes a product whose A is K-contiguous and B N-contiguous,
 // both aligned, as C^T = B^T A^T with B^T from registers (stored transposed: whole tiles, slices
 // and stream-K shares alike); unaligned layouts take the other path, B transposed first.
 template <GemmMath Math, bool Wgmma = false, int Split = 0, int Sms = 0, int Width = 0>
@@ -79,6 +79,8 @@ using Tf32x3Wgmma = Runner<GemmMath::tf32x3, true>;
 using Tf32Split = Runner<GemmMath::tf32, true, 1, 0, 128>;
 using Tf32x3Split = Runner<GemmMath::tf32x3, true, 1>;
 using Tf32StreamK = Runner<GemmMath::tf32, true, 2, 4, 256>;
+using Tf32Split192 = Runner<GemmMath::tf32, true, 1, 0, 192>;
+using Tf32StreamK64 = Runner<GemmMath::tf32, true, 2, 4, 64>;
 using Tf32x3StreamK = Runner<GemmMath::tf32x3, true, 2, 4>;
 using Tf32x3StreamKAll = Runner<GemmMath::tf32x3, true, 2>;
 
@@ -223,7 +225,7 @@ TEST_CASE("gemm<tf32 / tf32x3>: the Hopper wgmma path runs where the build has s
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders, every op, ld and alignment variants",
                    R, Tf32, Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK,
-                   Tf32x3StreamKAll) {
+                   Tf32x3StreamKAll, Tf32Split192, Tf32StreamK64) {
   struct Shape {
     std::int64_t m, n, k;
   };
@@ -248,8 +250,8 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders
 }
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented bound, beside FP32 SIMT gemm", R, Tf32,
-                   Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK,
-                   Tf32x3StreamKAll) {
+                   Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK, Tf32x3StreamKAll,
+                   Tf32Split192, Tf32StreamK64) {
   constexpr GemmMath math = R::math;
   const bool light = tilecraft::test::sanitizer_sized();
   const std::int64_t m = light ? 130 : 1000, n = light ? 150 : 999, k = light ? 200 : 1001;

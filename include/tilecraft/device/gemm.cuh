@@ -204,8 +204,8 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! for 16-bit operands; TF32x3 with fewer tiles than SMs stream-K instead: every tile's K steps
 //! dealt out to every SM in equal shares, the block holding a tile's first steps adding the
 //! others' partial sums in K order, the same bits every run; 1.3 to 2.7 times faster there on
-//! an H200): TF32 on 128 x 256 tiles (128 x 128 or 128 x 64 where those take less time by
-//! waves, the 16-bit path's rule without its 128 x 192 and 64 x 128 tiles) fed by TMA, the
+//! an H200): TF32 on 128 x 256 tiles (128 x 192, 128 x 128 or 64 x 128 where those take less
+//! time by waves, the 16-bit path's rule) fed by TMA, the
 //! operands truncated to TF32 by the tensor cores (about twice the error of rounding them, well
 //! inside the bound); TF32x3 on 128 x 128 tiles, the operands split (rounded to nearest) into
 //! workspace first, each stage's big x big products summed from zero by the tensor cores and
@@ -223,8 +223,9 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments (and a grid
 //! or K step count above 2^31 - 1), the pool's error when no workspace can be had; m == 0 or n == 0
 //! is a successful no-op; otherwise the launch status. Performance on an H200 (benchmarks/results):
-//! TF32 0.95 to 1.14x cuBLAS's TF32 from 1024^3 to 8192^3 (0.90x at 128 x 8192 x 8192), TF32x3
-//! about 2.2x cuBLAS's FP32 SGEMM at 4096^3 and 8192^3.
+//! TF32 0.95 to 1.15x cuBLAS's TF32 from 1024^3 to 8192^3, 0.90x or more at the other shapes
+//! measured with M, N, K >= 1024 and at 128 x 8192 x 8192; TF32x3 about 2.2x cuBLAS's FP32 SGEMM
+//! at 4096^3 and 8192^3.
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
 //! cudaError_t run(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {

@@ -65,37 +65,25 @@ WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, in
 }
 
 //! The width of gemm_wgmma_tma_kernel's tiles on T operands for C (rows x cols) on `sms` SMs:
-//! as tunables.tile_width forces, or as wgmma_tile_width says (for 16-bit T, whose 64-wide
-//! option is a 64 x 128 tile: with_wgmma_width).
+//! as tunables.tile_width forces, or as wgmma_tile_width says (its 64-wide option a 64 x 128
+//! tile, 192 columns an option too: with_wgmma_width).
 template <class T>
 int wgmma_width(std::int64_t rows, std::int64_t cols, int sms, const GemmTensorTunables& tunables) {
   if (tunables.tile_width != 0) return tunables.tile_width;
-  if constexpr (sizeof(T) == 2) {
-    return wgmma_tile_width(rows, cols, WgmmaGemmShape<T>::tile_m, sms, tunables.cost_128, tunables.cost_narrow, 64,
-                            tunables.cost_192);
-  } else {
-    return wgmma_tile_width(rows, cols, WgmmaGemmShape<T>::tile_m, sms, tunables.cost_128, tunables.cost_64);
-  }
+  return wgmma_tile_width(rows, cols, WgmmaGemmShape<T>::tile_m, sms, tunables.cost_128, tunables.cost_narrow, 64,
+                          tunables.cost_192);
 }
 
 //! f(S{}) for the shape S of gemm_wgmma_tma_kernel that `width` names: 128 x 256 (width 256 and
-//! anything else), 128 x 192 (192, 16-bit operands), 128 x 128 (128), and for 64 a tile of 8192
-//! elements: 128 x 64 for float, 64 x 128 with one computing warpgroup for 16-bit operands (its
-//! m64n128 products read less shared memory a step than two warpgroups' m64n64:
-//! benchmarks/TUNING.md, "Small tiles").
+//! anything else), 128 x 192 (192), 128 x 128 (128), and for 64 a tile of 8192 elements, 64 x 128
+//! with one computing warpgroup (its m64n128 products read less shared memory a step than two
+//! warpgroups' m64n64 on a tile of 128 x 64: benchmarks/TUNING.md, "Small tiles"; for TF32, "TF32
+//! on 128 x 192 and 64 x 128 tiles").
 template <class T, class F>
 decltype(auto) with_wgmma_width(int width, F&& f) {
-  if (width == 64) {
-    if constexpr (sizeof(T) == 2) {
-      return f(WgmmaGemmShape<T, false, 128, 64>{});
-    } else {
-      return f(WgmmaGemmShape<T, false, 64>{});
-    }
-  }
+  if (width == 64) return f(WgmmaGemmShape<T, false, 128, 64>{});
   if (width == 128) return f(WgmmaGemmShape<T, false, 128>{});
-  if constexpr (sizeof(T) == 2) {
-    if (width == 192) return f(WgmmaGemmShape<T, false, 192>{});
-  }
+  if (width == 192) return f(WgmmaGemmShape<T, false, 192>{});
   return f(WgmmaGemmShape<T>{});
 }
 

@@ -75,14 +75,13 @@ struct GemmTensorTunables {
   //! have full waves and a last one).
   int sms = 0;
   //! The width of the wgmma kernel's tiles (16-bit operands and TF32): 0 chooses by shape
-  //! (wgmma_tile_width), 64, 128, 192 (16-bit operands) or 256 forces it (tests, experiments).
+  //! (wgmma_tile_width), 64, 128, 192 or 256 forces it (tests, experiments).
   int tile_width = 0;
-  //! What a column of a 128- and of a 64-wide tile costs against a 256-wide one's
-  //! (wgmma_tile_width): measured on the H200, BF16 at 4096^3 (benchmarks/TUNING.md); for
-  //! 16-bit operands the 64-wide option is a tile of 64 x 128 (one computing warpgroup), which
-  //! costs cost_narrow per 128 rows x 64 columns, and a 192-wide one is an option too.
+  //! What a column of a 128- and of a 192-wide tile costs against a 256-wide one's
+  //! (wgmma_tile_width): measured on the H200, BF16 at 4096^3 (benchmarks/TUNING.md); the
+  //! 64-wide option is a tile of 64 x 128 (one computing warpgroup), which costs cost_narrow
+  //! per 128 rows x 64 columns.
   double cost_128 = 1.3;
-  double cost_64 = 1.8;
   double cost_narrow = 1.6;
   double cost_192 = 1.1;
   //! What a stream-K K step costs against a whole tile's, and what a partial sum costs,

@@ -2,8 +2,8 @@
 //! The tensor-core kernels of tilecraft::gemm (16-bit operands with float C; float operands in
 //! GemmMath::tf32 / tf32x3):
 //!   - gemm_wgmma_tma_kernel: Hopper's warpgroup MMA (sm_90a). A block of 2 warpgroups computes
-//!     a 128 x 256 tile of C (TF32x3: 128 x 128; 16-bit operands on small products: 64 x 128 with
-//!     one warpgroup), each warpgroup 64 x N with
+//!     a 128 x 256 tile of C (TF32x3: 128 x 128; smaller products: 128 x 192, 128 x 128, or
+//!     64 x 128 with one warpgroup), each warpgroup 64 x N with
 //!     `wgmma.mma_async.m64nN` straight from shared memory; a producer warp brings the operands
 //!     by TMA into a ring of stages of 128 bytes of K a row (48 KiB a stage, 4 stages; TF32x3:
 //!     both parts of the split operands, 64 KiB, 3 stages), in the 128-byte swizzle the tensor
@@ -46,10 +46,10 @@ namespace tilecraft::detail {
 //! operand comes as a big and a small part and a stage holds both. Each stage's big x big
 //! products run from zero and FP32 adds fold them into the result; the cross terms accumulate
 //! in a set of their own. Three sets of accumulators: a warpgroup holds 64 x 128 of C (192
-//! floats a thread) instead of 64 x 256. TileN (not Split): 256, or 128 and 64 for products
-//! whose wide tiles would leave most of the SMs idle (wgmma_tile_width), with deeper rings (a
-//! stage holds fewer bytes and the warpgroups read it sooner); 16-bit operands also 192 (1536^3:
-//! 96 tiles for 132 SMs instead of 72). TileM: 128 (two computing
+//! floats a thread) instead of 64 x 256. TileN (not Split): 256, or 192, 128 and 64 for products
+//! whose wide tiles would leave most of the SMs idle (wgmma_tile_width; 1536^3: 96 tiles of
+//! 128 x 192 for 132 SMs instead of 72 of 128 x 256), with deeper rings (a stage holds fewer
+//! bytes and the warpgroups read it sooner). TileM: 128 (two computing
 //! warpgroups), or 64 (one; not Split): for a tile of 8192 elements, 64 x 128 with one
 //! warpgroup's m64n128 products runs a K step 12% faster on the H200 than 128 x 64 with two
 //! warpgroups' m64n64 ones, which read 32 KiB of shared memory a step against 24
