@@ -510,42 +510,30 @@ TEST_CASE("the wgmma kernel's tile width: thinner tiles where the wide ones leav
     if (tiles(256) % sms == 0 && cols % 256 == 0 && rows % 128 == 0) REQUIRE(with192 == 256);
     REQUIRE(wgmma_tile_width(rows, cols, 128, sms, 4.0, 4.0, 64, 4.0) == 256);
   }
-  // On 132 SMs: 1024^3 (32 wide tiles, 128 of 64 columns) and M = 128 with N = 8192 run 64
-  // columns; 2048 x 1024 (64 wide tiles, 128 of 128 columns) and 1024 x 2048 run 128; 1536^2
-  // (72 wide, 144 of 128 columns: 2 waves), 2048^2 (128 wide tiles), 1024 x 4096 and 3072^2 run 256.
-  auto width = [](std::int64_t m, std::int64_t n) { return wgmma_tile_width(m, n, 128, 132, 1.3, 1.8); };
+  // The rule as the dispatch runs it for 16-bit and TF32 operands alike (GemmTensorTunables'
+  // defaults; its 64-wide option a tile of 64 x 128), on 132 SMs: 1024^3 runs 128 tiles of
+  // 64 x 128, and M = 64 or 128 with N = 8192 64 or 128 of them (a 128 x 64 tile would leave
+  // half its rows empty at M = 64); 2048 x 1024 and 1024 x 2048 (256 narrow tiles: two waves)
+  // run 128 columns; 1536^2 (96 tiles), 3072^2 (384 tiles: 3 waves, against 3 of 288 wide ones)
+  // and 2304^2 (216 against 162: 2 waves each) run 192; 2048^2, 4096^2 and 8192^2 (whole waves of
+  // wide tiles) and 1024 x 4096 run 256.
+  const tilecraft::detail::GemmTensorTunables defaults{};
+  auto width = [&](std::int64_t m, std::int64_t n) {
+    return wgmma_tile_width(m, n, 128, 132, defaults.cost_128, defaults.cost_narrow, 64, defaults.cost_192);
+  };
   CHECK(width(1024, 1024) == 64);
+  CHECK(width(64, 8192) == 64);
   CHECK(width(128, 8192) == 64);
   CHECK(width(2048, 1024) == 128);
   CHECK(width(1024, 2048) == 128);
-  CHECK(width(1536, 1536) == 256);
+  CHECK(width(1536, 1536) == 192);
+  CHECK(width(3072, 3072) == 192);
+  CHECK(width(2304, 2304) == 192);
   CHECK(width(2048, 2048) == 256);
+  CHECK(width(4096, 4096) == 256);
+  CHECK(width(8192, 8192) == 256);
   CHECK(width(1024, 4096) == 256);
-  CHECK(width(3072, 3072) == 256);
-  CHECK(wgmma_tile_width(0, 1024, 128, 132, 1.3, 1.8) == 256);
-  // 16-bit operands on 132 SMs: 1024^3 runs 128 tiles of 64 x 128 and M = 64 with N = 8192
-  // 64 of them (a 128 x 64 tile would leave half its rows empty); 2048 x 1024 (256 narrow tiles:
-  // two waves) runs 128 columns; 1536^2 (288 narrow tiles: three waves) 256.
-  auto width16 = [](std::int64_t m, std::int64_t n) { return wgmma_tile_width(m, n, 128, 132, 1.3, 1.6, 64); };
-  CHECK(width16(1024, 1024) == 64);
-  CHECK(width16(64, 8192) == 64);
-  CHECK(width16(128, 8192) == 64);
-  CHECK(width16(2048, 1024) == 128);
-  CHECK(width16(1536, 1536) == 256);
-  CHECK(width16(2048, 2048) == 256);
-  // ... and with 192 columns an option: 1536^2 (96 tiles), 3072^2 (384 tiles: 3 waves, against 3
-  // of 288 wide ones) and 2304^2 (216 against 162: 2 waves each) run 192; 2048^2, 4096^2 and
-  // 8192^2 (whole waves of wide tiles) and the small shapes above keep their widths.
-  auto width192 = [](std::int64_t m, std::int64_t n) { return wgmma_tile_width(m, n, 128, 132, 1.3, 1.6, 64, 1.1); };
-  CHECK(width192(1536, 1536) == 192);
-  CHECK(width192(3072, 3072) == 192);
-  CHECK(width192(2304, 2304) == 192);
-  CHECK(width192(2048, 2048) == 256);
-  CHECK(width192(4096, 4096) == 256);
-  CHECK(width192(8192, 8192) == 256);
-  CHECK(width192(1024, 1024) == 64);
-  CHECK(width192(128, 8192) == 64);
-  CHECK(width192(2048, 1024) == 128);
+  CHECK(width(0, 1024) == 256);
 }
 
 TEST_CASE("tensor maps: what TMA can read, checked before the driver is asked") {
