@@ -10,6 +10,11 @@
 //! Phases alternate parity 0, 1, 0, ...: mbarrier_wait(bar, p) returns once the phase of parity
 //! p has completed, so a ring of buffers waits on parity (use / uses_per_phase) & 1.
 //!
+//! Each wrapper takes the barrier as a pointer or as its 32-bit shared-window address
+//! (arch::smem_address): a main loop that computes the address once and steps it by adds saves
+//! the generic-to-shared conversion (and the reads of the window's base it may compile to) at
+//! every use.
+//!
 //! The wrappers exist on sm_90 and later (the transaction count came with Hopper); elsewhere
 //! they trap: callers select another path with NV_IF_TARGET(NV_PROVIDES_SM_90, ...).
 //! \code
@@ -64,38 +69,42 @@ TILECRAFT_DEVICE void mbarrier_init_fence() {
 
 //! One arrival on `bar` (release semantics: the caller's earlier shared-memory reads and writes
 //! happen before the phase completes).
-TILECRAFT_DEVICE void mbarrier_arrive(std::uint64_t* bar) {
+TILECRAFT_DEVICE void mbarrier_arrive(std::uint32_t bar) {
   NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90,
-                    (asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(bar))
+                    (asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar)
                                   : "memory");),
                     ((void)bar; __trap();))
 }
+TILECRAFT_DEVICE void mbarrier_arrive(std::uint64_t* bar) { mbarrier_arrive(smem_address(bar)); }
 
 //! One arrival on `bar` that also expects `bytes` more transaction bytes in the current phase:
 //! the producer's call before it issues the copies that will complete them.
+TILECRAFT_DEVICE void mbarrier_arrive_expect_tx(std::uint32_t bar, unsigned bytes) {
+  NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90,
+                    (asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                                  : "memory");),
+                    ((void)bar; (void)bytes; __trap();))
+}
 TILECRAFT_DEVICE void mbarrier_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
-  NV_IF_ELSE_TARGET(
-      NV_PROVIDES_SM_90,
-      (asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
-                    : "memory");),
-      ((void)bar; (void)bytes; __trap();))
+  mbarrier_arrive_expect_tx(smem_address(bar), bytes);
 }
 
 //! Returns once the phase of `bar` with parity `parity` (0 or 1) has completed (acquire
 //! semantics: what the arrivals released, and the bytes the copies wrote, are visible). Spins
 //! on `mbarrier.try_wait`, which itself suspends the thread for a while before it fails.
-TILECRAFT_DEVICE void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
+TILECRAFT_DEVICE void mbarrier_wait(std::uint32_t bar, unsigned parity) {
   NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90,
                     (asm volatile("{\n"
                                   ".reg .pred done;\n"
                                   "tilecraft_mbarrier_wait:\n"
                                   "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
                                   "@!done bra tilecraft_mbarrier_wait;\n"
-                                  "}\n" ::"r"(smem_address(bar)),
+                                  "}\n" ::"r"(bar),
                                   "r"(parity)
                                   : "memory");),
                     ((void)bar; (void)parity; __trap();))
 }
+TILECRAFT_DEVICE void mbarrier_wait(std::uint64_t* bar, unsigned parity) { mbarrier_wait(smem_address(bar), parity); }
 
 #endif  // __CUDACC__
 

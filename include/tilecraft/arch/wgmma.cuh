@@ -73,12 +73,27 @@ TILECRAFT_HOST_DEVICE constexpr bool wgmma_compiled() {
 //! = 1024 (8 rows of 128 bytes) and leading_bytes is unused; for an M- or N-major operand with
 //! a 128-byte swizzle, leading_bytes is the distance between blocks of 64 (16-bit) elements
 //! along M or N and stride_bytes the distance between groups of 8 rows along K.
+//! The descriptor's halves: the low one holds the address (bits 0-13, in 16-byte units) and the
+//! leading-dimension offset, the high one the stride-dimension offset and the swizzle. A block's
+//! shared-window addresses stay below 2^18, so the low half of the operand `bytes` further on (a
+//! multiple of 16, inside the window) is this one's plus bytes / 16: one 32-bit add where a
+//! kernel steps through its stages, the high half a constant.
+TILECRAFT_DEVICE std::uint32_t wgmma_descriptor_low(std::uint32_t address, std::uint32_t leading_bytes) {
+  return ((address & 0x3ffffu) >> 4) | (((leading_bytes >> 4) & 0x3fffu) << 16);
+}
+TILECRAFT_HOST_DEVICE constexpr std::uint32_t wgmma_descriptor_high(std::uint32_t stride_bytes, WgmmaSwizzle swizzle) {
+  return ((stride_bytes >> 4) & 0x3fffu) | (static_cast<std::uint32_t>(swizzle) << 30);
+}
+TILECRAFT_DEVICE std::uint64_t wgmma_descriptor(std::uint32_t address, std::uint32_t leading_bytes,
+                                                std::uint32_t stride_bytes, WgmmaSwizzle swizzle) {
+  return (std::uint64_t{wgmma_descriptor_high(stride_bytes, swizzle)} << 32) |
+         wgmma_descriptor_low(address, leading_bytes);
+}
+
+//! The same from a pointer into shared memory.
 TILECRAFT_DEVICE std::uint64_t wgmma_descriptor(const void* smem, std::uint32_t leading_bytes,
                                                 std::uint32_t stride_bytes, WgmmaSwizzle swizzle) {
-  const std::uint32_t address = smem_address(smem);
-  return std::uint64_t{(address & 0x3ffffu) >> 4} | (std::uint64_t{(leading_bytes >> 4) & 0x3fffu} << 16) |
-         (std::uint64_t{(stride_bytes >> 4) & 0x3fffu} << 32) |
-         (std::uint64_t{static_cast<std::uint32_t>(swizzle)} << 62);
+  return wgmma_descriptor(smem_address(smem), leading_bytes, stride_bytes, swizzle);
 }
 
 //! wgmma.fence.sync.aligned: orders this warp's earlier register writes to accumulators before

@@ -132,19 +132,24 @@ __global__ void gemm_wgmma_probe_kernel(int* out) {
 //!   - K-contiguous operand: row r of the tile (its 128 bytes of K) is the 128-byte row r;
 //!   - otherwise (16-bit types only): block j of 64 rows (r = 64 j ... 64 j + 63) spans 8 KiB,
 //!     in which 128-byte row kk holds elements (64 j ... 64 j + 63, kk).
-//! The descriptor of a warpgroup's operand at k step `kk` (0 ... 3: 32 bytes of K each) of a
-//! stage tile laid out as above at `tile`, from its row `row0` (a
-//! multiple of 64).
+//! The descriptors of a warpgroup's operand in a stage tile laid out as above, from its row `row0`
+//! (a multiple of 64): built once for the tile at shared-window address `tile`, `at(units)` is
+//! the descriptor of the operand units x 16 bytes further on (arch::wgmma_descriptor_low), so
+//! the main loop moves them by adds alone: k step kk is kk x k_step further, the same tile s
+//! stages on s x stage_bytes / 16. Only the low half is held in a register.
 template <bool KContiguous>
-TILECRAFT_DEVICE std::uint64_t wgmma_operand_descriptor(const unsigned char* tile, int row0, int kk) {
-  if constexpr (KContiguous) {
-    // 8-row groups 1024 bytes apart; a k step is 32 bytes along the swizzled row.
-    return arch::wgmma_descriptor(tile + row0 * 128 + kk * 32, 16, 1024, arch::WgmmaSwizzle::b128);
-  } else {
-    // Blocks of 64 rows 8 KiB apart; a k step of 16 is 16 rows of 128 bytes.
-    return arch::wgmma_descriptor(tile + (row0 / 64) * 8192 + kk * 2048, 8192, 1024, arch::WgmmaSwizzle::b128);
-  }
-}
+struct WgmmaOperandDescriptor {
+  //! K-contiguous: 8-row groups 1024 bytes apart, a k step 32 bytes along the swizzled row;
+  //! otherwise blocks of 64 rows 8 KiB apart (the leading offset), a k step of 16 is 16 rows of
+  //! 128 bytes.
+  static constexpr std::uint32_t high = arch::wgmma_descriptor_high(1024, arch::WgmmaSwizzle::b128);
+  static constexpr std::uint32_t k_step = KContiguous ? 32 / 16 : 2048 / 16;
+  std::uint32_t low;
+  TILECRAFT_DEVICE WgmmaOperandDescriptor(std::uint32_t tile, int row0)
+      : low(arch::wgmma_descriptor_low(tile + static_cast<std::uint32_t>(KContiguous ? row0 * 128 : (row0 / 64) * 8192),
+                                       KContiguous ? 16 : 8192)) {}
+  TILECRAFT_DEVICE std::uint64_t at(std::uint32_t units) const { return (std::uint64_t{high} << 32) | (low + units); }
+};
 
 //! The origin (m0, n0) in C (m x n) of tile t of shape S: groups of group_m tile rows walk N
 //! together, so a wave of blocks shares B's panels in L2.
@@ -289,17 +294,18 @@ TILECRAFT_DEVICE void wgmma_store_tile_transposed(const float (&acc)[S::tile_n /
 }
 
 //! The calling computing thread's wgmma A fragments (arch::wgmma_async_tf32_rs) of the four K
-//! steps of a float stage tile of 128 rows x 32 K stored M-contiguous by TMA: 4 boxes of 32 rows
-//! 4 KiB apart, 128-byte row kk of box b holding rows 32 b ... 32 b + 31 at K index kk, 16-byte
-//! chunk c at chunk c ^ (kk % 8). The warpgroup's logical rows g and g + 8 of a warp's 16 are
-//! the tile's rows 2 g and 2 g + 1, so that each pair is one 8-byte load (the epilogue stores
-//! them so: wgmma_store_tile_transposed, wgmma_store_tile<S, true>); f[4 kk ... 4 kk + 3] is K
-//! step kk's fragment. 8 loads; a warp's load touches 4 rows of 64 bytes (2-way conflicts).
-TILECRAFT_DEVICE void wgmma_load_a_fragment(const unsigned char* tile, float (&f)[16]) {
+//! steps of a float stage tile (at shared-window address `tile`) of 128 rows x 32 K stored
+//! M-contiguous by TMA: 4 boxes of 32 rows 4 KiB apart, 128-byte row kk of box b holding rows
+//! 32 b ... 32 b + 31 at K index kk, 16-byte chunk c at chunk c ^ (kk % 8). The warpgroup's
+//! logical rows g and g + 8 of a warp's 16 are the tile's rows 2 g and 2 g + 1, so that each
+//! pair is one 8-byte load (the epilogue stores them so: wgmma_store_tile_transposed,
+//! wgmma_store_tile<S, true>); f[4 kk ... 4 kk + 3] is K step kk's fragment. 8 loads; a warp's
+//! load touches 4 rows of 64 bytes (2-way conflicts).
+TILECRAFT_DEVICE void wgmma_load_a_fragment(std::uint32_t tile, float (&f)[16]) {
   const int wg = static_cast<int>(threadIdx.x) / 128, t = static_cast<int>(threadIdx.x) % 128;
   const int row = 64 * wg + 16 * (t / 32) + 2 * ((t % 32) / 4);  // the tile's row of logical row g
   const int q = t % 4, chunk = (row % 32) / 4;
-  const std::uint32_t base = arch::smem_address(tile) + static_cast<std::uint32_t>((row / 32) * 4096 + (row % 4) * 4);
+  const std::uint32_t base = tile + static_cast<std::uint32_t>((row / 32) * 4096 + (row % 4) * 4);
 #pragma unroll
   for (int kk = 0; kk < 4; ++kk) {
 #pragma unroll
@@ -313,14 +319,14 @@ TILECRAFT_DEVICE void wgmma_load_a_fragment(const unsigned char* tile, float (&f
   }
 }
 
-//! Issues the TMA copies of one operand's stage tile (`Rows` x tile_k, laid out as above) whose K
-//! rows start at `kc` and rows (of the non-K side) at `row0`, through `map` (see
-//! gemm_wgmma_tma_kernel), completing on `bar`: K-contiguous, one box of tile_k x Rows; otherwise
+//! Issues the TMA copies of one operand's stage tile (`Rows` x tile_k, laid out as above, at
+//! shared-window address `dst`) whose K rows start at `kc` and rows (of the non-K side) at
+//! `row0`, through `map` (see gemm_wgmma_tma_kernel), completing on the mbarrier at shared-window
+//! address `bar`: K-contiguous, one box of tile_k x Rows; otherwise
 //! Rows / Box boxes of Box x tile_k (Box = 128 bytes of elements: 64 of a 16-bit type, 8 KiB
 //! apart; 32 floats, 4 KiB apart, read by wgmma_load_a_fragment).
 template <int Rows, bool KContiguous, int Box = 64>
-TILECRAFT_DEVICE void tma_load_operand(unsigned char* dst, const CUtensorMap* map, std::uint64_t* bar, int kc,
-                                       int row0) {
+TILECRAFT_DEVICE void tma_load_operand(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int kc, int row0) {
   if constexpr (KContiguous) {
     arch::tma_load_2d(dst, map, bar, kc, row0);
   } else {
@@ -452,8 +458,14 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   static_assert(!Split || (AKContiguous && BKContiguous),
                 "gemm_wgmma_tma_kernel: split (TF32x3) operands are K-contiguous");
   extern __shared__ unsigned char wgmma_smem_raw[];
-  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(wgmma_smem_raw) + 1023) &
-                                                         ~std::uintptr_t{1023});
+  // The ring's shared-window address, aligned to 1024 bytes (the window's base is aligned far
+  // more). The loops below address the ring, its barriers and the descriptors by 32-bit shared
+  // addresses and adds. From a generic pointer the compiler re-derived them at every K step (a
+  // read of the shared window's base, masks and shifts for each descriptor): about 90
+  // instructions a warp between one step's products and the next, against 30 now, and 64 x 128
+  // tiles' K step 5 to 10% faster on the H200 (benchmarks/TUNING.md, "The main loop's
+  // instructions").
+  const std::uint32_t ring = (arch::smem_address(wgmma_smem_raw) + 1023u) & ~1023u;
   // full[s]: stage s holds its bytes (the producer's arrival and the copies' transaction
   // bytes); empty[s]: every computing thread is done reading it.
   // A float A that is not K-contiguous (the B^T of C^T = B^T A^T, which the dispatch computes
@@ -474,32 +486,35 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
     arch::mbarrier_init_fence();
   }
   __syncthreads();
+  const std::uint32_t full0 = arch::smem_address(&full[0]), empty0 = arch::smem_address(&empty[0]);
 
   // A stage: A's part(s), then B's: [A | B] or, split, [A big | A small | B big | B small].
   constexpr int b_at = S::parts * S::a_bytes;
   const std::int64_t b = blockIdx.x;
-  // Stages go round the ring in one sequence across a block's units: use `it` of the ring is
-  // slot it % stages in its (it / stages)-th round, for the producer and the computing
-  // warpgroups alike.
+  // Stages go round the ring in one sequence across a block's units, for the producer and the
+  // computing warpgroups alike: use `it` of the ring is slot it % stages in round it / stages
+  // (unsigned: a power-of-two ring takes a mask and a shift, and no register holds more).
+  unsigned it = 0;
+  auto slot_of = [](unsigned i) { return i % static_cast<unsigned>(S::stages); };
+  auto phase_of = [](unsigned i) { return (i / static_cast<unsigned>(S::stages)) & 1u; };
 
   if (t >= S::threads) {  // the producer: its first lane issues every copy
     if constexpr (Split || a_regs) arch::warpgroup_reg_dealloc<S::producer_registers>();
     if (t == S::threads) {
-      int it = 0;
       for_each_wgmma_unit<S>(plan, b, m, n, [&](const WgmmaUnit& unit) {
         for (int kt = 0; kt < unit.ktiles; ++kt, ++it) {
-          const int s = it % S::stages;
-          if (it >= S::stages) arch::mbarrier_wait(&empty[s], ((it / S::stages) & 1) ^ 1);
-          unsigned char* st = smem + s * S::stage_bytes;
-          arch::mbarrier_arrive_expect_tx(&full[s], S::stage_bytes);
+          const unsigned slot = slot_of(it);
+          const std::uint32_t f = full0 + 8u * slot;
+          if (it >= S::stages) arch::mbarrier_wait(empty0 + 8u * slot, phase_of(it) ^ 1u);
+          const std::uint32_t st = ring + slot * S::stage_bytes;
+          arch::mbarrier_arrive_expect_tx(f, S::stage_bytes);
           const int kc = static_cast<int>((unit.kt0 + kt) * S::tile_k);
           const int m0 = static_cast<int>(unit.m0), n0 = static_cast<int>(unit.n0);
-          tma_load_operand<S::tile_m, AKContiguous, 128 / static_cast<int>(sizeof(T))>(st, &ops.a, &full[s], kc, m0);
-          tma_load_operand<S::tile_n, BKContiguous, 128 / static_cast<int>(sizeof(T))>(st + b_at, &ops.b, &full[s], kc,
-                                                                                       n0);
+          tma_load_operand<S::tile_m, AKContiguous, 128 / static_cast<int>(sizeof(T))>(st, &ops.a, f, kc, m0);
+          tma_load_operand<S::tile_n, BKContiguous, 128 / static_cast<int>(sizeof(T))>(st + b_at, &ops.b, f, kc, n0);
           if constexpr (Split) {
-            tma_load_operand<S::tile_m, true>(st + S::a_bytes, &ops.a_small, &full[s], kc, m0);
-            tma_load_operand<S::tile_n, true>(st + b_at + S::b_bytes, &ops.b_small, &full[s], kc, n0);
+            tma_load_operand<S::tile_m, true>(st + S::a_bytes, &ops.a_small, f, kc, m0);
+            tma_load_operand<S::tile_n, true>(st + b_at + S::b_bytes, &ops.b_small, f, kc, n0);
           }
         }
       });
@@ -508,16 +523,21 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   }
 
   if constexpr (Split || a_regs) arch::warpgroup_reg_alloc<S::consumer_registers>();
-  const int wg = t / 128;
+  // One computing warpgroup (tile_m 64): a constant, so that its descriptors need no thread index.
+  const int wg = S::tile_m == 64 ? 0 : t / 128;
   constexpr int acc_size = S::tile_n / 2;
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
   // The computing warpgroups' own barrier (the producer warp does not take part).
   constexpr unsigned consumers_barrier = 1;
+  // The descriptors of stage 0's operands (this warpgroup's rows of A); stage s's are s x
+  // stage_step further on.
+  constexpr std::uint32_t stage_step = S::stage_bytes / 16;
+  const WgmmaOperandDescriptor<AKContiguous> a_desc(ring, wg * 64);
+  const WgmmaOperandDescriptor<BKContiguous> b_desc(ring + b_at, 0);
   float acc[acc_size];  // Split: the FP32 sum of the stages' big x big products
   // Split: a stage's big x big products, from zero; the cross terms of every stage.
   float big[Split ? acc_size : 1];
   float cross[Split ? acc_size : 1];
-  int it = 0;
   for_each_wgmma_unit<S>(plan, b, m, n, [&](const WgmmaUnit& unit) {
 #pragma unroll
     for (int i = 0; i < acc_size; ++i) acc[i] = 0.0f;
@@ -531,22 +551,22 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
       // from loading into its registers before.
       float frag_a[16], frag_b[16];
       auto step = [&](float(&cur)[16], float(&prev)[16], int kt) {
-        const int s = it % S::stages;
-        arch::mbarrier_wait(&full[s], (it / S::stages) & 1);
-        const unsigned char* sa = smem + s * S::stage_bytes;
-        wgmma_load_a_fragment(sa, cur);
+        const unsigned slot = slot_of(it);
+        arch::mbarrier_wait(full0 + 8u * slot, phase_of(it));
+        wgmma_load_a_fragment(ring + slot * S::stage_bytes, cur);
+        const std::uint32_t at = slot * stage_step;
         arch::wgmma_fence_operand(acc);
         arch::wgmma_fence_operand(cur);
         arch::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
-          arch::wgmma_async_tf32_rs<S::tile_n>(acc, cur + 4 * kk, wgmma_operand_descriptor<true>(sa + b_at, 0, kk), 1u);
+          arch::wgmma_async_tf32_rs<S::tile_n>(acc, cur + 4 * kk, b_desc.at(at + kk * b_desc.k_step), 1u);
         }
         arch::wgmma_commit();
         arch::wgmma_wait<S::pending>();
         arch::wgmma_fence_operand(acc);
         arch::wgmma_fence_operand(prev);
-        if (kt > 0) arch::mbarrier_arrive(&empty[(it - 1) % S::stages]);
+        if (kt > 0) arch::mbarrier_arrive(empty0 + 8u * slot_of(it - 1));
         ++it;
       };
       int kt = 0;
@@ -560,29 +580,26 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
       arch::wgmma_fence_operand(frag_b);
     } else {
       for (int kt = 0; kt < unit.ktiles; ++kt, ++it) {
-        const int s = it % S::stages;
-        arch::mbarrier_wait(&full[s], (it / S::stages) & 1);
-        const unsigned char* sa = smem + s * S::stage_bytes;
+        const unsigned slot = slot_of(it);
+        arch::mbarrier_wait(full0 + 8u * slot, phase_of(it));
+        const std::uint32_t at = slot * stage_step;
         if constexpr (Split) {
           // TF32x3: big x big from zero in a group of its own, folded into FP32 sums while the
           // cross terms' group runs (the tensor cores' own sums truncate).
+          constexpr std::uint32_t a_small = S::a_bytes / 16, b_small = S::b_bytes / 16;
           arch::wgmma_fence_operand(big);
           arch::wgmma_fence();
 #pragma unroll
           for (int kk = 0; kk < 4; ++kk) {
-            arch::wgmma_async<S::tile_n, T, false, false>(big, wgmma_operand_descriptor<true>(sa, wg * 64, kk),
-                                                          wgmma_operand_descriptor<true>(sa + b_at, 0, kk),
-                                                          kk > 0 ? 1u : 0u);
+            arch::wgmma_async<S::tile_n, T, false, false>(big, a_desc.at(at + kk * a_desc.k_step),
+                                                          b_desc.at(at + kk * b_desc.k_step), kk > 0 ? 1u : 0u);
           }
           arch::wgmma_commit();
 #pragma unroll
           for (int kk = 0; kk < 4; ++kk) {
-            const std::uint64_t a_big = wgmma_operand_descriptor<true>(sa, wg * 64, kk);
-            const std::uint64_t b_big = wgmma_operand_descriptor<true>(sa + b_at, 0, kk);
-            arch::wgmma_async<S::tile_n, T, false, false>(
-                cross, wgmma_operand_descriptor<true>(sa + S::a_bytes, wg * 64, kk), b_big, 1u);
-            arch::wgmma_async<S::tile_n, T, false, false>(
-                cross, a_big, wgmma_operand_descriptor<true>(sa + b_at + S::b_bytes, 0, kk), 1u);
+            const std::uint32_t a_big = at + kk * a_desc.k_step, b_big = at + kk * b_desc.k_step;
+            arch::wgmma_async<S::tile_n, T, false, false>(cross, a_desc.at(a_big + a_small), b_desc.at(b_big), 1u);
+            arch::wgmma_async<S::tile_n, T, false, false>(cross, a_desc.at(a_big), b_desc.at(b_big + b_small), 1u);
           }
           arch::wgmma_commit();
           // Big x big of this stage and every group before it are complete (groups complete in
@@ -596,23 +613,22 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
           arch::wgmma_fence();
 #pragma unroll
           for (int kk = 0; kk < 4; ++kk) {
-            arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(
-                acc, wgmma_operand_descriptor<AKContiguous>(sa, wg * 64, kk),
-                wgmma_operand_descriptor<BKContiguous>(sa + b_at, 0, kk), 1u);
+            arch::wgmma_async<S::tile_n, T, !AKContiguous, !BKContiguous>(acc, a_desc.at(at + kk * a_desc.k_step),
+                                                                          b_desc.at(at + kk * b_desc.k_step), 1u);
           }
           arch::wgmma_commit();
           // The previous stage's products are complete once at most this stage's group runs.
           arch::wgmma_wait<S::pending>();
           arch::wgmma_fence_operand(acc);
         }
-        if (kt > 0) arch::mbarrier_arrive(&empty[(it - 1) % S::stages]);  // hand the previous stage back
+        if (kt > 0) arch::mbarrier_arrive(empty0 + 8u * slot_of(it - 1));  // hand the previous stage back
       }
     }
     arch::wgmma_wait<0>();
     arch::wgmma_fence_operand(acc);
     // The unit's last stage is read: hand it back, so that the producer fills the next unit's
     // stages while this one's tile is stored.
-    if (unit.ktiles > 0) arch::mbarrier_arrive(&empty[(it - 1) % S::stages]);
+    if (unit.ktiles > 0) arch::mbarrier_arrive(empty0 + 8u * slot_of(it - 1));
     if constexpr (Split) {
       arch::wgmma_fence_operand(cross);
       // The cross terms count only where finite: with an Inf operand they hold Inf x 0 = NaN
