@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <tilecraft/device/detail/gemm_kernels.cuh>
@@ -509,6 +510,11 @@ TEST_CASE("the wgmma kernel's tile width: thinner tiles where the wide ones leav
     if (with192 != 192) REQUIRE(with192 == narrow);
     if (tiles(256) % sms == 0 && cols % 256 == 0 && rows % 128 == 0) REQUIRE(with192 == 256);
     REQUIRE(wgmma_tile_width(rows, cols, 128, sms, 4.0, 4.0, 64, 4.0) == 256);
+    // With 144 and 168 columns options as well (16-bit operands whose Y is K-contiguous): the
+    // choice is one of them or what it was with 192 alone; priced out, they never win.
+    const int with_odd = wgmma_tile_width(rows, cols, 128, sms, 1.3, 1.6, 64, 1.1, 1.2);
+    if (with_odd != 144 && with_odd != 168) REQUIRE(with_odd == with192);
+    REQUIRE(wgmma_tile_width(rows, cols, 128, sms, 1.3, 1.6, 64, 1.1, 100.0) == with192);
   }
   // The rule as the dispatch runs it for 16-bit and TF32 operands alike (GemmTensorTunables'
   // defaults; its 64-wide option a tile of 64 x 128), on 132 SMs: 1024^3 runs 128 tiles of
@@ -534,6 +540,30 @@ TEST_CASE("the wgmma kernel's tile width: thinner tiles where the wide ones leav
   CHECK(width(8192, 8192) == 256);
   CHECK(width(1024, 4096) == 256);
   CHECK(width(0, 1024) == 256);
+  // Where Y is K-contiguous, 16-bit operands may take 144 or 168 columns as well: 1536^2 runs 132
+  // tiles of 144 (one whole wave), 2304^2 252 of 168 (two, against 216 of 192 and 162 of 256:
+  // two each), and the other shapes above keep their widths.
+  auto width_k = [&](std::int64_t m, std::int64_t n) {
+    return wgmma_tile_width(m, n, 128, 132, defaults.cost_128, defaults.cost_narrow, 64, defaults.cost_192,
+                            defaults.cost_144_168);
+  };
+  CHECK(width_k(1536, 1536) == 144);
+  CHECK(width_k(2304, 2304) == 168);
+  for (const auto& [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1024, 1024},
+                                                                               {64, 8192},
+                                                                               {128, 8192},
+                                                                               {2048, 1024},
+                                                                               {1024, 2048},
+                                                                               {3072, 3072},
+                                                                               {2048, 2048},
+                                                                               {4096, 4096},
+                                                                               {8192, 8192},
+                                                                               {1024, 4096},
+                                                                               {0, 1024}}) {
+    CAPTURE(m);
+    CAPTURE(n);
+    CHECK(width_k(m, n) == width(m, n));
+  }
 }
 
 TEST_CASE("tensor maps: what TMA can read, checked before the driver is asked") {

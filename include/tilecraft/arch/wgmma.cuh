@@ -45,9 +45,10 @@ namespace tilecraft::arch {
 enum class WgmmaSwizzle : std::uint32_t { none = 0, b128 = 1, b64 = 2, b32 = 3 };
 
 //! The N extents this header wraps (wgmma has every multiple of 8 up to 256; these suffice for
-//! the tiles tilecraft builds).
+//! the tiles tilecraft builds): 64, 128, 192 and 256 for every type, 144 and 168 for 16-bit
+//! operands.
 template <int N>
-inline constexpr bool valid_wgmma_n = N == 64 || N == 128 || N == 192 || N == 256;
+inline constexpr bool valid_wgmma_n = N == 64 || N == 128 || N == 144 || N == 168 || N == 192 || N == 256;
 
 //! The operand types wgmma_async takes.
 template <class T>
@@ -202,6 +203,27 @@ TILECRAFT_DEVICE void fence_proxy_async_shared() {
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "   \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
   "}"
+#define TILECRAFT_WGMMA_ACC72 TILECRAFT_WGMMA_ACC64, TILECRAFT_WGMMA_ACC8(64)
+#define TILECRAFT_WGMMA_ACC84                                                                                       \
+  TILECRAFT_WGMMA_ACC64, TILECRAFT_WGMMA_ACC8(64), TILECRAFT_WGMMA_ACC8(72), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), \
+      "+f"(d[83])
+#define TILECRAFT_WGMMA_REGS72                                                       \
+  "{"                                                                                \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+  "%64, %65, %66, %67, %68, %69, %70, %71"                                           \
+  "}"
+#define TILECRAFT_WGMMA_REGS84                                                       \
+  "{"                                                                                \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83"                                                               \
+  "}"
 //! \endcond
 
 //! d (64 x N floats over the warpgroup) += A (64 x K) B (K x N) when `accumulate` is nonzero,
@@ -214,8 +236,10 @@ TILECRAFT_DEVICE void fence_proxy_async_shared() {
 template <int N, class T, bool TransA, bool TransB>
 TILECRAFT_DEVICE void wgmma_async(float (&d)[static_cast<std::size_t>(N / 2)], std::uint64_t desc_a,
                                   std::uint64_t desc_b, std::uint32_t accumulate) {
-  static_assert(valid_wgmma_n<N>, "wgmma_async<N, ...>: N must be 64, 128, 192 or 256");
+  static_assert(valid_wgmma_n<N>, "wgmma_async<N, ...>: N must be 64, 128, 144, 168, 192 or 256");
   static_assert(valid_wgmma_type<T>, "wgmma_async<N, T, ...>: T must be __nv_bfloat16, __half or float (TF32)");
+  static_assert(!std::is_same_v<T, float> || N % 64 == 0,
+                "wgmma_async<N, float, ...>: TF32 takes N = 64, 128, 192 or 256");
   static_assert(!std::is_same_v<T, float> || (!TransA && !TransB),
                 "wgmma_async<N, float, TransA, TransB>: TF32 operands must be K-major (TransA = TransB = false)");
   constexpr int ta = TransA ? 1 : 0, tb = TransB ? 1 : 0;
@@ -265,6 +289,34 @@ TILECRAFT_DEVICE void wgmma_async(float (&d)[static_cast<std::size_t>(N / 2)], s
                               ", %64, %65, p, 1, 1;\n}\n"
                               : TILECRAFT_WGMMA_ACC64
                               : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+                        } else if constexpr (N == 144 && std::is_same_v<T, __nv_bfloat16>) {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 " TILECRAFT_WGMMA_REGS72
+                              ", %72, %73, p, 1, 1, %75, %76;\n}\n"
+                              : TILECRAFT_WGMMA_ACC72
+                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
+                        } else if constexpr (N == 144 && std::is_same_v<T, __half>) {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n144k16.f32.f16.f16 " TILECRAFT_WGMMA_REGS72
+                              ", %72, %73, p, 1, 1, %75, %76;\n}\n"
+                              : TILECRAFT_WGMMA_ACC72
+                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
+                        } else if constexpr (N == 168 && std::is_same_v<T, __nv_bfloat16>) {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %86, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n168k16.f32.bf16.bf16 " TILECRAFT_WGMMA_REGS84
+                              ", %84, %85, p, 1, 1, %87, %88;\n}\n"
+                              : TILECRAFT_WGMMA_ACC84
+                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
+                        } else if constexpr (N == 168 && std::is_same_v<T, __half>) {
+                          asm volatile(
+                              "{\n.reg .pred p;\nsetp.ne.b32 p, %86, 0;\n"
+                              "wgmma.mma_async.sync.aligned.m64n168k16.f32.f16.f16 " TILECRAFT_WGMMA_REGS84
+                              ", %84, %85, p, 1, 1, %87, %88;\n}\n"
+                              : TILECRAFT_WGMMA_ACC84
+                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
                         } else if constexpr (N == 192 && std::is_same_v<T, __nv_bfloat16>) {
                           asm volatile(
                               "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
@@ -321,7 +373,7 @@ TILECRAFT_DEVICE void wgmma_async(float (&d)[static_cast<std::size_t>(N / 2)], s
 template <int N>
 TILECRAFT_DEVICE void wgmma_async_tf32_rs(float (&d)[static_cast<std::size_t>(N / 2)], const float* a,
                                           std::uint64_t desc_b, std::uint32_t accumulate) {
-  static_assert(valid_wgmma_n<N>, "wgmma_async_tf32_rs<N>: N must be 64, 128, 192 or 256");
+  static_assert(valid_wgmma_n<N> && N % 64 == 0, "wgmma_async_tf32_rs<N>: N must be 64, 128, 192 or 256");
   NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
                     (
                         if constexpr (N == 64) {
@@ -363,10 +415,14 @@ TILECRAFT_DEVICE void wgmma_async_tf32_rs(float (&d)[static_cast<std::size_t>(N 
 #undef TILECRAFT_WGMMA_ACC8
 #undef TILECRAFT_WGMMA_ACC32
 #undef TILECRAFT_WGMMA_ACC64
+#undef TILECRAFT_WGMMA_ACC72
+#undef TILECRAFT_WGMMA_ACC84
 #undef TILECRAFT_WGMMA_ACC96
 #undef TILECRAFT_WGMMA_ACC128
 #undef TILECRAFT_WGMMA_REGS32
 #undef TILECRAFT_WGMMA_REGS64
+#undef TILECRAFT_WGMMA_REGS72
+#undef TILECRAFT_WGMMA_REGS84
 #undef TILECRAFT_WGMMA_REGS96
 #undef TILECRAFT_WGMMA_REGS128
 

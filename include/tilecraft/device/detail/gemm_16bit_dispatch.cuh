@@ -66,16 +66,23 @@ WgmmaPlan wgmma_plan_of(std::int64_t rows, std::int64_t cols, std::int64_t k, in
 
 //! The width of gemm_wgmma_tma_kernel's tiles on T operands for C (rows x cols) on `sms` SMs:
 //! as tunables.tile_width forces, or as wgmma_tile_width says (its 64-wide option a 64 x 128
-//! tile, 192 columns an option too: with_wgmma_width).
+//! tile, 192 columns an option too: with_wgmma_width). y_k: Y is K-contiguous, and 16-bit
+//! operands may then take tiles of 144 or 168 columns too; elsewhere those widths give 192 (an
+//! N-contiguous Y arrives in boxes of 64 columns: over 144 or 168 columns its last box is only
+//! partly read, and wgmma's reads of such a B ran 1.3 to 1.7x slower on the H200).
 template <class T>
-int wgmma_width(std::int64_t rows, std::int64_t cols, int sms, const GemmTensorTunables& tunables) {
-  if (tunables.tile_width != 0) return tunables.tile_width;
+int wgmma_width(std::int64_t rows, std::int64_t cols, int sms, const GemmTensorTunables& tunables, bool y_k = false) {
+  const bool odd = sizeof(T) == 2 && y_k;
+  if (tunables.tile_width != 0) {
+    return (tunables.tile_width == 144 || tunables.tile_width == 168) && !odd ? 192 : tunables.tile_width;
+  }
   return wgmma_tile_width(rows, cols, WgmmaGemmShape<T>::tile_m, sms, tunables.cost_128, tunables.cost_narrow, 64,
-                          tunables.cost_192);
+                          tunables.cost_192, odd ? tunables.cost_144_168 : 0.0);
 }
 
 //! f(S{}) for the shape S of gemm_wgmma_tma_kernel that `width` names: 128 x 256 (width 256 and
-//! anything else), 128 x 192 (192), 128 x 128 (128), and for 64 a tile of 8192 elements, 64 x 128
+//! anything else), 128 x 192 (192), 128 x 168 and 128 x 144 (16-bit T only), 128 x 128 (128),
+//! and for 64 a tile of 8192 elements, 64 x 128
 //! with one computing warpgroup (its m64n128 products read less shared memory a step than two
 //! warpgroups' m64n64 on a tile of 128 x 64: benchmarks/TUNING.md, "Small tiles"; for TF32, "TF32
 //! on 128 x 192 and 64 x 128 tiles").
@@ -83,6 +90,10 @@ template <class T, class F>
 decltype(auto) with_wgmma_width(int width, F&& f) {
   if (width == 64) return f(WgmmaGemmShape<T, false, 128, 64>{});
   if (width == 128) return f(WgmmaGemmShape<T, false, 128>{});
+  if constexpr (sizeof(T) == 2) {
+    if (width == 144) return f(WgmmaGemmShape<T, false, 144>{});
+    if (width == 168) return f(WgmmaGemmShape<T, false, 168>{});
+  }
   if (width == 192) return f(WgmmaGemmShape<T, false, 192>{});
   return f(WgmmaGemmShape<T>{});
 }
@@ -296,18 +307,26 @@ template <class T>
       auto run = [&](auto shape) {
         using S = decltype(shape);
         const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, sms, tunables);
-        if (x_k) {
-          return y_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
+        if constexpr (S::tile_n % 64 != 0) {  // 144 and 168: a K-contiguous Y only (wgmma_width)
+          if (!y_k) return cudaErrorInvalidValue;
+          return x_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
                                                           stream)
-                     : launch_wgmma_tma<S, T, true, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
+                     : launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
                                                            stream);
+        } else {
+          if (x_k) {
+            return y_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
+                                                            plan, stream)
+                       : launch_wgmma_tma<S, T, true, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
+                                                             plan, stream);
+          }
+          return y_k ? launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
+                                                           stream)
+                     : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
+                                                            plan, stream);
         }
-        return y_k ? launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                         stream)
-                   : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                          stream);
       };
-      status = with_wgmma_width<T>(wgmma_width<T>(rows, cols, sms, tunables), run);
+      status = with_wgmma_width<T>(wgmma_width<T>(rows, cols, sms, tunables, y_k), run);
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);
@@ -325,9 +344,9 @@ template <class T>
 }  // namespace tilecraft::detail
 
 //! Declares (Prefix `extern`) or defines (Prefix empty) the instantiation of tilecraft::gemm's
-//! 16-bit launcher for T (__nv_bfloat16 or __half) with its 20 kernels (the wgmma kernel of each
-//! tile shape and the mma.sync kernel, for each operand order: a minute or more of compilation per
-//! architecture).
+//! 16-bit launcher for T (__nv_bfloat16 or __half) with its 24 kernels (the wgmma kernel of each
+//! tile shape and the mma.sync kernel for each operand order, those of 144 and 168 columns for
+//! the two with a K-contiguous Y: a minute or more of compilation per architecture).
 //! A program that calls gemm() on T from several translation units, or wants that compilation
 //! beside its other units, writes `TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half)` at namespace
 //! scope where it calls gemm() and `TILECRAFT_GEMM_16BIT_INSTANCE(, __half)` in one unit of its

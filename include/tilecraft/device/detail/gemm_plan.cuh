@@ -75,7 +75,9 @@ struct GemmTensorTunables {
   //! have full waves and a last one).
   int sms = 0;
   //! The width of the wgmma kernel's tiles (16-bit operands and TF32): 0 chooses by shape
-  //! (wgmma_tile_width), 64, 128, 192 or 256 forces it (tests, experiments).
+  //! (wgmma_tile_width), 64, 128, 192 or 256 forces it (tests, experiments), and so do 144 and
+  //! 168 for 16-bit operands whose Y (the B of the row-major form) is K-contiguous (192
+  //! elsewhere).
   int tile_width = 0;
   //! What a column of a 128- and of a 192-wide tile costs against a 256-wide one's
   //! (wgmma_tile_width): measured on the H200, BF16 at 4096^3 (benchmarks/TUNING.md); the
@@ -84,6 +86,9 @@ struct GemmTensorTunables {
   double cost_128 = 1.3;
   double cost_narrow = 1.6;
   double cost_192 = 1.1;
+  //! A column of a 144- or 168-wide tile (16-bit operands, Y K-contiguous; benchmarks/TUNING.md,
+  //! "Tiles of 144 and 168 columns"): between 1.10 and 1.25 fits every shape measured.
+  double cost_144_168 = 1.2;
   //! What a stream-K K step costs against a whole tile's, and what a partial sum costs,
   //! written or read, in K steps (wgmma_plan_steps): TF32x3 on the H200 (benchmarks/TUNING.md;
   //! 16-bit operands measured 1.3 to 2.1 a step, stream-K off for them by default).
@@ -402,9 +407,11 @@ inline WgmmaPlan wgmma_plan_for(std::int64_t rows, std::int64_t cols, std::int64
 //! 64-wide option is a tile of narrow_m x (tile_m x 64 / narrow_m) instead (the same elements:
 //! 16-bit operands run 64 x 128), its waves counted on those tiles. cost_192 > 0: 192 columns are
 //! an option too (16-bit operands: 1536^3 has 72 wide tiles for 132 SMs, 96 of 192 columns;
-//! 3072^3 fills 2.2 waves of wide tiles, 2.9 of 192 columns).
+//! 3072^3 fills 2.2 waves of wide tiles, 2.9 of 192 columns). cost_144_168 > 0: so are 168 and
+//! 144 columns, at that cost each (16-bit operands whose Y is K-contiguous: 1536^3 fills the 132
+//! SMs with 12 x 11 tiles of 144 columns, 2304^3 two waves with 18 x 14 tiles of 168).
 inline int wgmma_tile_width(std::int64_t rows, std::int64_t cols, int tile_m, int sms, double cost_128, double cost_64,
-                            int narrow_m = 0, double cost_192 = 0.0) {
+                            int narrow_m = 0, double cost_192 = 0.0, double cost_144_168 = 0.0) {
   if (rows <= 0 || cols <= 0 || sms <= 0 || tile_m <= 0) return 256;
   auto time = [&](std::int64_t tm, std::int64_t tn, double cost) {
     const std::int64_t tiles = ceil_div<std::int64_t>(rows, tm) * ceil_div<std::int64_t>(cols, tn);
@@ -415,6 +422,14 @@ inline int wgmma_tile_width(std::int64_t rows, std::int64_t cols, int tile_m, in
   if (cost_192 > 0.0 && time(tile_m, 192, cost_192) < best_time) {
     best = 192;
     best_time = time(tile_m, 192, cost_192);
+  }
+  if (cost_144_168 > 0.0) {
+    for (int w : {168, 144}) {
+      if (time(tile_m, w, cost_144_168) < best_time) {
+        best = w;
+        best_time = time(tile_m, w, cost_144_168);
+      }
+    }
   }
   if (time(tile_m, 128, cost_128) < best_time) {
     best = 128;

@@ -2,8 +2,8 @@
 //! The tensor-core kernels of tilecraft::gemm (16-bit operands with float C; float operands in
 //! GemmMath::tf32 / tf32x3):
 //!   - gemm_wgmma_tma_kernel: Hopper's warpgroup MMA (sm_90a). A block of 2 warpgroups computes
-//!     a 128 x 256 tile of C (TF32x3: 128 x 128; smaller products: 128 x 192, 128 x 128, or
-//!     64 x 128 with one warpgroup), each warpgroup 64 x N with
+//!     a 128 x 256 tile of C (TF32x3: 128 x 128; smaller products: 128 x 192, 128 x 168,
+//!     128 x 144, 128 x 128, or 64 x 128 with one warpgroup), each warpgroup 64 x N with
 //!     `wgmma.mma_async.m64nN` straight from shared memory; a producer warp brings the operands
 //!     by TMA into a ring of stages of 128 bytes of K a row (48 KiB a stage, 4 stages; TF32x3:
 //!     both parts of the split operands, 64 KiB, 3 stages), in the 128-byte swizzle the tensor
@@ -49,7 +49,10 @@ namespace tilecraft::detail {
 //! floats a thread) instead of 64 x 256. TileN (not Split): 256, or 192, 128 and 64 for products
 //! whose wide tiles would leave most of the SMs idle (wgmma_tile_width; 1536^3: 96 tiles of
 //! 128 x 192 for 132 SMs instead of 72 of 128 x 256), with deeper rings (a stage holds fewer
-//! bytes and the warpgroups read it sooner). TileM: 128 (two computing
+//! bytes and the warpgroups read it sooner); 16-bit operands also 168 and 144, which fill the
+//! SMs' waves where no multiple of 64 does (1536^3: 132 tiles of 128 x 144), for a K-contiguous
+//! B only (gemm_wgmma_tma_kernel's BKContiguous: whole boxes of 64 columns are the only way an
+//! N-contiguous one arrives, and wgmma read such a B of 144 or 168 columns 1.3 to 1.7x slower). TileM: 128 (two computing
 //! warpgroups), or 64 (one; not Split): for a tile of 8192 elements, 64 x 128 with one
 //! warpgroup's m64n128 products runs a K step 12% faster on the H200 than 128 x 64 with two
 //! warpgroups' m64n64 ones, which read 32 KiB of shared memory a step against 24
@@ -58,8 +61,9 @@ template <class T, bool Split = false, int TileN = (Split ? 128 : 256), int Tile
 struct WgmmaGemmShape {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "WgmmaGemmShape<T>: T must be a 16-bit type or float");
   static_assert(!Split || sizeof(T) == 4, "WgmmaGemmShape<T, Split>: only float (TF32) operands come split");
-  static_assert(TileN == 64 || TileN == 128 || TileN == 192 || TileN == 256,
-                "WgmmaGemmShape<T, Split, TileN>: TileN is 64, 128, 192 or 256");
+  static_assert(TileN == 64 || TileN == 128 || TileN == 192 || TileN == 256 ||
+                    ((TileN == 144 || TileN == 168) && sizeof(T) == 2 && !Split),
+                "WgmmaGemmShape<T, Split, TileN>: TileN is 64, 128, 192 or 256, or 144 or 168 for 16-bit operands");
   static_assert(!Split || TileN == 128, "WgmmaGemmShape<T, Split, TileN>: TF32x3 tiles are 128 x 128");
   static_assert(TileM == 128 || (TileM == 64 && !Split),
                 "WgmmaGemmShape<T, Split, TileN, TileM>: TileM is 128, or 64 (one computing warpgroup, not split)");
@@ -68,7 +72,9 @@ struct WgmmaGemmShape {
   static constexpr int tile_k = 128 / static_cast<int>(sizeof(T));  //!< K a stage holds: one 128-byte row
   static constexpr int parts = Split ? 2 : 1;
   static constexpr int a_bytes = tile_m * 128;  //!< one part of A's stage tile
-  static constexpr int b_bytes = tile_n * 128;
+  //! One part of B's stage tile: whole blocks of 64 rows (an N-contiguous B arrives in boxes of
+  //! 64 columns; a K-contiguous one of 144 or 168 rows fills only tile_n x 128 bytes of it).
+  static constexpr int b_bytes = (tile_n + 63) / 64 * 64 * 128;
   static constexpr int stage_bytes = parts * (a_bytes + b_bytes);
   //! The shared-memory ring: 192 KiB in at most 8 stages (4 x 48 KiB for 128 x 256, 4 x 40 KiB
   //! for 128 x 192, 6 x 32 KiB for 128 x 128, 8 x 24 KiB for 128 x 64 and 64 x 128).
@@ -323,19 +329,21 @@ TILECRAFT_DEVICE void wgmma_load_a_fragment(std::uint32_t tile, float (&f)[16]) 
 //! shared-window address `dst`) whose K rows start at `kc` and rows (of the non-K side) at
 //! `row0`, through `map` (see gemm_wgmma_tma_kernel), completing on the mbarrier at shared-window
 //! address `bar`: K-contiguous, one box of tile_k x Rows; otherwise
-//! Rows / Box boxes of Box x tile_k (Box = 128 bytes of elements: 64 of a 16-bit type, 8 KiB
-//! apart; 32 floats, 4 KiB apart, read by wgmma_load_a_fragment).
+//! Rows / Box boxes (rounded up) of Box x tile_k (Box = 128 bytes of elements: 64 of a 16-bit
+//! type, 8 KiB apart; 32 floats, 4 KiB apart, read by wgmma_load_a_fragment).
 template <int Rows, bool KContiguous, int Box = 64>
 TILECRAFT_DEVICE void tma_load_operand(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int kc, int row0) {
   if constexpr (KContiguous) {
     arch::tma_load_2d(dst, map, bar, kc, row0);
   } else {
-    static_assert(Rows % Box == 0, "tma_load_operand: whole boxes of rows");
     // A box is tile_k rows (one per element of K in a stage) of 128 bytes, and tile_k is Box
-    // too: 128 bytes of elements.
+    // too: 128 bytes of elements. Rows not a multiple of Box (144, 168): the last box runs past
+    // the tile, and its extra columns go unread.
     constexpr int box_bytes = 128 * Box;
 #pragma unroll
-    for (int j = 0; j < Rows / Box; ++j) arch::tma_load_2d(dst + j * box_bytes, map, bar, row0 + Box * j, kc);
+    for (int j = 0; j < (Rows + Box - 1) / Box; ++j) {
+      arch::tma_load_2d(dst + j * box_bytes, map, bar, row0 + Box * j, kc);
+    }
   }
 }
 
@@ -453,8 +461,10 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
                                           std::int64_t m, std::int64_t n, float alpha, float beta,
                                           const WgmmaPlan& plan, float* __restrict__ partial,
                                           unsigned* __restrict__ flags) {
-  static_assert(S::tile_m <= 256 && S::tile_n <= 256 && S::tile_m % 64 == 0 && S::tile_n % 64 == 0,
-                "gemm_wgmma_tma_kernel: a TMA box spans at most 256 rows, and 64-row blocks");
+  static_assert(S::tile_m <= 256 && S::tile_n <= 256 && S::tile_m % 64 == 0 && S::tile_n % 8 == 0,
+                "gemm_wgmma_tma_kernel: a TMA box spans at most 256 rows, and 64-row blocks of A");
+  static_assert(S::tile_n % 64 == 0 || BKContiguous,
+                "gemm_wgmma_tma_kernel: tiles of 144 or 168 columns take a K-contiguous B only");
   static_assert(!Split || (AKContiguous && BKContiguous),
                 "gemm_wgmma_tma_kernel: split (TF32x3) operands are K-contiguous");
   extern __shared__ unsigned char wgmma_smem_raw[];
@@ -498,6 +508,9 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   auto slot_of = [](unsigned i) { return i % static_cast<unsigned>(S::stages); };
   auto phase_of = [](unsigned i) { return (i / static_cast<unsigned>(S::stages)) & 1u; };
 
+  // The bytes a stage's copies bring: B's part is tile_n rows of 128 bytes K-contiguous, or
+  // whole boxes of 64 columns (the last one may run past the tile: 144 and 168 columns).
+  constexpr int stage_bytes_loaded = S::parts * (S::a_bytes + (BKContiguous ? S::tile_n * 128 : S::b_bytes));
   if (t >= S::threads) {  // the producer: its first lane issues every copy
     if constexpr (Split || a_regs) arch::warpgroup_reg_dealloc<S::producer_registers>();
     if (t == S::threads) {
@@ -507,7 +520,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
           const std::uint32_t f = full0 + 8u * slot;
           if (it >= S::stages) arch::mbarrier_wait(empty0 + 8u * slot, phase_of(it) ^ 1u);
           const std::uint32_t st = ring + slot * S::stage_bytes;
-          arch::mbarrier_arrive_expect_tx(f, S::stage_bytes);
+          arch::mbarrier_arrive_expect_tx(f, stage_bytes_loaded);
           const int kc = static_cast<int>((unit.kt0 + kt) * S::tile_k);
           const int m0 = static_cast<int>(unit.m0), n0 = static_cast<int>(unit.n0);
           tma_load_operand<S::tile_m, AKContiguous, 128 / static_cast<int>(sizeof(T))>(st, &ops.a, f, kc, m0);
