@@ -52,9 +52,10 @@ namespace {
 // 300 x 520 x 65 has 9 tiles of 128 x 256 and 3 K steps, 4 whole and 5 in shares of 3 or 4
 // steps; 130 x 260 x 70 has 6 of TF32x3's 128 x 128, all in shares of 4 or 5). Width: TF32's
 // tiles as chosen by shape (0: 64 x 128 for every product here planned for the device's SMs),
-// or forced to 128 x Width (64: 64 x 128). TF32 computes a product whose A is K-contiguous and B N-contiguous,
-// both aligned, as C^T = B^T A^T with B^T from registers (stored transposed: whole tiles, slices
-// and stream-K shares alike); unaligned layouts take the other path, B transposed first.
+// or forced to 128 x Width (64: 64 x 128). TF32 computes a product whose A is K-contiguous and
+// B N-contiguous, both aligned, as C^T = B^T A^T with B^T from registers (stored transposed:
+// whole tiles, slices and stream-K shares alike); unaligned layouts take the other path, B
+// transposed first.
 template <GemmMath Math, bool Wgmma = false, int Split = 0, int Sms = 0, int Width = 0>
 struct Runner {
   static constexpr GemmMath math = Math;

@@ -1,15 +1,15 @@
 //! \file arch/wgmma.cuh
 //! Raw PTX wrappers: Hopper's warpgroup-wide tensor-core product `wgmma.mma_async` on BF16,
-//! FP16 and TF32 operands with FP32 accumulators (sm_90a only), its fences, and the shared-memory matrix
-//! descriptor it reads its operands through.
+//! FP16 and TF32 operands with FP32 accumulators (sm_90a only), its fences, and the shared-memory
+//! matrix descriptor it reads its operands through.
 //!
 //! A warpgroup is 4 consecutive warps (128 threads, the first warp's index a multiple of 4).
-//! `wgmma.mma_async.m64nNk16` (k8 for TF32) computes D (64 x N) += A (64 x 16) B (16 x N) with A and B in
-//! shared memory, each named by a 64-bit descriptor (wgmma_descriptor). It is asynchronous: the
-//! instruction returns at once, the accumulator registers and the operands' shared memory stay
-//! in use until a later wgmma_wait<...>() says the group that holds it is complete. Order:
-//! wgmma_fence() (before the first product that touches accumulators written by ordinary
-//! instructions), products, wgmma_commit(), wgmma_wait<Pending>().
+//! `wgmma.mma_async.m64nNk16` (k8 for TF32) computes D (64 x N) += A (64 x 16) B (16 x N) with A
+//! and B in shared memory, each named by a 64-bit descriptor (wgmma_descriptor). It is
+//! asynchronous: the instruction returns at once, the accumulator registers and the operands'
+//! shared memory stay in use until a later wgmma_wait<...>() says the group that holds it is
+//! complete. Order: wgmma_fence() (before the first product that touches accumulators written by
+//! ordinary instructions), products, wgmma_commit(), wgmma_wait<Pending>().
 //!
 //! Accumulator layout (N / 2 floats a thread): warp w of the warpgroup holds rows 16 w ... 16 w
 //! + 15; with g = lane / 4 and t = lane % 4, d[4 j + 0 .. 3] are (16 w + g, 8 j + 2 t),

@@ -164,7 +164,9 @@ template <class Policy = void>
 //! multiply-adds, copied into aligned workspace first. Where they take less time by waves, C
 //! runs tiles of 128 x 192 (4 stages; 1536^3: 0.72x -> 0.78-0.85x cuBLAS, 3072^3: 0.85x ->
 //! 0.90x), 128 x 128 (6 stages; 2048 x 1024 x 1024: 0.47x -> 0.87x) or 64 x 128 (8 stages, one
-//! computing warpgroup; 1024^3: 0.42x -> 0.88x, 1024 x 1024 x 4096: 0.78-0.84x). When C has fewer
+//! computing warpgroup; 1024^3: 0.42x -> 0.93x, 1024 x 1024 x 4096: 0.84-0.92x), and where B
+//! (op(B) of a row-major C, op(A) of a column-major one) is K-contiguous also 128 x 168 or
+//! 128 x 144 (4 stages; 1536^3: 0.80x -> 0.91x, 2304^3: 0.81x -> 0.87x). When C has fewer
 //! tiles than the GPU has SMs, K is split into
 //! slices of at least 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB
 //! of float partial sums in workspace) that a second kernel sums in slice order: the same bits
@@ -223,7 +225,7 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments (and a grid
 //! or K step count above 2^31 - 1), the pool's error when no workspace can be had; m == 0 or n == 0
 //! is a successful no-op; otherwise the launch status. Performance on an H200 (benchmarks/results):
-//! TF32 0.95 to 1.15x cuBLAS's TF32 from 1024^3 to 8192^3, 0.90x or more at the other shapes
+//! TF32 0.95 to 1.17x cuBLAS's TF32 from 1024^3 to 8192^3, 0.90x or more at the other shapes
 //! measured with M, N, K >= 1024 and at 128 x 8192 x 8192; TF32x3 about 2.2x cuBLAS's FP32 SGEMM
 //! at 4096^3 and 8192^3.
 //! \code
