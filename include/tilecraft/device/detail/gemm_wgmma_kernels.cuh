@@ -52,11 +52,11 @@ namespace tilecraft::detail {
 //! bytes and the warpgroups read it sooner); 16-bit operands also 168 and 144, which fill the
 //! SMs' waves where no multiple of 64 does (1536^3: 132 tiles of 128 x 144), for a K-contiguous
 //! B only (gemm_wgmma_tma_kernel's BKContiguous: whole boxes of 64 columns are the only way an
-//! N-contiguous one arrives, and wgmma read such a B of 144 or 168 columns 1.3 to 1.7x slower). TileM: 128 (two computing
-//! warpgroups), or 64 (one; not Split): for a tile of 8192 elements, 64 x 128 with one
-//! warpgroup's m64n128 products runs a K step 12% faster on the H200 than 128 x 64 with two
-//! warpgroups' m64n64 ones, which read 32 KiB of shared memory a step against 24
-//! (benchmarks/TUNING.md, "Small tiles").
+//! N-contiguous one arrives, and wgmma read such a B of 144 or 168 columns 1.3 to 1.7x slower).
+//! TileM: 128 (two computing warpgroups), or 64 (one; not Split): for a tile of 8192 elements,
+//! 64 x 128 with one warpgroup's m64n128 products runs a K step 12% faster on the H200 than
+//! 128 x 64 with two warpgroups' m64n64 ones, which read 32 KiB of shared memory a step against
+//! 24 (benchmarks/TUNING.md, "Small tiles").
 template <class T, bool Split = false, int TileN = (Split ? 128 : 256), int TileM = 128>
 struct WgmmaGemmShape {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "WgmmaGemmShape<T>: T must be a 16-bit type or float");
