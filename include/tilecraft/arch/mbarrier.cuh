@@ -75,6 +75,7 @@ TILECRAFT_DEVICE void mbarrier_arrive(std::uint32_t bar) {
                                   : "memory");),
                     ((void)bar; __trap();))
 }
+//! The same on the barrier at `bar` (a pointer into shared memory).
 TILECRAFT_DEVICE void mbarrier_arrive(std::uint64_t* bar) { mbarrier_arrive(smem_address(bar)); }
 
 //! One arrival on `bar` that also expects `bytes` more transaction bytes in the current phase:
@@ -85,6 +86,7 @@ TILECRAFT_DEVICE void mbarrier_arrive_expect_tx(std::uint32_t bar, unsigned byte
                                   : "memory");),
                     ((void)bar; (void)bytes; __trap();))
 }
+//! The same on the barrier at `bar` (a pointer into shared memory).
 TILECRAFT_DEVICE void mbarrier_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
   mbarrier_arrive_expect_tx(smem_address(bar), bytes);
 }
@@ -104,6 +106,7 @@ TILECRAFT_DEVICE void mbarrier_wait(std::uint32_t bar, unsigned parity) {
                                   : "memory");),
                     ((void)bar; (void)parity; __trap();))
 }
+//! The same on the barrier at `bar` (a pointer into shared memory).
 TILECRAFT_DEVICE void mbarrier_wait(std::uint64_t* bar, unsigned parity) { mbarrier_wait(smem_address(bar), parity); }
 
 #endif  // __CUDACC__

@@ -43,6 +43,7 @@ TILECRAFT_DEVICE void tma_load_2d(std::uint32_t dst, const CUtensorMap* map, std
                     : "memory");),
       ((void)dst; (void)map; (void)bar; (void)c0; (void)c1; __trap();))
 }
+//! The same with `dst` and `bar` as pointers into shared memory.
 TILECRAFT_DEVICE void tma_load_2d(void* dst, const CUtensorMap* map, std::uint64_t* bar, int c0, int c1) {
   tma_load_2d(smem_address(dst), map, smem_address(bar), c0, c1);
 }

@@ -67,31 +67,35 @@ TILECRAFT_HOST_DEVICE constexpr bool wgmma_compiled() {
 #endif
 }
 
-//! The 64-bit shared-memory matrix descriptor of an operand at `smem` (16-byte aligned; with a
-//! swizzle, the start of the swizzle pattern's 1024-byte block plus an offset along the row).
-//! `leading_bytes` and `stride_bytes` (multiples of 16, below 2^18) are PTX's leading- and
-//! stride-dimension byte offsets: for a K-major operand with a 128-byte swizzle, stride_bytes
-//! = 1024 (8 rows of 128 bytes) and leading_bytes is unused; for an M- or N-major operand with
-//! a 128-byte swizzle, leading_bytes is the distance between blocks of 64 (16-bit) elements
-//! along M or N and stride_bytes the distance between groups of 8 rows along K.
-//! The descriptor's halves: the low one holds the address (bits 0-13, in 16-byte units) and the
-//! leading-dimension offset, the high one the stride-dimension offset and the swizzle. A block's
-//! shared-window addresses stay below 2^18, so the low half of the operand `bytes` further on (a
-//! multiple of 16, inside the window) is this one's plus bytes / 16: one 32-bit add where a
-//! kernel steps through its stages, the high half a constant.
+//! The low half of wgmma_descriptor(address, leading_bytes, ...): the address (bits 0-13, in
+//! 16-byte units) and the leading-dimension offset. A block's shared-window addresses stay below
+//! 2^18, so the low half of the operand `bytes` further on (a multiple of 16, inside the window)
+//! is this one plus bytes / 16: one 32-bit add where a kernel steps through its stages.
 TILECRAFT_DEVICE std::uint32_t wgmma_descriptor_low(std::uint32_t address, std::uint32_t leading_bytes) {
   return ((address & 0x3ffffu) >> 4) | (((leading_bytes >> 4) & 0x3fffu) << 16);
 }
+
+//! The high half of wgmma_descriptor(..., stride_bytes, swizzle): the stride-dimension offset and
+//! the swizzle, a constant of the layout.
 TILECRAFT_HOST_DEVICE constexpr std::uint32_t wgmma_descriptor_high(std::uint32_t stride_bytes, WgmmaSwizzle swizzle) {
   return ((stride_bytes >> 4) & 0x3fffu) | (static_cast<std::uint32_t>(swizzle) << 30);
 }
+
+//! The 64-bit shared-memory matrix descriptor of an operand at shared-window address `address`
+//! (arch::smem_address; 16-byte aligned; with a swizzle, the start of the swizzle pattern's
+//! 1024-byte block plus an offset along the row). `leading_bytes` and `stride_bytes` (multiples
+//! of 16, below 2^18) are PTX's leading- and stride-dimension byte offsets: for a K-major operand
+//! with a 128-byte swizzle, stride_bytes = 1024 (8 rows of 128 bytes) and leading_bytes is
+//! unused; for an M- or N-major operand with a 128-byte swizzle, leading_bytes is the distance
+//! between blocks of 64 (16-bit) elements along M or N and stride_bytes the distance between
+//! groups of 8 rows along K.
 TILECRAFT_DEVICE std::uint64_t wgmma_descriptor(std::uint32_t address, std::uint32_t leading_bytes,
                                                 std::uint32_t stride_bytes, WgmmaSwizzle swizzle) {
   return (std::uint64_t{wgmma_descriptor_high(stride_bytes, swizzle)} << 32) |
          wgmma_descriptor_low(address, leading_bytes);
 }
 
-//! The same from a pointer into shared memory.
+//! The same for the operand at `smem` (a pointer into shared memory).
 TILECRAFT_DEVICE std::uint64_t wgmma_descriptor(const void* smem, std::uint32_t leading_bytes,
                                                 std::uint32_t stride_bytes, WgmmaSwizzle swizzle) {
   return wgmma_descriptor(smem_address(smem), leading_bytes, stride_bytes, swizzle);
