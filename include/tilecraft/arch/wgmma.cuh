@@ -228,6 +228,33 @@ TILECRAFT_DEVICE void fence_proxy_async_shared() {
   "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
   "%80, %81, %82, %83"                                                               \
   "}"
+// The asm of one wgmma_async on T (the enclosing function's type: BF16 or FP16 with transpose
+// immediates, or TF32, m64nNk8): N, its register list and "+f" constraints, then the operand
+// numbers of desc_a, desc_b, the accumulate flag and the transposes, as string literals. (The
+// constraint list expands to many arguments, so it cannot pass through another macro, and an
+// instruction's type cannot be an operand: the three forms stand written out here once.)
+#define TILECRAFT_WGMMA_SS(N, REGS, ACC, A, B, P, TA, TB)                                                          \
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {                                                                \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" P                                                            \
+                 ", 0;\n"                                                                                          \
+                 "wgmma.mma_async.sync.aligned.m64n" N "k16.f32.bf16.bf16 " REGS ", %" A ", %" B ", p, 1, 1, %" TA \
+                 ", %" TB ";\n}\n"                                                                                 \
+                 : ACC                                                                                             \
+                 : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));                                   \
+  } else if constexpr (std::is_same_v<T, __half>) {                                                                \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" P                                                            \
+                 ", 0;\n"                                                                                          \
+                 "wgmma.mma_async.sync.aligned.m64n" N "k16.f32.f16.f16 " REGS ", %" A ", %" B ", p, 1, 1, %" TA   \
+                 ", %" TB ";\n}\n"                                                                                 \
+                 : ACC                                                                                             \
+                 : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));                                   \
+  } else {                                                                                                         \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" P                                                            \
+                 ", 0;\n"                                                                                          \
+                 "wgmma.mma_async.sync.aligned.m64n" N "k8.f32.tf32.tf32 " REGS ", %" A ", %" B ", p, 1, 1;\n}\n"  \
+                 : ACC                                                                                             \
+                 : "l"(desc_a), "l"(desc_b), "r"(accumulate));                                                     \
+  }
 //! \endcond
 
 //! d (64 x N floats over the warpgroup) += A (64 x K) B (K x N) when `accumulate` is nonzero,
@@ -249,122 +276,24 @@ TILECRAFT_DEVICE void wgmma_async(float (&d)[static_cast<std::size_t>(N / 2)], s
   constexpr int ta = TransA ? 1 : 0, tb = TransB ? 1 : 0;
   (void)ta;  // (the TF32 forms have no transpose operands)
   (void)tb;
-  NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
-                    (
-                        if constexpr (N == 64 && std::is_same_v<T, __nv_bfloat16>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " TILECRAFT_WGMMA_REGS32
-                              ", %32, %33, p, 1, 1, %35, %36;\n}\n"
-                              : TILECRAFT_WGMMA_ACC32(0)
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 64 && std::is_same_v<T, __half>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " TILECRAFT_WGMMA_REGS32
-                              ", %32, %33, p, 1, 1, %35, %36;\n}\n"
-                              : TILECRAFT_WGMMA_ACC32(0)
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 64 && std::is_same_v<T, float>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 " TILECRAFT_WGMMA_REGS32
-                              ", %32, %33, p, 1, 1;\n}\n"
-                              : TILECRAFT_WGMMA_ACC32(0)
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-                        } else if constexpr (N == 128 && std::is_same_v<T, __nv_bfloat16>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " TILECRAFT_WGMMA_REGS64
-                              ", %64, %65, p, 1, 1, %67, %68;\n}\n"
-                              : TILECRAFT_WGMMA_ACC64
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 128 && std::is_same_v<T, __half>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " TILECRAFT_WGMMA_REGS64
-                              ", %64, %65, p, 1, 1, %67, %68;\n}\n"
-                              : TILECRAFT_WGMMA_ACC64
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 128 && std::is_same_v<T, float>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " TILECRAFT_WGMMA_REGS64
-                              ", %64, %65, p, 1, 1;\n}\n"
-                              : TILECRAFT_WGMMA_ACC64
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-                        } else if constexpr (N == 144 && std::is_same_v<T, __nv_bfloat16>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 " TILECRAFT_WGMMA_REGS72
-                              ", %72, %73, p, 1, 1, %75, %76;\n}\n"
-                              : TILECRAFT_WGMMA_ACC72
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 144 && std::is_same_v<T, __half>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n144k16.f32.f16.f16 " TILECRAFT_WGMMA_REGS72
-                              ", %72, %73, p, 1, 1, %75, %76;\n}\n"
-                              : TILECRAFT_WGMMA_ACC72
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 168 && std::is_same_v<T, __nv_bfloat16>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %86, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n168k16.f32.bf16.bf16 " TILECRAFT_WGMMA_REGS84
-                              ", %84, %85, p, 1, 1, %87, %88;\n}\n"
-                              : TILECRAFT_WGMMA_ACC84
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 168 && std::is_same_v<T, __half>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %86, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n168k16.f32.f16.f16 " TILECRAFT_WGMMA_REGS84
-                              ", %84, %85, p, 1, 1, %87, %88;\n}\n"
-                              : TILECRAFT_WGMMA_ACC84
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 192 && std::is_same_v<T, __nv_bfloat16>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 " TILECRAFT_WGMMA_REGS96
-                              ", %96, %97, p, 1, 1, %99, %100;\n}\n"
-                              : TILECRAFT_WGMMA_ACC96
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 192 && std::is_same_v<T, __half>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 " TILECRAFT_WGMMA_REGS96
-                              ", %96, %97, p, 1, 1, %99, %100;\n}\n"
-                              : TILECRAFT_WGMMA_ACC96
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 192 && std::is_same_v<T, float>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32.tf32 " TILECRAFT_WGMMA_REGS96
-                              ", %96, %97, p, 1, 1;\n}\n"
-                              : TILECRAFT_WGMMA_ACC96
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-                        } else if constexpr (N == 256 && std::is_same_v<T, __nv_bfloat16>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " TILECRAFT_WGMMA_REGS128
-                              ", %128, %129, p, 1, 1, %131, %132;\n}\n"
-                              : TILECRAFT_WGMMA_ACC128
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 256 && std::is_same_v<T, __half>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " TILECRAFT_WGMMA_REGS128
-                              ", %128, %129, p, 1, 1, %131, %132;\n}\n"
-                              : TILECRAFT_WGMMA_ACC128
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(ta), "n"(tb));
-                        } else if constexpr (N == 256 && std::is_same_v<T, float>) {
-                          asm volatile(
-                              "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                              "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " TILECRAFT_WGMMA_REGS128
-                              ", %128, %129, p, 1, 1;\n}\n"
-                              : TILECRAFT_WGMMA_ACC128
-                              : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-                        }),
-                    ((void)d; (void)desc_a; (void)desc_b; (void)accumulate; __trap();))
+  NV_IF_ELSE_TARGET(
+      NV_HAS_FEATURE_SM_90a,
+      (
+          if constexpr (N == 64) {
+            TILECRAFT_WGMMA_SS("64", TILECRAFT_WGMMA_REGS32, TILECRAFT_WGMMA_ACC32(0), "32", "33", "34", "35", "36");
+          } else if constexpr (N == 128) {
+            TILECRAFT_WGMMA_SS("128", TILECRAFT_WGMMA_REGS64, TILECRAFT_WGMMA_ACC64, "64", "65", "66", "67", "68");
+          } else if constexpr (N == 144) {
+            TILECRAFT_WGMMA_SS("144", TILECRAFT_WGMMA_REGS72, TILECRAFT_WGMMA_ACC72, "72", "73", "74", "75", "76");
+          } else if constexpr (N == 168) {
+            TILECRAFT_WGMMA_SS("168", TILECRAFT_WGMMA_REGS84, TILECRAFT_WGMMA_ACC84, "84", "85", "86", "87", "88");
+          } else if constexpr (N == 192) {
+            TILECRAFT_WGMMA_SS("192", TILECRAFT_WGMMA_REGS96, TILECRAFT_WGMMA_ACC96, "96", "97", "98", "99", "100");
+          } else if constexpr (N == 256) {
+            TILECRAFT_WGMMA_SS("256", TILECRAFT_WGMMA_REGS128, TILECRAFT_WGMMA_ACC128, "128", "129", "130", "131",
+                               "132");
+          }),
+      ((void)d; (void)desc_a; (void)desc_b; (void)accumulate; __trap();))
 }
 
 //! d (64 x N floats over the warpgroup) += A (64 x 8) B (8 x N) in TF32, A from registers: `a`
@@ -416,6 +345,7 @@ TILECRAFT_DEVICE void wgmma_async_tf32_rs(float (&d)[static_cast<std::size_t>(N 
                     ((void)d; (void)a; (void)desc_b; (void)accumulate; __trap();))
 }
 
+#undef TILECRAFT_WGMMA_SS
 #undef TILECRAFT_WGMMA_ACC8
 #undef TILECRAFT_WGMMA_ACC32
 #undef TILECRAFT_WGMMA_ACC64

@@ -473,7 +473,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   // addresses and adds. From a generic pointer the compiler re-derived them at every K step (a
   // read of the shared window's base, masks and shifts for each descriptor): about 90
   // instructions a warp between one step's products and the next, against 30 now, and 64 x 128
-  // tiles' K step 5 to 10% faster on the H200 (benchmarks/TUNING.md, "The main loop's
+  // tiles' K step 4 to 10% faster on the H200 (benchmarks/TUNING.md, "The main loop's
   // instructions").
   const std::uint32_t ring = (arch::smem_address(wgmma_smem_raw) + 1023u) & ~1023u;
   // full[s]: stage s holds its bytes (the producer's arrival and the copies' transaction
