@@ -325,13 +325,18 @@ TEST_CASE_TEMPLATE(
                                     {264, 136, 520}, {128, 256, 64}, {300, 520, 200}};
   constexpr float scalars[] = {1.0f, 2.0f, -0.5f, 0.0f};
   const bool full = !tilecraft::test::sanitizer_sized();
-  // (144 and 168 where B, in the row-major form, is K-contiguous; 192 elsewhere.)
-  tilecraft::detail::GemmTensorTunables widths[5];
+  // (144 and 168 where B, in the row-major form, is K-contiguous, or A is and the product runs as
+  // its transpose; 192 elsewhere. 64 with transpose_min_k 0: a row-major NN product as its
+  // transpose on 64 x 128 tiles, which gemm() takes only from K = 2048 on, where C has no more
+  // columns than rows.)
+  tilecraft::detail::GemmTensorTunables widths[6];
   widths[0].tile_width = 128;
   widths[1].tile_width = 144;
   widths[2].tile_width = 168;
   widths[3].tile_width = 192;
   widths[4].tile_width = 256;
+  widths[5].tile_width = 64;
+  widths[5].transpose_min_k = 0;
   std::uint64_t salt = std::is_same_v<T, __half> ? 16000 : 17000;
   int v = 0;  // (shape, op) pairs so far
   for (std::size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
@@ -341,12 +346,12 @@ TEST_CASE_TEMPLATE(
       // Two layouts (one in a light run) per shape and op, every layout on every shape; alpha
       // moves with the shape (each op meets alpha = 0, A and B unread, on a quarter of its runs),
       // every alpha and beta pair over the shapes.
-      // Five runs in six force the wgmma kernel's 128-, 144-, 168-, 192- or 256-wide tiles
+      // Six runs in seven force the wgmma kernel's 128-, 144-, 168-, 192-, 256- or 64-wide tiles
       // (gemm() takes the 64-wide ones, 64 x 128, for every product here); the width moves with
       // the shape, so that every op meets every width (v % 8 is the op).
       for (int r = 0; r < (full ? 2 : 1); ++r) {
         const float alpha = scalars[(c + static_cast<int>(si) + r) % 4], beta = scalars[(v / 4 + r) % 4];
-        const int w = (c + static_cast<int>(si) + 3 * r) % 6;
+        const int w = (c + static_cast<int>(si) + 3 * r) % 7;
         check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[(v + 3 * r) % layout_count]), ++salt,
                        w ? &widths[w - 1] : nullptr);
       }
@@ -383,9 +388,10 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stre
           if (!full && v % 4 != 0) continue;
           const float alpha = v % 5 == 4 ? 0.0f : (v % 2 ? 1.0f : -0.5f), beta = v % 3 == 0 ? 0.0f : 2.0f;
           // Every tile width (64, 128, 144, 168, 192, 256) with every op (v % 8; light runs: ops 0
-          // and 4).
+          // and 4); a row-major NN product as its transpose wherever it may run, or never.
           constexpr int tile_widths[] = {64, 128, 144, 168, 192, 256};
           forced.tile_width = tile_widths[(v % 8 + v / 8) % 6];
+          forced.transpose_min_k = (v / 6) % 2 == 0 ? 0 : -1;
           check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]), ++salt, &forced);
         }
       }

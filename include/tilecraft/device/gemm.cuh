@@ -166,7 +166,11 @@ template <class Policy = void>
 //! 0.90x), 128 x 128 (6 stages; 2048 x 1024 x 1024: 0.47x -> 0.87x) or 64 x 128 (8 stages, one
 //! computing warpgroup; 1024^3: 0.42x -> 0.93x, 1024 x 1024 x 4096: 0.84-0.92x), and where B
 //! (op(B) of a row-major C, op(A) of a column-major one) is K-contiguous also 128 x 168 or
-//! 128 x 144 (4 stages; 1536^3: 0.80x -> 0.91x, 2304^3: 0.81x -> 0.87x). When C has fewer
+//! 128 x 144 (4 stages; 1536^3: 0.80x -> 0.91x, 2304^3: 0.81x -> 0.87x). An NN product (A
+//! K-contiguous, B N-contiguous; either order) runs as its transpose, C^T = B^T A^T with A as the
+//! K-contiguous operand and C stored transposed through shared memory, where that takes those
+//! widths, or 64 x 128 tiles over K >= 2048 (1536^3: 0.81x -> 0.91-0.94x, 2304^3: 0.94x -> 1.05x,
+//! 1024 x 1024 x 4096: 0.84x -> 0.87x). When C has fewer
 //! tiles than the GPU has SMs, K is split into
 //! slices of at least 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB
 //! of float partial sums in workspace) that a second kernel sums in slice order: the same bits

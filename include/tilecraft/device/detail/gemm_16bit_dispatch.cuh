@@ -124,16 +124,18 @@ inline bool wgmma_tma_available(std::int64_t rows, std::int64_t cols, std::int64
 //! gemm_stream_k_reset_kernel, of which the GEMM is a programmatic dependent), on X (rows x k,
 //! at x, K-contiguous when XK) and Y (cols x k, at y), both 16-byte aligned with leading
 //! dimensions that are multiples of 16 bytes; Split (TF32x3): their small parts at x + small_x
-//! and y + small_y, the same shapes and leading dimensions (16-byte aligned too). A float X that
-//! is not K-contiguous goes to wgmma from registers, and `c` then holds C transposed (cols x
-//! rows, element (r, c) at c[c * ldc + r]). Returns cudaErrorInvalidValue, launching nothing,
-//! when the tiles or the K steps exceed 2^31 - 1; the pool's error when no workspace can be had.
-template <class S, class T, bool XK, bool YK, bool Split = false>
+//! and y + small_y, the same shapes and leading dimensions (16-byte aligned too). TransposedC:
+//! `c` holds C transposed (cols x rows, element (r, c) at c[c * ldc + r]), as it must where a
+//! float X is not K-contiguous (it goes to wgmma from registers). Returns cudaErrorInvalidValue,
+//! launching nothing, when the tiles or the K steps exceed 2^31 - 1; the pool's error when no
+//! workspace can be had.
+template <class S, class T, bool XK, bool YK, bool Split = false, bool TransposedC = std::is_same_v<T, float> && !XK>
 [[nodiscard]] cudaError_t launch_wgmma_tma(const T* x, std::int64_t ldx, const T* y, std::int64_t ldy, float* c,
                                            std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
                                            float alpha, float beta, const WgmmaPlan& plan, cudaStream_t stream,
                                            std::int64_t small_x = 0, std::int64_t small_y = 0) {
-  auto kernel = gemm_wgmma_tma_kernel<T, XK, YK, Split, S>;
+  auto kernel = gemm_wgmma_tma_kernel<T, XK, YK, Split, S, TransposedC>;
+  constexpr int smem_bytes = S::kernel_smem_bytes(TransposedC && sizeof(T) == 2);
   WgmmaTmaOperands ops{};
   TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.a, x, ldx, XK, rows, k, S::tile_m));
   TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.b, y, ldy, YK, cols, k, S::tile_n));
@@ -141,13 +143,13 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
     TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.a_small, x + small_x, ldx, true, rows, k, S::tile_m));
     TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.b_small, y + small_y, ldy, true, cols, k, S::tile_n));
   }
-  TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, S::smem_bytes));
+  TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, smem_bytes));
   if (plan.units() > INT_MAX || plan.ktiles > INT_MAX || plan.blocks <= 0) return cudaErrorInvalidValue;
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
   const auto blocks = static_cast<std::size_t>(plan.blocks);
   if (!plan.stream_k() && !plan.split()) {
-    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(XK), S::smem_bytes, stream>>>(
-        ops, c, ldc, rows, cols, alpha, beta, plan, nullptr, nullptr);
+    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(XK), smem_bytes, stream>>>(ops, c, ldc, rows, cols, alpha,
+                                                                                         beta, plan, nullptr, nullptr);
     return last_launch_error();
   }
   if (plan.split()) {
@@ -157,15 +159,17 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
     TILECRAFT_RETURN_IF_ERROR(workspace_alloc(
         reinterpret_cast<void**>(&partial),
         static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(tail * tile_elems) * sizeof(float), stream));
-    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(XK), S::smem_bytes, stream>>>(
-        ops, c, ldc, rows, cols, alpha, beta, plan, partial, nullptr);
+    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(XK), smem_bytes, stream>>>(ops, c, ldc, rows, cols, alpha,
+                                                                                         beta, plan, partial, nullptr);
     cudaError_t status = last_launch_error();
     if (status == cudaSuccess) {
       const dim3 reduce_grid(static_cast<unsigned>(tail), static_cast<unsigned>(tile_elems / 1024));
-      // A float X that is not K-contiguous comes from registers, and C as its transpose.
-      constexpr bool transpose_c = std::is_same_v<T, float> && !XK;
+      // C transposed: from a float A in registers, or staged (the slices transposed too).
+      const WgmmaSlices slices_layout = !TransposedC     ? WgmmaSlices::c
+                                        : sizeof(T) == 2 ? WgmmaSlices::transposed
+                                                         : WgmmaSlices::transposed_c;
       gemm_wgmma_slices_reduce_kernel<S><<<reduce_grid, 256, 0, stream>>>(partial, plan.slices, plan.whole, c, ldc,
-                                                                          rows, cols, alpha, beta, transpose_c);
+                                                                          rows, cols, alpha, beta, slices_layout);
       status = last_launch_error();
     }
     const cudaError_t freed = workspace_free(partial, stream);
@@ -183,7 +187,7 @@ template <class S, class T, bool XK, bool YK, bool Split = false>
   if (status == cudaSuccess) {
     // A programmatic dependent of the reset (the kernel has sm_90a code, so it waits for it):
     // its blocks start while the flags are cleared.
-    status = launch_dependent(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::kernel_threads(XK)), S::smem_bytes,
+    status = launch_dependent(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::kernel_threads(XK)), smem_bytes,
                               stream, ops, c, ldc, rows, cols, alpha, beta, plan, partial, flags);
   }
   const cudaError_t freed = workspace_free(ws, stream);
@@ -304,8 +308,32 @@ template <class T>
     }
     if (status == cudaSuccess) {
       const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;
+      // Where only X is K-contiguous (a row-major NN product) the kernel may compute the
+      // transpose, C^T = Y X^T: Y as wgmma's A, which reads an M-contiguous operand as fast as a
+      // K-contiguous one, and X as its K-contiguous B, which allows tiles of 144 and 168 columns
+      // and on 64 x 128 tiles runs a K step 6 to 8% faster than an N-contiguous one; C then goes
+      // out transposed through shared memory (tunables.transpose_min_k says where). On 64 x 128
+      // tiles the transpose reads Y in boxes of 64 columns where the direct product reads 128:
+      // where Y has more columns than X has rows (128 x 8192 x 8192: 47.6 us against 45.9), those
+      // shorter DRAM pieces cost more than the K steps gain.
+      bool swap = false;
+      int width = 0;
+      if (x_k && !y_k && tunables.transpose_min_k >= 0) {
+        width = wgmma_width<T>(cols, rows, sms, tunables, true);
+        swap = width == 144 || width == 168 || (width == 64 && k >= tunables.transpose_min_k && cols <= rows);
+      }
+      if (!swap) width = wgmma_width<T>(rows, cols, sms, tunables, y_k);
       auto run = [&](auto shape) {
         using S = decltype(shape);
+        if (swap) {
+          if constexpr (S::tile_n % 64 != 0 || S::tile_m == 64) {
+            const WgmmaPlan plan = wgmma_plan_of<S>(cols, rows, k, sms, tunables);
+            return launch_wgmma_tma<S, T, false, true, false, true>(ys, ldys, xs, ldxs, c, ldc, cols, rows, k, alpha,
+                                                                    beta, plan, stream);
+          } else {
+            return cudaErrorInvalidValue;  // (not taken: the widths above)
+          }
+        }
         const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, sms, tunables);
         if constexpr (S::tile_n % 64 != 0) {  // 144 and 168: a K-contiguous Y only (wgmma_width)
           if (!y_k) return cudaErrorInvalidValue;
@@ -326,7 +354,7 @@ template <class T>
                                                             plan, stream);
         }
       };
-      status = with_wgmma_width<T>(wgmma_width<T>(rows, cols, sms, tunables, y_k), run);
+      status = with_wgmma_width<T>(width, run);
     }
     if (ws != nullptr) {
       const cudaError_t freed = workspace_free(ws, stream);
@@ -344,9 +372,10 @@ template <class T>
 }  // namespace tilecraft::detail
 
 //! Declares (Prefix `extern`) or defines (Prefix empty) the instantiation of tilecraft::gemm's
-//! 16-bit launcher for T (__nv_bfloat16 or __half) with its 24 kernels (the wgmma kernel of each
-//! tile shape and the mma.sync kernel for each operand order, those of 144 and 168 columns for
-//! the two with a K-contiguous Y: a minute or more of compilation per architecture).
+//! 16-bit launcher for T (__nv_bfloat16 or __half) with its 27 kernels (the wgmma kernel of each
+//! tile shape for each operand order, those of 144 and 168 columns for a K-contiguous B only,
+//! three more for a row-major NN product computed as its transpose, and the mma.sync kernel for
+//! each operand order: a minute or more of compilation per architecture).
 //! A program that calls gemm() on T from several translation units, or wants that compilation
 //! beside its other units, writes `TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half)` at namespace
 //! scope where it calls gemm() and `TILECRAFT_GEMM_16BIT_INSTANCE(, __half)` in one unit of its

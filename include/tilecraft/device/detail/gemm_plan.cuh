@@ -89,6 +89,13 @@ struct GemmTensorTunables {
   //! A column of a 144- or 168-wide tile (16-bit operands, Y K-contiguous; benchmarks/TUNING.md,
   //! "Tiles of 144 and 168 columns"): between 1.10 and 1.25 fits every shape measured.
   double cost_144_168 = 1.2;
+  //! A row-major NN product of 16-bit operands (X K-contiguous, Y not) runs as its transpose,
+  //! C^T = Y X^T (X as wgmma's K-contiguous B, C stored transposed through shared memory), where
+  //! that takes tiles of 144 or 168 columns, or tiles of 64 x 128 over a K of at least this where
+  //! C has no more columns than rows (their K step runs 6 to 8% faster with a K-contiguous B; the
+  //! staged store costs a tile more than the direct one: benchmarks/TUNING.md, "A row-major NN
+  //! product as its transpose"). 0: 64 x 128 tiles at every K (tests); negative: never.
+  std::int64_t transpose_min_k = 2048;
   //! What a stream-K K step costs against a whole tile's, and what a partial sum costs,
   //! written or read, in K steps (wgmma_plan_steps): TF32x3 on the H200 (benchmarks/TUNING.md;
   //! 16-bit operands measured 1.3 to 2.1 a step, stream-K off for them by default).

@@ -11,7 +11,9 @@
 //!     memory: the copies keep the contiguous dimension in 128-byte rows, and the descriptor
 //!     tells wgmma which it is. TF32 reads shared memory K-major only: an M-contiguous float A
 //!     goes to wgmma from registers instead (the dispatch computes a row-major NN product as
-//!     C^T = B^T A^T so, and packs every other operand that is not K-contiguous).
+//!     C^T = B^T A^T so, and packs every other operand that is not K-contiguous). A row-major NN
+//!     product of 16-bit operands may run as its transpose too (A as wgmma's K-contiguous B),
+//!     the tile of C then stored transposed through shared memory.
 //!     Persistent (one block per SM): whole tiles first, then, as the plan says, the last
 //!     wave's tiles in K slices (summed by gemm_wgmma_slices_reduce_kernel) or stream-K (their
 //!     K steps shared out evenly; partial sums added in K order by the block that holds a
@@ -23,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <nv/target>
 
@@ -113,7 +116,19 @@ struct WgmmaGemmShape {
   //! Dynamic shared memory of a block: the ring plus room to align it to 1024 bytes (the
   //! swizzle pattern's period, which wgmma computes from the address).
   static constexpr int smem_bytes = stages * stage_bytes + 1024;
+  //! The epilogue that stores C transposed through shared memory
+  //! (wgmma_store_tile_staged_transposed): a warpgroup stages its 64 rows of C' 32 columns at a
+  //! time, a column of C' (a row of C) in 64 + 4 floats: the 4 floats of padding put the
+  //! accumulators' stores, lanes 4 apart 2 columns apart, on 32 different banks.
+  static constexpr int staging_columns = 32;
+  static constexpr int staging_stride = 68;
+  static constexpr int staging_bytes = (tile_m / 64) * staging_columns * staging_stride * 4;
+  //! Dynamic shared memory of gemm_wgmma_tma_kernel: the ring (smem_bytes), and the staging
+  //! area after it where the kernel stores C transposed from 16-bit operands.
+  static constexpr int kernel_smem_bytes(bool staged_c) { return smem_bytes + (staged_c ? staging_bytes : 0); }
   static_assert(stage_bytes % 1024 == 0 && a_bytes % 1024 == 0, "every tile must start on a 1024-byte boundary");
+  static_assert(kernel_smem_bytes(true) + 1024 <= 227 * 1024,
+                "WgmmaGemmShape: the ring, the staging area and the barriers must fit an sm_90 block's 227 KiB");
 };
 
 #if defined(__CUDACC__)
@@ -171,29 +186,41 @@ TILECRAFT_HOST_DEVICE void wgmma_tile_origin(std::int64_t t, std::int64_t m, std
   n0 = ((t % per_group) / rows_in) * S::tile_n;
 }
 
+//! Where gemm_wgmma_slices_reduce_kernel finds the slices' sums of a tile of C' (the wgmma
+//! kernel's product, m x n) and where C is.
+enum class WgmmaSlices {
+  c,             //!< tiles row-major (tile_m x tile_n); C' is C (row-major, ldc)
+  transposed_c,  //!< tiles row-major; C' is C^T, element (r, c) of C' at c[c * ldc + r] (A from registers)
+  transposed     //!< tiles transposed (tile_n x tile_m, the staged epilogue's); C' is C^T
+};
+
 //! C = alpha * (sum of the K slices' products) + beta * C over `tiles` tiles of shape S from
 //! tile0 on, the slices summed in order (the same bits every run): slice s of local tile x is
-//! the tile_m x tile_n block x + s tiles of `partial` (gemm_wgmma_tma_kernel's slice units). Block
-//! (x, y) sums 1024 elements of local tile x (256 threads, 4 consecutive elements each); beta 0
-//! never reads C. transpose_c: C is given as its transpose (n x m; element (r, c) at
-//! c[c * ldc + r]), as the kernel with A from registers stores it. Launch: grid (tiles, tile_m *
-//! tile_n / 1024), 256 threads.
+//! block x + s of tile_m x tile_n floats of `partial` (gemm_wgmma_tma_kernel's slice units), laid
+//! out as `layout` says. Block (x, y) sums 1024 elements of local tile x (256 threads, 4
+//! elements each, contiguous in the slices and, but for WgmmaSlices::transposed_c, in C); beta 0
+//! never reads C. Launch: grid (tiles, tile_m * tile_n / 1024), 256 threads.
 template <class S>
 __global__ void __launch_bounds__(256)
     gemm_wgmma_slices_reduce_kernel(const float* __restrict__ partial, int slices, std::int64_t tile0,
                                     float* __restrict__ c, std::int64_t ldc, std::int64_t m, std::int64_t n,
-                                    float alpha, float beta, bool transpose_c = false) {
-  static_assert(S::tile_n % 4 == 0 && S::tile_m * S::tile_n % 1024 == 0, "whole 1024-element chunks of a tile");
+                                    float alpha, float beta, WgmmaSlices layout = WgmmaSlices::c) {
+  static_assert(S::tile_n % 4 == 0 && S::tile_m % 4 == 0 && S::tile_m * S::tile_n % 1024 == 0,
+                "whole 1024-element chunks of a tile");
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
   const std::int64_t tiles = gridDim.x;
   std::int64_t m0 = 0, n0 = 0;
   wgmma_tile_origin<S>(tile0 + blockIdx.x, m, n, m0, n0);
   const int e = static_cast<int>(blockIdx.y * 1024 + threadIdx.x * 4);
-  const std::int64_t row = m0 + e / S::tile_n, col = n0 + e % S::tile_n;
+  // A stored tile's lines: rows of C' (tile_n long) or, transposed, its columns (tile_m long).
+  const bool by_columns = layout == WgmmaSlices::transposed;
+  const int line = by_columns ? S::tile_m : S::tile_n;
+  const std::int64_t row = m0 + (by_columns ? e % line : e / line), col = n0 + (by_columns ? e / line : e % line);
   if (row >= m || col >= n) return;
+  const std::int64_t left = by_columns ? m - row : n - col;  // elements of C' on the line from here
   const float* p = partial + blockIdx.x * tile_elems + e;
   float v[4];
-  if (col + 4 <= n) {
+  if (left >= 4) {
     float4 sum = *reinterpret_cast<const float4*>(p);
     for (int s = 1; s < slices; ++s) {
       const float4 x = *reinterpret_cast<const float4*>(p + s * tiles * tile_elems);
@@ -207,17 +234,19 @@ __global__ void __launch_bounds__(256)
     v[2] = sum.z;
     v[3] = sum.w;
   } else {
-    // Past C's last column the slices hold nothing (the kernel writes inside C only).
+    // Past C's last row or column the slices hold nothing (the kernel writes inside C only).
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      v[i] = col + i < n ? p[i] : 0.0f;
-      for (int s = 1; s < slices && col + i < n; ++s) v[i] += p[s * tiles * tile_elems + i];
+      v[i] = i < left ? p[i] : 0.0f;
+      for (int s = 1; s < slices && i < left; ++s) v[i] += p[s * tiles * tile_elems + i];
     }
   }
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    if (col + i >= n) continue;
-    float* p = transpose_c ? c + (col + i) * ldc + row : c + row * ldc + col + i;
+    if (i >= left) continue;
+    float* p = layout == WgmmaSlices::c              ? c + row * ldc + col + i
+               : layout == WgmmaSlices::transposed_c ? c + (col + i) * ldc + row
+                                                     : c + col * ldc + row + i;
     *p = beta != 0.0f ? alpha * v[i] + beta * *p : alpha * v[i];
   }
 }
@@ -296,6 +325,75 @@ TILECRAFT_DEVICE void wgmma_store_tile_transposed(const float (&acc)[S::tile_n /
         if (row + 1 < m) p[1] = read_c ? v1 + beta * p[1] : v1;
       }
     }
+  }
+}
+
+//! The epilogue of the wgmma kernel that computes C' = C^T (16-bit operands; the dispatch runs a
+//! row-major NN product so, its K-contiguous A as wgmma's B): the tile at (m0, n0) of C' (m x n)
+//! is stored transposed, C'(r, c) at c_tile[(c - n0) * ldc + r - m0], alpha and beta applied as
+//! in wgmma_store_tile. Each warpgroup stages its 64 rows of C' through `staging` (its part:
+//! S::staging_columns columns of C', a column S::staging_stride floats apart), then writes them
+//! as rows of C: 16 lanes give 256 contiguous bytes of one row of C in 16-byte stores, where the
+//! accumulators' own layout would give 8 rows 32 bytes each. A warpgroup's threads meet at named
+//! barrier 2 + wg twice a chunk of columns (the chunk is read before it is overwritten).
+template <class S>
+TILECRAFT_DEVICE void wgmma_store_tile_staged_transposed(const float (&acc)[S::tile_n / 2], float* staging,
+                                                         float* c_tile, std::int64_t ldc, std::int64_t m0,
+                                                         std::int64_t n0, std::int64_t m, std::int64_t n, float alpha,
+                                                         float beta) {
+  constexpr int chunk = S::staging_columns, stride = S::staging_stride;
+  static_assert(chunk % 8 == 0 && stride % 4 == 0 && stride >= 64, "whole column groups, 16-byte rows of 64 floats");
+  const int wg = static_cast<int>(threadIdx.x) / 128, t = static_cast<int>(threadIdx.x) % 128;
+  const int lane = t % 32, warp = t / 32;
+  const std::int64_t r0 = m0 + 64 * wg;  // the warpgroup's first row of C'
+  if (r0 >= m) return;                   // the whole warpgroup: its barrier is its own
+  float* buf = staging + wg * chunk * stride;
+  const unsigned barrier = 2u + static_cast<unsigned>(wg);
+  // Writes: the accumulator of (row 16 warp + g (+ 8), column 8 j + 2 q (+ 1)) to
+  // buf[column * stride + row]: lanes g, q of a store fall on bank 8 q + g (stride % 32 == 4).
+  const int row_in = 16 * warp + lane / 4, col_in = 2 * (lane % 4);
+  // Reads: 16 threads a column of the chunk, 4 rows of C' (4 contiguous floats of a row of C)
+  // each.
+  const int r_in = 64 * wg + 4 * (t % 16);
+  const std::int64_t r = m0 + r_in;
+  const bool read_c = beta != 0.0f;
+#pragma unroll
+  for (int c0 = 0; c0 < S::tile_n; c0 += chunk) {
+#pragma unroll
+    for (int jj = 0; jj < chunk / 8; ++jj) {
+      const int j = c0 / 8 + jj;
+      if (j >= S::tile_n / 8) break;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        buf[(8 * jj + col_in + e) * stride + row_in] = acc[4 * j + e];
+        buf[(8 * jj + col_in + e) * stride + row_in + 8] = acc[4 * j + 2 + e];
+      }
+    }
+    arch::named_barrier_sync(barrier, 128);
+#pragma unroll
+    for (int i = 0; i < chunk / 8; ++i) {
+      const int cl = t / 16 + 8 * i;  // the chunk's column: a row of C
+      if (c0 + 8 * i >= S::tile_n || n0 + c0 + cl >= n) continue;
+      const float4 v = *reinterpret_cast<const float4*>(buf + cl * stride + 4 * (t % 16));
+      float* p = c_tile + (c0 + cl) * ldc + r_in;
+      float out[4] = {alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w};
+      if (r + 3 < m && (reinterpret_cast<std::uintptr_t>(p) & 15) == 0) {
+        if (read_c) {
+          const float4 old = *reinterpret_cast<const float4*>(p);
+          out[0] += beta * old.x;
+          out[1] += beta * old.y;
+          out[2] += beta * old.z;
+          out[3] += beta * old.w;
+        }
+        *reinterpret_cast<float4*>(p) = make_float4(out[0], out[1], out[2], out[3]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          if (r + e < m) p[e] = read_c ? out[e] + beta * p[e] : out[e];
+        }
+      }
+    }
+    arch::named_barrier_sync(barrier, 128);
   }
 }
 
@@ -456,7 +554,7 @@ struct WgmmaTmaOperands {
 
 //! The body of gemm_wgmma_tma_kernel (sm_90a code only): block blockIdx.x computes its units of
 //! `plan` (for_each_wgmma_unit).
-template <class T, bool AKContiguous, bool BKContiguous, bool Split, class S>
+template <class T, bool AKContiguous, bool BKContiguous, bool Split, class S, bool TransposedC>
 TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __restrict__ c, std::int64_t ldc,
                                           std::int64_t m, std::int64_t n, float alpha, float beta,
                                           const WgmmaPlan& plan, float* __restrict__ partial,
@@ -484,6 +582,15 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   constexpr bool a_regs = std::is_same_v<T, float> && !AKContiguous;
   static_assert(!a_regs || (BKContiguous && !Split),
                 "gemm_wgmma_tma_kernel: a float A from registers needs a K-contiguous B, not split");
+  static_assert(TransposedC == a_regs || (TransposedC && sizeof(T) == 2 && !Split),
+                "gemm_wgmma_tma_kernel: C is stored transposed for a float A from registers, or through shared "
+                "memory from 16-bit operands");
+  constexpr bool staged_c = TransposedC && !a_regs;
+  // The staging area of wgmma_store_tile_staged_transposed, after the ring.
+  auto staging = [&] {
+    return reinterpret_cast<float*>(wgmma_smem_raw + (ring - arch::smem_address(wgmma_smem_raw)) +
+                                    S::stages * S::stage_bytes);
+  };
   __shared__ std::uint64_t full[S::stages];
   __shared__ std::uint64_t empty[S::stages];
   const int t = static_cast<int>(threadIdx.x);
@@ -651,8 +758,15 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
       for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? cross[i] : 0.0f;
     }
     if (unit.kind == WgmmaUnit::slice) {
-      // Raw sums (alpha 1, beta 0) for the slices' reduction.
-      wgmma_store_tile<S, a_regs>(acc, partial + unit.slot * tile_elems, S::tile_n, unit.m0, unit.n0, m, n, 1.0f, 0.0f);
+      // Raw sums (alpha 1, beta 0) for the slices' reduction; staged_c: transposed (tile_n x
+      // tile_m), so that the reduction writes rows of C.
+      if constexpr (staged_c) {
+        wgmma_store_tile_staged_transposed<S>(acc, staging(), partial + unit.slot * tile_elems, S::tile_m, unit.m0,
+                                              unit.n0, m, n, 1.0f, 0.0f);
+      } else {
+        wgmma_store_tile<S, a_regs>(acc, partial + unit.slot * tile_elems, S::tile_n, unit.m0, unit.n0, m, n, 1.0f,
+                                    0.0f);
+      }
       return;
     }
     if (unit.kind != WgmmaUnit::whole) {
@@ -682,6 +796,9 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
     }
     if constexpr (a_regs) {
       wgmma_store_tile_transposed<S>(acc, c, ldc, unit.m0, unit.n0, m, n, alpha, beta);
+    } else if constexpr (staged_c) {
+      wgmma_store_tile_staged_transposed<S>(acc, staging(), c + unit.n0 * ldc + unit.m0, ldc, unit.m0, unit.n0, m, n,
+                                            alpha, beta);
     } else {
       wgmma_store_tile<S>(acc, c + unit.m0 * ldc + unit.n0, ldc, unit.m0, unit.n0, m, n, alpha, beta);
     }
@@ -694,7 +811,9 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! as stored: K-contiguous, `k` x rows in boxes of tile_k x tile_m (A) or tile_k x tile_n (B);
 //! otherwise rows x `k` in boxes of 128 bytes of elements x tile_k. T: a 16-bit type, or float
 //! (TF32: B K-contiguous, A either, then from registers and C stored transposed; Split: TF32x3, the
-//! small parts' maps in ops.a_small and ops.b_small, ignored otherwise). plan.ktiles == 0 (k == 0)
+//! small parts' maps in ops.a_small and ops.b_small, ignored otherwise). TransposedC: `c` holds C
+//! transposed (n x m, element (r, c) at c[c * ldc + r]); from 16-bit operands it is staged
+//! through shared memory (wgmma_store_tile_staged_transposed). plan.ktiles == 0 (k == 0)
 //! gives C = beta * C. Persistent: block b computes its units of `plan` (for_each_wgmma_unit):
 //! whole tiles of S::tile_m x S::tile_n straight into C, in groups of WgmmaGemmShape::group_m tile
 //! rows; K slices of the last wave's tiles, whose raw sums go to `partial` (a tile of floats a
@@ -709,18 +828,19 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! (`wgmma.mma_async.m64nN` straight from shared memory), and release a stage as soon as its
 //! products are done, so no block-wide barrier stands in the main loop and no computing thread
 //! issues a copy (benchmarks/TUNING.md: at 4096^3 and 8192^3, 14% and 20% faster than the earlier
-//! cp.async kernel). Launch: S::kernel_threads(AKContiguous) threads, S::smem_bytes of dynamic
-//! shared memory, grid (at most the SMs). The ring's stages run on across a block's units, so the
-//! producer loads the next unit's first stages while the warpgroups store a tile. Traps where the
-//! device code has no wgmma (the dispatch never launches it there).
-template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>>
+//! cp.async kernel). Launch: S::kernel_threads(AKContiguous) threads,
+//! S::kernel_smem_bytes(TransposedC && 16-bit T) of dynamic shared memory, grid (at most the SMs). The ring's stages
+//! run on across a block's units, so the producer loads the next unit's first stages while the warpgroups store a tile.
+//! Traps where the device code has no wgmma (the dispatch never launches it there).
+template <class T, bool AKContiguous, bool BKContiguous, bool Split = false, class S = WgmmaGemmShape<T, Split>,
+          bool TransposedC = std::is_same_v<T, float> && !AKContiguous>
 __global__ void __launch_bounds__(S::kernel_threads(AKContiguous), 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ WgmmaTmaOperands ops, float* __restrict__ c, std::int64_t ldc,
                           std::int64_t m, std::int64_t n, float alpha, float beta, WgmmaPlan plan,
                           float* __restrict__ partial, unsigned* __restrict__ flags) {
   NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
-                    (gemm_wgmma_tma_tile<T, AKContiguous, BKContiguous, Split, S>(ops, c, ldc, m, n, alpha, beta, plan,
-                                                                                  partial, flags);),
+                    (gemm_wgmma_tma_tile<T, AKContiguous, BKContiguous, Split, S, TransposedC>(
+                         ops, c, ldc, m, n, alpha, beta, plan, partial, flags);),
                     ((void)ops; (void)c; (void)ldc; (void)m; (void)n; (void)alpha; (void)beta; (void)plan;
                      (void)partial; (void)flags; __trap();))
 }
