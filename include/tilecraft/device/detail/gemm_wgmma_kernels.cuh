@@ -343,6 +343,7 @@ TILECRAFT_DEVICE void wgmma_store_tile_staged_transposed(const float (&acc)[S::t
                                                          float beta) {
   constexpr int chunk = S::staging_columns, stride = S::staging_stride;
   static_assert(chunk % 8 == 0 && stride % 4 == 0 && stride >= 64, "whole column groups, 16-byte rows of 64 floats");
+  static_assert(stride % 32 == 4, "lanes 4 apart write columns 2 apart: 8 banks apart, when stride % 32 == 4");
   const int wg = static_cast<int>(threadIdx.x) / 128, t = static_cast<int>(threadIdx.x) % 128;
   const int lane = t % 32, warp = t / 32;
   const std::int64_t r0 = m0 + 64 * wg;  // the warpgroup's first row of C'
@@ -350,7 +351,7 @@ TILECRAFT_DEVICE void wgmma_store_tile_staged_transposed(const float (&acc)[S::t
   float* buf = staging + wg * chunk * stride;
   const unsigned barrier = 2u + static_cast<unsigned>(wg);
   // Writes: the accumulator of (row 16 warp + g (+ 8), column 8 j + 2 q (+ 1)) to
-  // buf[column * stride + row]: lanes g, q of a store fall on bank 8 q + g (stride % 32 == 4).
+  // buf[column * stride + row]: lanes g, q of a store fall on bank 8 q + g (+ a constant).
   const int row_in = 16 * warp + lane / 4, col_in = 2 * (lane % 4);
   // Reads: 16 threads a column of the chunk, 4 rows of C' (4 contiguous floats of a row of C)
   // each.
@@ -757,19 +758,13 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 #pragma unroll
       for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? cross[i] : 0.0f;
     }
-    if (unit.kind == WgmmaUnit::slice) {
-      // Raw sums (alpha 1, beta 0) for the slices' reduction; staged_c: transposed (tile_n x
-      // tile_m), so that the reduction writes rows of C.
-      if constexpr (staged_c) {
-        wgmma_store_tile_staged_transposed<S>(acc, staging(), partial + unit.slot * tile_elems, S::tile_m, unit.m0,
-                                              unit.n0, m, n, 1.0f, 0.0f);
-      } else {
-        wgmma_store_tile<S, a_regs>(acc, partial + unit.slot * tile_elems, S::tile_n, unit.m0, unit.n0, m, n, 1.0f,
-                                    0.0f);
-      }
+    const bool slice = unit.kind == WgmmaUnit::slice;
+    if (slice && !staged_c) {
+      // Raw sums (alpha 1, beta 0) for the slices' reduction.
+      wgmma_store_tile<S, a_regs>(acc, partial + unit.slot * tile_elems, S::tile_n, unit.m0, unit.n0, m, n, 1.0f, 0.0f);
       return;
     }
-    if (unit.kind != WgmmaUnit::whole) {
+    if (!slice && unit.kind != WgmmaUnit::whole) {
       // Launched as gemm_stream_k_reset_kernel's programmatic dependent: the flags are clear
       // once that grid is done (at once here, long since).
       arch::wait_for_dependencies();
@@ -797,8 +792,12 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
     if constexpr (a_regs) {
       wgmma_store_tile_transposed<S>(acc, c, ldc, unit.m0, unit.n0, m, n, alpha, beta);
     } else if constexpr (staged_c) {
-      wgmma_store_tile_staged_transposed<S>(acc, staging(), c + unit.n0 * ldc + unit.m0, ldc, unit.m0, unit.n0, m, n,
-                                            alpha, beta);
+      // One call for a tile of C and for a slice's raw sums (alpha 1, beta 0), which go
+      // transposed too (tile_n x tile_m), so that the reduction writes rows of C: a second
+      // inlined copy of this epilogue made ptxas spill (828 bytes on 128 x 192 tiles).
+      wgmma_store_tile_staged_transposed<S>(
+          acc, staging(), slice ? partial + unit.slot * tile_elems : c + unit.n0 * ldc + unit.m0,
+          slice ? std::int64_t{S::tile_m} : ldc, unit.m0, unit.n0, m, n, slice ? 1.0f : alpha, slice ? 0.0f : beta);
     } else {
       wgmma_store_tile<S>(acc, c + unit.m0 * ldc + unit.n0, ldc, unit.m0, unit.n0, m, n, alpha, beta);
     }
