@@ -758,13 +758,19 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 #pragma unroll
       for (int i = 0; i < acc_size; ++i) acc[i] += isfinite(cross[i]) ? cross[i] : 0.0f;
     }
-    const bool slice = unit.kind == WgmmaUnit::slice;
-    if (slice && !staged_c) {
-      // Raw sums (alpha 1, beta 0) for the slices' reduction.
-      wgmma_store_tile<S, a_regs>(acc, partial + unit.slot * tile_elems, S::tile_n, unit.m0, unit.n0, m, n, 1.0f, 0.0f);
+    if (unit.kind == WgmmaUnit::slice) {
+      // Raw sums (alpha 1, beta 0) for the slices' reduction; staged_c: transposed (tile_n x
+      // tile_m), so that the reduction writes rows of C.
+      if constexpr (staged_c) {
+        wgmma_store_tile_staged_transposed<S>(acc, staging(), partial + unit.slot * tile_elems, S::tile_m, unit.m0,
+                                              unit.n0, m, n, 1.0f, 0.0f);
+      } else {
+        wgmma_store_tile<S, a_regs>(acc, partial + unit.slot * tile_elems, S::tile_n, unit.m0, unit.n0, m, n, 1.0f,
+                                    0.0f);
+      }
       return;
     }
-    if (!slice && unit.kind != WgmmaUnit::whole) {
+    if (unit.kind != WgmmaUnit::whole) {
       // Launched as gemm_stream_k_reset_kernel's programmatic dependent: the flags are clear
       // once that grid is done (at once here, long since).
       arch::wait_for_dependencies();
@@ -792,12 +798,8 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
     if constexpr (a_regs) {
       wgmma_store_tile_transposed<S>(acc, c, ldc, unit.m0, unit.n0, m, n, alpha, beta);
     } else if constexpr (staged_c) {
-      // One call for a tile of C and for a slice's raw sums (alpha 1, beta 0), which go
-      // transposed too (tile_n x tile_m), so that the reduction writes rows of C: a second
-      // inlined copy of this epilogue made ptxas spill (828 bytes on 128 x 192 tiles).
-      wgmma_store_tile_staged_transposed<S>(
-          acc, staging(), slice ? partial + unit.slot * tile_elems : c + unit.n0 * ldc + unit.m0,
-          slice ? std::int64_t{S::tile_m} : ldc, unit.m0, unit.n0, m, n, slice ? 1.0f : alpha, slice ? 0.0f : beta);
+      wgmma_store_tile_staged_transposed<S>(acc, staging(), c + unit.n0 * ldc + unit.m0, ldc, unit.m0, unit.n0, m, n,
+                                            alpha, beta);
     } else {
       wgmma_store_tile<S>(acc, c + unit.m0 * ldc + unit.n0, ldc, unit.m0, unit.n0, m, n, alpha, beta);
     }
