@@ -45,6 +45,44 @@ TEST_CASE_TEMPLATE("gemm: few C tiles and a long K (K split across blocks, summe
   }
 }
 
+TEST_CASE_TEMPLATE("gemm: the last wave's tiles in K slices behind whole waves (summed by a second kernel)", T, float,
+                   double) {
+  // 64 x 64 tiles, 4 blocks an SM, planned for 4 SMs: waves of 16 tiles. Each shape leaves a
+  // last wave of 1 or 2 tiles behind whole ones, which split_k_plan splits in 3 or more slices
+  // (the first three are small enough for the sanitizers' light runs).
+  using Medium =
+      std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyMedium, tilecraft::GemmPolicyMediumF64>;
+  tilecraft::detail::GemmTunables tunables;
+  tunables.split = {16, 0.0, std::int64_t{64} << 20};
+  tunables.sms = 4;
+  const std::int64_t shapes[][3] = {{1, 1058, 64}, {2, 1100, 100}, {1030, 3, 200}, {190, 350, 300}, {1083, 33, 1000}};
+  for (const auto& s : shapes) {
+    const tilecraft::detail::SplitPlan plan =
+        tilecraft::detail::split_k_plan(tilecraft::detail::facts_of<Medium>(), s[0], s[1], s[2], 4, tunables.split);
+    INFO(s[0], " x ", s[1], " x ", s[2]);
+    REQUIRE(plan.whole >= 16);  // the test's premise: whole waves, then a split tail
+    REQUIRE(plan.slices >= 3);
+  }
+  const auto run = run_gemm<T, Medium>(tunables);
+  const bool full = full_run();
+  std::optional<Cublas> slot;
+  const Cublas* cublas = cublas_if_full(slot);
+  std::uint64_t salt = 1700;
+  int variant = 0;
+  std::size_t shape = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    for (const Combo& c : combos_for(shape++, full)) {
+      for (int l : layouts_for(variant, full)) {
+        const T beta = variant % 2 == 0 ? T(0) : T(0.75);
+        check_gemm(make_problem(c, s[0], s[1], s[2], layouts[l], T(-1.5), beta), ++salt, run, cublas, true,
+                   Fill{false, beta == T(0)});
+      }
+      ++variant;
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("gemm: K-contiguous operands packed into a workspace, whole and in panels of C", T, float, double) {
   using Large = std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicyLargeF64>;
   // Panels (budgets for float; doubles get twice the bytes): 16 KiB holds 136 packed rows of

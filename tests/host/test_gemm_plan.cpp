@@ -36,7 +36,7 @@ void check_random_plans(std::uint64_t salt, const GemmSplitLimits& limits = {}) 
   constexpr std::int64_t tk = Shape::tile_k;
   const std::int64_t min_slice = limits.min_slice > tk ? limits.min_slice : tk;
   auto gen = tilecraft::test::rng(salt);
-  int split = 0;
+  int split = 0, tail_split = 0;
   for (int i = 0; i < 20000; ++i) {
     const std::int64_t m = pick(gen, 13), n = pick(gen, 13), k = pick(gen, 17);
     const int sms = static_cast<int>(1 + gen() % 200);
@@ -53,14 +53,32 @@ void check_random_plans(std::uint64_t salt, const GemmSplitLimits& limits = {}) 
     REQUIRE(p.k_slice % tk == 0);
     REQUIRE((p.slices - 1) * p.k_slice < k);
     REQUIRE(k <= p.slices * p.k_slice);
-    // Only to fill block slots C alone leaves empty, within the limits.
+    // Only the tiles of a last wave (every tile, when C has less than a wave), within the
+    // limits: whole waves before them, and the slices no more blocks than a wave holds.
+    const std::int64_t wave = static_cast<std::int64_t>(sms) * Policy::min_blocks_per_sm;
+    const std::int64_t tail = tiles - p.whole;
+    REQUIRE(p.whole >= 0);
+    REQUIRE(p.whole % wave == 0);
+    REQUIRE(tail > 0);
+    REQUIRE(tail < wave);
+    if (p.whole > 0) {
+      REQUIRE(2 * tail <= sms);  // the last wave would leave at least half of the SMs idle
+      ++tail_split;
+    }
     REQUIRE(p.slices <= Policy::max_split_k);
-    REQUIRE(tiles * p.slices <= static_cast<std::int64_t>(sms) * Policy::min_blocks_per_sm);
+    REQUIRE(tail * p.slices <= wave);
     REQUIRE(p.k_slice >= min_slice);
     REQUIRE(static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume);
-    REQUIRE(p.slices * m * n * static_cast<std::int64_t>(sizeof(T)) <= limits.max_bytes);
+    REQUIRE(p.slices * tail * Shape::tile_m * Shape::tile_n * static_cast<std::int64_t>(sizeof(T)) <= limits.max_bytes);
+    // With the tail left whole, only products with less than a wave are split.
+    GemmSplitLimits no_tail = limits;
+    no_tail.split_tail = false;
+    const SplitPlan q = split_k_plan(facts_of<Policy>(), m, n, k, sms, no_tail);
+    REQUIRE(q.whole == 0);
+    REQUIRE((q.slices > 1) == (p.slices > 1 && p.whole == 0));
   }
-  CHECK(split >= 500);  // the shapes reach the split path often enough to test it
+  CHECK(split >= 500);      // the shapes reach the split path often enough to test it
+  CHECK(tail_split >= 20);  // and the tail split too
 }
 }  // namespace
 
@@ -81,13 +99,15 @@ TEST_CASE("split-K plans: whole K steps that add up to K, within every limit, on
 
 namespace {
 template <class Policy>
-void expect_plan(std::int64_t m, std::int64_t n, std::int64_t k, int slices, std::int64_t k_slice) {
+void expect_plan(std::int64_t m, std::int64_t n, std::int64_t k, int slices, std::int64_t k_slice,
+                 std::int64_t whole = 0) {
   using Shape = typename Policy::tiled::shape;
   const std::int64_t tiles = ((m + Shape::tile_m - 1) / Shape::tile_m) * ((n + Shape::tile_n - 1) / Shape::tile_n);
   const SplitPlan p = split_k_plan(facts_of<Policy>(), m, n, k, 132, GemmSplitLimits{});
   INFO(m, " x ", n, " x ", k, " on ", tiles, " tiles");
   CHECK(p.slices == slices);
   CHECK(p.k_slice == k_slice);
+  CHECK(p.whole == whole);
 }
 }  // namespace
 
@@ -100,8 +120,14 @@ TEST_CASE("split-K plans of the measured shapes (132 SMs, as on the H100 / H200)
   expect_plan<tilecraft::GemmPolicySmall>(512, 512, 512, 1, 512);
   // 64 x 8192 x 8192 on 64 x 128 tiles: 64 tiles, 528 slots: 8 slices of 1024.
   expect_plan<tilecraft::GemmPolicySkinny>(64, 8192, 8192, 8, 1024);
-  // 4096^3 on 128 x 128 tiles: more tiles than slots, never split.
+  // 4096^3 on 128 x 128 tiles: 1024 tiles, 3 waves of 264 and 232 tiles, which stay whole.
   expect_plan<tilecraft::GemmPolicyLarge>(4096, 4096, 4096, 1, 4096);
+  // 3072^3: 576 tiles, 2 waves and 48 tiles, each in 5 slices of 624 (528 whole tiles).
+  expect_plan<tilecraft::GemmPolicyLarge>(3072, 3072, 3072, 5, 624, 528);
+  // 1536 x 3072 x 8192: 288 tiles, a wave and 24 tiles, each in 11 slices of 752.
+  expect_plan<tilecraft::GemmPolicyLarge>(1536, 3072, 8192, 11, 752, 264);
+  // 2048 x 3072 x 1024: a wave and 120 tiles, more than half the SMs: whole.
+  expect_plan<tilecraft::GemmPolicyLarge>(2048, 3072, 1024, 1, 1024);
 }
 
 TEST_CASE("packing panels: as few as the budget allows, equal in whole tiles, covering the extent") {
@@ -184,16 +210,21 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<float>(4096, 4096, 4096, h200) == C::large_vector);
   CHECK(choose_default<float>(4096, 4096, 4096, a100) == C::large);
   CHECK(choose_default<float>(4096, 4096, 4096, t4) == C::large3);
-  // At most 64 rows, or fewer 128 x 128 tiles than SMs: Skinny for K >= 2048, else Medium when
-  // 64 x 64 tiles fill the SMs, else Small.
+  // At most 64 rows, or fewer 128 x 128 tiles than 1.6 x the SMs (a wave of two blocks an SM at
+  // most 80% full): Skinny for K >= 2048, else Medium when 64 x 64 tiles fill the SMs, else Small.
   CHECK(choose_default<float>(64, 8192, 8192, h200) == C::skinny);
   CHECK(choose_default<float>(64, 8192, 2047, h200) == C::small);            // 128 tiles of 64 x 64: < 132
   CHECK(choose_default<float>(64, 8192 + 64 * 4, 2047, h200) == C::medium);  // 132 tiles
   CHECK(choose_default<float>(1000, 999, 1001, h200) == C::medium);          // 64 tiles of 128: 256 of 64
   CHECK(choose_default<float>(512, 512, 512, h200) == C::small);             // 64 tiles of 64 x 64
-  CHECK(choose_default<float>(1536, 1408, 512, h200) == C::large_vector);    // 132 tiles of 128 x 128
-  CHECK(choose_default<float>(1536, 1407, 512, h200) == C::large_vector);    // ragged: still 132
-  CHECK(choose_default<float>(1536, 1280, 512, h200) == C::medium);          // 120 tiles
+  CHECK(choose_default<float>(2048, 1792, 512, h200) == C::large_vector);    // 224 tiles of 128 x 128
+  CHECK(choose_default<float>(2048, 1665, 512, h200) == C::large_vector);    // ragged: 224 too
+  CHECK(choose_default<float>(2048, 1664, 512, h200) == C::medium);          // 208 tiles: < 211.2
+  CHECK(choose_default<float>(1024, 3072, 4096, h200) == C::skinny);         // 192 tiles, K >= 2048
+  // ... and Medium there where 64 x 128 tiles fill less than 80% of a wave and 64 x 64 ones
+  // fill whole waves but for a tail of at most half the SMs (split).
+  CHECK(choose_default<float>(1536, 1536, 4096, h200) == C::medium);  // 288 of 528; 576 = 528 + 48
+  CHECK(choose_default<float>(2048, 1536, 4096, h200) == C::skinny);  // 768 = 528 + 240: not split
   // Double: 128 x 64 tiles, then 64 x 64 when they fill the SMs or K is long, then 32 x 64.
   CHECK(choose_default<double>(2048, 2048, 2048, h200) == C::large_f64);
   CHECK(choose_default<double>(64, 2048, 2048, h200) == C::medium_f64);

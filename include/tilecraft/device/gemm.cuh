@@ -95,16 +95,18 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! or B (not checked, as in BLAS: disjoint blocks of one allocation are fine).
 //! `Policy`: a GEMM policy (device/gemm_policy.cuh), or void to choose by the shape of C as computed (row-major; a
 //! column-major C is computed as its transpose): GemmPolicyLarge when it has more than 64 rows
-//! and at least as many 128 x 128 tiles as the GPU has SMs (GemmPolicyLarge3 where the device
+//! and at least 1.6 times as many 128 x 128 tiles as the GPU has SMs (GemmPolicyLarge3 where the device
 //! gives a block less shared memory than GemmPolicyLarge needs, e.g. sm_75; and
 //! GemmPolicyLargeVector where both operands fill in 16-byte vectors, packed or as given, and
 //! an SM holds two of its 99 KiB blocks, e.g. sm_90; there, GemmPolicyHuge's 256 x 128 tiles
 //! for k >= 1024 when they fill at least half of the SMs in their last wave); else
-//! GemmPolicySkinny for k >= 2048, GemmPolicyMedium when its 64 x 64 tiles fill the SMs,
-//! GemmPolicySmall otherwise. When C has fewer tiles than the GPU has block slots, K is split
-//! (see GemmPolicyDefaults::max_split_k) into slices of at least 256 when the product has at
-//! least 2^28 multiply-adds: the slices go to a stream-ordered workspace and are summed in a
-//! fixed order, so results are deterministic. An operand whose K index is the
+//! GemmPolicySkinny for k >= 2048 (GemmPolicyMedium where its tiles fill their waves better),
+//! GemmPolicyMedium when its 64 x 64 tiles fill the SMs, GemmPolicySmall otherwise. When C has
+//! fewer tiles than the GPU has block slots, K is split (see GemmPolicyDefaults::max_split_k)
+//! into slices of at least 256; when its tiles fill whole waves of block slots and leave a last
+//! wave of at most half the SMs, those last tiles are split so (the others keep K whole). Only
+//! for products of at least 2^28 multiply-adds: the slices go to a stream-ordered workspace and
+//! are summed in a fixed order, so results are deterministic. An operand whose K index is the
 //! contiguous one (A row-major or B column-major as computed: the common NN case of either
 //! order) is first transposed into workspace when the product reuses it enough (the other side
 //! of C at least 1024 and M * N * K >= 2^30): its shared tiles then fill in 16-byte vectors,

@@ -37,10 +37,11 @@ inline bool grid_fits(std::int64_t rows, std::int64_t cols, std::int64_t tile_m,
   return ceil_div(rows, tile_m) <= INT_MAX / ceil_div(cols, tile_n);
 }
 
-//! One product C = epi(a * b) on Policy: K split as split_k_plan says (when workspace can be
-//! had), the kernel for the operands' orders. VectorOnly: instantiate only the kernel for a
-//! column-major a and a row-major b filled in vectors (the caller has checked that:
-//! GemmPolicyLargeVector and GemmPolicyHuge run nothing else).
+//! One product C = epi(a * b) on Policy: the last wave's tiles (or all) with K split as
+//! split_k_plan says (when workspace can be had), the kernel for the operands' orders.
+//! VectorOnly: instantiate only the kernel for a column-major a and a row-major b filled in
+//! vectors (the caller has checked that: GemmPolicyLargeVector and GemmPolicyHuge run nothing
+//! else).
 template <class Policy, bool VectorOnly = false, class T, class Epilogue>
 [[nodiscard]] cudaError_t launch_product(const GemmProblem<T>& p, LauncherEpilogue<T, Epilogue> epi, int sms,
                                          const GemmSplitLimits& split_limits, cudaStream_t stream) {
@@ -52,18 +53,21 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
   if (ceil_div<std::int64_t>(k, Tiled::shape::tile_k) > INT_MAX) return cudaErrorInvalidValue;  // int step count
   const std::int64_t tiles_m = ceil_div<std::int64_t>(c.rows, Tiled::shape::tile_m);
   const std::int64_t tiles_n = ceil_div<std::int64_t>(c.cols, Tiled::shape::tile_n);
+  const std::int64_t tiles = tiles_m * tiles_n;
   SplitPlan plan = split_k_plan(facts_of<Policy>(), c.rows, c.cols, k, sms, split_limits);
-  KSlices<T> slices{plan.k_slice, nullptr};
+  const std::int64_t tail = tiles - plan.whole;
+  if (plan.slices > 1 && plan.whole + tail * plan.slices > INT_MAX) plan = SplitPlan{1, k};  // one block a unit
+  KSlices<T> slices{tiles, k, nullptr};
   if (plan.slices > 1) {
-    const std::size_t bytes =
-        static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(c.rows * c.cols) * sizeof(T);
-    if (workspace_alloc(reinterpret_cast<void**>(&slices.partial), bytes, stream) != cudaSuccess) {
+    constexpr auto tile_elems = static_cast<std::size_t>(Tiled::shape::tile_m) * Tiled::shape::tile_n;
+    const std::size_t bytes = static_cast<std::size_t>(plan.slices * tail) * tile_elems * sizeof(T);
+    if (workspace_alloc(reinterpret_cast<void**>(&slices.partial), bytes, stream) == cudaSuccess) {
+      slices = KSlices<T>{plan.whole, plan.k_slice, slices.partial};
+    } else {
       plan = SplitPlan{1, k};  // no workspace (no memory pools, or no memory): unsplit
-      slices = KSlices<T>{k, nullptr};
     }
   }
-  LauncherEpilogue<T, Epilogue> tile_epi = epi;
-  tile_epi.raw = slices.partial != nullptr;
+  const std::int64_t units = slices.partial != nullptr ? plan.whole + tail * plan.slices : tiles;
 
   auto launch = [&](auto a, auto b) -> cudaError_t {
     constexpr Order oa = decltype(a)::order;
@@ -77,8 +81,8 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
       if (!vector_fill) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
     }
     TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, Tiled::smem_bytes));
-    const dim3 grid(static_cast<unsigned>(tiles_m * tiles_n), static_cast<unsigned>(plan.slices));
-    kernel<<<grid, Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, tile_epi, tiles_m, tiles_n, slices);
+    kernel<<<static_cast<unsigned>(units), Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n,
+                                                                                        slices);
     return last_launch_error();
   };
   // The operands as views in their own order: a is M x K, b is K x N.
@@ -101,9 +105,10 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
   if (slices.partial != nullptr) {
     if (status == cudaSuccess) {
       constexpr int threads = 256;
-      const std::int64_t blocks = ceil_div<std::int64_t>(c.rows * c.cols, threads);
+      const std::int64_t blocks = ceil_div<std::int64_t>(tail * Tiled::shape::tile_m * Tiled::shape::tile_n, threads);
       const unsigned grid = static_cast<unsigned>(blocks < 8 * sms ? blocks : 8 * sms);
-      gemm_split_k_reduce_kernel<<<grid, threads, 0, stream>>>(slices.partial, plan.slices, c, epi);
+      gemm_split_k_reduce_kernel<T, Tiled::shape::tile_m, Tiled::shape::tile_n, Policy::group_m>
+          <<<grid, threads, 0, stream>>>(slices, plan.slices, tiles_m, tiles_n, c, epi);
       status = last_launch_error();
     }
     const cudaError_t freed = workspace_free(slices.partial, stream);
@@ -212,12 +217,12 @@ template <class Policy, class T, class Epilogue>
   const LauncherEpilogue<T, Epilogue> epi{user_epi, p.transposed};
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
+  const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;  // the SMs the plan fills
   if constexpr (!std::is_void_v<Policy>) {
     // A configuration the device cannot hold is refused before any workspace or packing.
     if (Policy::tiled::smem_bytes > static_cast<std::size_t>(limits.smem_per_block_optin)) return cudaErrorInvalidValue;
-    return run_packed<Policy>(p, epi, limits.sms, tunables, stream);
+    return run_packed<Policy>(p, epi, sms, tunables, stream);
   } else {
-    const int sms = limits.sms;
     const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, p.a.cols, limits);
     if constexpr (std::is_same_v<T, double>) {
       if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tunables, stream);

@@ -1,6 +1,7 @@
 //! \file device/detail/gemm_kernels.cuh
-//! The device GEMM's kernels: one C tile per block through the block-level tiled_gemm (in a
-//! grouped block order), the split-K reduction, and the epilogue adapter both apply.
+//! The device GEMM's kernels: one C tile (or one K slice of a last wave's tile) per block
+//! through the block-level tiled_gemm (in a grouped block order), the split-K reduction, and
+//! the epilogue adapter both apply.
 #pragma once
 
 #include <cstdint>
@@ -31,10 +32,13 @@ struct LauncherEpilogue {
   }
 };
 
-//! Where K is split: slices of k_slice, the raw product of slice s going to the M x N block s
-//! of `partial`; partial == nullptr: K whole, the product through the epilogue into C.
+//! Where K is split (SplitPlan): the tiles [0, whole) (in grouped order) keep K whole and go
+//! through the epilogue into C; each of the `tail` tiles after them is split into slices of
+//! k_slice, slice s of tail tile t storing its raw product as the tile_m x tile_n row-major
+//! block (s x tail + t) of `partial`. partial == nullptr: every tile whole.
 template <class T>
 struct KSlices {
+  std::int64_t whole;
   std::int64_t k_slice;
   T* partial;
 };
@@ -58,7 +62,8 @@ TILECRAFT_HOST_DEVICE constexpr TileCoord grouped_tile(std::int64_t block, std::
 
 #if defined(__CUDACC__)
 
-//! One C tile per block (blockIdx.x, in grouped order) and K slice (blockIdx.y).
+//! One C tile, or one K slice of a tail tile, per block: unit blockIdx.x of
+//! whole + tail x slices (KSlices).
 template <class Policy, Order OA, Order OB, bool VectorFill, class Epilogue>
 __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per_sm)
     gemm_kernel(MatrixRef<const typename Policy::element_type, OA> a,
@@ -67,34 +72,54 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
                 KSlices<typename Policy::element_type> slices) {
   using Tiled = typename Policy::tiled;
   using T = typename Policy::element_type;
+  constexpr int tm = Tiled::shape::tile_m, tn = Tiled::shape::tile_n;
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   auto& storage = *reinterpret_cast<typename Tiled::TempStorage*>(gemm_smem);
-  const TileCoord tile = grouped_tile(blockIdx.x, tiles_m, tiles_n, Policy::group_m);
-  // K slice [k0, k0 + k_slice) of both operands. The vector fills stay aligned: an operand
-  // filled in vectors moves by k0 * ld with ld a multiple of a 16-byte vector's elements, a
-  // K-contiguous one is filled element by element.
-  const std::int64_t k0 = blockIdx.y * slices.k_slice;
+  const std::int64_t unit = blockIdx.x;
+  if (unit < slices.whole) {
+    const TileCoord tile = grouped_tile(unit, tiles_m, tiles_n, Policy::group_m);
+    Tiled::template run<VectorFill>(storage, a, b, c, tile.m * tm, tile.n * tn, epi);
+    return;
+  }
+  const std::int64_t tail = tiles_m * tiles_n - slices.whole;
+  const std::int64_t slice = (unit - slices.whole) / tail, t = (unit - slices.whole) % tail;
+  const TileCoord tile = grouped_tile(slices.whole + t, tiles_m, tiles_n, Policy::group_m);
+  const std::int64_t m0 = tile.m * tm, n0 = tile.n * tn;
+  // The product of the tile's rows of A and columns of B over K slice [k0, k0 + k_len), as
+  // a product of its own with C the slice's block of partial sums. The vector fills stay
+  // aligned: m0 and n0 are whole vectors, k0 * ld moves by whole rows of vectors, and a
+  // K-contiguous operand is filled element by element.
+  const std::int64_t k0 = slice * slices.k_slice;
   const std::int64_t k_len = a.cols - k0 < slices.k_slice ? a.cols - k0 : slices.k_slice;
-  const MatrixRef<const T, OA> a_slice{OA == Order::row_major ? a.data + k0 : a.data + k0 * a.ld, a.rows, k_len, a.ld};
-  const MatrixRef<const T, OB> b_slice{OB == Order::row_major ? b.data + k0 * b.ld : b.data + k0, k_len, b.cols, b.ld};
-  const MatrixRef<T> out = slices.partial != nullptr
-                               ? MatrixRef<T>{slices.partial + blockIdx.y * c.rows * c.cols, c.rows, c.cols, c.cols}
-                               : c;
-  Tiled::template run<VectorFill>(storage, a_slice, b_slice, out, tile.m * Tiled::shape::tile_m,
-                                  tile.n * Tiled::shape::tile_n, epi);
+  const std::int64_t rows = a.rows - m0 < tm ? a.rows - m0 : tm, cols = b.cols - n0 < tn ? b.cols - n0 : tn;
+  const MatrixRef<const T, OA> a_part{OA == Order::row_major ? a.data + m0 * a.ld + k0 : a.data + k0 * a.ld + m0, rows,
+                                      k_len, a.ld};
+  const MatrixRef<const T, OB> b_part{OB == Order::row_major ? b.data + k0 * b.ld + n0 : b.data + n0 * b.ld + k0, k_len,
+                                      cols, b.ld};
+  const MatrixRef<T> part{slices.partial + (slice * tail + t) * (tm * tn), rows, cols, tn};
+  Epilogue raw = epi;
+  raw.raw = true;
+  Tiled::template run<VectorFill>(storage, a_part, b_part, part, 0, 0, raw);
 }
 
-//! C = epi(sum of the K slices' products, C), summing the slices in order (deterministic).
-template <class T, class Epilogue>
-__global__ void gemm_split_k_reduce_kernel(const T* partial, int slices, MatrixRef<T> c, Epilogue epi) {
-  const std::int64_t elements = c.rows * c.cols;
+//! C = epi(sum of the K slices' products, C) over the tail tiles (KSlices): each element's
+//! slices summed in slice order (deterministic).
+template <class T, int TileM, int TileN, int GroupM, class Epilogue>
+__global__ void gemm_split_k_reduce_kernel(KSlices<T> slices, int count, std::int64_t tiles_m, std::int64_t tiles_n,
+                                           MatrixRef<T> c, Epilogue epi) {
+  constexpr std::int64_t tile = std::int64_t{TileM} * TileN;
+  const std::int64_t tail = tiles_m * tiles_n - slices.whole;
+  const std::int64_t elements = tail * tile;
   const bool reads = epi.reads_c();
   for (std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; e < elements;
        e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    T sum = partial[e];
-    for (int s = 1; s < slices; ++s) sum += partial[s * elements + e];
-    const std::int64_t r = e / c.cols;
-    const std::int64_t col = e - r * c.cols;
+    const std::int64_t t = e / tile, in_tile = e - t * tile;
+    const TileCoord at = grouped_tile(slices.whole + t, tiles_m, tiles_n, GroupM);
+    const std::int64_t r = at.m * TileM + in_tile / TileN;
+    const std::int64_t col = at.n * TileN + in_tile % TileN;
+    if (r >= c.rows || col >= c.cols) continue;
+    T sum = slices.partial[e];
+    for (int s = 1; s < count; ++s) sum += slices.partial[s * elements + e];
     T& dst = c(r, col);
     dst = epi(sum, reads ? dst : T(0), r, col);
   }

@@ -25,11 +25,16 @@ namespace tilecraft::detail {
 
 //! When K is split (see split_k_plan): slices at least min_slice long, only for products of at
 //! least min_volume multiply-adds (the workspace round trip and the second kernel cost a few
-//! microseconds), the workspace at most max_bytes.
+//! microseconds), the workspace at most max_bytes. The SIMT kernel's waves (split_k_plan only)
+//! hold wave_blocks_per_sm blocks an SM (0: the policy's min_blocks_per_sm); split_tail: the
+//! tiles of a last partial wave behind whole ones are split too (false: only products with
+//! fewer tiles than a wave).
 struct GemmSplitLimits {
   std::int64_t min_slice = 256;
   double min_volume = 268435456.0;  // 2^28 multiply-adds
   std::int64_t max_bytes = std::int64_t{64} << 20;
+  int wave_blocks_per_sm = 0;
+  bool split_tail = true;
 };
 
 //! When a K-contiguous operand is packed (see pack_plan): the other side of C at least
@@ -54,6 +59,9 @@ struct GemmTunables {
   GemmSplitLimits split{};
   GemmPackLimits pack{};
   GemmHugeLimits huge{};
+  //! The SMs the plan fills (0: the device's; tests plan for a few, so that small products
+  //! have whole waves and a last one).
+  int sms = 0;
 };
 
 //! The tensor-core launchers' limits (16-bit operands, and float operands in GemmMath::tf32 /
@@ -225,15 +233,14 @@ constexpr std::int64_t tile_count(const PolicyFacts& f, std::int64_t rows, std::
 // ---- split-K -----------------------------------------------------------------------------------
 
 //! A split of K: `slices` slices of k_slice (a whole number of K steps; the last may be
-//! shorter), or slices == 1 and k_slice == k.
+//! shorter), or slices == 1 and k_slice == k. split_k_plan: the tiles [0, whole) (in the
+//! kernel's order) keep K whole, the others are split.
 struct SplitPlan {
   int slices;
   std::int64_t k_slice;
+  std::int64_t whole = 0;
 };
 
-//! How many K slices: enough blocks to fill the GPU's block slots when C alone has too few
-//! tiles, each slice at least limits.min_slice long, the workspace at most limits.max_bytes,
-//! only for products of at least limits.min_volume multiply-adds and at most f.max_split_k.
 //! K in `wanted` slices or fewer: at most max_slices, each at least limits.min_slice and whole
 //! tile_k steps long, slice_bytes of partial sums each within limits.max_bytes; slices == 1
 //! (and k_slice == k) when fewer than 2 remain.
@@ -252,15 +259,30 @@ inline SplitPlan k_slices(std::int64_t wanted, std::int64_t k, int tile_k, std::
   return rounded < 2 ? whole : SplitPlan{static_cast<int>(rounded), k_slice};
 }
 
+//! The SIMT kernel's split of K. A wave is sms x limits.wave_blocks_per_sm blocks (the policy's
+//! min_blocks_per_sm by default). When C has fewer tiles than a wave, every tile is split into
+//! about wave / tiles slices (k_slices). Otherwise (limits.split_tail) the tiles fill whole
+//! waves and leave `tail` tiles, the last wave: when that leaves at least half of the SMs
+//! without a block, its tiles are split into about wave / tail slices, which the blocks of the
+//! waves before pick up as they finish, and the tiles before them keep K whole (a larger tail
+//! runs faster whole: its blocks have an SM to themselves). The partial sums take tail tiles of
+//! tile_m x tile_n elements a slice. Only for products of at least limits.min_volume
+//! multiply-adds, at most f.max_split_k slices.
 inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
                               const GemmSplitLimits& limits) {
   const SplitPlan whole{1, k};
-  if (m <= 0 || n <= 0 || f.max_split_k == 1) return whole;
-  const std::int64_t tiles = tile_count(f, m, n);
-  const std::int64_t slots = static_cast<std::int64_t>(sms) * f.min_blocks_per_sm;
-  if (tiles >= slots) return whole;
+  if (m <= 0 || n <= 0 || sms <= 0 || f.max_split_k == 1) return whole;
   if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < limits.min_volume) return whole;
-  return k_slices(slots / tiles, k, f.tile_k, f.max_split_k, m * n * f.element_bytes, limits);
+  const std::int64_t tiles = tile_count(f, m, n);
+  const int per_sm = limits.wave_blocks_per_sm > 0 ? limits.wave_blocks_per_sm : f.min_blocks_per_sm;
+  const std::int64_t wave = static_cast<std::int64_t>(sms) * per_sm;
+  const std::int64_t tail = tiles % wave;
+  if (tail == 0 || (tiles > wave && (!limits.split_tail || 2 * tail > sms))) return whole;
+  const std::int64_t tile_bytes = static_cast<std::int64_t>(f.tile_m) * f.tile_n * f.element_bytes;
+  SplitPlan plan = k_slices(wave / tail, k, f.tile_k, f.max_split_k, tail * tile_bytes, limits);
+  if (plan.slices < 2) return whole;
+  plan.whole = tiles - tail;
+  return plan;
 }
 
 // ---- the wgmma kernel's waves --------------------------------------------------------------------
@@ -528,11 +550,12 @@ enum class GemmChoice { large, large3, large_vector, skinny, medium, small, larg
 
 //! The default policy for C (row-major, rows x cols) and k on a device with `limits`: 128 x 128
 //! tiles (float; double: 128 x 64) unless they would leave half of every tile empty (at most 64
-//! rows) or the GPU short of blocks (fewer tiles than SMs); then, with a long K, 64 x 128 tiles
-//! and split-K (double: 64 x 64); with a short one, the largest tiles that still give every SM a
-//! block. large_vector: GemmPolicyLarge, and GemmPolicyLargeVector / GemmPolicyHuge for the
-//! products whose operands fill in vectors, where an SM holds two GemmPolicyLargeVector blocks
-//! (each with the 1 KiB the driver reserves per block).
+//! rows) or the GPU short of blocks (float: fewer tiles than 1.6 x the SMs, a wave of two
+//! blocks an SM at most 80% full; double: fewer than the SMs); then, with a long K, 64 x 128
+//! tiles and split-K (64 x 64 where those fill their waves better; double: 64 x 64); with a
+//! short one, the largest tiles that still give every SM a block. large_vector: GemmPolicyLarge, and
+//! GemmPolicyLargeVector / GemmPolicyHuge for the products whose operands fill in vectors, where an SM holds two
+//! GemmPolicyLargeVector blocks (each with the 1 KiB the driver reserves per block).
 template <class T>
 GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, const DeviceLimits& limits) {
   auto tiles = [&](std::int64_t tm, std::int64_t tn) { return ceil_div(rows, tm) * ceil_div(cols, tn); };
@@ -541,8 +564,16 @@ GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, 
     if (rows > 64 && tiles(128, 64) >= sms) return GemmChoice::large_f64;
     return k >= 2048 || tiles(64, 64) >= sms ? GemmChoice::medium_f64 : GemmChoice::small_f64;
   } else {
-    if (rows <= 64 || tiles(128, 128) < sms) {
-      if (k >= 2048) return GemmChoice::skinny;
+    if (rows <= 64 || 5 * tiles(128, 128) < 8 * sms) {
+      if (k >= 2048) {
+        // 64 x 64 tiles instead where 64 x 128 ones fill less than 80% of a wave and the 64 x 64
+        // ones fill whole waves but for a tail that split_k_plan splits.
+        const std::int64_t skinny_wave = GemmPolicySkinny::min_blocks_per_sm * sms;
+        const std::int64_t medium_wave = GemmPolicyMedium::min_blocks_per_sm * sms;
+        const std::int64_t medium = tiles(64, 64), tail = medium % medium_wave;
+        const bool medium_fills = medium >= medium_wave && 2 * tail <= sms;
+        return 5 * tiles(64, 128) < 4 * skinny_wave && medium_fills ? GemmChoice::medium : GemmChoice::skinny;
+      }
       return tiles(64, 64) >= sms ? GemmChoice::medium : GemmChoice::small;
     }
     const auto optin = static_cast<std::size_t>(limits.smem_per_block_optin);
