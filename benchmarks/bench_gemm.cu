@@ -71,11 +71,13 @@ struct GemmSize {
   double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
 };
 
-// The shapes the GEMM is measured at: cubes, skinny M, a short K, and sizes that are multiples of
-// nothing (odd leading dimensions: no 16-byte vector fills or stores).
+// The shapes the GEMM is measured at: cubes, skinny M, a short K, sizes that are multiples of
+// nothing (odd leading dimensions: no 16-byte vector fills or stores), and last waves: 1536^3
+// (144 tiles of 128 x 128 on 132 SMs) and 3072^3 (576 tiles: two waves of 264 and 48 tiles).
 constexpr GemmSize gemm_sizes[] = {
-    {512, 512, 512},  {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
-    {64, 8192, 8192}, {128, 8192, 8192},  {8192, 8192, 64},   {1000, 999, 1001},  {4097, 4095, 4093},
+    {512, 512, 512},    {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
+    {8192, 8192, 8192}, {64, 8192, 8192},   {128, 8192, 8192},  {8192, 8192, 64},
+    {1000, 999, 1001},  {4097, 4095, 4093}, {1536, 1536, 1536}, {3072, 3072, 3072},
 };
 // Elements of the largest operand or result above.
 constexpr std::size_t gemm_max_elems = std::size_t{8192} * 8192;
