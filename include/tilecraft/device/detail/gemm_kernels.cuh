@@ -75,31 +75,30 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   constexpr int tm = Tiled::shape::tile_m, tn = Tiled::shape::tile_n;
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   auto& storage = *reinterpret_cast<typename Tiled::TempStorage*>(gemm_smem);
+  // One call of the block-level GEMM for either kind of unit (two inlined copies cost the
+  // whole tiles 1 to 5%): a whole tile of C, or a tail tile's K slice [k0, k0 + k_len) as a
+  // product of its own, the tile's rows of A times its columns of B into the slice's block of
+  // partial sums. The vector fills stay aligned: m0 and n0 are whole vectors, k0 * ld moves by
+  // whole rows of vectors, and a K-contiguous operand is filled element by element.
   const std::int64_t unit = blockIdx.x;
-  if (unit < slices.whole) {
-    const TileCoord tile = grouped_tile(unit, tiles_m, tiles_n, Policy::group_m);
-    Tiled::template run<VectorFill>(storage, a, b, c, tile.m * tm, tile.n * tn, epi);
-    return;
-  }
+  const bool whole = unit < slices.whole;
   const std::int64_t tail = tiles_m * tiles_n - slices.whole;
-  const std::int64_t slice = (unit - slices.whole) / tail, t = (unit - slices.whole) % tail;
+  const std::int64_t slice = whole ? 0 : (unit - slices.whole) / tail;
+  const std::int64_t t = whole ? unit - slices.whole : (unit - slices.whole) % tail;
   const TileCoord tile = grouped_tile(slices.whole + t, tiles_m, tiles_n, Policy::group_m);
-  const std::int64_t m0 = tile.m * tm, n0 = tile.n * tn;
-  // The product of the tile's rows of A and columns of B over K slice [k0, k0 + k_len), as
-  // a product of its own with C the slice's block of partial sums. The vector fills stay
-  // aligned: m0 and n0 are whole vectors, k0 * ld moves by whole rows of vectors, and a
-  // K-contiguous operand is filled element by element.
+  const std::int64_t m0 = whole ? 0 : tile.m * tm, n0 = whole ? 0 : tile.n * tn;
   const std::int64_t k0 = slice * slices.k_slice;
-  const std::int64_t k_len = a.cols - k0 < slices.k_slice ? a.cols - k0 : slices.k_slice;
-  const std::int64_t rows = a.rows - m0 < tm ? a.rows - m0 : tm, cols = b.cols - n0 < tn ? b.cols - n0 : tn;
+  const std::int64_t k_len = whole ? a.cols : (a.cols - k0 < slices.k_slice ? a.cols - k0 : slices.k_slice);
+  const std::int64_t rows = whole ? a.rows : (a.rows - m0 < tm ? a.rows - m0 : tm);
+  const std::int64_t cols = whole ? b.cols : (b.cols - n0 < tn ? b.cols - n0 : tn);
   const MatrixRef<const T, OA> a_part{OA == Order::row_major ? a.data + m0 * a.ld + k0 : a.data + k0 * a.ld + m0, rows,
                                       k_len, a.ld};
   const MatrixRef<const T, OB> b_part{OB == Order::row_major ? b.data + k0 * b.ld + n0 : b.data + n0 * b.ld + k0, k_len,
                                       cols, b.ld};
-  const MatrixRef<T> part{slices.partial + (slice * tail + t) * (tm * tn), rows, cols, tn};
-  Epilogue raw = epi;
-  raw.raw = true;
-  Tiled::template run<VectorFill>(storage, a_part, b_part, part, 0, 0, raw);
+  const MatrixRef<T> out = whole ? c : MatrixRef<T>{slices.partial + (slice * tail + t) * (tm * tn), rows, cols, tn};
+  Epilogue e = epi;
+  e.raw = !whole;
+  Tiled::template run<VectorFill>(storage, a_part, b_part, out, whole ? tile.m * tm : 0, whole ? tile.n * tn : 0, e);
 }
 
 //! C = epi(sum of the K slices' products, C) over the tail tiles (KSlices): each element's
