@@ -104,11 +104,10 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
   }
   if (slices.partial != nullptr) {
     if (status == cudaSuccess) {
-      constexpr int threads = 256;
-      const std::int64_t blocks = ceil_div<std::int64_t>(tail * Tiled::shape::tile_m * Tiled::shape::tile_n, threads);
-      const unsigned grid = static_cast<unsigned>(blocks < 8 * sms ? blocks : 8 * sms);
+      using Shape = SplitReduceShape<T, Tiled::shape::tile_m, Tiled::shape::tile_n>;
+      const dim3 grid(static_cast<unsigned>(tail), Shape::chunks);  // tail <= units <= INT_MAX
       gemm_split_k_reduce_kernel<T, Tiled::shape::tile_m, Tiled::shape::tile_n, Policy::group_m>
-          <<<grid, threads, 0, stream>>>(slices, plan.slices, tiles_m, tiles_n, c, epi);
+          <<<grid, Shape::threads, 0, stream>>>(slices, plan.slices, tiles_m, tiles_n, c, epi);
       status = last_launch_error();
     }
     const cudaError_t freed = workspace_free(slices.partial, stream);
