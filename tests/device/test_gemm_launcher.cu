@@ -293,6 +293,10 @@ TEST_CASE_TEMPLATE("gemm against cuBLAS: 1000 x 999 x 1001 in both orders with e
     check_gemm(p, ++salt, run_gemm<T>, &cublas, false);
     ++variant;
   }
+  // Fewer 128 x 128 tiles than a wave, which choose_default splits in K where modeled_time says
+  // they finish sooner than smaller tiles (132 SMs, float: 81 tiles in 3 slices, 99 in 5).
+  check_gemm(make_problem(combos[3], 1025, 1025, 1025, layouts[0], T(1), T(0.25)), ++salt, run_gemm<T>, &cublas, false);
+  check_gemm(make_problem(combos[6], 1100, 1300, 1500, layouts[2], T(-0.5), T(0)), ++salt, run_gemm<T>, &cublas, false);
   // The large default by shape (float: 256 tiles of 128 x 128, double: 512 of 128 x 64); once
   // aligned with vector paths, once column-major with odd leading dimensions and unaligned
   // bases (the element-by-element path) and beta != 0.

@@ -20,6 +20,7 @@ using tilecraft::Op;
 using tilecraft::Order;
 using tilecraft::detail::facts_of;
 using tilecraft::detail::GemmSplitLimits;
+using tilecraft::detail::split_cost;
 using tilecraft::detail::split_k_plan;
 using tilecraft::detail::SplitPlan;
 
@@ -66,7 +67,13 @@ void check_random_plans(std::uint64_t salt, const GemmSplitLimits& limits = {}) 
       ++tail_split;
     }
     REQUIRE(p.slices <= Policy::max_split_k);
-    REQUIRE(tail * p.slices <= wave);
+    if (p.whole > 0) {
+      REQUIRE(tail * p.slices <= wave);  // a tail's slices fit the wave
+    } else {
+      // A whole product is split only where the estimate says it pays.
+      const int per_sm = limits.wave_blocks_per_sm > 0 ? limits.wave_blocks_per_sm : Policy::min_blocks_per_sm;
+      REQUIRE(split_cost(tiles, k, sms, per_sm, p) < split_cost(tiles, k, sms, per_sm, SplitPlan{1, k}));
+    }
     REQUIRE(p.k_slice >= min_slice);
     REQUIRE(static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume);
     REQUIRE(p.slices * tail * Shape::tile_m * Shape::tile_n * static_cast<std::int64_t>(sizeof(T)) <= limits.max_bytes);
@@ -128,6 +135,28 @@ TEST_CASE("split-K plans of the measured shapes (132 SMs, as on the H100 / H200)
   expect_plan<tilecraft::GemmPolicyLarge>(1536, 3072, 8192, 11, 752, 264);
   // 2048 x 3072 x 1024: a wave and 120 tiles, more than half the SMs: whole.
   expect_plan<tilecraft::GemmPolicyLarge>(2048, 3072, 1024, 1, 1024);
+  // Fewer 128 x 128 tiles than a wave of 264: the cheapest split by split_cost.
+  // 1024^3: 64 tiles; 4 slices fill 256 of the 264 slots (2 slices: a lone block an SM).
+  expect_plan<tilecraft::GemmPolicyLarge>(1024, 1024, 1024, 4, 256);
+  // 1025^3: 81 tiles; 3 slices fill 243 slots (4 would start a second round).
+  expect_plan<tilecraft::GemmPolicyLarge>(1025, 1025, 1025, 3, 352);
+  // 1100 x 1300 x 1500: 99 tiles; 5 slices: 495 blocks, two rounds, the second 87% full.
+  expect_plan<tilecraft::GemmPolicyLarge>(1100, 1300, 1500, 5, 304);
+  // 1000 x 999 x 1001: 64 tiles, at most 3 slices of 256 or more: 2, a lone block an SM.
+  expect_plan<tilecraft::GemmPolicyLarge>(1000, 999, 1001, 2, 512);
+}
+
+TEST_CASE("split_cost: rounds of a wave, lone blocks, and the partial sums' round trip") {
+  // 64 tiles on 132 SMs of 2 slots, K = 1024.
+  const auto cost = [](int slices, std::int64_t k_slice) {
+    return split_cost(64, 1024, 132, 2, SplitPlan{slices, k_slice});
+  };
+  CHECK(cost(1, 1024) == doctest::Approx(0.6));                                // a lone block an SM
+  CHECK(cost(2, 512) == doctest::Approx(0.3 + 2 * 64 / 4096.0));               // still lone, half of K
+  CHECK(cost(3, 352) == doctest::Approx(352 / 1024.0 + 3 * 64 / 4096.0));      // one round
+  CHECK(cost(5, 208) == doctest::Approx(2 * 208 / 1024.0 + 5 * 64 / 4096.0));  // 320 blocks: two
+  // Four blocks an SM: a lone block costs a whole round.
+  CHECK(split_cost(64, 1024, 132, 4, SplitPlan{1, 1024}) == doctest::Approx(1.0));
 }
 
 TEST_CASE("packing panels: as few as the budget allows, equal in whole tiles, covering the extent") {
@@ -220,11 +249,20 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<float>(2048, 1792, 512, h200) == C::large_vector);    // 224 tiles of 128 x 128
   CHECK(choose_default<float>(2048, 1665, 512, h200) == C::large_vector);    // ragged: 224 too
   CHECK(choose_default<float>(2048, 1664, 512, h200) == C::medium);          // 208 tiles: < 211.2
-  CHECK(choose_default<float>(1024, 3072, 4096, h200) == C::skinny);         // 192 tiles, K >= 2048
+  CHECK(choose_default<float>(300, 2000, 5000, h200) == C::skinny);          // 80 tiles, K >= 2048
   // ... and Medium there where 64 x 128 tiles fill less than 80% of a wave and 64 x 64 ones
   // fill whole waves but for a tail of at most half the SMs (split).
   CHECK(choose_default<float>(1536, 1536, 4096, h200) == C::medium);  // 288 of 528; 576 = 528 + 48
-  CHECK(choose_default<float>(2048, 1536, 4096, h200) == C::skinny);  // 768 = 528 + 240: not split
+  // ... and 128 x 128 tiles split in K where modeled_time says they finish sooner than the
+  // smaller tiles (split too): 1024^3 in 4 slices (0.312 rounds of the largest tiles, 64 x 64
+  // tiles in 2 slices 0.32 at their pace), 1025^3 in 3, 1024 x 3072 x 4096 in 4; not 1200^3
+  // (2 slices: 0.548, 64 x 64 tiles in 4 slices 0.517).
+  CHECK(choose_default<float>(1024, 1024, 1024, h200) == C::large);
+  CHECK(choose_default<float>(1025, 1025, 1025, h200) == C::large);
+  CHECK(choose_default<float>(1024, 3072, 4096, h200) == C::large);
+  CHECK(choose_default<float>(2048, 1536, 4096, h200) == C::large);
+  CHECK(choose_default<float>(1200, 1200, 1200, h200) == C::medium);
+  CHECK(choose_default<float>(1025, 1025, 1025, t4) == C::large3);  // where 4 stages do not fit
   // Double: 128 x 64 tiles, then 64 x 64 when they fill the SMs or K is long, then 32 x 64.
   CHECK(choose_default<double>(2048, 2048, 2048, h200) == C::large_f64);
   CHECK(choose_default<double>(64, 2048, 2048, h200) == C::medium_f64);

@@ -222,7 +222,7 @@ template <class Policy, class T, class Epilogue>
     if (Policy::tiled::smem_bytes > static_cast<std::size_t>(limits.smem_per_block_optin)) return cudaErrorInvalidValue;
     return run_packed<Policy>(p, epi, sms, tunables, stream);
   } else {
-    const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, p.a.cols, limits);
+    const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, p.a.cols, limits, tunables.split);
     if constexpr (std::is_same_v<T, double>) {
       if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tunables, stream);
       if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tunables, stream);

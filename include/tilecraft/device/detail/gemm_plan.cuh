@@ -10,6 +10,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <type_traits>
 
@@ -259,13 +260,49 @@ inline SplitPlan k_slices(std::int64_t wanted, std::int64_t k, int tile_k, std::
   return rounded < 2 ? whole : SplitPlan{static_cast<int>(rounded), k_slice};
 }
 
+//! split_k_plan's estimate of the time a product of `tiles` tiles takes split as `plan` says,
+//! in rounds of a wave with K whole (every SM's slots busy for the whole of K). The blocks
+//! spread over the SMs one an SM first: a lone block of a policy with at most two blocks an
+//! SM (8 warps or more) keeps its SM about 85% as busy as two (0.6 of a round), one with more
+//! blocks an SM counts a whole round. Past the SMs, blocks fill the slots, and every further
+//! start of a round costs a whole one (the blocks of an SM end together, and the next ones take
+//! its freed slots together, not one an SM). Each slice also writes and reads its partial sums:
+//! on the H100 / H200 an SM does about 15 multiply-adds per byte the GPU moves, so a slice costs
+//! tiles / (2 k per_sm) of a round.
+inline double split_cost(std::int64_t tiles, std::int64_t k, int sms, int per_sm, const SplitPlan& plan) {
+  const std::int64_t units = tiles * plan.slices;
+  const std::int64_t wave = static_cast<std::int64_t>(sms) * per_sm;
+  const double rounds = units <= sms ? (per_sm <= 2 ? 0.6 : 1.0) : static_cast<double>(ceil_div(units, wave));
+  const double share = static_cast<double>(plan.k_slice) / static_cast<double>(k);
+  const double reduce = plan.slices > 1 ? static_cast<double>(tiles) / (2.0 * static_cast<double>(k) * per_sm) : 0.0;
+  return rounds * share + reduce * plan.slices;
+}
+
+//! The split of K with the least split_cost for a product with fewer tiles than a wave (every
+//! tile split alike), among the slice counts k_slices allows.
+inline SplitPlan cheapest_split(const PolicyFacts& f, std::int64_t tiles, std::int64_t k, int sms, int per_sm,
+                                const GemmSplitLimits& limits) {
+  const std::int64_t tile_bytes = static_cast<std::int64_t>(f.tile_m) * f.tile_n * f.element_bytes;
+  SplitPlan best{1, k};
+  double best_cost = split_cost(tiles, k, sms, per_sm, best);
+  for (int wanted = 2; wanted <= f.max_split_k; ++wanted) {  // at most 64 (GemmPolicy)
+    const SplitPlan plan = k_slices(wanted, k, f.tile_k, f.max_split_k, tiles * tile_bytes, limits);
+    const double cost = split_cost(tiles, k, sms, per_sm, plan);
+    if (cost < best_cost) {
+      best = plan;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 //! The SIMT kernel's split of K. A wave is sms x limits.wave_blocks_per_sm blocks (the policy's
 //! min_blocks_per_sm by default). When C has fewer tiles than a wave, every tile is split into
-//! about wave / tiles slices (k_slices). Otherwise (limits.split_tail) the tiles fill whole
-//! waves and leave `tail` tiles, the last wave: when that leaves at least half of the SMs
-//! without a block, its tiles are split into about wave / tail slices, which the blocks of the
-//! waves before pick up as they finish, and the tiles before them keep K whole (a larger tail
-//! runs faster whole: its blocks have an SM to themselves). The partial sums take tail tiles of
+//! the slices cheapest_split finds. Otherwise (limits.split_tail) the tiles fill whole waves
+//! and leave `tail` tiles, the last wave: when that leaves at least half of the SMs without a
+//! block, its tiles are split into about wave / tail slices, which the blocks of the waves
+//! before pick up as they finish, and the tiles before them keep K whole (a larger tail runs
+//! faster whole: its blocks have an SM to themselves). The partial sums take tail tiles of
 //! tile_m x tile_n elements a slice. Only for products of at least limits.min_volume
 //! multiply-adds, at most f.max_split_k slices.
 inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
@@ -276,8 +313,9 @@ inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t
   const std::int64_t tiles = tile_count(f, m, n);
   const int per_sm = limits.wave_blocks_per_sm > 0 ? limits.wave_blocks_per_sm : f.min_blocks_per_sm;
   const std::int64_t wave = static_cast<std::int64_t>(sms) * per_sm;
+  if (tiles < wave) return cheapest_split(f, tiles, k, sms, per_sm, limits);
   const std::int64_t tail = tiles % wave;
-  if (tail == 0 || (tiles > wave && (!limits.split_tail || 2 * tail > sms))) return whole;
+  if (tail == 0 || !limits.split_tail || 2 * tail > sms) return whole;
   const std::int64_t tile_bytes = static_cast<std::int64_t>(f.tile_m) * f.tile_n * f.element_bytes;
   SplitPlan plan = k_slices(wave / tail, k, f.tile_k, f.max_split_k, tail * tile_bytes, limits);
   if (plan.slices < 2) return whole;
@@ -545,6 +583,19 @@ PackPlan pack_plan(const GemmProblem<T>& p, std::int64_t panel_tile_m, std::int6
 
 // ---- the default policy by shape -------------------------------------------------------------
 
+//! A policy's time for C by split_cost where it has fewer tiles than a wave (infinity where it
+//! has more: split_cost does not model those), in rounds of 128 x 128 tiles two an SM, at a
+//! kernel pace relative to GemmPolicyLarge's (`pace`, measured on the H200).
+inline double modeled_time(const PolicyFacts& f, double pace, std::int64_t rows, std::int64_t cols, std::int64_t k,
+                           int sms, const GemmSplitLimits& limits) {
+  const int per_sm = limits.wave_blocks_per_sm > 0 ? limits.wave_blocks_per_sm : f.min_blocks_per_sm;
+  const std::int64_t tiles = tile_count(f, rows, cols);
+  if (sms <= 0 || tiles >= static_cast<std::int64_t>(sms) * per_sm) return std::numeric_limits<double>::infinity();
+  const SplitPlan plan = split_k_plan(f, rows, cols, k, sms, limits);
+  const double slot_work = static_cast<double>(f.tile_m) * f.tile_n * per_sm / (128.0 * 128.0 * 2.0);
+  return split_cost(tiles, k, sms, per_sm, plan) * slot_work / pace;
+}
+
 //! The defaults gemm() chooses among.
 enum class GemmChoice { large, large3, large_vector, skinny, medium, small, large_f64, medium_f64, small_f64 };
 
@@ -553,18 +604,23 @@ enum class GemmChoice { large, large3, large_vector, skinny, medium, small, larg
 //! rows) or the GPU short of blocks (float: fewer tiles than 1.6 x the SMs, a wave of two
 //! blocks an SM at most 80% full; double: fewer than the SMs); then, with a long K, 64 x 128
 //! tiles and split-K (64 x 64 where those fill their waves better; double: 64 x 64); with a
-//! short one, the largest tiles that still give every SM a block. large_vector: GemmPolicyLarge, and
+//! short one, the largest tiles that still give every SM a block; and 128 x 128 tiles split in K
+//! instead of those where modeled_time says they finish sooner. large_vector: GemmPolicyLarge, and
 //! GemmPolicyLargeVector / GemmPolicyHuge for the products whose operands fill in vectors, where an SM holds two
 //! GemmPolicyLargeVector blocks (each with the 1 KiB the driver reserves per block).
 template <class T>
-GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, const DeviceLimits& limits) {
+GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, const DeviceLimits& limits,
+                          const GemmSplitLimits& split = {}) {
   auto tiles = [&](std::int64_t tm, std::int64_t tn) { return ceil_div(rows, tm) * ceil_div(cols, tn); };
   const std::int64_t sms = limits.sms;
   if constexpr (std::is_same_v<T, double>) {
     if (rows > 64 && tiles(128, 64) >= sms) return GemmChoice::large_f64;
     return k >= 2048 || tiles(64, 64) >= sms ? GemmChoice::medium_f64 : GemmChoice::small_f64;
   } else {
+    const auto optin = static_cast<std::size_t>(limits.smem_per_block_optin);
+    const GemmChoice large = GemmPolicyLarge::tiled::smem_bytes > optin ? GemmChoice::large3 : GemmChoice::large;
     if (rows <= 64 || 5 * tiles(128, 128) < 8 * sms) {
+      GemmChoice small = tiles(64, 64) >= sms ? GemmChoice::medium : GemmChoice::small;
       if (k >= 2048) {
         // 64 x 64 tiles instead where 64 x 128 ones fill less than 80% of a wave and the 64 x 64
         // ones fill whole waves but for a tail that split_k_plan splits.
@@ -572,12 +628,20 @@ GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, 
         const std::int64_t medium_wave = GemmPolicyMedium::min_blocks_per_sm * sms;
         const std::int64_t medium = tiles(64, 64), tail = medium % medium_wave;
         const bool medium_fills = medium >= medium_wave && 2 * tail <= sms;
-        return 5 * tiles(64, 128) < 4 * skinny_wave && medium_fills ? GemmChoice::medium : GemmChoice::skinny;
+        small = 5 * tiles(64, 128) < 4 * skinny_wave && medium_fills ? GemmChoice::medium : GemmChoice::skinny;
       }
-      return tiles(64, 64) >= sms ? GemmChoice::medium : GemmChoice::small;
+      if (rows <= 64) return small;
+      // 128 x 128 tiles split in K instead where split_cost says they take less time than the
+      // smaller tiles with fewer than a wave: their kernel keeps a faster pace (Skinny's 8 x 8
+      // register blocks 0.95 of it, Medium's 4 x 8 0.88, Small's 4 x 4 0.7).
+      const double small_time =
+          small == GemmChoice::skinny   ? modeled_time(facts_of<GemmPolicySkinny>(), 0.95, rows, cols, k, sms, split)
+          : small == GemmChoice::medium ? modeled_time(facts_of<GemmPolicyMedium>(), 0.88, rows, cols, k, sms, split)
+                                        : modeled_time(facts_of<GemmPolicySmall>(), 0.7, rows, cols, k, sms, split);
+      const double large_time = modeled_time(facts_of<GemmPolicyLarge>(), 1.0, rows, cols, k, sms, split);
+      return large_time < small_time && small_time < std::numeric_limits<double>::infinity() ? large : small;
     }
-    const auto optin = static_cast<std::size_t>(limits.smem_per_block_optin);
-    if (GemmPolicyLarge::tiled::smem_bytes > optin) return GemmChoice::large3;
+    if (large == GemmChoice::large3) return large;
     constexpr std::size_t vector_bytes = GemmPolicyLargeVector::tiled::smem_bytes;
     if (vector_bytes > optin || 2 * (vector_bytes + 1024) > static_cast<std::size_t>(limits.smem_per_sm)) {
       return GemmChoice::large;
