@@ -135,16 +135,26 @@ __global__ void __launch_bounds__(SplitReduceShape<T, TileM, TileN>::threads)
   };
   const std::int64_t stride = (tiles_m * tiles_n - slices.whole) * Shape::tile;  // one slice's blocks
   const T* p = slices.partial + t * Shape::tile + in_tile;
-  Vec sum = *reinterpret_cast<const Vec*>(p);
-  for (int s = 1; s < count; ++s) {
-    const Vec x = *reinterpret_cast<const Vec*>(p + s * stride);
+  // A ragged tile's slices hold only C's columns: past them, nothing is read.
+  const int valid = c.cols - col < vec ? static_cast<int>(c.cols - col) : vec;
+  Vec sum;
+  if (valid == vec) {
+    sum = *reinterpret_cast<const Vec*>(p);
+    for (int s = 1; s < count; ++s) {
+      const Vec x = *reinterpret_cast<const Vec*>(p + s * stride);
 #pragma unroll
-    for (int i = 0; i < vec; ++i) sum.v[i] += x.v[i];
+      for (int i = 0; i < vec; ++i) sum.v[i] += x.v[i];
+    }
+  } else {
+    for (int i = 0; i < valid; ++i) {
+      sum.v[i] = p[i];
+      for (int s = 1; s < count; ++s) sum.v[i] += p[s * stride + i];
+    }
   }
   const bool reads = epi.reads_c();
 #pragma unroll
   for (int i = 0; i < vec; ++i) {
-    if (col + i < c.cols) {
+    if (i < valid) {
       T& dst = c(r, col + i);
       dst = epi(sum.v[i], reads ? dst : T(0), r, col + i);
     }
