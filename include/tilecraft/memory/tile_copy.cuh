@@ -12,7 +12,7 @@
 //!   - the analysis (memory/copy_analysis.cuh): the copy's bank-conflict factor.
 //! Loads write `fill` where the tile lies outside the matrix; stores write only the elements
 //! inside it. A tile wholly inside takes a branch-free path with one 64-bit address per thread;
-//! a tile across an edge goes a vector at a time.
+//! a tile across an edge checks each vector's bounds.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +63,7 @@ TILECRAFT_DEVICE void copy_skeleton(MatrixRef<T> m, std::int64_t row0, std::int6
   } else {
     for_each_vector_rolled<Threads, Shape>(rank, edge);
   }
+  if constexpr (requires { transfer.edge_finish(rank, mine); }) transfer.edge_finish(rank, mine);
 }
 
 // The rules every tile copy's parameters follow; `ok` lets the copy stop after the first message.
