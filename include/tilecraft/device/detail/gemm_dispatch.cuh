@@ -106,9 +106,16 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
     if (status == cudaSuccess) {
       using Shape = SplitReduceShape<T, Tiled::shape::tile_m, Tiled::shape::tile_n>;
       const dim3 grid(static_cast<unsigned>(tail), Shape::chunks);  // tail <= units <= INT_MAX
-      gemm_split_k_reduce_kernel<T, Tiled::shape::tile_m, Tiled::shape::tile_n, Policy::group_m>
-          <<<grid, Shape::threads, 0, stream>>>(slices, plan.slices, tiles_m, tiles_n, c, epi);
-      status = last_launch_error();
+      auto* reduce = gemm_split_k_reduce_kernel<T, Tiled::shape::tile_m, Tiled::shape::tile_n, Policy::group_m,
+                                                LauncherEpilogue<T, Epilogue>>;
+      if (waits_for_dependency(reinterpret_cast<const void*>(reduce))) {
+        // A programmatic dependent of the GEMM kernel: its launch overlaps the slices' tail.
+        status = launch_dependent(reduce, grid, dim3(Shape::threads), 0, stream, slices, static_cast<int>(plan.slices),
+                                  tiles_m, tiles_n, c, epi);
+      } else {
+        reduce<<<grid, Shape::threads, 0, stream>>>(slices, plan.slices, tiles_m, tiles_n, c, epi);
+        status = last_launch_error();
+      }
     }
     const cudaError_t freed = workspace_free(slices.partial, stream);
     if (status == cudaSuccess) status = freed;

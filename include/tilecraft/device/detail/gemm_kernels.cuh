@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "../../arch/griddepcontrol.cuh"
 #include "../../config.cuh"
 #include "../../gemm/tiled_gemm.cuh"
 #include "../../memory/matrix_ref.cuh"
@@ -75,6 +76,9 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   constexpr int tm = Tiled::shape::tile_m, tn = Tiled::shape::tile_n;
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   auto& storage = *reinterpret_cast<typename Tiled::TempStorage*>(gemm_smem);
+  // The split-K reduction may launch (its blocks wait for this grid inside) once every block
+  // here has started: its launch then overlaps the last blocks' work.
+  arch::launch_dependents();
   // One call of the block-level GEMM for either kind of unit (two inlined copies cost the
   // whole tiles 1 to 5%): a whole tile of C, or a tail tile's K slice [k0, k0 + k_len) as a
   // product of its own, the tile's rows of A times its columns of B into the slice's block of
@@ -114,7 +118,8 @@ struct SplitReduceShape {
 };
 
 //! C = epi(sum of the K slices' products, C) over the tail tiles (KSlices): block (t, chunk)
-//! sums its chunk of tail tile t, each element's slices in slice order (deterministic). The
+//! sums its chunk of tail tile t, each element's slices in slice order (deterministic). Waits
+//! for the GEMM kernel first where it is launched as that kernel's programmatic dependent. The
 //! tile's place in C is found once per block: 64-bit divisions per element made the reduction
 //! of a 1024^3 product several microseconds slower, 4% of the whole.
 template <class T, int TileM, int TileN, int GroupM, class Epilogue>
@@ -123,6 +128,7 @@ __global__ void __launch_bounds__(SplitReduceShape<T, TileM, TileN>::threads)
                                Epilogue epi) {
   using Shape = SplitReduceShape<T, TileM, TileN>;
   constexpr int vec = Shape::vec;
+  arch::wait_for_dependencies();  // the GEMM kernel's slices (launched as its programmatic dependent)
   const int in_tile = (static_cast<int>(blockIdx.y) * Shape::threads + static_cast<int>(threadIdx.x)) * vec;
   if (in_tile >= Shape::tile) return;
   const std::int64_t t = blockIdx.x;
