@@ -71,7 +71,7 @@ void check_random_plans(std::uint64_t salt, const GemmSplitLimits& limits = {}) 
       REQUIRE(tail * p.slices <= wave);  // a tail's slices fit the wave
     } else {
       // A whole product is split only where the estimate says it pays.
-      const int per_sm = limits.wave_blocks_per_sm > 0 ? limits.wave_blocks_per_sm : Policy::min_blocks_per_sm;
+      const int per_sm = wave_blocks_per_sm(facts_of<Policy>(), limits);
       REQUIRE(split_cost(tiles, k, sms, per_sm, p) < split_cost(tiles, k, sms, per_sm, SplitPlan{1, k}));
     }
     REQUIRE(p.k_slice >= min_slice);

@@ -231,6 +231,12 @@ constexpr std::int64_t tile_count(const PolicyFacts& f, std::int64_t rows, std::
   return ceil_div<std::int64_t>(rows, f.tile_m) * ceil_div<std::int64_t>(cols, f.tile_n);
 }
 
+//! The blocks an SM holds in one of the SIMT kernel's waves of `f`: limits.wave_blocks_per_sm,
+//! or the policy's min_blocks_per_sm where that is 0.
+constexpr int wave_blocks_per_sm(const PolicyFacts& f, const GemmSplitLimits& limits) {
+  return limits.wave_blocks_per_sm > 0 ? limits.wave_blocks_per_sm : f.min_blocks_per_sm;
+}
+
 // ---- split-K -----------------------------------------------------------------------------------
 
 //! A split of K: `slices` slices of k_slice (a whole number of K steps; the last may be
@@ -311,7 +317,7 @@ inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t
   if (m <= 0 || n <= 0 || sms <= 0 || f.max_split_k == 1) return whole;
   if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < limits.min_volume) return whole;
   const std::int64_t tiles = tile_count(f, m, n);
-  const int per_sm = limits.wave_blocks_per_sm > 0 ? limits.wave_blocks_per_sm : f.min_blocks_per_sm;
+  const int per_sm = wave_blocks_per_sm(f, limits);
   const std::int64_t wave = static_cast<std::int64_t>(sms) * per_sm;
   if (tiles < wave) return cheapest_split(f, tiles, k, sms, per_sm, limits);
   const std::int64_t tail = tiles % wave;
@@ -588,7 +594,7 @@ PackPlan pack_plan(const GemmProblem<T>& p, std::int64_t panel_tile_m, std::int6
 //! kernel pace relative to GemmPolicyLarge's (`pace`, measured on the H200).
 inline double modeled_time(const PolicyFacts& f, double pace, std::int64_t rows, std::int64_t cols, std::int64_t k,
                            int sms, const GemmSplitLimits& limits) {
-  const int per_sm = limits.wave_blocks_per_sm > 0 ? limits.wave_blocks_per_sm : f.min_blocks_per_sm;
+  const int per_sm = wave_blocks_per_sm(f, limits);
   const std::int64_t tiles = tile_count(f, rows, cols);
   if (sms <= 0 || tiles >= static_cast<std::int64_t>(sms) * per_sm) return std::numeric_limits<double>::infinity();
   const SplitPlan plan = split_k_plan(f, rows, cols, k, sms, limits);
