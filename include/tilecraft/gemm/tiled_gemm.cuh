@@ -217,15 +217,18 @@ struct TiledGemm {
   }
 
   // Whether the mainloop overlaps each stage boundary with the last FMAs of the stage before.
-  // Only where an operand is scattered (row-major A or column-major B: many single-element
-  // copies to issue after each barrier) and a thread holds at least 32 accumulators (FMAs
-  // enough in a k step to cover the next stage's fragment loads); with both operands filled in
-  // vectors, or fewer accumulators, it costs more than it hides. The same rule for float and
-  // double (measured: benchmarks/TUNING.md).
+  // Where a thread holds at least 32 accumulators (FMAs enough in a k step to cover the next
+  // stage's fragment loads), and either an operand is scattered (row-major A or column-major
+  // B: many single-element copies to issue after each barrier) or the thread's block is 8 x 8
+  // with a K step of at most 16. With both operands filled in vectors it cost 4 x 8 blocks 11%
+  // where K is split behind whole waves, and the K step of 32 and the 16 x 8 blocks of the
+  // vector policies 2 to 3%; the 8 x 8 blocks of K step 16 gained up to 6% (64 x 8192 x 8192).
+  // The same rule for float and double (measured: benchmarks/TUNING.md).
   // (FMAs only: the tensor-core warp level loads a whole stage's fragments per k step.)
   template <Order OA, Order OB>
-  static constexpr bool overlap_stages = !shape::tensor_math && (OA == Order::row_major || OB == Order::col_major) &&
-                                         RegBlockT::rows * RegBlockT::cols >= 32;
+  static constexpr bool overlap_stages =
+      !shape::tensor_math && RegBlockT::rows * RegBlockT::cols >= 32 &&
+      ((OA == Order::row_major || OB == Order::col_major) || (TK <= 16 && RegBlockT::rows * RegBlockT::cols == 64));
 
   template <bool VectorFill, Order OA, Order OB, class Acc>
   TILECRAFT_DEVICE static void accumulate(TempStorage& storage, const warp_mma& mma, MatrixRef<const T, OA> a,
