@@ -34,26 +34,50 @@ inline constexpr bool valid_cp_async_bytes = Bytes == 4 || Bytes == 8 || Bytes =
 
 #if defined(__CUDACC__)
 
+//! cp.async.ca: copies Bytes (4, 8 or 16) from global `src` to the shared-window address `dst`
+//! (smem_address()), through L1. The address form lets a mainloop keep its stage addresses in
+//! 32-bit registers, advanced by constants, instead of converting a pointer per copy.
+template <int Bytes>
+TILECRAFT_DEVICE void cp_async_ca(std::uint32_t dst, const void* src) {
+  static_assert(valid_cp_async_bytes<Bytes>, "cp_async_ca<Bytes>: cp.async.ca moves 4, 8 or 16 bytes");
+  NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
+                    (asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(src), "n"(Bytes)
+                                  : "memory");),
+                    (__trap();))
+}
+
 //! cp.async.ca: copies Bytes (4, 8 or 16) from global `src` to shared `dst`, through L1.
 template <int Bytes>
 TILECRAFT_DEVICE void cp_async_ca(void* dst, const void* src) {
-  static_assert(valid_cp_async_bytes<Bytes>, "cp_async_ca<Bytes>: cp.async.ca moves 4, 8 or 16 bytes");
+  cp_async_ca<Bytes>(smem_address(dst), src);
+}
+
+//! cp.async.ca with src-size: reads the first `src_bytes` (0 ... Bytes) of `src` and fills the
+//! rest of the Bytes at the shared-window address `dst` with zeros. With src_bytes == 0 nothing
+//! is read, so `src` may be any valid global address (it is not dereferenced).
+template <int Bytes>
+TILECRAFT_DEVICE void cp_async_ca_zfill(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
+  static_assert(valid_cp_async_bytes<Bytes>, "cp_async_ca_zfill<Bytes>: cp.async.ca moves 4, 8 or 16 bytes");
   NV_IF_ELSE_TARGET(
       NV_PROVIDES_SM_80,
-      (asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(smem_address(dst)), "l"(src), "n"(Bytes)
+      (asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst), "l"(src), "n"(Bytes), "r"(src_bytes)
                     : "memory");),
       (__trap();))
 }
 
-//! cp.async.ca with src-size: reads the first `src_bytes` (0 ... Bytes) of `src` and fills the
-//! rest of the Bytes at `dst` with zeros. With src_bytes == 0 nothing is read, so `src` may be
-//! any valid global address (it is not dereferenced).
+//! cp_async_ca_zfill to the shared-window address of `dst`.
 template <int Bytes>
 TILECRAFT_DEVICE void cp_async_ca_zfill(void* dst, const void* src, std::uint32_t src_bytes) {
-  static_assert(valid_cp_async_bytes<Bytes>, "cp_async_ca_zfill<Bytes>: cp.async.ca moves 4, 8 or 16 bytes");
+  cp_async_ca_zfill<Bytes>(smem_address(dst), src, src_bytes);
+}
+
+//! cp.async.cg: copies 16 bytes from global `src` to the shared-window address `dst`
+//! (smem_address()), bypassing L1.
+template <int Bytes>
+TILECRAFT_DEVICE void cp_async_cg(std::uint32_t dst, const void* src) {
+  static_assert(Bytes == 16, "cp_async_cg<Bytes>: cp.async.cg (L2 only) moves exactly 16 bytes; use cp_async_ca");
   NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
-                    (asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(smem_address(dst)), "l"(src),
-                                  "n"(Bytes), "r"(src_bytes)
+                    (asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src)
                                   : "memory");),
                     (__trap();))
 }
@@ -61,22 +85,23 @@ TILECRAFT_DEVICE void cp_async_ca_zfill(void* dst, const void* src, std::uint32_
 //! cp.async.cg: copies 16 bytes from global `src` to shared `dst`, bypassing L1.
 template <int Bytes>
 TILECRAFT_DEVICE void cp_async_cg(void* dst, const void* src) {
-  static_assert(Bytes == 16, "cp_async_cg<Bytes>: cp.async.cg (L2 only) moves exactly 16 bytes; use cp_async_ca");
-  NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
-                    (asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_address(dst)), "l"(src)
-                                  : "memory");),
-                    (__trap();))
+  cp_async_cg<Bytes>(smem_address(dst), src);
 }
 
 //! cp.async.cg with src-size (see cp_async_ca_zfill).
 template <int Bytes>
-TILECRAFT_DEVICE void cp_async_cg_zfill(void* dst, const void* src, std::uint32_t src_bytes) {
+TILECRAFT_DEVICE void cp_async_cg_zfill(std::uint32_t dst, const void* src, std::uint32_t src_bytes) {
   static_assert(Bytes == 16, "cp_async_cg_zfill<Bytes>: cp.async.cg (L2 only) moves exactly 16 bytes");
-  NV_IF_ELSE_TARGET(
-      NV_PROVIDES_SM_80,
-      (asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_address(dst)), "l"(src), "r"(src_bytes)
-                    : "memory");),
-      (__trap();))
+  NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
+                    (asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes)
+                                  : "memory");),
+                    (__trap();))
+}
+
+//! cp_async_cg_zfill to the shared-window address of `dst`.
+template <int Bytes>
+TILECRAFT_DEVICE void cp_async_cg_zfill(void* dst, const void* src, std::uint32_t src_bytes) {
+  cp_async_cg_zfill<Bytes>(smem_address(dst), src, src_bytes);
 }
 
 //! cp.async.commit_group: closes this thread's group of copies issued since the last commit.

@@ -266,31 +266,61 @@ struct TiledGemm {
     }
   }
 
-  // The mainloop of sm_80+: a Stages-deep cp.async pipeline (memory/pipeline.cuh), Stages - 1
-  // K steps in flight while one is computed on.
+  // The mainloop of sm_80+: a Stages-deep cp.async ring, Stages - 1 K steps in flight while one
+  // is computed on (the protocol of memory/pipeline.cuh, written out so that the refill after
+  // each barrier costs few instructions: an FP32 SIMT GEMM is issue-bound, and a warp's copies
+  // for the next stage issue between a barrier and its first FMAs). Every step commits one
+  // group, empty past the last step, so the wait's count is the constant Stages - 2; stage
+  // slots advance by a compare, not a modulo; the copies of whole steps (the block-uniform
+  // test made once) take a source pointer advanced by a constant and a 32-bit shared address.
   template <Order OA, Order OB, class FillA, class FillB, class Acc>
   TILECRAFT_DEVICE static void accumulate_async(TempStorage& storage, const warp_mma& mma, const FillA& fill_a,
                                                 const FillB& fill_b, std::int64_t steps, Acc& acc) {
-    using Stage = typename shape::Stage;
-    Pipeline pipe(storage);
-    auto issue = [&](std::int64_t step) {
-      Stage& stage = pipe.producer_acquire();
-      fill_a.issue(tile_a<OA>(stage), step * TK);
-      fill_b.issue(tile_b<OB>(stage), step * TK);
-      pipe.producer_commit();
+    constexpr std::uint32_t stage_bytes = sizeof(typename shape::Stage);
+    const std::uint32_t dst_a = fill_a.destination(tile_a<OA>(storage.stage[0]));
+    const std::uint32_t dst_b = fill_b.destination(tile_b<OB>(storage.stage[0]));
+    const T* src_a = fill_a.source();
+    const T* src_b = fill_b.source();
+    const std::int64_t whole_a = fill_a.whole_steps(), whole_b = fill_b.whole_steps();
+    const std::int64_t whole = whole_a < whole_b ? whole_a : whole_b;
+    // Issues K step `next` (the steps are issued in order) into stage `slot`, a stage no thread
+    // reads any more, and commits it as one group.
+    auto issue = [&](std::int64_t next, int slot) {
+      const std::uint32_t offset = static_cast<std::uint32_t>(slot) * stage_bytes;
+      if (next < whole) {
+        fill_a.issue_whole(dst_a + offset, src_a);
+        fill_b.issue_whole(dst_b + offset, src_b);
+        src_a += fill_a.step_stride();
+        src_b += fill_b.step_stride();
+      } else if (next < steps) {
+        const std::int64_t k_left = fill_a.k_count() - next * TK;
+        fill_a.issue_edge(dst_a + offset, src_a, k_left);
+        fill_b.issue_edge(dst_b + offset, src_b, k_left);
+        src_a += fill_a.step_stride();
+        src_b += fill_b.step_stride();
+      }
+      copy_async_commit();
     };
+    // Waits for the group of the oldest step not yet computed on (Stages - 2 younger groups stay
+    // in flight), then a barrier: every thread's copies of it are visible, and every thread is
+    // done with the step before, whose stage the issue() after it refills.
+    auto wait = [] {
+      copy_async_wait<Stages - 2>();
+      __syncthreads();
+    };
+    auto advance = [](int slot) { return slot + 1 == Stages ? 0 : slot + 1; };
 #pragma unroll 1
-    for (int s = 0; s < Stages - 1; ++s) {
-      if (s < steps) issue(s);
-    }
+    for (int s = 0; s < Stages - 1; ++s) issue(s, s);
+    int read = 0;  // the stage of the step computed on
     if constexpr (!overlap_stages<OA, OB>) {
+      int write = Stages - 1;  // the stage of step - 1
 #pragma unroll 1
       for (std::int64_t step = 0; step < steps; ++step) {
-        const Stage& stage = pipe.consumer_wait();
-        // Refill the stage released one step ago: consumer_wait's barrier has made it free.
-        if (step + Stages - 1 < steps) issue(step + Stages - 1);
-        multiply<OA, OB>(mma, stage, acc);
-        pipe.consumer_release();
+        wait();
+        issue(step + Stages - 1, write);
+        multiply<OA, OB>(mma, storage.stage[read], acc);
+        write = read;
+        read = advance(read);
       }
     } else if (steps > 0) {
       // The barrier, the refill and the next stage's first fragment loads come before the
@@ -299,25 +329,26 @@ struct TiledGemm {
       using Mma = WarpMma<shape>;
       T frag_a[2][Mma::rm];
       T frag_b[2][Mma::rn];
-      const Stage* stage = &pipe.consumer_wait();
-      if (Stages - 1 < steps) issue(Stages - 1);
-      mma.load_a(stage->a, 0, frag_a[0]);
-      mma.load_b(stage->b, 0, frag_b[0]);
+      wait();
+      issue(Stages - 1, Stages - 1);
+      mma.load_a(storage.stage[0].a, 0, frag_a[0]);
+      mma.load_b(storage.stage[0].b, 0, frag_b[0]);
 #pragma unroll 1
       for (std::int64_t step = 0; step < steps; ++step) {
+        const typename shape::Stage& stage = storage.stage[read];
 #pragma unroll
         for (int k = 0; k < TK; ++k) {
-          const int next = (k + 1) % 2;
+          const int nk = (k + 1) % 2;
           if (k + 1 < TK) {
-            mma.load_a(stage->a, k + 1, frag_a[next]);
-            mma.load_b(stage->b, k + 1, frag_b[next]);
+            mma.load_a(stage.a, k + 1, frag_a[nk]);
+            mma.load_b(stage.b, k + 1, frag_b[nk]);
           } else if (step + 1 < steps) {
-            pipe.consumer_release();
-            stage = &pipe.consumer_wait();
-            // Refill the stage just released: the barrier above has made it free.
-            if (step + Stages < steps) issue(step + Stages);
-            mma.load_a(stage->a, 0, frag_a[next]);
-            mma.load_b(stage->b, 0, frag_b[next]);
+            // Every fragment of this stage is in registers: after the barrier it is refilled.
+            wait();
+            issue(step + Stages, read);
+            read = advance(read);
+            mma.load_a(storage.stage[read].a, 0, frag_a[nk]);
+            mma.load_b(storage.stage[read].b, 0, frag_b[nk]);
           }
           thread_mma(acc, frag_a[k % 2], frag_b[k % 2]);
         }
@@ -328,10 +359,10 @@ struct TiledGemm {
           for (std::size_t j = 0; j < Mma::rn; ++j) frag_b[0][j] = frag_b[1][j];
         }
       }
-      pipe.consumer_release();
     }
-    // The storage may be reused (by the next tile of a persistent loop, or the caller) only
-    // once every thread has finished reading it.
+    // Every real group was waited for above (the rest are empty). The storage may be reused
+    // (by the next tile of a persistent loop, or the caller) only once every thread has
+    // finished reading it.
     __syncthreads();
   }
 

@@ -86,6 +86,27 @@ TILECRAFT_DEVICE void copy_async(void* dst, const void* src) {
   }
 }
 
+//! copy_async with the destination as a shared-window address (arch::smem_address() of a
+//! shared object, plus byte offsets): for mainloops that keep their stage addresses in 32-bit
+//! registers and advance them by constants. The same semantics and paths as the pointer form.
+template <int Bytes>
+TILECRAFT_DEVICE void copy_async(std::uint32_t dst, const void* src) {
+  static_assert(AsyncCopyBytes<Bytes>, "copy_async<Bytes>: an asynchronous copy moves 4, 8 or 16 bytes");
+  detail::check_async_copy_args<Bytes>(__cvta_shared_to_generic(dst), src);
+  if constexpr (!AsyncCopyBytes<Bytes>) {
+    return;  // the static_assert above has said why
+  } else if constexpr (cp_async_disabled) {
+    detail::copy_sync<Bytes>(__cvta_shared_to_generic(dst), src);
+  } else {
+    NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
+                      (
+                          if constexpr (Bytes == 16) { arch::cp_async_cg<16>(dst, src); } else {
+                            arch::cp_async_ca<Bytes>(dst, src);
+                          }),
+                      (detail::copy_sync<Bytes>(__cvta_shared_to_generic(dst), src);))
+  }
+}
+
 //! Predicated, zero-filling form: copies Bytes from `src` when `inside`, else writes Bytes of
 //! zeros to `dst` and reads nothing (src is then not dereferenced; pass a valid global address
 //! all the same, e.g. the start of the matrix). This is how a tile's elements past the matrix
@@ -111,6 +132,26 @@ TILECRAFT_DEVICE void copy_async(void* dst, const void* src, bool inside) {
                           } else { arch::cp_async_ca_zfill<Bytes>(dst, src, n); }),
                       (
                           if (inside) { detail::copy_sync<Bytes>(dst, src); } else { detail::zero_sync<Bytes>(dst); }))
+  }
+}
+
+//! The predicated, zero-filling form with the destination as a shared-window address (see
+//! the address form above).
+template <int Bytes>
+TILECRAFT_DEVICE void copy_async(std::uint32_t dst, const void* src, bool inside) {
+  static_assert(AsyncCopyBytes<Bytes>, "copy_async<Bytes>: an asynchronous copy moves 4, 8 or 16 bytes");
+  TILECRAFT_ASSERT(dst % Bytes == 0 && "copy_async: dst must be Bytes-aligned");
+  if constexpr (!AsyncCopyBytes<Bytes>) {
+    return;  // the static_assert above has said why
+  } else if constexpr (cp_async_disabled) {
+    copy_async<Bytes>(__cvta_shared_to_generic(dst), src, inside);
+  } else {
+    NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,
+                      (
+                          const std::uint32_t n = inside ? Bytes : 0u; if constexpr (Bytes == 16) {
+                            arch::cp_async_cg_zfill<16>(dst, src, n);
+                          } else { arch::cp_async_ca_zfill<Bytes>(dst, src, n); }),
+                      (copy_async<Bytes>(__cvta_shared_to_generic(dst), src, inside);))
   }
 }
 

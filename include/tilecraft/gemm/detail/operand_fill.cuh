@@ -1,9 +1,9 @@
 //! \file gemm/detail/operand_fill.cuh
 //! Filling one stage's A or B tile from global memory: the GEMM's partition
 //! (GemmShape::FillRows / FillScatter decide which thread moves which element) bound to one
-//! operand's addressing, with two transfers: asynchronous copies (issue(), the cp.async
-//! mainloop of sm_80+) and a register stage (load() then store(), the register double buffer
-//! below sm_80). Elements outside the operand (past M, N or K) become zeros, so they add
+//! operand's addressing, with two transfers: asynchronous copies (issue_whole() and
+//! issue_edge(), the cp.async mainloop of sm_80+) and a register stage (load() then store(),
+//! the register double buffer below sm_80). Elements outside the operand (past M, N or K) become zeros, so they add
 //! nothing to the accumulators and the mainloop needs no bounds of its own.
 #pragma once
 
@@ -12,6 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../../arch/smem_address.cuh"
 #include "../../config.cuh"
 #include "../../memory/copy_async.cuh"
 #include "../../memory/global_word.cuh"
@@ -36,8 +37,8 @@ enum class FillKind {
 //! a K-contiguous operand (GemmShape::TileAk, TileBk), its rows contiguous in global memory
 //! along K, in vectors of Width elements (GemmShape::FillKRows).
 //! A thread keeps the global offset and tile position of its first element only; the others
-//! are compile-time steps away (GemmShape::FillRows / FillScatter). issue() takes a path
-//! without predicates when the whole K step lies inside the operand.
+//! are compile-time steps away (GemmShape::FillRows / FillScatter). A K step that lies wholly
+//! inside the operand is copied without predicates (issue_whole(), load()).
 template <class Shape, class Tile, FillKind Kind, int Width>
 class OperandFill {
   static constexpr int rows = Tile::rows;
@@ -84,41 +85,58 @@ class OperandFill {
     full_l_ = l0 + tile_l <= l_count;
   }
 
-  //! Issues the copies of the K step starting at `k0` into `tile` (no commit).
-  TILECRAFT_DEVICE void issue(Tile& tile, std::int64_t k0) const {
-    T* const dst = tile.data() + tile_offset_;
-    const std::int64_t offset = offset_ + (scatter || l_rows ? k0 : k0 * ld_);
-    // Block-uniform: the step lies inside the operand along K and the tile along L.
-    if (full_l_ && k0 + tk <= k_count_) {
+  // The asynchronous transfer (the cp.async mainloop of sm_80+). A mainloop keeps, per
+  // operand, a source pointer (source(), advanced by step_stride() per K step) and the
+  // shared-window address of this thread's first element in stage 0 (destination(), plus a
+  // constant per stage): no offsets are recomputed from the step, no pointers converted.
+
+  //! K steps [0, whole_steps()) lie inside the operand along K and the tile along L (the test
+  //! is block-uniform): issue_whole() copies them without predicates, issue_edge() the rest.
+  TILECRAFT_DEVICE std::int64_t whole_steps() const { return full_l_ ? k_count_ / tk : 0; }
+  //! The operand's extent along K.
+  TILECRAFT_DEVICE std::int64_t k_count() const { return k_count_; }
+  //! This thread's first source element of K step 0.
+  TILECRAFT_DEVICE const T* source() const { return base_ + offset_; }
+  //! How far source() moves from one K step to the next, in elements.
+  TILECRAFT_DEVICE std::int64_t step_stride() const { return scatter || l_rows ? tk : tk * ld_; }
+  //! Shared-window address of this thread's first element in `tile`.
+  TILECRAFT_DEVICE std::uint32_t destination(const Tile& tile) const {
+    return arch::smem_address(tile.data() + tile_offset_);
+  }
+
+  //! Issues the copies of a whole K step (no commit): `src` is source() advanced to the step,
+  //! `dst` destination() of the stage it fills.
+  TILECRAFT_DEVICE void issue_whole(std::uint32_t dst, const T* src) const {
 #pragma unroll
-      for (int i = 0; i < per_thread; ++i) {
-        if (ragged && row_ + Map::row_step(i) >= rows) break;
-        copy<elem_bytes * Width>(dst + Tile::offset(Map::row_step(i), Map::col_step(i)),
-                                 base_ + (offset + global_step(i)));
-      }
-      return;
+    for (int i = 0; i < per_thread; ++i) {
+      if (ragged && row_ + Map::row_step(i) >= rows) break;
+      copy<elem_bytes * Width>(dst + shared_step(i), src + global_step(i));
     }
-    const std::int64_t k_left = k_count_ - k0;
+  }
+
+  //! Issues the copies of any K step (no commit), with `k_left` elements of K left from the
+  //! step's start: elements outside the operand zero-fill. `src` and `dst` as for issue_whole().
+  TILECRAFT_DEVICE void issue_edge(std::uint32_t dst, const T* src, std::int64_t k_left) const {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
       const int row = row_ + Map::row_step(i);
       if (ragged && row >= rows) break;
-      T* const d = dst + Tile::offset(Map::row_step(i), Map::col_step(i));
+      const std::uint32_t d = dst + shared_step(i);
       const int n = inside(row, col_ + Map::col_step(i), k_left);
       // Addresses are formed only for elements inside the operand; the others zero-fill and
       // read nothing (their source is the operand's first element).
-      const std::int64_t o = offset + global_step(i);
+      const T* const e = src + global_step(i);
       if constexpr (Width == vector && Width > 1) {
         if (n == vector) {
-          copy_async<16>(d, base_ + o);
+          copy<16>(d, e);
         } else if (n == 0) {
-          copy_async<16>(d, base_, false);
+          copy<16>(d, base_, false);
         } else {
 #pragma unroll
-          for (int j = 0; j < vector; ++j) copy<elem_bytes>(d + j, j < n ? base_ + (o + j) : base_, j < n);
+          for (int j = 0; j < vector; ++j) copy<elem_bytes>(d + j * elem_bytes, j < n ? e + j : base_, j < n);
         }
       } else {
-        copy<elem_bytes>(d, n > 0 ? base_ + o : base_, n > 0);
+        copy<elem_bytes>(d, n > 0 ? e : base_, n > 0);
       }
     }
   }
@@ -130,7 +148,7 @@ class OperandFill {
     TILECRAFT_ASSERT((Width == 1 || (reinterpret_cast<std::uintptr_t>(base_) % 16 == 0 && ld_ % Width == 0)) &&
                      "tiled_gemm: a vector fill needs a 16-byte aligned operand with ld a multiple of the vector");
     const std::int64_t offset = offset_ + (scatter || l_rows ? k0 : k0 * ld_);
-    if (full_l_ && k0 + tk <= k_count_) {  // block-uniform, as in issue()
+    if (full_l_ && k0 + tk <= k_count_) {  // block-uniform (whole_steps())
 #pragma unroll
       for (int i = 0; i < per_thread; ++i) {
         if (ragged && row_ + Map::row_step(i) >= rows) break;
@@ -171,17 +189,30 @@ class OperandFill {
   }
 
  private:
-  // One copy of Bytes into the stage: cp.async (4, 8 or 16 bytes; zero-fill where !valid), or
-  // for a single 2-byte element, which cp.async cannot move, a load and a store through a
-  // register (synchronous: done before the stage's commit, so before the barrier that
-  // publishes the stage).
+  // One copy of Bytes to the shared-window address dst: cp.async (4, 8 or 16 bytes; zero-fill
+  // where !valid, the unpredicated form where valid is known true), or for a single 2-byte
+  // element, which cp.async cannot move, a load and a store through a register (synchronous:
+  // done before the stage's commit, so before the barrier that publishes the stage).
   template <int Bytes>
-  TILECRAFT_DEVICE static void copy(T* dst, const T* src, bool valid = true) {
+  TILECRAFT_DEVICE static void copy(std::uint32_t dst, const T* src, bool valid) {
     if constexpr (Bytes >= 4) {
       copy_async<Bytes>(dst, src, valid);
     } else {
-      *dst = valid ? *src : T{};
+      *static_cast<T*>(__cvta_shared_to_generic(dst)) = valid ? *src : T{};
     }
+  }
+  template <int Bytes>
+  TILECRAFT_DEVICE static void copy(std::uint32_t dst, const T* src) {
+    if constexpr (Bytes >= 4) {
+      copy_async<Bytes>(dst, src);
+    } else {
+      *static_cast<T*>(__cvta_shared_to_generic(dst)) = *src;
+    }
+  }
+
+  // Byte offset of copy i's destination from this thread's first element.
+  TILECRAFT_HOST_DEVICE static constexpr std::uint32_t shared_step(int i) {
+    return static_cast<std::uint32_t>(Tile::offset(Map::row_step(i), Map::col_step(i)) * elem_bytes);
   }
 
   // How many of the Width elements from tile (row, col) lie inside the operand, with k_left
