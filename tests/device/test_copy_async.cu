@@ -88,16 +88,24 @@ void check_arch(std::uint32_t src_bytes, std::uint64_t salt) {
 // ---- memory/copy_async.cuh --------------------------------------------------------------------
 
 // Thread t copies element t (when inside[t]) or zero-fills it, then waits with the barrier and
-// writes the element a different thread copied.
-template <class W>
+// writes the element a different thread copied. Address: the destination given in the
+// shared-window address form (arch::smem_address) instead of a pointer.
+template <class W, bool Address>
 __global__ void copy_async_kernel(const W* src, const int* inside, W* out, int n) {
   __shared__ W buf[256];
   const int t = static_cast<int>(threadIdx.x);
+  auto dst = [&] {
+    if constexpr (Address) {
+      return arch::smem_address(&buf[t]);
+    } else {
+      return &buf[t];
+    }
+  };
   if (t < n) {
     if (t % 3 == 0) {
-      copy_async<sizeof(W)>(&buf[t], &src[t]);
+      copy_async<sizeof(W)>(dst(), &src[t]);
     } else {
-      copy_async<sizeof(W)>(&buf[t], &src[inside[t] ? t : 0], inside[t] != 0);
+      copy_async<sizeof(W)>(dst(), &src[inside[t] ? t : 0], inside[t] != 0);
     }
   }
   copy_async_commit();
@@ -106,7 +114,7 @@ __global__ void copy_async_kernel(const W* src, const int* inside, W* out, int n
   if (t < n) out[t] = buf[from];
 }
 
-template <class W>
+template <class W, bool Address>
 void check_copy_async(std::uint64_t salt) {
   constexpr int n = 231;
   auto g = tilecraft::test::rng(salt);
@@ -121,7 +129,7 @@ void check_copy_async(std::uint64_t salt) {
   DeviceBuffer<W> src(host), out(n);
   DeviceBuffer<int> d_inside(inside);
   out.poison();
-  copy_async_kernel<W><<<1, 256>>>(src.get(), d_inside.get(), out.get(), n);
+  copy_async_kernel<W, Address><<<1, 256>>>(src.get(), d_inside.get(), out.get(), n);
   tilecraft::test::sync_and_check();
   const auto h = out.download();
   int bad = 0;
@@ -272,7 +280,8 @@ TEST_CASE("arch::cp_async wrappers: every size, .ca and .cg, zero-fill, groups")
 
 TEST_CASE_TEMPLATE("copy_async and its zero-filling form", W, unsigned, uint2, uint4) {
   INFO("synchronous path forced: ", cp_async_disabled);
-  check_copy_async<W>(11);
+  SUBCASE("pointer destination") { check_copy_async<W, false>(11); }
+  SUBCASE("shared-window address destination") { check_copy_async<W, true>(12); }
 }
 
 TEST_CASE("Pipeline streams a vector with 1 to 4 stages") {

@@ -284,7 +284,9 @@ struct TiledGemm {
     const std::int64_t whole_a = fill_a.whole_steps(), whole_b = fill_b.whole_steps();
     const std::int64_t whole = whole_a < whole_b ? whole_a : whole_b;
     // Issues K step `next` (the steps are issued in order) into stage `slot`, a stage no thread
-    // reads any more, and commits it as one group.
+    // reads any more, and commits it as one group. (Each branch advances the sources itself:
+    // one advance after the branches led ptxas to an allocation with 91 FFMAs a K step reading
+    // three operands from one register bank in GemmPolicySkinny, 4% slower; TUNING.md.)
     auto issue = [&](std::int64_t next, int slot) {
       const std::uint32_t offset = static_cast<std::uint32_t>(slot) * stage_bytes;
       if (next < whole) {
