@@ -28,10 +28,10 @@
 // (1000 x 999 x 1001, 2048^3), no shape above about 10^6 multiply-adds, one layout and two of the
 // eight orders and ops per shape (combos_for, layouts_for); under racecheck one of the eight
 // (TILECRAFT_TEST_SANITIZER=racecheck, which the check sets beside it).
-// Split K and packing (the launcher transposing K-contiguous operands into a workspace, in
-// panels when they exceed its budget) are forced on small shapes by lower limits
-// (detail::GemmTunables: tunables_split_small(), tunables_pack()) passed to the launcher's
-// detail::gemm_run; the cases that keep the launcher's own limits call the public gemm.
+// Split K and packing (the launcher transposing K-contiguous operands into a workspace and
+// copying unaligned ones to aligned rows, in panels when they exceed its budget) are forced on small shapes by lower
+// limits (detail::GemmTunables: tunables_split_small(), tunables_pack()) passed to the launcher's detail::gemm_run; the
+// cases that keep the launcher's own limits call the public gemm.
 //
 // Included by every file of the executable: everything here is a template, inline, or a type.
 #pragma once
@@ -434,7 +434,7 @@ inline tilecraft::detail::GemmTunables tunables_split_small() {
 // holds as many rows of either type), so that packing and its panels run on small matrices.
 template <class T>
 tilecraft::detail::GemmTunables tunables_pack(std::int64_t float_bytes, tilecraft::detail::GemmTunables base = {}) {
-  base.pack = {1, 1.0, float_bytes / std::int64_t{sizeof(float)} * std::int64_t{sizeof(T)}};
+  base.pack = {1, 1.0, float_bytes / std::int64_t{sizeof(float)} * std::int64_t{sizeof(T)}, 1.0, 0};
   return base;
 }
 

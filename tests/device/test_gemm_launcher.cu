@@ -16,9 +16,9 @@
 using namespace tilecraft::test::gemm;
 using tilecraft::test::DeviceBuffer;
 
-// test_gemm (see gemm_testbed.cuh): split K and the packing of K-contiguous operands (whole and
-// in panels of C), forced on small products by lower limits passed to detail::gemm_run, and
-// release_workspace.
+// test_gemm (see gemm_testbed.cuh): split K and the packing of operands (K-contiguous ones
+// transposed, unaligned ones copied; whole and in panels of C), forced on small products by lower
+// limits passed to detail::gemm_run, and release_workspace.
 namespace split_pack_tests {
 
 TEST_CASE_TEMPLATE("gemm: few C tiles and a long K (K split across blocks, summed by a second kernel)", T, float,
@@ -83,7 +83,10 @@ TEST_CASE_TEMPLATE("gemm: the last wave's tiles in K slices behind whole waves (
   }
 }
 
-TEST_CASE_TEMPLATE("gemm: K-contiguous operands packed into a workspace, whole and in panels of C", T, float, double) {
+TEST_CASE_TEMPLATE(
+    "gemm: operands packed into a workspace (transposed or copied to aligned rows), whole and in panels "
+    "of C",
+    T, float, double) {
   using Large = std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicyLargeF64>;
   // Panels (budgets for float; doubles get twice the bytes): 16 KiB holds 136 packed rows of
   // K = 30, so 150 rows of A (or columns of B) go in two equal panels of whole tiles (the

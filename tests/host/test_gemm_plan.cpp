@@ -308,7 +308,8 @@ TEST_CASE("the grouped block order covers every tile once, in groups of group_m 
   }
 }
 
-TEST_CASE("packing: K-contiguous operands only, when the product pays, in panels within the budget") {
+TEST_CASE(
+    "packing: operands that do not fill in vectors as given, when the product pays, in panels within the budget") {
   using tilecraft::MatrixRef;
   using tilecraft::detail::GemmPackLimits;
   using tilecraft::detail::GemmProblem;
@@ -337,11 +338,32 @@ TEST_CASE("packing: K-contiguous operands only, when the product pays, in panels
   CHECK_FALSE(pack_plan(problem(Order::row_major, Order::row_major, 1000, 999, 1001, al, 0), 128, 128, limits).packs());
   CHECK_FALSE(
       pack_plan(problem(Order::row_major, Order::row_major, 8192, 1000, 8192, al, 0), 128, 128, limits).packs());
-  // The other operand (filled by rows) not vector-aligned: packing would not reach the vector fill.
+  // The other operand (filled by rows) not vector-aligned: copied to aligned rows beside A's
+  // transpose (its leading dimension padded to whole vectors), so that both fill in vectors,
+  // from 2^32 multiply-adds on; below that nothing is packed.
   CHECK_FALSE(
-      pack_plan(problem(Order::row_major, Order::row_major, 4096, 4096, 4096, off, 0), 128, 128, limits).packs());
+      pack_plan(problem(Order::row_major, Order::row_major, 1025, 1025, 1025, al, 0), 128, 128, limits).packs());
   CHECK_FALSE(
-      pack_plan(problem(Order::row_major, Order::row_major, 4096, 4096, 4096, al, 1), 128, 128, limits).packs());
+      pack_plan(problem(Order::row_major, Order::row_major, 1537, 1539, 1541, al, 0), 128, 128, limits).packs());
+  for (const auto& q : {problem(Order::row_major, Order::row_major, 4096, 4096, 4096, off, 0),
+                        problem(Order::row_major, Order::row_major, 4096, 4096, 4096, al, 1),
+                        problem(Order::row_major, Order::row_major, 1625, 1625, 1627, al, 0)}) {
+    p = pack_plan(q, 128, 128, limits);
+    CHECK((p.pack_a && p.pack_b));
+    CHECK(p.ld_b % 4 == 0);
+    CHECK(p.ld_b >= q.c.cols);
+    CHECK(p.b_elems == q.a.cols * p.ld_b);
+  }
+  // Unaligned and not K-contiguous, alone: copied; aligned and not K-contiguous: left as is.
+  p = pack_plan(problem(Order::col_major, Order::row_major, 2049, 2051, 2047, al, 0), 128, 128, limits);
+  CHECK((p.pack_a && p.pack_b));
+  CHECK(p.ld_a == 2052);
+  CHECK(p.ld_b == 2052);
+  CHECK_FALSE(
+      pack_plan(problem(Order::col_major, Order::row_major, 2048, 2048, 2048, al, 0), 128, 128, limits).packs());
+  // An unaligned operand that is not copied (the other side too short for packing to pay)
+  // keeps the kernel off the vector fill: nothing is packed.
+  CHECK_FALSE(pack_plan(problem(Order::row_major, Order::row_major, 600, 8192, 8192, al, 1), 128, 128, limits).packs());
   // TN as computed (A column-major, B column-major): B packed, A not.
   p = pack_plan(problem(Order::col_major, Order::col_major, 4096, 4096, 4096, al, 0), 128, 128, limits);
   CHECK((!p.pack_a && p.pack_b));
@@ -358,14 +380,32 @@ TEST_CASE("packing: K-contiguous operands only, when the product pays, in panels
   CHECK(p.pack_a);
   CHECK(p.a_elems * 4 <= limits.bytes);
   CHECK(p.panel_m < 5590);
+  // The budget: limits.bytes, or a share of the device's memory where that is more.
+  using tilecraft::detail::pack_budget;
+  CHECK(pack_budget(limits, 0) == limits.bytes);
+  CHECK(pack_budget(limits, std::int64_t{16} << 30) == std::int64_t{256} << 20);
+  CHECK(pack_budget(limits, std::int64_t{2} << 30) == limits.bytes);
+  CHECK(pack_budget(GemmPackLimits{1024, 1.0, 4096, 1.0, 0}, std::int64_t{16} << 30) == 4096);
   // Random shapes and budgets: panels of whole tiles within the budget, leading dimensions of
   // whole vectors.
   auto gen = tilecraft::test::rng(31);
   for (int i = 0; i < 5000; ++i) {
     const std::int64_t m = pick(gen, 14), n = pick(gen, 14), k = pick(gen, 14);
-    const GemmPackLimits small{1, 1.0, std::int64_t{4} << (gen() % 16)};
-    p = pack_plan(problem(Order::row_major, Order::col_major, m, n, k, al, 0), 64, 128, small);
+    const GemmPackLimits small{1, 1.0, std::int64_t{4} << (gen() % 16), gen() % 2 ? 1.0 : 1e6, 0};
+    const Order oa = gen() % 2 ? Order::row_major : Order::col_major;
+    const Order ob = gen() % 2 ? Order::row_major : Order::col_major;
+    const auto q = problem(oa, ob, m, n, k, gen() % 4 ? al : off, static_cast<std::int64_t>(gen() % 3));
+    p = pack_plan(q, 64, 128, small);
     INFO(m, " x ", n, " x ", k, " in ", small.bytes, " bytes");
+    // Nothing aligned and not K-contiguous is packed; an unaligned one left as it is leaves
+    // everything as it is.
+    const bool a_ready = oa == Order::col_major && tilecraft::rows_vector_aligned(q.a);
+    const bool b_ready = ob == Order::row_major && tilecraft::rows_vector_aligned(q.b);
+    REQUIRE(!(a_ready && p.pack_a));
+    REQUIRE(!(b_ready && p.pack_b));
+    if ((oa == Order::col_major && !a_ready && !p.pack_a) || (ob == Order::row_major && !b_ready && !p.pack_b)) {
+      REQUIRE_FALSE(p.packs());
+    }
     if (p.pack_a) {
       REQUIRE((p.panel_m == m || p.panel_m % 64 == 0));
       REQUIRE(p.ld_a % 4 == 0);

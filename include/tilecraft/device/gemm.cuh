@@ -109,9 +109,12 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! are summed in a fixed order, so results are deterministic. An operand whose K index is the
 //! contiguous one (A row-major or B column-major as computed: the common NN case of either
 //! order) is first transposed into workspace when the product reuses it enough (the other side
-//! of C at least 1024 and M * N * K >= 2^30): its shared tiles then fill in 16-byte vectors,
-//! which costs one copy and saves more than that in the product. An operand above 64 MiB is packed in equal panels,
-//! each multiplied as it is packed. Workspace comes from tilecraft's own stream-ordered pool (see
+//! of C at least 1024 and M * N * K >= 2^30), and an operand whose rows are not 16-byte
+//! aligned (a leading dimension that is not a multiple of 16 bytes, or an offset base pointer)
+//! is copied into rows that are (the same rule with M * N * K >= 2^32): the shared tiles then
+//! fill in 16-byte vectors, which costs one copy and saves more than that in the product. An
+//! operand above 64 MiB or a 64th of the device's memory, whichever is more, is packed in equal
+//! panels, each multiplied as it is packed. Workspace comes from tilecraft's own stream-ordered pool (see
 //! release_workspace()); where none can be had, the product is computed unsplit and unpacked.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when: an enumerator is out of range;

@@ -6,7 +6,7 @@
 //! (persistent grids), and a stream-ordered workspace pool. Asked on every call, the driver
 //! queries would leave the GPU idle for microseconds between back-to-back launches, so each is
 //! asked once per device and kept here, for the life of the process:
-//!   - device_limits():        SMs, shared memory per block (opt-in) and per SM;
+//!   - device_limits():        SMs, shared memory per block (opt-in) and per SM, global memory;
 //!   - kernel entries:         a kernel's dynamic shared-memory opt-in (opt_in_once in
 //!                             util/launch.cuh), per (kernel, device);
 //!   - resident_blocks_once(): the blocks of a kernel resident on the whole device, per
@@ -44,6 +44,7 @@ struct DeviceLimits {
   int sms = 0;                   //!< streaming multiprocessors
   int smem_per_block_optin = 0;  //!< the most shared memory a block may opt in to (bytes)
   int smem_per_sm = 0;           //!< shared memory of one SM (bytes)
+  std::int64_t memory = 0;       //!< global memory (bytes)
 };
 
 struct DeviceCacheState {
@@ -77,6 +78,9 @@ inline cudaError_t device_limits(int device, DeviceLimits& out) {
       cudaDeviceGetAttribute(&l.smem_per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   TILECRAFT_RETURN_IF_ERROR(
       cudaDeviceGetAttribute(&l.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  cudaDeviceProp prop{};  // (global memory has no attribute of its own; asked once per device)
+  TILECRAFT_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, device));
+  l.memory = static_cast<std::int64_t>(prop.totalGlobalMem);
   if (cacheable) {
     // Written once: a reader that saw the flag reads a struct nobody writes again.
     const std::lock_guard<std::mutex> lock(cache.mutex);

@@ -22,6 +22,7 @@
 #include "../workspace.cuh"
 #include "gemm_plan.cuh"
 #include "gemm_wgmma_kernels.cuh"
+#include "pack_copy.cuh"
 #include "tensor_map.cuh"
 
 namespace tilecraft::detail {
@@ -201,13 +202,7 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
 template <class T>
 cudaError_t pack_16bit_operand(const T* src, std::int64_t ld, std::int64_t outer, std::int64_t inner, T* dst,
                                cudaStream_t stream) {
-  const std::int64_t ldp = round_up<std::int64_t>(inner, 8);
-  TILECRAFT_RETURN_IF_ERROR(cudaMemcpy2DAsync(
-      dst, static_cast<std::size_t>(ldp) * sizeof(T), src, static_cast<std::size_t>(ld) * sizeof(T),
-      static_cast<std::size_t>(inner) * sizeof(T), static_cast<std::size_t>(outer), cudaMemcpyDeviceToDevice, stream));
-  if (ldp == inner) return cudaSuccess;
-  return cudaMemset2DAsync(dst + inner, static_cast<std::size_t>(ldp) * sizeof(T), 0,
-                           static_cast<std::size_t>(ldp - inner) * sizeof(T), static_cast<std::size_t>(outer), stream);
+  return copy_rows(src, ld, dst, round_up<std::int64_t>(inner, 8), outer, inner, stream);
 }
 
 //! C (rows x cols, row-major, ldc) = alpha * X Y^T + beta * C through tiled_gemm G on the

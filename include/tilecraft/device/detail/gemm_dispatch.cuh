@@ -27,6 +27,7 @@
 #include "../workspace.cuh"
 #include "gemm_kernels.cuh"
 #include "gemm_plan.cuh"
+#include "pack_copy.cuh"
 
 #if defined(__CUDACC__)
 
@@ -133,8 +134,8 @@ constexpr std::int64_t tile_extent(int dim) {
   }
 }
 
-//! C = epi(a * b), packing K-contiguous operands first as pack_plan says (unpacked when no
-//! workspace can be had). VectorPolicy (void: none) replaces Policy for every product whose
+//! C = epi(a * b), packing operands first as pack_plan says (unpacked when no workspace can be
+//! had). VectorPolicy (void: none) replaces Policy for every product whose
 //! operands both fill in vectors, packed or not, and HugePolicy (void: none) replaces
 //! VectorPolicy where huge_policy_pays.
 template <class Policy, class VectorPolicy = void, class HugePolicy = void, class T, class Epilogue>
@@ -174,25 +175,29 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
   for (std::int64_t r0 = 0; r0 < m && status == cudaSuccess; r0 += plan.panel_m) {
     const std::int64_t rows = m - r0 < plan.panel_m ? m - r0 : plan.panel_m;
     // Rows [r0, r0 + rows) of a: row-major (packed: transposed into the K x rows row-major
-    // matrix, which is the column-major rows x K view) or column-major (r0 elements in).
+    // matrix, which is the column-major rows x K view) or column-major (r0 elements in; packed:
+    // its K columns of `rows` elements copied to aligned ones).
     GemmProblem<T> q = p;
     const bool a_rows = k_contiguous_a(p.order_a);
     q.a = {a_rows ? p.a.data + r0 * p.a.ld : p.a.data + r0, rows, k, p.a.ld};
     if (plan.pack_a) {
-      status = transpose(q.a.data, p.a.ld, packed_a, plan.ld_a, rows, k, stream);
+      status = a_rows ? transpose(q.a.data, p.a.ld, packed_a, plan.ld_a, rows, k, stream)
+                      : copy_rows(q.a.data, p.a.ld, packed_a, plan.ld_a, k, rows, stream);
       q.a = {packed_a, rows, k, plan.ld_a};
       q.order_a = Order::col_major;
     }
     for (std::int64_t c0 = 0; c0 < n && status == cudaSuccess; c0 += plan.panel_n) {
       const std::int64_t cols = n - c0 < plan.panel_n ? n - c0 : plan.panel_n;
       // Columns [c0, c0 + cols) of b: column-major (packed: the transposed cols x K rows are
-      // the row-major K x cols matrix) or row-major (c0 elements in). (When both operands need
-      // panels, B's are packed again for every panel of A: a workspace within the budget.)
+      // the row-major K x cols matrix) or row-major (c0 elements in; packed: its K rows of
+      // `cols` elements copied to aligned ones). (When both operands need panels, B's are packed
+      // again for every panel of A: a workspace within the budget.)
       const bool b_cols = k_contiguous_b(p.order_b);
       q.b = {b_cols ? p.b.data + c0 * p.b.ld : p.b.data + c0, k, cols, p.b.ld};
       q.order_b = p.order_b;
       if (plan.pack_b) {
-        status = transpose(q.b.data, p.b.ld, packed_b, plan.ld_b, cols, k, stream);
+        status = b_cols ? transpose(q.b.data, p.b.ld, packed_b, plan.ld_b, cols, k, stream)
+                        : copy_rows(q.b.data, p.b.ld, packed_b, plan.ld_b, k, cols, stream);
         if (status != cudaSuccess) break;
         q.b = {packed_b, k, cols, plan.ld_b};
         q.order_b = Order::row_major;
@@ -224,30 +229,32 @@ template <class Policy, class T, class Epilogue>
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
   const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;  // the SMs the plan fills
+  GemmTunables tuned = tunables;
+  tuned.pack.bytes = pack_budget(tunables.pack, limits.memory);
   if constexpr (!std::is_void_v<Policy>) {
     // A configuration the device cannot hold is refused before any workspace or packing.
     if (Policy::tiled::smem_bytes > static_cast<std::size_t>(limits.smem_per_block_optin)) return cudaErrorInvalidValue;
-    return run_packed<Policy>(p, epi, sms, tunables, stream);
+    return run_packed<Policy>(p, epi, sms, tuned, stream);
   } else {
-    const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, p.a.cols, limits, tunables.split);
+    const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, p.a.cols, limits, tuned.split);
     if constexpr (std::is_same_v<T, double>) {
-      if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tunables, stream);
-      if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tunables, stream);
-      return run_packed<GemmPolicySmallF64>(p, epi, sms, tunables, stream);
+      if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tuned, stream);
+      if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tuned, stream);
+      return run_packed<GemmPolicySmallF64>(p, epi, sms, tuned, stream);
     } else {
       switch (choice) {
         case GemmChoice::large3:
-          return run_packed<GemmPolicyLarge3>(p, epi, sms, tunables, stream);
+          return run_packed<GemmPolicyLarge3>(p, epi, sms, tuned, stream);
         case GemmChoice::large:
-          return run_packed<GemmPolicyLarge>(p, epi, sms, tunables, stream);
+          return run_packed<GemmPolicyLarge>(p, epi, sms, tuned, stream);
         case GemmChoice::large_vector:
-          return run_packed<GemmPolicyLarge, GemmPolicyLargeVector, GemmPolicyHuge>(p, epi, sms, tunables, stream);
+          return run_packed<GemmPolicyLarge, GemmPolicyLargeVector, GemmPolicyHuge>(p, epi, sms, tuned, stream);
         case GemmChoice::skinny:
-          return run_packed<GemmPolicySkinny>(p, epi, sms, tunables, stream);
+          return run_packed<GemmPolicySkinny>(p, epi, sms, tuned, stream);
         case GemmChoice::medium:
-          return run_packed<GemmPolicyMedium>(p, epi, sms, tunables, stream);
+          return run_packed<GemmPolicyMedium>(p, epi, sms, tuned, stream);
         default:
-          return run_packed<GemmPolicySmall>(p, epi, sms, tunables, stream);
+          return run_packed<GemmPolicySmall>(p, epi, sms, tuned, stream);
       }
     }
   }

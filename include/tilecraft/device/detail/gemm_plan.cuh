@@ -38,15 +38,30 @@ struct GemmSplitLimits {
   bool split_tail = true;
 };
 
-//! When a K-contiguous operand is packed (see pack_plan): the other side of C at least
-//! min_side and the product at least min_volume multiply-adds (the transpose reads and writes
-//! the operand once, so it pays when the product reuses each element often); each packed
-//! operand at most `bytes` (larger ones go in panels).
+//! When an operand is packed (see pack_plan): the other side of C at least min_side and the
+//! product at least min_volume multiply-adds (the transpose reads and writes the operand once,
+//! so it pays when the product reuses each element often), at least copy_min_volume where an
+//! operand that is not K-contiguous has to be copied to aligned rows for it (below that the
+//! vector fill gained less than the copies cost: benchmarks/TUNING.md). Each packed operand at
+//! most `bytes`, or 1 / memory_share of the device's memory where that is more (see
+//! pack_budget; 0: `bytes` alone); larger ones go in panels.
 struct GemmPackLimits {
   std::int64_t min_side = 1024;
   double min_volume = 1073741824.0;  // 2^30 multiply-adds
   std::int64_t bytes = std::int64_t{64} << 20;
+  double copy_min_volume = 4294967296.0;  // 2^32 multiply-adds
+  int memory_share = 64;
 };
+
+//! The workspace a packed operand may take on a device with `memory` bytes of global memory:
+//! limits.bytes, or memory / limits.memory_share where that is more. Panels cost a product
+//! whole waves of tiles (6144^3 in three panels, 5001 x 4999 x 5003 in two: 0.72 against 0.95
+//! of cuBLAS's time whole), so the budget grows with the device (2.2 GB on an H200; the
+//! workspace pool keeps up to a sixteenth of the memory anyway).
+inline std::int64_t pack_budget(const GemmPackLimits& limits, std::int64_t memory) {
+  const std::int64_t share = limits.memory_share > 0 ? memory / limits.memory_share : 0;
+  return share > limits.bytes ? share : limits.bytes;
+}
 
 //! GemmPolicyHuge runs only for K >= min_k: a lone block per SM hides neither a short K's
 //! prologue nor the epilogue of its 128 accumulators a thread.
@@ -538,10 +553,11 @@ inline std::int64_t panel_extent(std::int64_t extent, std::int64_t most, std::in
   return round_up<std::int64_t>(ceil_div<std::int64_t>(extent, panels), tile);
 }
 
-//! Which operands are packed (transposed once into a workspace, so that their shared tiles
-//! fill in 16-byte vectors) and the panels of C the product then runs in: rows panel_m of A
-//! (and C), columns panel_n of B (and C); packed leading dimensions ld_a, ld_b (multiples of a
-//! vector); a_elems + b_elems elements of workspace.
+//! Which operands are packed (copied once into a workspace, so that their shared tiles fill in
+//! 16-byte vectors: a K-contiguous operand transposed, one whose rows are not 16-byte aligned
+//! copied as it is, with a leading dimension of whole vectors) and the panels of C the product
+//! then runs in: rows panel_m of A (and C), columns panel_n of B (and C); packed leading
+//! dimensions ld_a, ld_b (multiples of a vector); a_elems + b_elems elements of workspace.
 struct PackPlan {
   bool pack_a = false, pack_b = false;
   std::int64_t panel_m = 0, panel_n = 0;
@@ -550,10 +566,12 @@ struct PackPlan {
   bool packs() const { return pack_a || pack_b; }
 };
 
-//! The packing of problem `p`: a K-contiguous operand is packed when the product reuses it
-//! enough (limits), whole or in equal panels of whole `panel_tile_m` x `panel_tile_n` tiles
-//! (of every policy that may multiply them) within limits.bytes, and only when the other
-//! operand fills in vectors as given (packing pays only through the vector fill).
+//! The packing of problem `p`: an operand that does not fill in vectors as given (K-contiguous,
+//! or rows not 16-byte aligned) is packed when the product reuses it enough (limits), whole or
+//! (beyond limits.bytes, which the dispatch sets to pack_budget) in equal panels of whole `panel_tile_m` x
+//! `panel_tile_n` tiles (of every policy that may multiply them) within limits.bytes. Nothing is packed when an operand
+//! that is not K-contiguous must stay unaligned: its element-wise fill keeps the kernel off the vector fill, through
+//! which alone packing pays.
 template <class T>
 PackPlan pack_plan(const GemmProblem<T>& p, std::int64_t panel_tile_m, std::int64_t panel_tile_n,
                    const GemmPackLimits& limits) {
@@ -570,9 +588,15 @@ PackPlan pack_plan(const GemmProblem<T>& p, std::int64_t panel_tile_m, std::int6
   // whole vectors (its packed leading dimension), panels are whole tiles (whole vectors too).
   const std::int64_t budget_rows = limits.bytes / (k * static_cast<std::int64_t>(sizeof(T)));
   auto whole = [&](std::int64_t extent) { return round_up(extent, vector) <= budget_rows; };
-  plan.pack_a = a_scattered && n >= limits.min_side && (whole(m) || budget_rows >= panel_tile_m);
-  plan.pack_b = b_scattered && m >= limits.min_side && (whole(n) || budget_rows >= panel_tile_n);
-  if ((!a_scattered && !rows_vector_aligned(p.a)) || (!b_scattered && !rows_vector_aligned(p.b))) {
+  const bool a_ready = !a_scattered && rows_vector_aligned(p.a);
+  const bool b_ready = !b_scattered && rows_vector_aligned(p.b);
+  const bool copies_pay =
+      static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.copy_min_volume;
+  const bool a_copyable = a_scattered || copies_pay;
+  const bool b_copyable = b_scattered || copies_pay;
+  plan.pack_a = !a_ready && a_copyable && n >= limits.min_side && (whole(m) || budget_rows >= panel_tile_m);
+  plan.pack_b = !b_ready && b_copyable && m >= limits.min_side && (whole(n) || budget_rows >= panel_tile_n);
+  if ((!a_scattered && !a_ready && !plan.pack_a) || (!b_scattered && !b_ready && !plan.pack_b)) {
     plan.pack_a = plan.pack_b = false;
   }
   auto panel = [&](bool pack, std::int64_t extent, std::int64_t tile) {

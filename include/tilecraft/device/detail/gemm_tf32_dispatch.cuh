@@ -27,6 +27,7 @@
 #include "gemm_16bit_dispatch.cuh"
 #include "gemm_plan.cuh"
 #include "gemm_wgmma_kernels.cuh"
+#include "pack_copy.cuh"
 
 namespace tilecraft::detail {
 
@@ -112,10 +113,7 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
   std::int64_t ld_from = ld;
   if (!ready) {
     if (k_contiguous) {
-      TILECRAFT_RETURN_IF_ERROR(cudaMemcpy2DAsync(ws, static_cast<std::size_t>(ldp) * sizeof(float), src,
-                                                  static_cast<std::size_t>(ld) * sizeof(float),
-                                                  static_cast<std::size_t>(k) * sizeof(float),
-                                                  static_cast<std::size_t>(rows), cudaMemcpyDeviceToDevice, stream));
+      TILECRAFT_RETURN_IF_ERROR(copy_rows(src, ld, ws, ldp, rows, k, stream));  // (padding zeroed)
     } else {
       // src as stored is the k x rows row-major matrix; its transpose is rows x k.
       TILECRAFT_RETURN_IF_ERROR(transpose(src, ld, ws, ldp, k, rows, stream));
@@ -130,8 +128,8 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
                     static_cast<unsigned>(rows < 65535 ? rows : 65535));
     tf32_split_kernel<float><<<grid, threads, 0, stream>>>(from, ld_from, ws, ws + rows * ldp, ldp, rows, k);
     TILECRAFT_RETURN_IF_ERROR(cudaGetLastError());
-  } else if (ldp > k) {
-    // The rows' padding, zeroed for the same reason as in tf32_split_kernel.
+  } else if (ldp > k && !k_contiguous) {
+    // The transposed rows' padding, zeroed for the same reason as in tf32_split_kernel.
     TILECRAFT_RETURN_IF_ERROR(cudaMemset2DAsync(ws + k, static_cast<std::size_t>(ldp) * sizeof(float), 0,
                                                 static_cast<std::size_t>(ldp - k) * sizeof(float),
                                                 static_cast<std::size_t>(rows), stream));
