@@ -234,11 +234,18 @@ TEST_CASE("the default policy by shape and device") {
   using tilecraft::detail::choose_default;
   using C = tilecraft::detail::GemmChoice;
   const auto h200 = device(132, 227, 228), a100 = device(108, 163, 164), t4 = device(40, 64, 64);
-  // Large C: the vector policies where an SM holds two GemmPolicyLargeVector blocks (sm_90),
-  // GemmPolicyLarge where it holds one (sm_80), the 3-stage twin where 66 KiB do not fit (sm_75).
-  CHECK(choose_default<float>(4096, 4096, 4096, h200) == C::large_vector);
-  CHECK(choose_default<float>(4096, 4096, 4096, a100) == C::large);
+  // Large C: the tiles whose waves modeled_time finds shortest (64 x 128 at 4096^3: their
+  // faster pace; 64 x 64 at 2560^3 and 2500^3: 1600 tiles fill 3 waves of 528 and a tail of 16
+  // that is split, where 400 tiles of 128 x 128 take two waves of 264; 128 x 128 at 3072^3, with
+  // GemmPolicyHuge where it pays on vector-filled operands), the 3-stage 128 x 128 tiles where
+  // 66 KiB do not fit (sm_75).
+  CHECK(choose_default<float>(4096, 4096, 4096, h200) == C::skinny);
+  CHECK(choose_default<float>(4096, 4096, 4096, a100) == C::skinny);
   CHECK(choose_default<float>(4096, 4096, 4096, t4) == C::large3);
+  CHECK(choose_default<float>(2560, 2560, 2560, h200) == C::medium);
+  CHECK(choose_default<float>(2500, 2501, 2503, h200) == C::medium);
+  CHECK(choose_default<float>(3072, 3072, 3072, h200) == C::large_huge);
+  CHECK(choose_default<float>(3072, 3072, 3072, t4) == C::large3);
   // At most 64 rows, or fewer 128 x 128 tiles than 1.6 x the SMs (a wave of two blocks an SM at
   // most 80% full): Skinny for K >= 2048, else Medium when 64 x 64 tiles fill the SMs, else Small.
   CHECK(choose_default<float>(64, 8192, 8192, h200) == C::skinny);
@@ -246,22 +253,36 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<float>(64, 8192 + 64 * 4, 2047, h200) == C::medium);  // 132 tiles
   CHECK(choose_default<float>(1000, 999, 1001, h200) == C::medium);          // 64 tiles of 128: 256 of 64
   CHECK(choose_default<float>(512, 512, 512, h200) == C::small);             // 64 tiles of 64 x 64
-  CHECK(choose_default<float>(2048, 1792, 512, h200) == C::large_vector);    // 224 tiles of 128 x 128
-  CHECK(choose_default<float>(2048, 1665, 512, h200) == C::large_vector);    // ragged: 224 too
-  CHECK(choose_default<float>(2048, 1664, 512, h200) == C::medium);          // 208 tiles: < 211.2
+  CHECK(choose_default<float>(2048, 1792, 512, h200) == C::skinny);          // 224 tiles of 128 x 128
+  CHECK(choose_default<float>(2048, 1665, 512, h200) == C::skinny);          // ragged: 224 too
+  CHECK(choose_default<float>(2048, 1664, 512, h200) == C::large);           // 208 tiles: < 211.2, split
   CHECK(choose_default<float>(300, 2000, 5000, h200) == C::skinny);          // 80 tiles, K >= 2048
   // ... and Medium there where 64 x 128 tiles fill less than 80% of a wave and 64 x 64 ones
   // fill whole waves but for a tail of at most half the SMs (split).
   CHECK(choose_default<float>(1536, 1536, 4096, h200) == C::medium);  // 288 of 528; 576 = 528 + 48
   // ... and 128 x 128 tiles split in K where modeled_time says they finish sooner than the
-  // smaller tiles (split too): 1024^3 in 4 slices (0.312 rounds of the largest tiles, 64 x 64
-  // tiles in 2 slices 0.32 at their pace), 1025^3 in 3, 1024 x 3072 x 4096 in 4; not 1200^3
-  // (2 slices: 0.548, 64 x 64 tiles in 4 slices 0.517).
+  // smaller tiles (split too, or in whole waves): 1024^3 in 4 slices (0.312 rounds of the
+  // largest tiles, 64 x 64 tiles in 2 slices 0.32 at their pace), 1025^3 in 3, 1024 x 3072 x
+  // 4096 in 4; not 1200^3 (2 slices: 0.548, 64 x 64 tiles in 4 slices 0.517); 1537 x 1539 x
+  // 1541 in 3 (0.77; its 625 tiles of 64 x 64 take a wave of 528 and a tail of 97: 1.14).
   CHECK(choose_default<float>(1024, 1024, 1024, h200) == C::large);
   CHECK(choose_default<float>(1025, 1025, 1025, h200) == C::large);
   CHECK(choose_default<float>(1024, 3072, 4096, h200) == C::large);
   CHECK(choose_default<float>(2048, 1536, 4096, h200) == C::large);
   CHECK(choose_default<float>(1200, 1200, 1200, h200) == C::medium);
+  CHECK(choose_default<float>(1537, 1539, 1541, h200) == C::large);
+  CHECK(choose_default<float>(1536, 1536, 1536, h200) == C::medium);
+  // modeled_time past a wave: a round per whole wave, the tail by split_cost.
+  using tilecraft::detail::facts_of;
+  using tilecraft::detail::modeled_time;
+  const GemmSplitLimits split{};
+  CHECK(modeled_time(facts_of<tilecraft::GemmPolicyLarge>(), 1.0, 2500, 2501, 2503, 132, split) ==
+        doctest::Approx(2.0));
+  CHECK(modeled_time(facts_of<tilecraft::GemmPolicyLarge>(), 1.0, 4096, 4096, 4096, 132, split) ==
+        doctest::Approx(4.0));
+  const double medium = modeled_time(facts_of<tilecraft::GemmPolicyMedium>(), 1.0, 2500, 2501, 2503, 132, split);
+  CHECK(medium > 1.5);  // 3 waves of half a round's work each, and a split tail of 16 tiles
+  CHECK(medium < 1.6);
   CHECK(choose_default<float>(1025, 1025, 1025, t4) == C::large3);  // where 4 stages do not fit
   // Double: 128 x 64 tiles, then 64 x 64 when they fill the SMs or K is long, then 32 x 64.
   CHECK(choose_default<double>(2048, 2048, 2048, h200) == C::large_f64);

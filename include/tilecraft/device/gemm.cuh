@@ -94,14 +94,16 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! path). FP32 FMAs only (no TF32). Asynchronous on `stream`. C must not share elements with A
 //! or B (not checked, as in BLAS: disjoint blocks of one allocation are fine).
 //! `Policy`: a GEMM policy (device/gemm_policy.cuh), or void to choose by the shape of C as computed (row-major; a
-//! column-major C is computed as its transpose): GemmPolicyLarge when it has more than 64 rows
-//! and at least 1.6 times as many 128 x 128 tiles as the GPU has SMs (GemmPolicyLarge3 where the device
-//! gives a block less shared memory than GemmPolicyLarge needs, e.g. sm_75; and
-//! GemmPolicyLargeVector where both operands fill in 16-byte vectors, packed or as given, and
-//! an SM holds two of its 99 KiB blocks, e.g. sm_90; there, GemmPolicyHuge's 256 x 128 tiles
-//! for k >= 1024 when they fill at least half of the SMs in their last wave); else
+//! column-major C is computed as its transpose). When it has more than 64 rows and at least 1.6
+//! times as many 128 x 128 tiles as the GPU has SMs: GemmPolicyLarge3 where the device gives a
+//! block less shared memory than GemmPolicyLarge needs (e.g. sm_75); elsewhere the tiles whose
+//! waves a model of the block slots finds shortest, each at its measured pace: GemmPolicySkinny's
+//! 64 x 128 (most large products), GemmPolicyMedium's 64 x 64 or GemmPolicyLarge's 128 x 128
+//! (GemmPolicyHuge's 256 x 128 instead for operands that both fill in 16-byte vectors, packed
+//! or as given, k >= 1024 and a last wave that fills at least half of the SMs). Otherwise
 //! GemmPolicySkinny for k >= 2048 (GemmPolicyMedium where its tiles fill their waves better),
-//! GemmPolicyMedium when its 64 x 64 tiles fill the SMs, GemmPolicySmall otherwise. When C has
+//! GemmPolicyMedium when its 64 x 64 tiles fill the SMs, GemmPolicySmall otherwise, each
+//! replaced by GemmPolicyLarge split in K where the model says that finishes sooner. When C has
 //! fewer tiles than the GPU has block slots, K is split (see GemmPolicyDefaults::max_split_k)
 //! into slices of at least 256; when its tiles fill whole waves of block slots and leave a last
 //! wave of at most half the SMs, those last tiles are split so (the others keep K whole). Only

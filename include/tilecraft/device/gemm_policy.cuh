@@ -167,36 +167,35 @@ struct SmallF64Members : GemmPolicyDefaults<double> {
 };
 }  // namespace detail
 
-//! The float default for C with more than 64 rows and at least as many of its tiles as SMs:
-//! 128 x 128 tiles, K step 16, 8 x 8 per thread, 256 threads, 4 stages (66 KiB of shared
-//! memory), 2 blocks per SM.
+//! A float default (see gemm()): 128 x 128 tiles, K step 16, 8 x 8 per thread, 256 threads, 4
+//! stages (66 KiB of shared memory), 2 blocks per SM.
 using GemmPolicyLarge = GemmPolicyOf<detail::LargeMembers>;
 //! GemmPolicyLarge with 3 stages (50 KiB): the default on devices that give a block less shared
 //! memory than GemmPolicyLarge needs (sm_75: 64 KiB).
 using GemmPolicyLarge3 = GemmPolicyOf<detail::Large3Members>;
-//! GemmPolicyLarge with K step 32 and 3 stages (99 KiB): what gemm() runs instead of
-//! GemmPolicyLarge when both operands fill in 16-byte vectors (A column-major and B row-major
-//! as computed, aligned, or packed so) and an SM holds two such blocks (sm_90; sm_80 and sm_86
-//! hold one, and keep GemmPolicyLarge). Half the barriers and fill instructions per FMA; filled
-//! element by element it needs more than 128 registers and spills.
+//! GemmPolicyLarge with K step 32 and 3 stages (99 KiB): half the barriers and fill instructions
+//! per FMA where both operands fill in 16-byte vectors (A column-major and B row-major as
+//! computed, aligned, or packed so) and an SM holds two such blocks (sm_90); filled element by
+//! element it needs more than 128 registers and spills. No longer a default: since the
+//! mainloop's refill was rewritten it ran 0 to 5% behind GemmPolicyLarge on the H200
+//! (benchmarks/TUNING.md).
 using GemmPolicyLargeVector = GemmPolicyOf<detail::LargeVectorMembers>;
 //! 256 x 128 tiles, K step 16, 16 x 8 per thread (eight warps of 64 x 64), 3 stages (73.5 KiB),
 //! one block per SM (up to 255 registers a thread), K never split. What gemm() runs instead of
-//! GemmPolicyLargeVector where that runs, for products whose operands both fill in vectors, with
+//! GemmPolicyLarge where it fits, for products whose operands both fill in vectors, with
 //! K >= 1024 and a last wave of tiles that fills at least half of the SMs: 128 accumulators a
 //! thread halve the shared-memory loads per FMA, but a lone block per SM hides neither a short
 //! K's prologue and epilogue nor a thin last wave. Filled element by element it is slower than
 //! GemmPolicyLarge.
 using GemmPolicyHuge = GemmPolicyOf<detail::HugeMembers>;
-//! The float default for C with at most 64 rows (as computed: a column-major C is computed as
-//! its row-major transpose) or too few 128 x 128 tiles, when K is long (>= 2048, so split-K
-//! makes up the blocks): 64 x 128 tiles, K step 16, 8 x 8 per thread, 128 threads.
+//! A float default (see gemm()): 64 x 128 tiles, K step 16, 8 x 8 per thread, 128 threads, 4
+//! blocks per SM.
 using GemmPolicySkinny = GemmPolicyOf<detail::SkinnyMembers>;
-//! The float default for C with too few 128 x 128 tiles and a short K, when 64 x 64 tiles fill
-//! the SMs: 64 x 64 tiles, K step 16, 4 x 8 per thread, 128 threads.
+//! A float default (see gemm()): 64 x 64 tiles, K step 16, 4 x 8 per thread, 128 threads, 4
+//! blocks per SM.
 using GemmPolicyMedium = GemmPolicyOf<detail::MediumMembers>;
-//! The float default for C too small even for that: 32 x 64 tiles, K step 16, 4 x 4 per
-//! thread, 128 threads.
+//! The float default for C too small for the others (see gemm()): 32 x 64 tiles, K step 16, 4
+//! x 4 per thread, 128 threads.
 using GemmPolicySmall = GemmPolicyOf<detail::SmallMembers>;
 
 // A double accumulator takes two registers, so the double register blocks are half the float

@@ -41,8 +41,7 @@ inline bool grid_fits(std::int64_t rows, std::int64_t cols, std::int64_t tile_m,
 //! One product C = epi(a * b) on Policy: the last wave's tiles (or all) with K split as
 //! split_k_plan says (when workspace can be had), the kernel for the operands' orders.
 //! VectorOnly: instantiate only the kernel for a column-major a and a row-major b filled in
-//! vectors (the caller has checked that: GemmPolicyLargeVector and GemmPolicyHuge run nothing
-//! else).
+//! vectors (run_packed's VectorPolicy and HugePolicy, for products it has checked fill so).
 template <class Policy, bool VectorOnly = false, class T, class Epilogue>
 [[nodiscard]] cudaError_t launch_product(const GemmProblem<T>& p, LauncherEpilogue<T, Epilogue> epi, int sms,
                                          const GemmSplitLimits& split_limits, cudaStream_t stream) {
@@ -247,8 +246,8 @@ template <class Policy, class T, class Epilogue>
           return run_packed<GemmPolicyLarge3>(p, epi, sms, tuned, stream);
         case GemmChoice::large:
           return run_packed<GemmPolicyLarge>(p, epi, sms, tuned, stream);
-        case GemmChoice::large_vector:
-          return run_packed<GemmPolicyLarge, GemmPolicyLargeVector, GemmPolicyHuge>(p, epi, sms, tuned, stream);
+        case GemmChoice::large_huge:
+          return run_packed<GemmPolicyLarge, GemmPolicyLarge, GemmPolicyHuge>(p, epi, sms, tuned, stream);
         case GemmChoice::skinny:
           return run_packed<GemmPolicySkinny>(p, epi, sms, tuned, stream);
         case GemmChoice::medium:

@@ -613,31 +613,49 @@ PackPlan pack_plan(const GemmProblem<T>& p, std::int64_t panel_tile_m, std::int6
 
 // ---- the default policy by shape -------------------------------------------------------------
 
-//! A policy's time for C by split_cost where it has fewer tiles than a wave (infinity where it
-//! has more: split_cost does not model those), in rounds of 128 x 128 tiles two an SM, at a
-//! kernel pace relative to GemmPolicyLarge's (`pace`, measured on the H200).
+//! A policy's time for C as split_k_plan runs it, in rounds of 128 x 128 tiles two an SM, at a
+//! kernel pace relative to GemmPolicyLarge's (`pace`, measured on the H200): split_cost where
+//! it has fewer tiles than a wave; else a round per whole wave, and the last partial wave by
+//! split_cost (its tiles split as split_k_plan says, or whole).
 inline double modeled_time(const PolicyFacts& f, double pace, std::int64_t rows, std::int64_t cols, std::int64_t k,
                            int sms, const GemmSplitLimits& limits) {
+  if (sms <= 0) return std::numeric_limits<double>::infinity();
   const int per_sm = wave_blocks_per_sm(f, limits);
   const std::int64_t tiles = tile_count(f, rows, cols);
-  if (sms <= 0 || tiles >= static_cast<std::int64_t>(sms) * per_sm) return std::numeric_limits<double>::infinity();
+  const std::int64_t wave = static_cast<std::int64_t>(sms) * per_sm;
   const SplitPlan plan = split_k_plan(f, rows, cols, k, sms, limits);
   const double slot_work = static_cast<double>(f.tile_m) * f.tile_n * per_sm / (128.0 * 128.0 * 2.0);
-  return split_cost(tiles, k, sms, per_sm, plan) * slot_work / pace;
+  if (tiles < wave) return split_cost(tiles, k, sms, per_sm, plan) * slot_work / pace;
+  const std::int64_t tail = tiles % wave;
+  double rounds = static_cast<double>(tiles / wave);
+  if (tail > 0) rounds += split_cost(tail, k, sms, per_sm, plan.slices > 1 ? plan : SplitPlan{1, k});
+  return rounds * slot_work / pace;
 }
 
-//! The defaults gemm() chooses among.
-enum class GemmChoice { large, large3, large_vector, skinny, medium, small, large_f64, medium_f64, small_f64 };
+//! The SIMT kernels' paces relative to GemmPolicyLarge's, for modeled_time, measured on the H200
+//! (benchmarks/TUNING.md): where C has fewer 128 x 128 tiles than 1.6 x the SMs (products split
+//! in K, a wave or less), and where it has more (whole waves, since the mainloop's refill was
+//! rewritten: 64 x 128 tiles 1.01 to 1.09 of 128 x 128 ones' pace at 2048^3 to 8192^3).
+struct PolicyPaces {
+  double skinny, medium, small;
+};
+inline constexpr PolicyPaces split_paces{0.95, 0.88, 0.7};
+inline constexpr PolicyPaces wave_paces{1.03, 0.92, 0.77};
 
-//! The default policy for C (row-major, rows x cols) and k on a device with `limits`: 128 x 128
-//! tiles (float; double: 128 x 64) unless they would leave half of every tile empty (at most 64
-//! rows) or the GPU short of blocks (float: fewer tiles than 1.6 x the SMs, a wave of two
-//! blocks an SM at most 80% full; double: fewer than the SMs); then, with a long K, 64 x 128
-//! tiles and split-K (64 x 64 where those fill their waves better; double: 64 x 64); with a
-//! short one, the largest tiles that still give every SM a block; and 128 x 128 tiles split in K
-//! instead of those where modeled_time says they finish sooner. large_vector: GemmPolicyLarge, and
-//! GemmPolicyLargeVector / GemmPolicyHuge for the products whose operands fill in vectors, where an SM holds two
-//! GemmPolicyLargeVector blocks (each with the 1 KiB the driver reserves per block).
+//! The defaults gemm() chooses among (large_huge: GemmPolicyLarge, and GemmPolicyHuge where
+//! huge_policy_pays on operands that fill in vectors).
+enum class GemmChoice { large, large3, large_huge, skinny, medium, small, large_f64, medium_f64, small_f64 };
+
+//! The default policy for C (row-major, rows x cols) and k on a device with `limits`. Where C
+//! has at most 64 rows or fewer 128 x 128 tiles than 1.6 x the SMs (a wave of two blocks an SM
+//! at most 80% full): with a long K, 64 x 128 tiles and split-K (64 x 64 where those fill their
+//! waves better); with a short one, the largest tiles that still give every SM a block; and 128
+//! x 128 tiles split in K instead of those where modeled_time (split_paces) says they finish
+//! sooner. Elsewhere (float): the 3-stage 128 x 128 tiles where the 4-stage ones do not fit;
+//! else the 64 x 128, 64 x 64 or 128 x 128 tiles whose waves modeled_time (wave_paces) finds
+//! shortest, the last as large_huge where GemmPolicyHuge fits. Double: 128 x 64 tiles when C
+//! has more than 64 rows and as many tiles as SMs, else 64 x 64 ones when those fill the SMs or
+//! K is long, else 32 x 64.
 template <class T>
 GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, const DeviceLimits& limits,
                           const GemmSplitLimits& split = {}) {
@@ -661,22 +679,26 @@ GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, 
         small = 5 * tiles(64, 128) < 4 * skinny_wave && medium_fills ? GemmChoice::medium : GemmChoice::skinny;
       }
       if (rows <= 64) return small;
-      // 128 x 128 tiles split in K instead where split_cost says they take less time than the
-      // smaller tiles with fewer than a wave: their kernel keeps a faster pace (Skinny's 8 x 8
-      // register blocks 0.95 of it, Medium's 4 x 8 0.88, Small's 4 x 4 0.7).
-      const double small_time =
-          small == GemmChoice::skinny   ? modeled_time(facts_of<GemmPolicySkinny>(), 0.95, rows, cols, k, sms, split)
-          : small == GemmChoice::medium ? modeled_time(facts_of<GemmPolicyMedium>(), 0.88, rows, cols, k, sms, split)
-                                        : modeled_time(facts_of<GemmPolicySmall>(), 0.7, rows, cols, k, sms, split);
+      // 128 x 128 tiles split in K instead where modeled_time says they take less time than the
+      // smaller tiles: their kernel keeps a faster pace (split_paces).
+      const PolicyPaces& pace = split_paces;
+      const double small_time = small == GemmChoice::skinny
+                                    ? modeled_time(facts_of<GemmPolicySkinny>(), pace.skinny, rows, cols, k, sms, split)
+                                : small == GemmChoice::medium
+                                    ? modeled_time(facts_of<GemmPolicyMedium>(), pace.medium, rows, cols, k, sms, split)
+                                    : modeled_time(facts_of<GemmPolicySmall>(), pace.small, rows, cols, k, sms, split);
       const double large_time = modeled_time(facts_of<GemmPolicyLarge>(), 1.0, rows, cols, k, sms, split);
-      return large_time < small_time && small_time < std::numeric_limits<double>::infinity() ? large : small;
+      return large_time < small_time ? large : small;
     }
     if (large == GemmChoice::large3) return large;
-    constexpr std::size_t vector_bytes = GemmPolicyLargeVector::tiled::smem_bytes;
-    if (vector_bytes > optin || 2 * (vector_bytes + 1024) > static_cast<std::size_t>(limits.smem_per_sm)) {
-      return GemmChoice::large;
-    }
-    return GemmChoice::large_vector;
+    // Whole waves: the tiles whose waves modeled_time finds shortest at wave_paces (64 x 128 ones
+    // keep a faster pace than 128 x 128 ones there, and 64 x 64 ones fill some waves better).
+    const double large_time = modeled_time(facts_of<GemmPolicyLarge>(), 1.0, rows, cols, k, sms, split);
+    const double skinny_time = modeled_time(facts_of<GemmPolicySkinny>(), wave_paces.skinny, rows, cols, k, sms, split);
+    const double medium_time = modeled_time(facts_of<GemmPolicyMedium>(), wave_paces.medium, rows, cols, k, sms, split);
+    if (skinny_time <= large_time && skinny_time <= medium_time) return GemmChoice::skinny;
+    if (medium_time < large_time) return GemmChoice::medium;
+    return GemmPolicyHuge::tiled::smem_bytes > optin ? GemmChoice::large : GemmChoice::large_huge;
   }
 }
 
