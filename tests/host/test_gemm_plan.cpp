@@ -64,18 +64,12 @@ void check_random_plans(std::uint64_t salt, const GemmSplitLimits& limits = {}) 
     REQUIRE(p.whole % wave == 0);
     REQUIRE(tail > 0);
     REQUIRE(tail < wave);
-    if (p.whole > 0) {
-      REQUIRE(2 * tail <= sms);  // the last wave would leave at least half of the SMs idle
-      ++tail_split;
-    }
+    if (p.whole > 0) ++tail_split;
     REQUIRE(p.slices <= Policy::max_split_k);
-    if (p.whole > 0) {
-      REQUIRE(tail * p.slices <= wave);  // a tail's slices fit the wave
-    } else {
-      // A whole product is split only where the estimate says it pays.
-      const int per_sm = wave_blocks_per_sm(facts_of<Policy>(), limits);
-      REQUIRE(split_cost(tiles, k, sms, per_sm, p) < split_cost(tiles, k, sms, per_sm, SplitPlan{1, k}));
-    }
+    // A whole product, or the last wave's tiles, split only where the estimate says it pays.
+    const int per_sm = wave_blocks_per_sm(facts_of<Policy>(), limits);
+    const std::int64_t split_tiles = p.whole > 0 ? tail : tiles;
+    REQUIRE(split_cost(split_tiles, k, sms, per_sm, p) < split_cost(split_tiles, k, sms, per_sm, SplitPlan{1, k}));
     REQUIRE(p.k_slice >= min_slice);
     REQUIRE(static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume);
     REQUIRE(p.slices * tail * Shape::tile_m * Shape::tile_n * static_cast<std::int64_t>(sizeof(T)) <= limits.max_bytes);
@@ -136,8 +130,8 @@ TEST_CASE("split-K plans of the measured shapes (132 SMs, as on the H100 / H200)
   expect_plan<tilecraft::GemmPolicyLarge>(3072, 3072, 3072, 5, 624, 528);
   // 1536 x 3072 x 8192: 288 tiles, a wave and 24 tiles, each in 11 slices of 752.
   expect_plan<tilecraft::GemmPolicyLarge>(1536, 3072, 8192, 11, 752, 264);
-  // 2048 x 3072 x 1024: a wave and 120 tiles, more than half the SMs: whole.
-  expect_plan<tilecraft::GemmPolicyLarge>(2048, 3072, 1024, 1, 1024);
+  // 2048 x 3072 x 1024: a wave and 120 tiles; the 120 split in 2 slices of 512 (240 blocks).
+  expect_plan<tilecraft::GemmPolicyLarge>(2048, 3072, 1024, 2, 512, 264);
   // Fewer 128 x 128 tiles than a wave of 264: the cheapest split by split_cost.
   // 1024^3: 64 tiles; 4 slices fill 256 of the 264 slots (2 slices: a lone block an SM).
   expect_plan<tilecraft::GemmPolicyLarge>(1024, 1024, 1024, 4, 256);
@@ -245,9 +239,9 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<float>(4096, 4096, 4096, h200) == C::skinny);
   CHECK(choose_default<float>(4096, 4096, 4096, a100) == C::skinny);
   CHECK(choose_default<float>(4096, 4096, 4096, t4) == C::large3);
-  CHECK(choose_default<float>(2560, 2560, 2560, h200) == C::medium);
-  CHECK(choose_default<float>(2500, 2501, 2503, h200) == C::medium);
-  CHECK(choose_default<float>(3072, 3072, 3072, h200) == C::large_huge);
+  CHECK(choose_default<float>(2560, 2560, 2560, h200) == C::skinny);
+  CHECK(choose_default<float>(2500, 2501, 2503, h200) == C::skinny);
+  CHECK(choose_default<float>(3072, 3072, 3072, h200) == C::skinny);
   CHECK(choose_default<float>(3072, 3072, 3072, t4) == C::large3);
   // At most 64 rows, or fewer 128 x 128 tiles than 1.6 x the SMs (a wave of two blocks an SM at
   // most 80% full): Skinny for K >= 2048, else Medium when 64 x 64 tiles fill the SMs, else Small.
@@ -261,7 +255,7 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<float>(2048, 1664, 512, h200) == C::large);           // 208 tiles: < 211.2, split
   CHECK(choose_default<float>(300, 2000, 5000, h200) == C::skinny);          // 80 tiles, K >= 2048
   // ... and Medium there where 64 x 128 tiles fill less than 80% of a wave and 64 x 64 ones
-  // fill whole waves but for a tail of at most half the SMs (split).
+  // fill whole waves but for a short tail (split).
   CHECK(choose_default<float>(1536, 1536, 4096, h200) == C::medium);  // 288 of 528; 576 = 528 + 48
   // ... and 128 x 128 tiles split in K where modeled_time says they finish sooner than the
   // smaller tiles (split too, or in whole waves): 1024^3 in 4 slices (0.312 rounds of the
@@ -273,14 +267,13 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<float>(1024, 3072, 4096, h200) == C::large);
   CHECK(choose_default<float>(2048, 1536, 4096, h200) == C::large);
   CHECK(choose_default<float>(1200, 1200, 1200, h200) == C::medium);
-  CHECK(choose_default<float>(1537, 1539, 1541, h200) == C::large);
+  CHECK(choose_default<float>(1537, 1539, 1541, h200) == C::medium);
   CHECK(choose_default<float>(1536, 1536, 1536, h200) == C::medium);
   // modeled_time past a wave: a round per whole wave, the tail by split_cost.
   using tilecraft::detail::facts_of;
   using tilecraft::detail::modeled_time;
   const GemmSplitLimits split{};
-  CHECK(modeled_time(facts_of<tilecraft::GemmPolicyLarge>(), 1.0, 2500, 2501, 2503, 132, split) ==
-        doctest::Approx(2.0));
+  CHECK(modeled_time(facts_of<tilecraft::GemmPolicyLarge>(), 1.0, 2500, 2501, 2503, 132, split) < 1.7);
   CHECK(modeled_time(facts_of<tilecraft::GemmPolicyLarge>(), 1.0, 4096, 4096, 4096, 132, split) ==
         doctest::Approx(4.0));
   const double medium = modeled_time(facts_of<tilecraft::GemmPolicyMedium>(), 1.0, 2500, 2501, 2503, 132, split);

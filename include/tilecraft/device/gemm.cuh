@@ -105,19 +105,20 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! GemmPolicyMedium when its 64 x 64 tiles fill the SMs, GemmPolicySmall otherwise, each
 //! replaced by GemmPolicyLarge split in K where the model says that finishes sooner. When C has
 //! fewer tiles than the GPU has block slots, K is split (see GemmPolicyDefaults::max_split_k)
-//! into slices of at least 256; when its tiles fill whole waves of block slots and leave a last
-//! wave of at most half the SMs, those last tiles are split so (the others keep K whole). Only
-//! for products of at least 2^28 multiply-adds: the slices go to a stream-ordered workspace and
-//! are summed in a fixed order, so results are deterministic. An operand whose K index is the
-//! contiguous one (A row-major or B column-major as computed: the common NN case of either
-//! order) is first transposed into workspace when the product reuses it enough (the other side
-//! of C at least 1024 and M * N * K >= 2^30), and an operand whose rows are not 16-byte
-//! aligned (a leading dimension that is not a multiple of 16 bytes, or an offset base pointer)
-//! is copied into rows that are (the same rule with M * N * K >= 2^32): the shared tiles then
-//! fill in 16-byte vectors, which costs one copy and saves more than that in the product. An
-//! operand above 64 MiB or a 64th of the device's memory, whichever is more, is packed in equal
-//! panels, each multiplied as it is packed. Workspace comes from tilecraft's own stream-ordered pool (see
-//! release_workspace()); where none can be had, the product is computed unsplit and unpacked.
+//! into slices of at least 256; when its tiles fill whole waves of block slots and leave a
+//! partial last wave, those last tiles are split so where the model says it pays (the others
+//! keep K whole). Only for products of at least 2^28 multiply-adds: the slices go to a
+//! stream-ordered workspace and are summed in a fixed order, so results are deterministic. An
+//! operand whose K index is the contiguous one (A row-major or B column-major as computed: the
+//! common NN case of either order) is first transposed into workspace when the product reuses
+//! it enough (the other side of C at least 1024 and M * N * K >= 2^30), and an operand whose
+//! rows are not 16-byte aligned (a leading dimension that is not a multiple of 16 bytes, or an
+//! offset base pointer) is copied into rows that are (the same rule with M * N * K >= 2^32): the
+//! shared tiles then fill in 16-byte vectors, which costs one copy and saves more than that in
+//! the product. An operand above 64 MiB or a 64th of the device's memory, whichever is more, is
+//! packed in equal panels, each multiplied as it is packed. Workspace comes from tilecraft's own
+//! stream-ordered pool (see release_workspace()); where none can be had, the product is computed
+//! unsplit and unpacked.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when: an enumerator is out of range;
 //! m, n or k is negative; a leading dimension is below BLAS's minimum (max(1, elements of a

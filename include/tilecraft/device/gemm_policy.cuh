@@ -42,7 +42,7 @@ enum class Op {
 //!   - group_m: block order; group_m consecutive blocks walk down group_m tile rows before the
 //!     next tile column, so a wave of blocks shares A and B tiles in L2;
 //!   - max_split_k: when C has fewer tiles than the GPU has block slots (or its tiles leave a
-//!     last wave of at most half the SMs: those tiles), K is split into up to this many slices
+//!     partial last wave: those tiles), K is split into up to this many slices
 //!     (1: never), computed by separate blocks into a stream-ordered workspace and summed in a
 //!     fixed order (deterministic) by a second kernel that applies the epilogue.
 template <class T = float>

@@ -320,11 +320,10 @@ inline SplitPlan cheapest_split(const PolicyFacts& f, std::int64_t tiles, std::i
 //! The SIMT kernel's split of K. A wave is sms x limits.wave_blocks_per_sm blocks (the policy's
 //! min_blocks_per_sm by default). When C has fewer tiles than a wave, every tile is split into
 //! the slices cheapest_split finds. Otherwise (limits.split_tail) the tiles fill whole waves
-//! and leave `tail` tiles, the last wave: when that leaves at least half of the SMs without a
-//! block, its tiles are split into about wave / tail slices, which the blocks of the waves
-//! before pick up as they finish, and the tiles before them keep K whole (a larger tail runs
-//! faster whole: its blocks have an SM to themselves). The partial sums take tail tiles of
-//! tile_m x tile_n elements a slice. Only for products of at least limits.min_volume
+//! and leave `tail` tiles, the last wave: those are split as cheapest_split finds for them
+//! alone (the blocks of the waves before pick their slices up as they finish), and the tiles
+//! before them keep K whole. The partial sums take tail tiles of tile_m x tile_n elements a
+//! slice. Only for products of at least limits.min_volume
 //! multiply-adds, at most f.max_split_k slices.
 inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
                               const GemmSplitLimits& limits) {
@@ -336,9 +335,8 @@ inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t
   const std::int64_t wave = static_cast<std::int64_t>(sms) * per_sm;
   if (tiles < wave) return cheapest_split(f, tiles, k, sms, per_sm, limits);
   const std::int64_t tail = tiles % wave;
-  if (tail == 0 || !limits.split_tail || 2 * tail > sms) return whole;
-  const std::int64_t tile_bytes = static_cast<std::int64_t>(f.tile_m) * f.tile_n * f.element_bytes;
-  SplitPlan plan = k_slices(wave / tail, k, f.tile_k, f.max_split_k, tail * tile_bytes, limits);
+  if (tail == 0 || !limits.split_tail) return whole;
+  SplitPlan plan = cheapest_split(f, tail, k, sms, per_sm, limits);
   if (plan.slices < 2) return whole;
   plan.whole = tiles - tail;
   return plan;
