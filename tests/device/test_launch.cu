@@ -2,12 +2,17 @@
 // the opt-in and computes the right result over all of it; more than the device allows is
 // refused before any launch. arch::grid_sync: a cooperative grid passes many barriers in a row,
 // and after each one every block sees what every other block wrote before it.
+// detail::copy_rows (the GEMM's operand copy to aligned rows): random shapes, leading
+// dimensions and misaligned sources, the padding zeroed, nothing written past the rows; bad
+// arguments refused before any launch.
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <tilecraft/arch/grid_sync.cuh>
+#include <tilecraft/device/detail/pack_copy.cuh>
 #include <tilecraft/util/launch.cuh>
 
 #include "test_util.cuh"
@@ -95,4 +100,90 @@ TEST_CASE("opt_in_dynamic_smem: above 48 KiB after the opt-in, refused beyond th
 
   CHECK(tilecraft::opt_in_dynamic_smem(big_smem_kernel, bytes + 16) == cudaErrorInvalidValue);
   CHECK(tilecraft::opt_in_dynamic_smem(big_smem_kernel, 1024) == cudaSuccess);
+}
+
+namespace {
+// One copy_rows call checked element by element: the rows copied, each row's padding
+// (inner ... ldp - 1) zero, the guard after the last row still poisoned.
+template <class T>
+void check_copy_rows(std::int64_t outer, std::int64_t inner, std::int64_t ld, std::int64_t ldp, std::int64_t offset,
+                     std::uint64_t salt) {
+  CAPTURE(outer);
+  CAPTURE(inner);
+  CAPTURE(ld);
+  CAPTURE(ldp);
+  CAPTURE(offset);
+  const auto src_elems = static_cast<std::size_t>(offset + (outer - 1) * ld + inner);
+  const auto dst_elems = static_cast<std::size_t>(outer * ldp);
+  constexpr std::size_t guard = 64;
+  auto g = tilecraft::test::rng(salt);
+  std::vector<T> h_src(src_elems);
+  for (auto& v : h_src) v = tilecraft::test::make_value<T>(g());
+  tilecraft::test::DeviceBuffer<T> src(h_src);
+  tilecraft::test::DeviceBuffer<T> dst(dst_elems + guard);
+  dst.poison();
+  CHECK(tilecraft::detail::copy_rows<T>(src.get() + offset, ld, dst.get(), ldp, outer, inner, nullptr) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  const auto h = dst.download();
+  const T zero{};
+  const T poison = tilecraft::test::poison_value<T>();
+  std::int64_t bad_copy = 0, bad_pad = 0, bad_guard = 0;
+  for (std::int64_t r = 0; r < outer; ++r) {
+    for (std::int64_t c = 0; c < ldp; ++c) {
+      const T got = h[static_cast<std::size_t>(r * ldp + c)];
+      if (c < inner) {
+        bad_copy += !tilecraft::test::same_bits(got, h_src[static_cast<std::size_t>(offset + r * ld + c)]);
+      } else {
+        bad_pad += !tilecraft::test::same_bits(got, zero);
+      }
+    }
+  }
+  for (std::size_t i = dst_elems; i < dst_elems + guard; ++i) bad_guard += !tilecraft::test::same_bits(h[i], poison);
+  CHECK(bad_copy == 0);
+  CHECK(bad_pad == 0);
+  CHECK(bad_guard == 0);
+}
+
+template <class T>
+void check_random_copy_rows(std::uint64_t salt) {
+  auto g = tilecraft::test::rng(salt);
+  const int cases = tilecraft::test::sanitizer_sized() ? 12 : 60;
+  for (int i = 0; i < cases; ++i) {
+    const std::int64_t outer = g.uniform_int(1, 200);
+    // Across the kernel's chunk of 1024 elements a block, and short rows.
+    const std::int64_t inner = g.uniform_int(0, 1) ? g.uniform_int(0, 40) : g.uniform_int(900, 2200);
+    const std::int64_t ld = inner + g.uniform_int(0, 1) * g.uniform_int(1, 37);
+    const std::int64_t ldp = inner + g.uniform_int(0, 40);
+    check_copy_rows<T>(outer, inner, ld, ldp, g.uniform_int(0, 5), salt + 1000 + static_cast<std::uint64_t>(i));
+  }
+  // More rows than a grid has in y (65535): the rows loop.
+  check_copy_rows<T>(70001, 3, 5, 4, 1, salt + 7);
+}
+}  // namespace
+
+TEST_CASE("detail::copy_rows: rows copied to padded ones, the padding zeroed, nothing past the end") {
+  check_random_copy_rows<float>(101);
+  check_random_copy_rows<std::uint16_t>(202);
+  check_random_copy_rows<double>(303);
+}
+
+TEST_CASE("detail::copy_rows: bad arguments refused before any launch, the destination untouched") {
+  tilecraft::test::DeviceBuffer<float> src(64);
+  tilecraft::test::DeviceBuffer<float> dst(64);
+  src.poison();
+  dst.poison();
+  using tilecraft::detail::copy_rows;
+  CHECK(copy_rows<float>(src.get(), 8, dst.get(), 7, 4, 8, nullptr) == cudaErrorInvalidValue);   // ldp < inner
+  CHECK(copy_rows<float>(src.get(), 7, dst.get(), 8, 4, 8, nullptr) == cudaErrorInvalidValue);   // ld < inner
+  CHECK(copy_rows<float>(src.get(), 8, dst.get(), 8, -1, 8, nullptr) == cudaErrorInvalidValue);  // outer < 0
+  CHECK(copy_rows<float>(src.get(), 8, dst.get(), 8, 4, -1, nullptr) == cudaErrorInvalidValue);  // inner < 0
+  CHECK(copy_rows<float>(nullptr, 8, dst.get(), 8, 4, 8, nullptr) == cudaErrorInvalidValue);     // null source
+  CHECK(copy_rows<float>(src.get(), 8, nullptr, 8, 4, 8, nullptr) == cudaErrorInvalidValue);     // null destination
+  CHECK(copy_rows<float>(nullptr, 8, nullptr, 8, 0, 8, nullptr) == cudaSuccess);                 // nothing to copy
+  tilecraft::test::sync_and_check();
+  const auto h = dst.download();
+  const float poison = tilecraft::test::poison_value<float>();
+  int touched = 0;
+  for (const float v : h) touched += !tilecraft::test::same_bits(v, poison);
+  CHECK(touched == 0);
 }

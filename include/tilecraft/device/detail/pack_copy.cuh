@@ -57,11 +57,15 @@ __global__ void __launch_bounds__(PackCopyShape::threads)
 //! (leading dimension ldp >= inner, the padding zeroed: compute-sanitizer's initcheck counts
 //! every byte of a 16-byte copy that reaches into it) on `stream`. It ran at 3.6 TB/s on an
 //! H200 (4093 rows of 4095 floats) where cudaMemcpy2DAsync ran at 1.6 TB/s
-//! (benchmarks/TUNING.md).
+//! (benchmarks/TUNING.md). Returns cudaErrorInvalidValue, launching nothing, when outer or
+//! inner is negative, ld or ldp is below inner, or (outer > 0) a pointer is null; nothing is
+//! launched for outer = 0.
 template <class T>
 cudaError_t copy_rows(const T* src, std::int64_t ld, T* dst, std::int64_t ldp, std::int64_t outer, std::int64_t inner,
                       cudaStream_t stream) {
-  if (outer <= 0 || ldp <= 0) return cudaSuccess;
+  if (outer < 0 || inner < 0 || ld < inner || ldp < inner) return cudaErrorInvalidValue;
+  if (outer == 0 || ldp == 0) return cudaSuccess;
+  if (src == nullptr || dst == nullptr) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(ceil_div<std::int64_t>(ldp, PackCopyShape::chunk)),
                   static_cast<unsigned>(outer < 65535 ? outer : 65535));
   pack_copy_kernel<T><<<grid, PackCopyShape::threads, 0, stream>>>(src, ld, dst, ldp, outer, inner);
