@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -111,6 +112,45 @@ TEST_CASE_TEMPLATE(
         const Problem<T> p = make_problem(c, s[0], s[1], s[2], layouts[l], T(0.75), variant % 2 ? T(0) : T(1.5));
         check_gemm(p, ++salt, run_gemm<T>(tunables), cublas, true, Fill{false, variant % 2 == 1});
         if (variant % 3 == 0) check_gemm(p, ++salt, run_gemm<T, Large>(tunables), nullptr, true);
+      }
+      ++variant;
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("gemm: a ragged last tile row and column peeled off into thin products", T, float, double) {
+  // Rows of 128 j + 1 and columns of 128 j + 2 or + 3 leave 1 to 3 ragged rows (columns) for
+  // every default tile (32, 64 or 128), which edge_plan peels off with its volume limit lowered
+  // (the launcher's own applies from 2^29 multiply-adds: the large cases below). K = 0 and 1,
+  // a C of one column, epilogues that read C and that do not.
+  tilecraft::detail::GemmTunables tunables = tunables_split_small();
+  tunables.edge.min_volume = 0.0;
+  const std::int64_t shapes[][3] = {{129, 67, 60}, {33, 259, 40}, {65, 130, 100},  {129, 1, 300},
+                                    {257, 131, 1}, {129, 131, 0}, {385, 515, 700}, {641, 258, 2100}};
+  tilecraft::detail::DeviceLimits limits;
+  TILECRAFT_THROW_IF_ERROR(tilecraft::detail::device_limits(limits));
+  int peeled = 0;
+  for (const auto& s : shapes) {
+    const auto choice = tilecraft::detail::choose_default<T>(s[0], s[1], s[2], limits, tunables.split);
+    const auto edge =
+        tilecraft::detail::edge_plan(tilecraft::detail::facts_of_choice(choice), s[0], s[1], s[2], tunables.edge);
+    peeled += edge.rows > 0 || edge.cols > 0;
+  }
+  REQUIRE(peeled == static_cast<int>(std::size(shapes)));  // the test's premise
+  const auto run = run_gemm<T>(tunables);
+  const bool full = full_run();
+  std::optional<Cublas> slot;
+  const Cublas* cublas = cublas_if_full(slot);
+  std::uint64_t salt = 1900;
+  int variant = 0;
+  std::size_t shape = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    for (const Combo& c : combos_for(shape++, full)) {
+      for (int l : layouts_for(variant, full)) {
+        const T beta = variant % 3 == 0 ? T(0) : T(0.5);
+        check_gemm(make_problem(c, s[0], s[1], s[2], layouts[l], T(-0.75), beta), ++salt, run, cublas, true,
+                   Fill{false, beta == T(0)});
       }
       ++variant;
     }
@@ -263,6 +303,13 @@ TEST_CASE_TEMPLATE(
   for (const Combo& c : combos_for(shape++, full)) {
     check_epilogues<Large>(make_problem(c, 129, 127, 33, layouts[2], T(1), T(0)), salt += 4, split);
   }
+  // The ragged edge peeled off (bias + ReLU through the default: the thin products' epilogue
+  // gets the coordinates of the whole C).
+  tilecraft::detail::GemmTunables edge = split;
+  edge.edge.min_volume = 0.0;
+  for (const Combo& c : combos_for(shape++, full)) {
+    check_epilogues<void>(make_problem(c, 129, 259, 31, layouts[variant++ % 2], T(1), T(0)), salt += 4, edge);
+  }
   // Packed operands in panels of C: the epilogue still gets the coordinates of the whole C.
   const tilecraft::detail::GemmTunables packed = tunables_pack<T>(16 << 10, split);
   for (const Combo& c : combos_for(shape++, full)) {
@@ -297,7 +344,9 @@ TEST_CASE_TEMPLATE("gemm against cuBLAS: 1000 x 999 x 1001 in both orders with e
     ++variant;
   }
   // Fewer 128 x 128 tiles than a wave, which choose_default splits in K where modeled_time says
-  // they finish sooner than smaller tiles (132 SMs, float: 81 tiles in 3 slices, 99 in 5).
+  // they finish sooner than smaller tiles (132 SMs, float: 1100 x 1300 x 1500's 99 tiles in 5
+  // slices); 1025^3 (float) has its last row and column peeled off (edge_plan), its 64 whole
+  // tiles in 4 slices.
   check_gemm(make_problem(combos[3], 1025, 1025, 1025, layouts[0], T(1), T(0.25)), ++salt, run_gemm<T>, &cublas, false);
   check_gemm(make_problem(combos[6], 1100, 1300, 1500, layouts[2], T(-0.5), T(0)), ++salt, run_gemm<T>, &cublas, false);
   // The large default by shape (float: 256 tiles of 128 x 128, double: 512 of 128 x 64); once

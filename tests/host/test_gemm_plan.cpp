@@ -5,6 +5,7 @@
 // tensor maps the wgmma kernel reads its operands through.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -285,6 +286,48 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<double>(64, 2048, 2048, h200) == C::medium_f64);
   CHECK(choose_default<double>(300, 300, 100, h200) == C::small_f64);
   CHECK(choose_default<double>(1000, 1000, 100, t4) == C::large_f64);
+}
+
+TEST_CASE("the ragged edge: a last tile row (column) of at most 4 rows peeled off large products") {
+  using tilecraft::detail::edge_plan;
+  using tilecraft::detail::EdgePlan;
+  using tilecraft::detail::GemmEdgeLimits;
+  const auto large = facts_of<tilecraft::GemmPolicyLarge>();    // 128 x 128
+  const auto medium = facts_of<tilecraft::GemmPolicyMedium>();  // 64 x 64
+  const GemmEdgeLimits limits{};
+  auto same = [](EdgePlan got, std::int64_t rows, std::int64_t cols) { return got.rows == rows && got.cols == cols; };
+  CHECK(same(edge_plan(large, 1025, 1025, 1025, limits), 1, 1));
+  CHECK(same(edge_plan(large, 2049, 2048, 2049, limits), 1, 0));
+  CHECK(same(edge_plan(large, 4097, 4095, 4093, limits), 1, 0));  // 4095: 127 of 128 columns, kept
+  CHECK(same(edge_plan(large, 1028, 1151, 1024, limits), 4, 0));  // 4 peeled; 127 of 128 kept
+  CHECK(same(edge_plan(large, 1029, 1100, 1024, limits), 0, 0));  // 5 and 76: kept
+  CHECK(same(edge_plan(medium, 1537, 1539, 1541, limits), 1, 3));
+  CHECK(same(edge_plan(large, 129, 8193, 8192, limits), 1, 1));
+  CHECK(same(edge_plan(large, 100, 8193, 8192, limits), 0, 1));  // no whole tile row above the edge
+  CHECK(same(edge_plan(large, 1025, 1025, 400, limits), 0, 0));  // below 2^29 multiply-adds
+  CHECK(same(edge_plan(large, 1025, 1025, 400, GemmEdgeLimits{4, 0.0}), 1, 1));
+  CHECK(same(edge_plan(large, 1027, 1025, 1024, GemmEdgeLimits{2, 0.0}), 0, 1));
+  // At most thin_most whatever the limit says (the thin kernel's accumulators).
+  CHECK(same(edge_plan(large, 1024 + 5, 1024 + 17, 1024, GemmEdgeLimits{100, 0.0}), 0, 0));
+  // Every plan on random shapes: what is peeled is the ragged part of the last tile row
+  // (column), at most the limit, with whole tiles before it.
+  auto g = tilecraft::test::rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    const auto& f = i % 2 ? large : medium;
+    const std::int64_t m = g.uniform_int(1, 5000), n = g.uniform_int(1, 5000), k = g.uniform_int(0, 3000);
+    const GemmEdgeLimits l{g.uniform_int(0, 8), i % 3 ? 0.0 : limits.min_volume};
+    const EdgePlan p = edge_plan(f, m, n, k, l);
+    CAPTURE(m);
+    CAPTURE(n);
+    CAPTURE(k);
+    REQUIRE(p.rows >= 0);
+    REQUIRE(p.cols >= 0);
+    REQUIRE(p.rows <= std::min<std::int64_t>(l.most, tilecraft::detail::thin_most));
+    REQUIRE(p.cols <= std::min<std::int64_t>(l.most, tilecraft::detail::thin_most));
+    if (p.rows > 0) REQUIRE(((m - p.rows) % f.tile_m == 0 && m - p.rows > 0));
+    if (p.cols > 0) REQUIRE(((n - p.cols) % f.tile_n == 0 && n - p.cols > 0));
+    if (p.rows > 0 || p.cols > 0) REQUIRE(static_cast<double>(m) * n * k >= l.min_volume);
+  }
 }
 
 TEST_CASE("the row-major form of a call: a column-major C is the row-major C^T with the operands swapped") {

@@ -108,7 +108,11 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! into slices of at least 256; when its tiles fill whole waves of block slots and leave a
 //! partial last wave, those last tiles are split so where the model says it pays (the others
 //! keep K whole). Only for products of at least 2^28 multiply-adds: the slices go to a
-//! stream-ordered workspace and are summed in a fixed order, so results are deterministic. An
+//! stream-ordered workspace and are summed in a fixed order, so results are deterministic.
+//! Where the chosen tiles leave C a last tile row (column) of at most 4 rows (columns), from
+//! 2^29 multiply-adds on, those rows (columns) are computed apart, by a kernel that reads the
+//! other operand once and sums in a fixed order (1025^3: one row and one column), and the tiles
+//! before them by the policy their own shape takes. An
 //! operand whose K index is the contiguous one (A row-major or B column-major as computed: the
 //! common NN case of either order) is first transposed into workspace when the product reuses
 //! it enough (the other side of C at least 1024 and M * N * K >= 2^30), and an operand whose

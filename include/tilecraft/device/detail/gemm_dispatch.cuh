@@ -2,7 +2,8 @@
 //! The device GEMM's dispatch: follows the plan (gemm_plan.cuh), allocates workspace, packs
 //! and launches (gemm_kernels.cuh). Glue only: every decision is a plan function.
 //!   gemm_run / gemm_epilogue_run   check the arguments once, BLAS's quick returns
-//!   -> dispatch<Policy>            the row-major problem, the device, the policy by shape
+//!   -> dispatch<Policy>            the row-major problem, the device, the policy by shape,
+//!                                  the ragged edge peeled off (run_edges, gemm_thin_kernels.cuh)
 //!   -> run_packed<P, PV, PH>       packing and panels; per product the policy (P, or the
 //!                                  vector / huge policy where the operands fill in vectors)
 //!   -> launch_product<P>           split-K workspace, the kernel for the operands' orders,
@@ -27,6 +28,7 @@
 #include "../workspace.cuh"
 #include "gemm_kernels.cuh"
 #include "gemm_plan.cuh"
+#include "gemm_thin_kernels.cuh"
 #include "pack_copy.cuh"
 
 #if defined(__CUDACC__)
@@ -212,8 +214,36 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
   return status != cudaSuccess ? status : freed;
 }
 
+//! C = epi(a * b) on the policies of a default choice.
+template <class T, class Epilogue>
+[[nodiscard]] cudaError_t run_choice(GemmChoice choice, const GemmProblem<T>& p,
+                                     const LauncherEpilogue<T, Epilogue>& epi, int sms, const GemmTunables& tuned,
+                                     cudaStream_t stream) {
+  if constexpr (std::is_same_v<T, double>) {
+    if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tuned, stream);
+    if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tuned, stream);
+    return run_packed<GemmPolicySmallF64>(p, epi, sms, tuned, stream);
+  } else {
+    switch (choice) {
+      case GemmChoice::large3:
+        return run_packed<GemmPolicyLarge3>(p, epi, sms, tuned, stream);
+      case GemmChoice::large:
+        return run_packed<GemmPolicyLarge>(p, epi, sms, tuned, stream);
+      case GemmChoice::large_huge:
+        return run_packed<GemmPolicyLarge, GemmPolicyLarge, GemmPolicyHuge>(p, epi, sms, tuned, stream);
+      case GemmChoice::skinny:
+        return run_packed<GemmPolicySkinny>(p, epi, sms, tuned, stream);
+      case GemmChoice::medium:
+        return run_packed<GemmPolicyMedium>(p, epi, sms, tuned, stream);
+      default:
+        return run_packed<GemmPolicySmall>(p, epi, sms, tuned, stream);
+    }
+  }
+}
+
 //! C = epi(op(A) * op(B), C) for a checked call with m, n > 0: the row-major problem, the
-//! default policy by shape (Policy void) or the user's.
+//! default policy by shape (Policy void) or the user's. The default path peels C's ragged edge
+//! off into thin products where edge_plan says so.
 template <class Policy, class T, class Epilogue>
 [[nodiscard]] cudaError_t dispatch(const GemmProblem<T>& p, const Epilogue& user_epi, const GemmTunables& tunables,
                                    cudaStream_t stream) {
@@ -235,27 +265,19 @@ template <class Policy, class T, class Epilogue>
     if (Policy::tiled::smem_bytes > static_cast<std::size_t>(limits.smem_per_block_optin)) return cudaErrorInvalidValue;
     return run_packed<Policy>(p, epi, sms, tuned, stream);
   } else {
-    const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, p.a.cols, limits, tuned.split);
-    if constexpr (std::is_same_v<T, double>) {
-      if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tuned, stream);
-      if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tuned, stream);
-      return run_packed<GemmPolicySmallF64>(p, epi, sms, tuned, stream);
-    } else {
-      switch (choice) {
-        case GemmChoice::large3:
-          return run_packed<GemmPolicyLarge3>(p, epi, sms, tuned, stream);
-        case GemmChoice::large:
-          return run_packed<GemmPolicyLarge>(p, epi, sms, tuned, stream);
-        case GemmChoice::large_huge:
-          return run_packed<GemmPolicyLarge, GemmPolicyLarge, GemmPolicyHuge>(p, epi, sms, tuned, stream);
-        case GemmChoice::skinny:
-          return run_packed<GemmPolicySkinny>(p, epi, sms, tuned, stream);
-        case GemmChoice::medium:
-          return run_packed<GemmPolicyMedium>(p, epi, sms, tuned, stream);
-        default:
-          return run_packed<GemmPolicySmall>(p, epi, sms, tuned, stream);
-      }
-    }
+    const std::int64_t k = p.a.cols;
+    const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, k, limits, tuned.split);
+    const EdgePlan edge = edge_plan(facts_of_choice(choice), p.c.rows, p.c.cols, k, tuned.edge);
+    if (edge.rows == 0 && edge.cols == 0) return run_choice(choice, p, epi, sms, tuned, stream);
+    // The whole tile rows and columns by the policy their own shape takes, then the edge.
+    GemmProblem<T> q = p;
+    q.c.rows -= edge.rows;
+    q.c.cols -= edge.cols;
+    q.a.rows = q.c.rows;
+    q.b.cols = q.c.cols;
+    const GemmChoice inner = choose_default<T>(q.c.rows, q.c.cols, k, limits, tuned.split);
+    TILECRAFT_RETURN_IF_ERROR(run_choice(inner, q, epi, sms, tuned, stream));
+    return run_edges(p, epi, edge, stream);
   }
 }
 

@@ -69,12 +69,22 @@ struct GemmHugeLimits {
   std::int64_t min_k = 1024;
 };
 
+//! When the default policy's ragged last tile row (column) is peeled off C into a thin product
+//! of its own (see edge_plan): at most `most` rows (columns), for products of at least
+//! min_volume multiply-adds (below that the thin product's launch costs more than the tile row
+//! it saves).
+struct GemmEdgeLimits {
+  std::int64_t most = 4;
+  double min_volume = 536870912.0;  // 2^29 multiply-adds
+};
+
 //! Every limit the plan uses, passed to the dispatch (gemm() uses the defaults; tests and
 //! experiments pass others).
 struct GemmTunables {
   GemmSplitLimits split{};
   GemmPackLimits pack{};
   GemmHugeLimits huge{};
+  GemmEdgeLimits edge{};
   //! The SMs the plan fills (0: the device's; tests plan for a few, so that small products
   //! have whole waves and a last one).
   int sms = 0;
@@ -698,6 +708,58 @@ GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, 
     if (medium_time < large_time) return GemmChoice::medium;
     return GemmPolicyHuge::tiled::smem_bytes > optin ? GemmChoice::large : GemmChoice::large_huge;
   }
+}
+
+//! The tile (and the rest of PolicyFacts) of a default choice: GemmPolicyLarge's for large_huge
+//! (GemmPolicyHuge's 256 rows are two of its tile rows).
+inline PolicyFacts facts_of_choice(GemmChoice choice) {
+  switch (choice) {
+    case GemmChoice::large:
+    case GemmChoice::large_huge:
+      return facts_of<GemmPolicyLarge>();
+    case GemmChoice::large3:
+      return facts_of<GemmPolicyLarge3>();
+    case GemmChoice::skinny:
+      return facts_of<GemmPolicySkinny>();
+    case GemmChoice::medium:
+      return facts_of<GemmPolicyMedium>();
+    case GemmChoice::small:
+      return facts_of<GemmPolicySmall>();
+    case GemmChoice::large_f64:
+      return facts_of<GemmPolicyLargeF64>();
+    case GemmChoice::medium_f64:
+      return facts_of<GemmPolicyMediumF64>();
+    default:
+      return facts_of<GemmPolicySmallF64>();
+  }
+}
+
+// ---- the ragged edge ---------------------------------------------------------------------------
+
+//! The most rows (columns) a thin product has (gemm_thin_kernel's accumulators a thread).
+inline constexpr std::int64_t thin_most = 4;
+
+//! The rows and columns of C peeled off its bottom and right edges (0: none).
+struct EdgePlan {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+};
+
+//! Where C's last tile row holds only a few rows (1025 rows of 128-row tiles: one), the whole
+//! tile row costs a wave's share of the product for almost nothing: the tiles of the rows
+//! before it run alone, and its rows go to a thin product of their own (gemm_thin_kernel: read
+//! bound, a few microseconds). So: the rows % tile_m rows of the last tile row when they are at
+//! most limits.most and thin_most (and C has whole tile rows before them), the same for the
+//! columns, for products of at least limits.min_volume multiply-adds.
+inline EdgePlan edge_plan(const PolicyFacts& f, std::int64_t rows, std::int64_t cols, std::int64_t k,
+                          const GemmEdgeLimits& limits) {
+  EdgePlan plan;
+  if (static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(k) < limits.min_volume) return plan;
+  const std::int64_t most = limits.most < thin_most ? limits.most : thin_most;
+  const std::int64_t ragged_rows = rows % f.tile_m, ragged_cols = cols % f.tile_n;
+  if (ragged_rows > 0 && ragged_rows <= most && rows > f.tile_m) plan.rows = ragged_rows;
+  if (ragged_cols > 0 && ragged_cols <= most && cols > f.tile_n) plan.cols = ragged_cols;
+  return plan;
 }
 
 }  // namespace tilecraft::detail
