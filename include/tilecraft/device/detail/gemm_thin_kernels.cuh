@@ -52,12 +52,12 @@ struct ThinShape {
 //! sums line blockIdx.x * lines + l over K indices q, q + k_threads, ..., `loads` at a time: each
 //! chunk's wide loads and its share of the thin operand's chunk (staged in shared memory, read
 //! along its contiguous index) are issued together before the chunk's barriers, so a chunk
-//! costs about one memory latency. The 32 partial sums of each (s, line) are then added in a
-//! fixed order through shared memory, so the result is the same on every run. WideK: the wide
-//! operand's K index is contiguous (a warp reads 32 consecutive elements of one line);
-//! otherwise its lines are (a warp reads `lines` lines at 32 / lines K indices). Element (s, line) of C is
-//! c[s * c_stride_s + line * c_stride_line]; the epilogue gets (s, line) as (row, column) when
-//! thin_rows, else (line, s). Barriers: block-wide, reached by every thread; shared memory:
+//! costs about one memory latency. The k_threads partial sums of each (s, line) are then added
+//! in a fixed order through shared memory, so the result is the same on every run. WideK: the
+//! wide operand's K index is contiguous (a warp reads 32 consecutive elements of one line);
+//! otherwise its lines are (a warp reads `lines` lines at 32 / lines K indices). Element (s,
+//! line) of C is c[s * c_stride_s + line * c_stride_line]; the epilogue gets (s, line) as (row,
+//! column) when thin_rows, else (line, s). Barriers: block-wide, reached by every thread; shared memory:
 //! R x (chunk + 1) elements (at most 33 KiB).
 template <class T, int R, bool WideK, class Epi>
 __global__ void __launch_bounds__(ThinShape<R>::threads)
@@ -68,8 +68,8 @@ __global__ void __launch_bounds__(ThinShape<R>::threads)
   constexpr int chunk = S::chunk;
   constexpr int staged = R * chunk / S::threads;
   static_assert(R * (chunk + 1) * sizeof(T) <= 48 * 1024 - 16, "gemm_thin_kernel: static shared memory");
-  // The thin operand's chunk, one row of chunk + 1 a row of it (staging stores conflict-free
-  // either way it is read); at the end, the partial sums.
+  // The thin operand's chunk, a row of chunk + 1 for each of its rows (the staging stores are
+  // conflict-free either way it is read); at the end, the partial sums.
   __shared__ T buf[R][chunk + 1];
   const int t = static_cast<int>(threadIdx.x);
   const int l = WideK ? t / S::k_threads : t % S::lines;
