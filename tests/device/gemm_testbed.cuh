@@ -189,6 +189,25 @@ inline std::vector<int> layouts_for(int v, bool full) {
   return {v % layout_count, (v + 3) % layout_count};
 }
 
+// Calls case_fn(combo, shape, layout, variant) for each case of `shapes` (rows of {m, n, k, ...})
+// a run checks: every shape in a full run, those of at most light_max_macs multiply-adds in a
+// light one; for each, the orders and ops of combos_for, and for each of those (variant 0, 1,
+// ... across the shapes) the layouts of layouts_for.
+template <std::size_t N, std::size_t Columns, class CaseFn>
+void for_each_case(const std::int64_t (&shapes)[N][Columns], CaseFn&& case_fn) {
+  static_assert(Columns >= 3, "for_each_case: a shape is {m, n, k, ...}");
+  const bool full = full_run();
+  int variant = 0;
+  std::size_t shape = 0;
+  for (const auto& s : shapes) {
+    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+    for (const Combo& c : combos_for(shape++, full)) {
+      for (int l : layouts_for(variant, full)) case_fn(c, s, layouts[l], variant);
+      ++variant;
+    }
+  }
+}
+
 template <class T>
 Problem<T> make_problem(const Combo& c, std::int64_t m, std::int64_t n, std::int64_t k, const Layout& l, T alpha,
                         T beta) {
@@ -569,21 +588,12 @@ void check_policy() {
                                     {70, 90, 300}, {64, 128, 40}, {3, 5, 4100}};
   // {3, 5, 4100}: K split (unless the policy never splits).
   const auto run = run_gemm<T, Policy>(tunables_split_small());
-  const bool full = full_run();
   std::uint64_t salt = 5000;
-  int variant = 0;
-  std::size_t shape = 0;
-  for (const auto& s : shapes) {
-    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
-    for (const Combo& c : combos_for(shape++, full)) {
-      for (int l : layouts_for(variant, full)) {
-        const Problem<T> p =
-            make_problem(c, s[0], s[1], s[2], layouts[l], variant % 2 ? T(1) : T(-0.5), variant % 3 ? T(0) : T(2));
-        check_gemm(p, ++salt, run, nullptr, true);
-      }
-      ++variant;
-    }
-  }
+  for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
+    const Problem<T> p =
+        make_problem(c, s[0], s[1], s[2], layout, variant % 2 ? T(1) : T(-0.5), variant % 3 ? T(0) : T(2));
+    check_gemm(p, ++salt, run, nullptr, true);
+  });
 }
 
 }  // namespace tilecraft::test::gemm

@@ -27,23 +27,14 @@ TEST_CASE_TEMPLATE("gemm: few C tiles and a long K (K split across blocks, summe
   // {64, 257, 2100}: C of 64 rows, as split_k_plan splits it (2 slices of >= 1024).
   const std::int64_t shapes[][3] = {{1, 1, 4001}, {31, 17, 2049}, {40, 130, 2500}, {9, 300, 6000}, {64, 257, 2100}};
   const auto run = run_gemm<T>(tunables_split_small());
-  const bool full = full_run();
   std::optional<Cublas> slot;
   const Cublas* cublas = cublas_if_full(slot);
   std::uint64_t salt = 1500;
-  int variant = 0;
-  std::size_t shape = 0;
-  for (const auto& s : shapes) {
-    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
-    for (const Combo& c : combos_for(shape++, full)) {
-      for (int l : layouts_for(variant, full)) {
-        const T beta = variant % 3 == 0 ? T(0) : T(-0.5);
-        check_gemm(make_problem(c, s[0], s[1], s[2], layouts[l], T(1.25), beta), ++salt, run, cublas, true,
-                   Fill{false, beta == T(0)});
-      }
-      ++variant;
-    }
-  }
+  for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
+    const T beta = variant % 3 == 0 ? T(0) : T(-0.5);
+    check_gemm(make_problem(c, s[0], s[1], s[2], layout, T(1.25), beta), ++salt, run, cublas, true,
+               Fill{false, beta == T(0)});
+  });
 }
 
 TEST_CASE_TEMPLATE("gemm: the last wave's tiles in K slices behind whole waves (summed by a second kernel)", T, float,
@@ -65,23 +56,14 @@ TEST_CASE_TEMPLATE("gemm: the last wave's tiles in K slices behind whole waves (
     REQUIRE(plan.slices >= 3);
   }
   const auto run = run_gemm<T, Medium>(tunables);
-  const bool full = full_run();
   std::optional<Cublas> slot;
   const Cublas* cublas = cublas_if_full(slot);
   std::uint64_t salt = 1700;
-  int variant = 0;
-  std::size_t shape = 0;
-  for (const auto& s : shapes) {
-    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
-    for (const Combo& c : combos_for(shape++, full)) {
-      for (int l : layouts_for(variant, full)) {
-        const T beta = variant % 2 == 0 ? T(0) : T(0.75);
-        check_gemm(make_problem(c, s[0], s[1], s[2], layouts[l], T(-1.5), beta), ++salt, run, cublas, true,
-                   Fill{false, beta == T(0)});
-      }
-      ++variant;
-    }
-  }
+  for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
+    const T beta = variant % 2 == 0 ? T(0) : T(0.75);
+    check_gemm(make_problem(c, s[0], s[1], s[2], layout, T(-1.5), beta), ++salt, run, cublas, true,
+               Fill{false, beta == T(0)});
+  });
 }
 
 TEST_CASE_TEMPLATE(
@@ -98,24 +80,15 @@ TEST_CASE_TEMPLATE(
                                     {150, 140, 30, std::int64_t{64} << 20},
                                     {1, 257, 9, 16 << 10},
                                     {100, 90, 2100, 600 << 10}};
-  const bool full = full_run();
   std::optional<Cublas> slot;
   const Cublas* cublas = cublas_if_full(slot);
   std::uint64_t salt = 1800;
-  int variant = 0;
-  std::size_t shape = 0;
-  for (const auto& s : shapes) {
-    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
+  for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
     const tilecraft::detail::GemmTunables tunables = tunables_pack<T>(s[3], tunables_split_small());
-    for (const Combo& c : combos_for(shape++, full)) {
-      for (int l : layouts_for(variant, full)) {
-        const Problem<T> p = make_problem(c, s[0], s[1], s[2], layouts[l], T(0.75), variant % 2 ? T(0) : T(1.5));
-        check_gemm(p, ++salt, run_gemm<T>(tunables), cublas, true, Fill{false, variant % 2 == 1});
-        if (variant % 3 == 0) check_gemm(p, ++salt, run_gemm<T, Large>(tunables), nullptr, true);
-      }
-      ++variant;
-    }
-  }
+    const Problem<T> p = make_problem(c, s[0], s[1], s[2], layout, T(0.75), variant % 2 ? T(0) : T(1.5));
+    check_gemm(p, ++salt, run_gemm<T>(tunables), cublas, true, Fill{false, variant % 2 == 1});
+    if (variant % 3 == 0) check_gemm(p, ++salt, run_gemm<T, Large>(tunables), nullptr, true);
+  });
 }
 
 TEST_CASE_TEMPLATE("gemm: a ragged last tile row and column peeled off into thin products", T, float, double) {
@@ -138,23 +111,14 @@ TEST_CASE_TEMPLATE("gemm: a ragged last tile row and column peeled off into thin
   }
   REQUIRE(peeled == static_cast<int>(std::size(shapes)));  // the test's premise
   const auto run = run_gemm<T>(tunables);
-  const bool full = full_run();
   std::optional<Cublas> slot;
   const Cublas* cublas = cublas_if_full(slot);
   std::uint64_t salt = 1900;
-  int variant = 0;
-  std::size_t shape = 0;
-  for (const auto& s : shapes) {
-    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
-    for (const Combo& c : combos_for(shape++, full)) {
-      for (int l : layouts_for(variant, full)) {
-        const T beta = variant % 3 == 0 ? T(0) : T(0.5);
-        check_gemm(make_problem(c, s[0], s[1], s[2], layouts[l], T(-0.75), beta), ++salt, run, cublas, true,
-                   Fill{false, beta == T(0)});
-      }
-      ++variant;
-    }
-  }
+  for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
+    const T beta = variant % 3 == 0 ? T(0) : T(0.5);
+    check_gemm(make_problem(c, s[0], s[1], s[2], layout, T(-0.75), beta), ++salt, run, cublas, true,
+               Fill{false, beta == T(0)});
+  });
 }
 
 TEST_CASE_TEMPLATE("release_workspace hands the pool's memory back; the next gemm takes new workspace", T, float,

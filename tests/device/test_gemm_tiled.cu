@@ -187,20 +187,12 @@ TEST_CASE_TEMPLATE(
   const std::int64_t shapes[][3] = {{1, 1, 1}, {64, 64, 64}, {127, 129, 65}, {200, 130, 77}};
   const bool full = full_run();
   std::uint64_t salt = 7000;
-  int variant = 0;
-  std::size_t shape = 0;
-  for (const auto& s : shapes) {
-    if (!full && s[0] * s[1] * s[2] > light_max_macs) continue;
-    for (const Combo& c : combos_for(shape++, full)) {
-      for (int l : layouts_for(variant, full)) {
-        const Problem<T> p = make_problem(c, s[0], s[1], s[2], layouts[l], T(1.5), variant % 2 ? T(-0.5) : T(0));
-        check_gemm(p, ++salt, UserKernelRun{0, dim3(256)}, nullptr, true);    // a block per tile
-        check_gemm(p, ++salt, UserKernelRun{3, dim3(32, 8)}, nullptr, true);  // 3 blocks loop over the tiles
-        if (variant % 4 == 0) check_gemm(p, ++salt, UserKernelRun{2, dim3(16, 4, 4)}, nullptr, true);
-      }
-      ++variant;
-    }
-  }
+  for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
+    const Problem<T> p = make_problem(c, s[0], s[1], s[2], layout, T(1.5), variant % 2 ? T(-0.5) : T(0));
+    check_gemm(p, ++salt, UserKernelRun{0, dim3(256)}, nullptr, true);    // a block per tile
+    check_gemm(p, ++salt, UserKernelRun{3, dim3(32, 8)}, nullptr, true);  // 3 blocks loop over the tiles
+    if (variant % 4 == 0) check_gemm(p, ++salt, UserKernelRun{2, dim3(16, 4, 4)}, nullptr, true);
+  });
   // The documentation's kernel (row-major views, the default epilogue), and A as a MatrixRef of
   // non-const T with one block looping over every tile.
   for (const auto& s : shapes) {
