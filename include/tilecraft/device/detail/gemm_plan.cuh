@@ -69,12 +69,15 @@ struct GemmHugeLimits {
   std::int64_t min_k = 1024;
 };
 
+//! The most rows (columns) a thin product has (gemm_thin_kernel's accumulators a thread).
+inline constexpr std::int64_t thin_most = 4;
+
 //! When the default policy's ragged last tile row (column) is peeled off C into a thin product
 //! of its own (see edge_plan): at most `most` rows (columns), for products of at least
 //! min_volume multiply-adds (below that the thin product's launch costs more than the tile row
 //! it saves).
 struct GemmEdgeLimits {
-  std::int64_t most = 4;
+  std::int64_t most = thin_most;
   double min_volume = 536870912.0;  // 2^29 multiply-adds
 };
 
@@ -735,9 +738,6 @@ inline PolicyFacts facts_of_choice(GemmChoice choice) {
 }
 
 // ---- the ragged edge ---------------------------------------------------------------------------
-
-//! The most rows (columns) a thin product has (gemm_thin_kernel's accumulators a thread).
-inline constexpr std::int64_t thin_most = 4;
 
 //! The rows and columns of C peeled off its bottom and right edges (0: none).
 struct EdgePlan {

@@ -45,6 +45,9 @@ struct ThinShape {
   static constexpr int loads = R == 1 ? 32 : 16;
   static constexpr int chunk = loads * k_threads;
   static_assert(lines * k_threads == threads, "ThinShape: the block's threads are lines x k_threads");
+  static_assert(chunk >= threads && R * chunk % threads == 0,
+                "ThinShape: a chunk must hold a partial sum for every thread (the staging buffer is reused for "
+                "them) and split evenly over the threads' staging loads");
 };
 
 //! out(s, line) = epi(sum over kk of thin(s, kk) * wide(line, kk)) for the r <= R rows s of the
