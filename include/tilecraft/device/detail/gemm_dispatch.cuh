@@ -4,10 +4,11 @@
 //!   gemm_run / gemm_epilogue_run   check the arguments once, BLAS's quick returns
 //!   -> dispatch<Policy>            the row-major problem, the device, the policy by shape,
 //!                                  the ragged edge peeled off (run_edges, gemm_thin_kernels.cuh)
+//!                                  and launched beside the first product (LaunchPrelude)
 //!   -> run_packed<P, PV, PH>       packing and panels; per product the policy (P, or the
 //!                                  vector / huge policy where the operands fill in vectors)
-//!   -> launch_product<P>           split-K workspace, the kernel for the operands' orders,
-//!                                  the split-K reduction
+//!   -> launch_product<P>           split-K workspace, the prelude's kernels, the kernel for
+//!                                  the operands' orders, the split-K reduction
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -35,18 +36,31 @@
 
 namespace tilecraft::detail {
 
+//! Kernels launch_product launches right before its GEMM kernel, which then runs beside them as
+//! their programmatic dependent (where the device runs griddepcontrol): the ragged edge's thin
+//! products. They must read nothing the product writes and write nothing it reads, and the
+//! last of them must let it launch early (arch::launch_dependents); the GEMM kernel waits for
+//! them before it exits. Empty (launch == nullptr): none.
+struct LaunchPrelude {
+  cudaError_t (*launch)(void* context, cudaStream_t stream) = nullptr;
+  void* context = nullptr;
+  [[nodiscard]] bool empty() const { return launch == nullptr; }
+};
+
 //! Whether a grid of one block per `tile_m` x `tile_n` tile of rows x cols fits 2^31 - 1 blocks.
 inline bool grid_fits(std::int64_t rows, std::int64_t cols, std::int64_t tile_m, std::int64_t tile_n) {
   return ceil_div(rows, tile_m) <= INT_MAX / ceil_div(cols, tile_n);
 }
 
 //! One product C = epi(a * b) on Policy: the last wave's tiles (or all) with K split as
-//! split_k_plan says (when workspace can be had), the kernel for the operands' orders.
+//! split_k_plan says (when workspace can be had), the kernel for the operands' orders, launched
+//! beside `prelude`'s kernels when there are any.
 //! VectorOnly: instantiate only the kernel for a column-major a and a row-major b filled in
 //! vectors (run_packed's VectorPolicy and HugePolicy, for products it has checked fill so).
 template <class Policy, bool VectorOnly = false, class T, class Epilogue>
 [[nodiscard]] cudaError_t launch_product(const GemmProblem<T>& p, LauncherEpilogue<T, Epilogue> epi, int sms,
-                                         const GemmSplitLimits& split_limits, cudaStream_t stream) {
+                                         const GemmSplitLimits& split_limits, cudaStream_t stream,
+                                         const LaunchPrelude& prelude = {}) {
   using Tiled = typename Policy::tiled;
   static_assert(std::is_same_v<typename Policy::element_type, T>, "launch_product: Policy must be for T");
   const MatrixRef<T> c = p.c;
@@ -83,8 +97,15 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
       if (!vector_fill) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
     }
     TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, Tiled::smem_bytes));
+    if (!prelude.empty()) {
+      TILECRAFT_RETURN_IF_ERROR(prelude.launch(prelude.context, stream));
+      if (waits_for_dependency(reinterpret_cast<const void*>(kernel))) {
+        return launch_dependent(kernel, dim3(static_cast<unsigned>(units)), dim3(Tiled::threads), Tiled::smem_bytes,
+                                stream, a, b, c, epi, tiles_m, tiles_n, slices, true);
+      }
+    }
     kernel<<<static_cast<unsigned>(units), Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n,
-                                                                                        slices);
+                                                                                        slices, false);
     return last_launch_error();
   };
   // The operands as views in their own order: a is M x K, b is K x N.
@@ -138,24 +159,26 @@ constexpr std::int64_t tile_extent(int dim) {
 //! C = epi(a * b), packing operands first as pack_plan says (unpacked when no workspace can be
 //! had). VectorPolicy (void: none) replaces Policy for every product whose
 //! operands both fill in vectors, packed or not, and HugePolicy (void: none) replaces
-//! VectorPolicy where huge_policy_pays.
+//! VectorPolicy where huge_policy_pays. The first product's kernel runs beside `prelude`.
 template <class Policy, class VectorPolicy = void, class HugePolicy = void, class T, class Epilogue>
 [[nodiscard]] cudaError_t run_packed(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogue>& epi, int sms,
-                                     const GemmTunables& tunables, cudaStream_t stream) {
+                                     const GemmTunables& tunables, cudaStream_t stream,
+                                     const LaunchPrelude& prelude = {}) {
   static_assert(std::is_void_v<HugePolicy> || !std::is_void_v<VectorPolicy>,
                 "run_packed: HugePolicy needs a VectorPolicy");
-  auto product = [&](const GemmProblem<T>& q, const LauncherEpilogue<T, Epilogue>& e) -> cudaError_t {
+  auto product = [&](const GemmProblem<T>& q, const LauncherEpilogue<T, Epilogue>& e,
+                     const LaunchPrelude& pre) -> cudaError_t {
     if constexpr (!std::is_void_v<VectorPolicy>) {
       if (both_fill_in_vectors(q)) {
         if constexpr (!std::is_void_v<HugePolicy>) {
           if (huge_policy_pays(facts_of<HugePolicy>(), q.c.rows, q.c.cols, q.a.cols, sms, tunables.huge)) {
-            return launch_product<HugePolicy, true>(q, e, sms, tunables.split, stream);
+            return launch_product<HugePolicy, true>(q, e, sms, tunables.split, stream, pre);
           }
         }
-        return launch_product<VectorPolicy, true>(q, e, sms, tunables.split, stream);
+        return launch_product<VectorPolicy, true>(q, e, sms, tunables.split, stream, pre);
       }
     }
-    return launch_product<Policy>(q, e, sms, tunables.split, stream);
+    return launch_product<Policy>(q, e, sms, tunables.split, stream, pre);
   };
   // Panels are whole tiles of every policy that may multiply them.
   constexpr std::int64_t panel_tile_m =
@@ -167,7 +190,7 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
   if (!plan.packs() ||
       workspace_alloc(reinterpret_cast<void**>(&workspace),
                       static_cast<std::size_t>(plan.a_elems + plan.b_elems) * sizeof(T), stream) != cudaSuccess) {
-    return product(p, epi);
+    return product(p, epi, prelude);
   }
   T* const packed_a = workspace;
   T* const packed_b = workspace + plan.a_elems;  // a_elems is a multiple of a vector: 16-byte aligned
@@ -207,36 +230,36 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
       LauncherEpilogue<T, Epilogue> e = epi;
       e.row0 += r0;
       e.col0 += c0;
-      status = product(q, e);
+      status = product(q, e, r0 == 0 && c0 == 0 ? prelude : LaunchPrelude{});
     }
   }
   const cudaError_t freed = workspace_free(workspace, stream);
   return status != cudaSuccess ? status : freed;
 }
 
-//! C = epi(a * b) on the policies of a default choice.
+//! C = epi(a * b) on the policies of a default choice, the first product beside `prelude`.
 template <class T, class Epilogue>
 [[nodiscard]] cudaError_t run_choice(GemmChoice choice, const GemmProblem<T>& p,
                                      const LauncherEpilogue<T, Epilogue>& epi, int sms, const GemmTunables& tuned,
-                                     cudaStream_t stream) {
+                                     cudaStream_t stream, const LaunchPrelude& prelude = {}) {
   if constexpr (std::is_same_v<T, double>) {
-    if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tuned, stream);
-    if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tuned, stream);
-    return run_packed<GemmPolicySmallF64>(p, epi, sms, tuned, stream);
+    if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tuned, stream, prelude);
+    if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tuned, stream, prelude);
+    return run_packed<GemmPolicySmallF64>(p, epi, sms, tuned, stream, prelude);
   } else {
     switch (choice) {
       case GemmChoice::large3:
-        return run_packed<GemmPolicyLarge3>(p, epi, sms, tuned, stream);
+        return run_packed<GemmPolicyLarge3>(p, epi, sms, tuned, stream, prelude);
       case GemmChoice::large:
-        return run_packed<GemmPolicyLarge>(p, epi, sms, tuned, stream);
+        return run_packed<GemmPolicyLarge>(p, epi, sms, tuned, stream, prelude);
       case GemmChoice::large_huge:
-        return run_packed<GemmPolicyLarge, GemmPolicyLarge, GemmPolicyHuge>(p, epi, sms, tuned, stream);
+        return run_packed<GemmPolicyLarge, GemmPolicyLarge, GemmPolicyHuge>(p, epi, sms, tuned, stream, prelude);
       case GemmChoice::skinny:
-        return run_packed<GemmPolicySkinny>(p, epi, sms, tuned, stream);
+        return run_packed<GemmPolicySkinny>(p, epi, sms, tuned, stream, prelude);
       case GemmChoice::medium:
-        return run_packed<GemmPolicyMedium>(p, epi, sms, tuned, stream);
+        return run_packed<GemmPolicyMedium>(p, epi, sms, tuned, stream, prelude);
       default:
-        return run_packed<GemmPolicySmall>(p, epi, sms, tuned, stream);
+        return run_packed<GemmPolicySmall>(p, epi, sms, tuned, stream, prelude);
     }
   }
 }
@@ -275,9 +298,25 @@ template <class Policy, class T, class Epilogue>
     q.c.cols -= edge.cols;
     q.a.rows = q.c.rows;
     q.b.cols = q.c.cols;
+    // The edge's thin products are launched first, and the whole tiles' kernel runs beside them
+    // (LaunchPrelude): the edge costs the time its blocks take from the tiles' wave, not two
+    // more kernels in a row.
+    struct Edges {
+      const GemmProblem<T>* p;
+      const LauncherEpilogue<T, Epilogue>* epi;
+      EdgePlan edge;
+      bool launched;
+    } edges{&p, &epi, edge, false};
+    const LaunchPrelude prelude{[](void* context, cudaStream_t s) {
+                                  auto& e = *static_cast<Edges*>(context);
+                                  e.launched = true;
+                                  return run_edges(*e.p, *e.epi, e.edge, s);
+                                },
+                                &edges};
     const GemmChoice inner = choose_default<T>(q.c.rows, q.c.cols, k, limits, tuned.split);
-    TILECRAFT_RETURN_IF_ERROR(run_choice(inner, q, epi, sms, tuned, stream));
-    return run_edges(p, epi, edge, stream);
+    TILECRAFT_RETURN_IF_ERROR(run_choice(inner, q, epi, sms, tuned, stream, prelude));
+    // (Every product launches its kernel, so the edge went with the first one; in case not:)
+    return edges.launched ? cudaSuccess : run_edges(p, epi, edge, stream);
   }
 }
 

@@ -64,13 +64,14 @@ TILECRAFT_HOST_DEVICE constexpr TileCoord grouped_tile(std::int64_t block, std::
 #if defined(__CUDACC__)
 
 //! One C tile, or one K slice of a tail tile, per block: unit blockIdx.x of
-//! whole + tail x slices (KSlices).
+//! whole + tail x slices (KSlices). May be launched as a programmatic dependent of kernels whose
+//! stores it does not read (`beside`: it then waits for them before it exits).
 template <class Policy, Order OA, Order OB, bool VectorFill, class Epilogue>
 __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per_sm)
     gemm_kernel(MatrixRef<const typename Policy::element_type, OA> a,
                 MatrixRef<const typename Policy::element_type, OB> b, MatrixRef<typename Policy::element_type> c,
-                Epilogue epi, std::int64_t tiles_m, std::int64_t tiles_n,
-                KSlices<typename Policy::element_type> slices) {
+                Epilogue epi, std::int64_t tiles_m, std::int64_t tiles_n, KSlices<typename Policy::element_type> slices,
+                bool beside) {
   using Tiled = typename Policy::tiled;
   using T = typename Policy::element_type;
   constexpr int tm = Tiled::shape::tile_m, tn = Tiled::shape::tile_n;
@@ -103,6 +104,11 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   Epilogue e = epi;
   e.raw = !whole;
   Tiled::template run<VectorFill>(storage, a_part, b_part, out, whole ? tile.m * tm : 0, whole ? tile.n * tn : 0, e);
+  // Launched as a programmatic dependent of kernels it does not read from (the ragged edge's
+  // thin products, launch_product's prelude), this grid waits for them before it exits, so its
+  // completion still implies theirs for everything after it in the stream. Only then: the wait
+  // costs about a microsecond a product (1024^3) even with nothing to wait for.
+  if (beside) arch::wait_for_dependencies();
 }
 
 //! How the split-K reduction covers a tail tile: `threads` threads a block, `vec` elements a

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../../arch/griddepcontrol.cuh"
 #include "../../config.cuh"
 #include "../../util/error.cuh"
 #include "../../util/launch.cuh"
@@ -61,11 +62,15 @@ struct ThinShape {
 //! otherwise its lines are (a warp reads `lines` lines at 32 / lines K indices). Element (s,
 //! line) of C is c[s * c_stride_s + line * c_stride_line]; the epilogue gets (s, line) as (row,
 //! column) when thin_rows, else (line, s). Barriers: block-wide, reached by every thread; shared memory:
-//! R x (chunk + 1) elements (at most 33 KiB).
+//! R x (chunk + 1) elements (at most 33 KiB). It reads nothing the GEMM's other kernels write,
+//! so it lets the kernel after it launch at once (launch_dependents), and it may itself be
+//! launched as a programmatic dependent (`beside`): it then waits for the kernel before it
+//! before exiting, so its completion implies that kernel's.
 template <class T, int R, bool WideK, class Epi>
 __global__ void __launch_bounds__(ThinShape<R>::threads)
     gemm_thin_kernel(StridedOperand<T> thin, StridedOperand<T> wide, int r, std::int64_t lines, std::int64_t k,
-                     T* __restrict__ c, std::int64_t c_stride_s, std::int64_t c_stride_line, bool thin_rows, Epi epi) {
+                     T* __restrict__ c, std::int64_t c_stride_s, std::int64_t c_stride_line, bool thin_rows, Epi epi,
+                     bool beside) {
   using S = ThinShape<R>;
   constexpr int loads = S::loads;
   constexpr int chunk = S::chunk;
@@ -77,6 +82,7 @@ __global__ void __launch_bounds__(ThinShape<R>::threads)
   const int t = static_cast<int>(threadIdx.x);
   const int l = WideK ? t / S::k_threads : t % S::lines;
   const int q = WideK ? t % S::k_threads : t / S::lines;
+  arch::launch_dependents();  // the kernels after it do not read its stores
   const std::int64_t line = static_cast<std::int64_t>(blockIdx.x) * S::lines + l;
   const bool live = line < lines;
   const bool thin_by_k = thin.stride_k == 1;
@@ -128,24 +134,32 @@ __global__ void __launch_bounds__(ThinShape<R>::threads)
     const T old = epi.reads_c() ? *out : T(0);
     *out = thin_rows ? epi(sum, old, s, out_line) : epi(sum, old, out_line, s);
   }
+  if (beside) arch::wait_for_dependencies();  // the kernel before it has completed
 }
 
 //! Launches gemm_thin_kernel for r (1 ... thin_most) rows of `thin` against `lines` lines of
-//! `wide` over K = k on `stream` (see there). Returns cudaErrorInvalidValue, launching nothing,
-//! for r outside 1 ... thin_most, a negative count, or a grid of more than 2^31 - 1 blocks.
+//! `wide` over K = k on `stream` (see there): as a programmatic dependent of the kernel before
+//! it when `beside_previous` (that kernel must be independent of this one and let it launch
+//! early; where the device runs code without griddepcontrol, an ordinary launch). Returns
+//! cudaErrorInvalidValue, launching nothing, for r outside 1 ... thin_most, a negative count,
+//! or a grid of more than 2^31 - 1 blocks.
 template <class T, class Epi>
 cudaError_t launch_thin(StridedOperand<T> thin, StridedOperand<T> wide, std::int64_t r, std::int64_t lines,
                         std::int64_t k, T* c, std::int64_t c_stride_s, std::int64_t c_stride_line, bool thin_rows,
-                        const Epi& epi, cudaStream_t stream) {
+                        const Epi& epi, bool beside_previous, cudaStream_t stream) {
   if (r < 1 || r > thin_most || lines < 0 || k < 0) return cudaErrorInvalidValue;
   if (lines == 0) return cudaSuccess;
   auto go = [&](auto rows, auto wide_k) -> cudaError_t {
     using S = ThinShape<decltype(rows)::value>;
     const std::int64_t blocks = ceil_div<std::int64_t>(lines, S::lines);
     if (blocks > INT_MAX) return cudaErrorInvalidValue;
-    gemm_thin_kernel<T, decltype(rows)::value, decltype(wide_k)::value, Epi>
-        <<<static_cast<unsigned>(blocks), S::threads, 0, stream>>>(thin, wide, static_cast<int>(r), lines, k, c,
-                                                                   c_stride_s, c_stride_line, thin_rows, epi);
+    auto* kernel = gemm_thin_kernel<T, decltype(rows)::value, decltype(wide_k)::value, Epi>;
+    if (beside_previous && waits_for_dependency(reinterpret_cast<const void*>(kernel))) {
+      return launch_dependent(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::threads), 0, stream, thin, wide,
+                              static_cast<int>(r), lines, k, c, c_stride_s, c_stride_line, thin_rows, epi, true);
+    }
+    kernel<<<static_cast<unsigned>(blocks), S::threads, 0, stream>>>(thin, wide, static_cast<int>(r), lines, k, c,
+                                                                     c_stride_s, c_stride_line, thin_rows, epi, false);
     return last_launch_error();
   };
   // One accumulator for the commonest edge (1025 = 8 x 128 + 1), else thin_most.
@@ -160,6 +174,8 @@ cudaError_t launch_thin(StridedOperand<T> thin, StridedOperand<T> wide, std::int
 
 //! The row-major problem p's bottom `rows` rows (all columns) and the right `cols` columns of
 //! the rows above them, each as a thin product through epi (the coordinates of the whole C).
+//! The first one launched waits for the stream's work before it as any kernel does; the second
+//! runs beside the first (launch_thin).
 template <class T, class Epilogue>
 cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogue>& epi, const EdgePlan& edge,
                       cudaStream_t stream) {
@@ -176,8 +192,8 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
     const StridedOperand<T> wide{p.b.data, b_j, b_k};
     LauncherEpilogue<T, Epilogue> e = epi;
     e.row0 += m0;
-    TILECRAFT_RETURN_IF_ERROR(
-        launch_thin(thin, wide, edge.rows, n, k, p.c.data + m0 * p.c.ld, p.c.ld, std::int64_t{1}, true, e, stream));
+    TILECRAFT_RETURN_IF_ERROR(launch_thin(thin, wide, edge.rows, n, k, p.c.data + m0 * p.c.ld, p.c.ld, std::int64_t{1},
+                                          true, e, false, stream));
   }
   if (edge.cols > 0 && m0 > 0) {
     // C columns [n0, n) of rows [0, m0): the thin operand is those columns of b, the wide one a.
@@ -185,8 +201,8 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
     const StridedOperand<T> wide{p.a.data, a_i, a_k};
     LauncherEpilogue<T, Epilogue> e = epi;
     e.col0 += n0;
-    TILECRAFT_RETURN_IF_ERROR(
-        launch_thin(thin, wide, edge.cols, m0, k, p.c.data + n0, std::int64_t{1}, p.c.ld, false, e, stream));
+    TILECRAFT_RETURN_IF_ERROR(launch_thin(thin, wide, edge.cols, m0, k, p.c.data + n0, std::int64_t{1}, p.c.ld, false,
+                                          e, edge.rows > 0, stream));
   }
   return cudaSuccess;
 }
