@@ -8,6 +8,11 @@
 //! nothing, so a launcher may use the attribute only for code built for sm_90 or later (PTX for
 //! an older target, JIT-compiled on a Hopper GPU, would not wait): check
 //! cudaFuncAttributes::ptxVersion and binaryVersion first.
+//!
+//! A dependent that reads nothing of the kernel before it (the two run side by side) must
+//! still call wait_for_dependencies before it exits when the stream's later work relies on that
+//! kernel: the dependent's completion is not documented to imply its predecessor's, and the
+//! wait makes it so.
 //! \code
 //! __global__ void clear(unsigned* flags, int n) {
 //!   tilecraft::arch::launch_dependents();  // the consumer may launch now

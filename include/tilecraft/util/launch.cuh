@@ -104,7 +104,8 @@ inline bool waits_for_dependency(const void* kernel) {
 //! blocks may start once every block of the kernel before it has executed
 //! arch::launch_dependents, and must call arch::wait_for_dependencies before they touch what
 //! that kernel writes. Only for kernels that wait (waits_for_dependency). Returns the launch's
-//! status.
+//! status (and, as last_launch_error does, leaves no launch error behind for the caller's next
+//! cudaGetLastError).
 template <class... Params, class... Args>
 cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem_bytes,
                              cudaStream_t stream, Args&&... args) {
@@ -118,7 +119,9 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, s
   attribute.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  const cudaError_t status = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  if (status != cudaSuccess) (void)cudaGetLastError();
+  return status;
 }
 }  // namespace detail
 #endif

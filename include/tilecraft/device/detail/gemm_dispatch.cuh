@@ -36,13 +36,22 @@
 
 namespace tilecraft::detail {
 
-//! Kernels launch_product launches right before its GEMM kernel, which then runs beside them as
-//! their programmatic dependent (where the device runs griddepcontrol): the ragged edge's thin
-//! products. They must read nothing the product writes and write nothing it reads, and the
-//! last of them must let it launch early (arch::launch_dependents); the GEMM kernel waits for
-//! them before it exits. Empty (launch == nullptr): none.
+//! Kernels launch_product launches right before its GEMM kernel (the ragged edge's thin
+//! products), which then runs beside them as their programmatic dependent where the device runs
+//! griddepcontrol. What that takes of them:
+//!   - the first is an ordinary launch: it waits for the stream's work before it (packing, the
+//!     caller's), which the GEMM kernel, starting early, then needs not wait for;
+//!   - none reads or writes what the product's kernels (the GEMM kernel, the split-K
+//!     reduction) write, and none writes what they read;
+//!   - each one launched as a dependent waits for the kernel before it as it exits (as the GEMM
+//!     kernel does for the last of them), so the last one to complete implies all before it;
+//!   - `launched` says whether any kernel was launched: only then is the GEMM kernel a
+//!     dependent (of the stream's last kernel, which must be the prelude's);
+//!   - the last of them executes arch::launch_dependents early: for speed only (otherwise the
+//!     GEMM kernel starts as it completes).
+//! Empty (launch == nullptr): none.
 struct LaunchPrelude {
-  cudaError_t (*launch)(void* context, cudaStream_t stream) = nullptr;
+  cudaError_t (*launch)(void* context, cudaStream_t stream, bool& launched) = nullptr;
   void* context = nullptr;
   [[nodiscard]] bool empty() const { return launch == nullptr; }
 };
@@ -97,8 +106,9 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
       if (!vector_fill) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
     }
     TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, Tiled::smem_bytes));
-    if (!prelude.empty()) {
-      TILECRAFT_RETURN_IF_ERROR(prelude.launch(prelude.context, stream));
+    bool beside = false;
+    if (!prelude.empty()) TILECRAFT_RETURN_IF_ERROR(prelude.launch(prelude.context, stream, beside));
+    if (beside) {
       if (waits_for_dependency(reinterpret_cast<const void*>(kernel))) {
         return launch_dependent(kernel, dim3(static_cast<unsigned>(units)), dim3(Tiled::threads), Tiled::smem_bytes,
                                 stream, a, b, c, epi, tiles_m, tiles_n, slices, true);
@@ -305,18 +315,21 @@ template <class Policy, class T, class Epilogue>
       const GemmProblem<T>* p;
       const LauncherEpilogue<T, Epilogue>* epi;
       EdgePlan edge;
-      bool launched;
+      bool ran;
     } edges{&p, &epi, edge, false};
-    const LaunchPrelude prelude{[](void* context, cudaStream_t s) {
+    const LaunchPrelude prelude{[](void* context, cudaStream_t s, bool& launched) {
                                   auto& e = *static_cast<Edges*>(context);
-                                  e.launched = true;
-                                  return run_edges(*e.p, *e.epi, e.edge, s);
+                                  e.ran = true;
+                                  return run_edges(*e.p, *e.epi, e.edge, s, launched);
                                 },
                                 &edges};
     const GemmChoice inner = choose_default<T>(q.c.rows, q.c.cols, k, limits, tuned.split);
     TILECRAFT_RETURN_IF_ERROR(run_choice(inner, q, epi, sms, tuned, stream, prelude));
-    // (Every product launches its kernel, so the edge went with the first one; in case not:)
-    return edges.launched ? cudaSuccess : run_edges(p, epi, edge, stream);
+    // edge_plan leaves whole tiles before the edge, so a successful run_choice has launched a
+    // product and the prelude with it. Should a path ever skip it, the edge runs after instead.
+    if (edges.ran) return cudaSuccess;
+    bool launched = false;
+    return run_edges(p, epi, edge, stream, launched);
   }
 }
 

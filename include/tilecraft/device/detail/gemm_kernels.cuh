@@ -106,8 +106,8 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   Tiled::template run<VectorFill>(storage, a_part, b_part, out, whole ? tile.m * tm : 0, whole ? tile.n * tn : 0, e);
   // Launched as a programmatic dependent of kernels it does not read from (the ragged edge's
   // thin products, launch_product's prelude), this grid waits for them before it exits, so its
-  // completion still implies theirs for everything after it in the stream. Only then: the wait
-  // costs about a microsecond a product (1024^3) even with nothing to wait for.
+  // completion still implies theirs for everything after it in the stream. (Launched the
+  // ordinary way it has nothing to wait for.)
   if (beside) arch::wait_for_dependencies();
 }
 

@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(ThinShape<R>::threads)
   const int t = static_cast<int>(threadIdx.x);
   const int l = WideK ? t / S::k_threads : t % S::lines;
   const int q = WideK ? t % S::k_threads : t / S::lines;
-  arch::launch_dependents();  // the kernels after it do not read its stores
+  arch::launch_dependents();  // the tiles' kernel may start now: it reads none of the edge
   const std::int64_t line = static_cast<std::int64_t>(blockIdx.x) * S::lines + l;
   const bool live = line < lines;
   const bool thin_by_k = thin.stride_k == 1;
@@ -175,10 +175,11 @@ cudaError_t launch_thin(StridedOperand<T> thin, StridedOperand<T> wide, std::int
 //! The row-major problem p's bottom `rows` rows (all columns) and the right `cols` columns of
 //! the rows above them, each as a thin product through epi (the coordinates of the whole C).
 //! The first one launched waits for the stream's work before it as any kernel does; the second
-//! runs beside the first (launch_thin).
+//! runs beside the first (launch_thin). `launched`: whether a kernel was launched (as
+//! LaunchPrelude needs to know).
 template <class T, class Epilogue>
 cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogue>& epi, const EdgePlan& edge,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, bool& launched) {
   const std::int64_t m = p.c.rows, n = p.c.cols, k = p.a.cols;
   const std::int64_t m0 = m - edge.rows, n0 = n - edge.cols;  // the whole tiles' extent
   const bool a_row = p.order_a == Order::row_major, b_row = p.order_b == Order::row_major;
@@ -186,7 +187,8 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
   // j) seen as its column j's line: row-major b is (1, ld), column-major (ld, 1).
   const std::int64_t a_i = a_row ? p.a.ld : 1, a_k = a_row ? 1 : p.a.ld;
   const std::int64_t b_j = b_row ? 1 : p.b.ld, b_k = b_row ? p.b.ld : 1;
-  if (edge.rows > 0) {
+  launched = false;
+  if (edge.rows > 0 && n > 0) {
     // C rows [m0, m), every column: the thin operand is those rows of a, the wide one b.
     const StridedOperand<T> thin{p.a.data + m0 * a_i, a_i, a_k};
     const StridedOperand<T> wide{p.b.data, b_j, b_k};
@@ -194,6 +196,7 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
     e.row0 += m0;
     TILECRAFT_RETURN_IF_ERROR(launch_thin(thin, wide, edge.rows, n, k, p.c.data + m0 * p.c.ld, p.c.ld, std::int64_t{1},
                                           true, e, false, stream));
+    launched = true;
   }
   if (edge.cols > 0 && m0 > 0) {
     // C columns [n0, n) of rows [0, m0): the thin operand is those columns of b, the wide one a.
@@ -201,8 +204,9 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
     const StridedOperand<T> wide{p.a.data, a_i, a_k};
     LauncherEpilogue<T, Epilogue> e = epi;
     e.col0 += n0;
-    TILECRAFT_RETURN_IF_ERROR(launch_thin(thin, wide, edge.cols, m0, k, p.c.data + n0, std::int64_t{1}, p.c.ld, false,
-                                          e, edge.rows > 0, stream));
+    TILECRAFT_RETURN_IF_ERROR(
+        launch_thin(thin, wide, edge.cols, m0, k, p.c.data + n0, std::int64_t{1}, p.c.ld, false, e, launched, stream));
+    launched = true;
   }
   return cudaSuccess;
 }
