@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -121,18 +122,26 @@ TEST_CASE_TEMPLATE("gemm: a ragged last tile row and column peeled off into thin
 
 TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before it, in one stream", T, float, double) {
   // The peeled edge's thin kernels run beside the whole tiles' kernel (its programmatic
-  // dependent); the next work in the stream must still see all of C. D = (A B) E with no
-  // synchronization between the two products: the second one reads every element of the first's
-  // C, its peeled rows and columns included. C and D are poisoned first.
-  tilecraft::detail::GemmTunables tunables = tunables_split_small();
-  tunables.edge.min_volume = 0.0;
-  const std::int64_t shapes[][4] = {{129, 131, 67, 130}, {257, 385, 300, 259}, {385, 130, 1000, 387}};
+  // dependent); the next work in the stream must still see all of C. D = (A B + beta C0) E with
+  // no synchronization between the two products: the second one reads every element of the
+  // first's C, its peeled rows and columns included. Each chain runs twice, unsynchronized and
+  // with the stream synchronized between the products, and the two D must be the same bits (the
+  // products are deterministic); the small shapes are checked against the host as well. The
+  // long K (full runs only, 4 x 10^9 multiply-adds): each thin block walks all of K while the
+  // tiles split it into 64 slices, so the edge takes about as long as the tiles or longer, and a
+  // chain that did not wait for it would likely read an unfinished edge. Packed operands (in
+  // panels) and C read (beta) as variants. C and D are poisoned first.
+  tilecraft::detail::GemmTunables split = tunables_split_small();
+  split.edge.min_volume = 0.0;
+  const tilecraft::detail::GemmTunables packed = tunables_pack<T>(16 << 10, split);
+  std::vector<std::array<std::int64_t, 4>> shapes = {{129, 131, 67, 130}, {257, 385, 300, 259}, {385, 130, 1000, 387}};
+  if (full_run()) shapes.push_back({129, 129, 262144, 130});
   tilecraft::detail::DeviceLimits limits;
   TILECRAFT_THROW_IF_ERROR(tilecraft::detail::device_limits(limits));
   auto peeled = [&](std::int64_t rows, std::int64_t cols, std::int64_t depth) {
-    const auto choice = tilecraft::detail::choose_default<T>(rows, cols, depth, limits, tunables.split);
+    const auto choice = tilecraft::detail::choose_default<T>(rows, cols, depth, limits, split.split);
     const auto edge =
-        tilecraft::detail::edge_plan(tilecraft::detail::facts_of_choice(choice), rows, cols, depth, tunables.edge);
+        tilecraft::detail::edge_plan(tilecraft::detail::facts_of_choice(choice), rows, cols, depth, split.edge);
     return edge.rows > 0 && edge.cols > 0;
   };
   std::uint64_t salt = 1950;
@@ -147,53 +156,67 @@ TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before 
       for (T& x : v) x = static_cast<T>(rng.uniform_real(-1.0, 1.0));
       return v;
     };
-    const std::vector<T> a = random(m * k), b = random(k * n), e = random(n * p);
+    const std::vector<T> a = random(m * k), b = random(k * n), c0 = random(m * n), e = random(n * p);
     DeviceBuffer<T> da(a), db(b), de(e), dc(static_cast<std::size_t>(m * n)), dd(static_cast<std::size_t>(m * p));
-    dc.poison();
-    dd.poison();
-    Stream stream;
-    using tilecraft::Op;
-    using tilecraft::Order;
-    const auto row = Order::row_major;
-    REQUIRE(tilecraft::detail::gemm_run<void, T>(row, Op::none, Op::none, m, n, k, T(1), da.get(), k, db.get(), n, T(0),
-                                                 dc.get(), n, tunables, stream.s) == cudaSuccess);
-    REQUIRE(tilecraft::detail::gemm_run<void, T>(row, Op::none, Op::none, m, p, n, T(1), dc.get(), n, de.get(), p, T(0),
-                                                 dd.get(), p, tunables, stream.s) == cudaSuccess);
-    TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.s));
-    tilecraft::test::sync_and_check();
-    const std::vector<T> got = dd.download();
-    // The host reference in long double, and a bound for the two products' roundings: C's
-    // error (2 (k + 2) u sum |a b|) carried through E, plus D's own.
-    const long double u = std::is_same_v<T, float> ? 0x1p-24L : 0x1p-53L;
-    std::vector<long double> c_ref(static_cast<std::size_t>(m * n)), c_abs(c_ref.size());
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j) {
-        long double sum = 0, mag = 0;
-        for (std::int64_t kk = 0; kk < k; ++kk) {
-          sum += static_cast<long double>(a[i * k + kk]) * b[kk * n + j];
-          mag += std::fabs(static_cast<long double>(a[i * k + kk]) * b[kk * n + j]);
-        }
-        c_ref[i * n + j] = sum;
-        c_abs[i * n + j] = mag;
-      }
-    int bad = 0;
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t l = 0; l < p; ++l) {
-        long double sum = 0, carried = 0, mag = 0;
+    const bool small = m * n * k <= 100'000'000;
+    for (int variant = 0; variant < (small ? 4 : 1); ++variant) {
+      const bool pack = variant & 1;
+      const T beta = variant & 2 ? T(0.5) : T(0);
+      INFO("packed: ", pack, ", beta: ", beta);
+      auto chain = [&](bool synchronize) {
+        dc.upload(c0);
+        dd.poison();
+        if (beta == T(0)) dc.poison();
+        Stream stream;
+        using tilecraft::Op;
+        const auto row = tilecraft::Order::row_major;
+        const auto& tunables = pack ? packed : split;
+        REQUIRE(tilecraft::detail::gemm_run<void, T>(row, Op::none, Op::none, m, n, k, T(1), da.get(), k, db.get(), n,
+                                                     beta, dc.get(), n, tunables, stream.s) == cudaSuccess);
+        if (synchronize) TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.s));
+        REQUIRE(tilecraft::detail::gemm_run<void, T>(row, Op::none, Op::none, m, p, n, T(1), dc.get(), n, de.get(), p,
+                                                     T(0), dd.get(), p, tunables, stream.s) == cudaSuccess);
+        TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.s));
+        tilecraft::test::sync_and_check();
+        return dd.download();
+      };
+      const std::vector<T> got = chain(false);
+      CHECK(same_buffer(got, chain(true)));
+      if (!small) continue;
+      // The host reference in long double, and a bound for the two products' roundings: C's
+      // error (2 (k + 2) u (sum |a b| + |beta c0|)) carried through E, plus D's own.
+      const long double u = std::is_same_v<T, float> ? 0x1p-24L : 0x1p-53L;
+      std::vector<long double> c_ref(static_cast<std::size_t>(m * n)), c_abs(c_ref.size());
+      for (std::int64_t i = 0; i < m; ++i)
         for (std::int64_t j = 0; j < n; ++j) {
-          const long double x = e[j * p + l];
-          sum += c_ref[i * n + j] * x;
-          carried += 2 * (k + 2) * u * c_abs[i * n + j] * std::fabs(x);
-          mag += std::fabs(c_ref[i * n + j] * x);
+          long double sum = static_cast<long double>(beta) * c0[i * n + j];
+          long double mag = std::fabs(sum);
+          for (std::int64_t kk = 0; kk < k; ++kk) {
+            sum += static_cast<long double>(a[i * k + kk]) * b[kk * n + j];
+            mag += std::fabs(static_cast<long double>(a[i * k + kk]) * b[kk * n + j]);
+          }
+          c_ref[i * n + j] = sum;
+          c_abs[i * n + j] = mag;
         }
-        const long double bound = carried + 2 * (n + 2) * u * (mag + carried);
-        const T v = got[i * p + l];
-        if (!(std::fabs(static_cast<long double>(v) - sum) <= bound) && ++bad <= 3) {
-          FAIL_CHECK("D(", i, ", ", l, ") = ", v, ", want ", static_cast<double>(sum), " within ",
-                     static_cast<double>(bound));
+      int bad = 0;
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t l = 0; l < p; ++l) {
+          long double sum = 0, carried = 0, mag = 0;
+          for (std::int64_t j = 0; j < n; ++j) {
+            const long double x = e[j * p + l];
+            sum += c_ref[i * n + j] * x;
+            carried += 2 * (k + 2) * u * c_abs[i * n + j] * std::fabs(x);
+            mag += std::fabs(c_ref[i * n + j] * x);
+          }
+          const long double bound = carried + 2 * (n + 2) * u * (mag + carried);
+          const T v = got[i * p + l];
+          if (!(std::fabs(static_cast<long double>(v) - sum) <= bound) && ++bad <= 3) {
+            FAIL_CHECK("D(", i, ", ", l, ") = ", v, ", want ", static_cast<double>(sum), " within ",
+                       static_cast<double>(bound));
+          }
         }
-      }
-    CHECK(bad == 0);
+      CHECK(bad == 0);
+    }
   }
 }
 
