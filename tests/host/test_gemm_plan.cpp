@@ -288,7 +288,7 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<double>(1000, 1000, 100, t4) == C::large_f64);
 }
 
-TEST_CASE("the ragged edge: a last tile row (column) of at most 4 rows peeled off large products") {
+TEST_CASE("the ragged edge: a last tile row (column) of at most 8 rows peeled off large products") {
   using tilecraft::detail::edge_plan;
   using tilecraft::detail::EdgePlan;
   using tilecraft::detail::GemmEdgeLimits;
@@ -300,7 +300,9 @@ TEST_CASE("the ragged edge: a last tile row (column) of at most 4 rows peeled of
   CHECK(same(edge_plan(large, 2049, 2048, 2049, limits), 1, 0));
   CHECK(same(edge_plan(large, 4097, 4095, 4093, limits), 1, 0));  // 4095: 127 of 128 columns, kept
   CHECK(same(edge_plan(large, 1028, 1151, 1024, limits), 4, 0));  // 4 peeled; 127 of 128 kept
-  CHECK(same(edge_plan(large, 1029, 1100, 1024, limits), 0, 0));  // 5 and 76: kept
+  CHECK(same(edge_plan(large, 1029, 1100, 1024, limits), 5, 0));  // 5 peeled; 76 kept
+  CHECK(same(edge_plan(large, 1032, 1031, 1027, limits), 8, 7));
+  CHECK(same(edge_plan(large, 1033, 1100, 1300, limits), 0, 0));  // 9 and 76: kept
   CHECK(same(edge_plan(medium, 1537, 1539, 1541, limits), 1, 3));
   CHECK(same(edge_plan(large, 129, 8193, 8192, limits), 1, 1));
   CHECK(same(edge_plan(large, 100, 8193, 8192, limits), 0, 1));  // no whole tile row above the edge
@@ -308,14 +310,14 @@ TEST_CASE("the ragged edge: a last tile row (column) of at most 4 rows peeled of
   CHECK(same(edge_plan(large, 1025, 1025, 400, GemmEdgeLimits{4, 0.0}), 1, 1));
   CHECK(same(edge_plan(large, 1027, 1025, 1024, GemmEdgeLimits{2, 0.0}), 0, 1));
   // At most thin_most whatever the limit says (the thin kernel's accumulators).
-  CHECK(same(edge_plan(large, 1024 + 5, 1024 + 17, 1024, GemmEdgeLimits{100, 0.0}), 0, 0));
+  CHECK(same(edge_plan(large, 1024 + 9, 1024 + 17, 1024, GemmEdgeLimits{100, 0.0}), 0, 0));
   // Every plan on random shapes: what is peeled is the ragged part of the last tile row
   // (column), at most the limit, with whole tiles before it.
   auto g = tilecraft::test::rng(7);
   for (int i = 0; i < 20000; ++i) {
     const auto& f = i % 2 ? large : medium;
     const std::int64_t m = g.uniform_int(1, 5000), n = g.uniform_int(1, 5000), k = g.uniform_int(0, 3000);
-    const GemmEdgeLimits l{g.uniform_int(0, 8), i % 3 ? 0.0 : limits.min_volume};
+    const GemmEdgeLimits l{g.uniform_int(0, 12), i % 3 ? 0.0 : limits.min_volume};
     const EdgePlan p = edge_plan(f, m, n, k, l);
     CAPTURE(m);
     CAPTURE(n);

@@ -109,7 +109,7 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! partial last wave, those last tiles are split so where the model says it pays (the others
 //! keep K whole). Only for products of at least 2^28 multiply-adds: the slices go to a
 //! stream-ordered workspace and are summed in a fixed order, so results are deterministic.
-//! Where the chosen tiles leave C a last tile row (column) of at most 4 rows (columns), from
+//! Where the chosen tiles leave C a last tile row (column) of at most 8 rows (columns), from
 //! 2^29 multiply-adds on, those rows (columns) are computed apart, by a kernel that reads the
 //! other operand once and sums in a fixed order (1025^3: one row and one column), and the tiles
 //! before them by the policy their own shape takes. An

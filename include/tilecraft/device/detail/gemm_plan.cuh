@@ -70,7 +70,7 @@ struct GemmHugeLimits {
 };
 
 //! The most rows (columns) a thin product has (gemm_thin_kernel's accumulators a thread).
-inline constexpr std::int64_t thin_most = 4;
+inline constexpr std::int64_t thin_most = 8;
 
 //! When the default policy's ragged last tile row (column) is peeled off C into a thin product
 //! of its own (see edge_plan): at most `most` rows (columns), for products of at least

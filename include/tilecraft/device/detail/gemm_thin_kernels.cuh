@@ -37,13 +37,15 @@ struct StridedOperand {
 //! side and k_threads threads along K for each, `loads` loads of the wide operand in flight a
 //! thread (a chunk of K: loads x k_threads). Measured on an H200 (benchmarks/TUNING.md): one
 //! row, 4 lines of 64 threads and a chunk of 2048 (one round trip for most edges' K); four
-//! rows, 8 lines of 32 and a chunk of 512 (the wider chunk took 212 registers and ran slower).
+//! rows, 8 lines of 32 and a chunk of 512 (the wider chunk took 212 registers and ran slower);
+//! eight rows, 8 lines of 32 and a chunk of 256 (8 accumulators, 8 wide loads and 8 staged
+//! values a thread fit 128 registers without spilling).
 template <int R>
 struct ThinShape {
   static constexpr int threads = 256;
   static constexpr int lines = R == 1 ? 4 : 8;
   static constexpr int k_threads = threads / lines;
-  static constexpr int loads = R == 1 ? 32 : 16;
+  static constexpr int loads = R == 1 ? 32 : R <= 4 ? 16 : 8;
   static constexpr int chunk = loads * k_threads;
   static_assert(lines * k_threads == threads, "ThinShape: the block's threads are lines x k_threads");
   static_assert(chunk >= threads && R * chunk % threads == 0,
@@ -62,7 +64,7 @@ struct ThinShape {
 //! otherwise its lines are (a warp reads `lines` lines at 32 / lines K indices). Element (s,
 //! line) of C is c[s * c_stride_s + line * c_stride_line]; the epilogue gets (s, line) as (row,
 //! column) when thin_rows, else (line, s). Barriers: block-wide, reached by every thread; shared memory:
-//! R x (chunk + 1) elements (at most 33 KiB). It reads nothing the GEMM's other kernels write,
+//! R x (chunk + 1) elements (at most 16.1 KiB). It reads nothing the GEMM's other kernels write,
 //! so it lets the kernel after it launch at once (launch_dependents), and it may itself be
 //! launched as a programmatic dependent (`beside`): it then waits for the kernel before it
 //! before exiting, so its completion implies that kernel's.
@@ -162,14 +164,15 @@ cudaError_t launch_thin(StridedOperand<T> thin, StridedOperand<T> wide, std::int
                                                                      c_stride_s, c_stride_line, thin_rows, epi, false);
     return last_launch_error();
   };
-  // One accumulator for the commonest edge (1025 = 8 x 128 + 1), else thin_most.
-  static_assert(thin_most == 4, "launch_thin: instantiates gemm_thin_kernel for 1 and 4 rows");
-  using One = std::integral_constant<int, 1>;
-  using Four = std::integral_constant<int, 4>;
-  using Yes = std::true_type;
-  using No = std::false_type;
-  if (wide.stride_k == 1) return r == 1 ? go(One{}, Yes{}) : go(Four{}, Yes{});
-  return r == 1 ? go(One{}, No{}) : go(Four{}, No{});
+  // One accumulator for the commonest edge (1025 = 8 x 128 + 1), four up to 4 rows, else
+  // thin_most: a thread's accumulators and loads grow with R, so the fewest that hold r.
+  static_assert(thin_most == 8, "launch_thin: instantiates gemm_thin_kernel for 1, 4 and 8 rows");
+  auto by_rows = [&](auto wide_k) -> cudaError_t {
+    if (r == 1) return go(std::integral_constant<int, 1>{}, wide_k);
+    if (r <= 4) return go(std::integral_constant<int, 4>{}, wide_k);
+    return go(std::integral_constant<int, 8>{}, wide_k);
+  };
+  return wide.stride_k == 1 ? by_rows(std::true_type{}) : by_rows(std::false_type{});
 }
 
 //! The row-major problem p's bottom `rows` rows (all columns) and the right `cols` columns of
