@@ -122,8 +122,8 @@ TEST_CASE_TEMPLATE("gemm: a ragged last tile row and column peeled off into thin
 }
 
 TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before it, in one stream", T, float, double) {
-  // The peeled edge's thin kernels run beside the whole tiles' kernel (its programmatic
-  // dependent); the next work in the stream must still see all of C. D = (A B + beta C0) E with
+  // The peeled edge's thin kernels run beside the whole tiles' kernel (as its programmatic
+  // dependents); the next work in the stream must still see all of C. D = (A B + beta C0) E with
   // no synchronization between the two products: the second one reads every element of the
   // first's C, its peeled rows and columns included. Each chain runs twice, unsynchronized and
   // with the stream synchronized between the products, and the two D must be the same bits (the
@@ -131,9 +131,9 @@ TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before 
   // long K (full runs only, 4 x 10^9 multiply-adds): each thin block walks all of K while the
   // tiles split it into 64 slices, so the edge takes about as long as the tiles or longer, and a
   // chain that did not wait for it would likely read an unfinished edge (on an H200 the test
-  // also passed with the exit waits removed: the order held there without them, see
-  // benchmarks/TUNING.md). Packed operands (in panels) and C read (beta) as variants. C and D
-  // are poisoned first.
+  // also passed with the exit waits removed, in the order of the edge before the tiles: the
+  // order held there without them, see benchmarks/TUNING.md). Packed operands (in panels) and C read (beta) as
+  // variants. C and D are poisoned first.
   tilecraft::detail::GemmTunables split = tunables_split_small();
   split.edge.min_volume = 0.0;
   const tilecraft::detail::GemmTunables packed = tunables_pack<T>(16 << 10, split);

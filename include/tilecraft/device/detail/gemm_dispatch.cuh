@@ -4,11 +4,11 @@
 //!   gemm_run / gemm_epilogue_run   check the arguments once, BLAS's quick returns
 //!   -> dispatch<Policy>            the row-major problem, the device, the policy by shape,
 //!                                  the ragged edge peeled off (run_edges, gemm_thin_kernels.cuh)
-//!                                  and launched beside the first product (LaunchPrelude)
+//!                                  and launched beside the first product (LaunchAfter)
 //!   -> run_packed<P, PV, PH>       packing and panels; per product the policy (P, or the
 //!                                  vector / huge policy where the operands fill in vectors)
-//!   -> launch_product<P>           split-K workspace, the prelude's kernels, the kernel for
-//!                                  the operands' orders, the split-K reduction
+//!   -> launch_product<P>           split-K workspace, the kernel for the operands' orders,
+//!                                  the kernels to run beside it, the split-K reduction
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -36,22 +36,23 @@
 
 namespace tilecraft::detail {
 
-//! Kernels launch_product launches right before its GEMM kernel (the ragged edge's thin
-//! products), which then runs beside them as their programmatic dependent where the device runs
-//! griddepcontrol. What that takes of them:
-//!   - the first is an ordinary launch: it waits for the stream's work before it (packing, the
-//!     caller's), which the GEMM kernel, starting early, then needs not wait for;
+//! Kernels launch_product launches right after its GEMM kernel (the ragged edge's thin
+//! products), each as the programmatic dependent of the kernel before it where the device runs
+//! griddepcontrol: they start once every block of the GEMM kernel has started (it executes
+//! arch::launch_dependents first thing) and take the block slots its waves leave free, rather
+//! than the slots its first wave needs (launched before it, they held half of an SM's registers
+//! each until done, and the GEMM kernel's blocks waited for them). What that takes of them:
 //!   - none reads or writes what the product's kernels (the GEMM kernel, the split-K
 //!     reduction) write, and none writes what they read;
-//!   - each one launched as a dependent waits for the kernel before it as it exits (as the GEMM
-//!     kernel does for the last of them), so the last one to complete implies all before it;
-//!   - `launched` says whether any kernel was launched: only then is the GEMM kernel a
-//!     dependent (of the stream's last kernel, which must be the prelude's);
-//!   - the last of them executes arch::launch_dependents early: for speed only (otherwise the
-//!     GEMM kernel starts as it completes).
+//!   - each one launched as a dependent waits for the kernel before it as it exits, so the
+//!     last one's completion implies the GEMM kernel's and all of theirs (the split-K
+//!     reduction, launched after them, waits for the last one; the stream's later work waits
+//!     for it as for any kernel);
+//!   - each executes arch::launch_dependents early: for speed only (otherwise the kernel after
+//!     it starts as it completes).
 //! Empty (launch == nullptr): none.
-struct LaunchPrelude {
-  cudaError_t (*launch)(void* context, cudaStream_t stream, bool& launched) = nullptr;
+struct LaunchAfter {
+  cudaError_t (*launch)(void* context, cudaStream_t stream) = nullptr;
   void* context = nullptr;
   [[nodiscard]] bool empty() const { return launch == nullptr; }
 };
@@ -62,14 +63,14 @@ inline bool grid_fits(std::int64_t rows, std::int64_t cols, std::int64_t tile_m,
 }
 
 //! One product C = epi(a * b) on Policy: the last wave's tiles (or all) with K split as
-//! split_k_plan says (when workspace can be had), the kernel for the operands' orders, launched
-//! beside `prelude`'s kernels when there are any.
+//! split_k_plan says (when workspace can be had), the kernel for the operands' orders, with
+//! `after`'s kernels launched beside it when there are any.
 //! VectorOnly: instantiate only the kernel for a column-major a and a row-major b filled in
 //! vectors (run_packed's VectorPolicy and HugePolicy, for products it has checked fill so).
 template <class Policy, bool VectorOnly = false, class T, class Epilogue>
 [[nodiscard]] cudaError_t launch_product(const GemmProblem<T>& p, LauncherEpilogue<T, Epilogue> epi, int sms,
                                          const GemmSplitLimits& split_limits, cudaStream_t stream,
-                                         const LaunchPrelude& prelude = {}) {
+                                         const LaunchAfter& after = {}) {
   using Tiled = typename Policy::tiled;
   static_assert(std::is_same_v<typename Policy::element_type, T>, "launch_product: Policy must be for T");
   const MatrixRef<T> c = p.c;
@@ -106,17 +107,10 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
       if (!vector_fill) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
     }
     TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, Tiled::smem_bytes));
-    bool beside = false;
-    if (!prelude.empty()) TILECRAFT_RETURN_IF_ERROR(prelude.launch(prelude.context, stream, beside));
-    if (beside) {
-      if (waits_for_dependency(reinterpret_cast<const void*>(kernel))) {
-        return launch_dependent(kernel, dim3(static_cast<unsigned>(units)), dim3(Tiled::threads), Tiled::smem_bytes,
-                                stream, a, b, c, epi, tiles_m, tiles_n, slices, true);
-      }
-    }
     kernel<<<static_cast<unsigned>(units), Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n,
-                                                                                        slices, false);
-    return last_launch_error();
+                                                                                        slices);
+    TILECRAFT_RETURN_IF_ERROR(last_launch_error());
+    return after.empty() ? cudaSuccess : after.launch(after.context, stream);
   };
   // The operands as views in their own order: a is M x K, b is K x N.
   auto as = [](const MatrixRef<const T>& x, auto order) {
@@ -142,7 +136,8 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
       auto* reduce = gemm_split_k_reduce_kernel<T, Tiled::shape::tile_m, Tiled::shape::tile_n, Policy::group_m,
                                                 LauncherEpilogue<T, Epilogue>>;
       if (waits_for_dependency(reinterpret_cast<const void*>(reduce))) {
-        // A programmatic dependent of the GEMM kernel: its launch overlaps the slices' tail.
+        // A programmatic dependent of the GEMM kernel (or of the last of `after`'s kernels,
+        // whose completion implies the GEMM kernel's): its launch overlaps the slices' tail.
         status = launch_dependent(reduce, grid, dim3(Shape::threads), 0, stream, slices, static_cast<int>(plan.slices),
                                   tiles_m, tiles_n, c, epi);
       } else {
@@ -169,26 +164,25 @@ constexpr std::int64_t tile_extent(int dim) {
 //! C = epi(a * b), packing operands first as pack_plan says (unpacked when no workspace can be
 //! had). VectorPolicy (void: none) replaces Policy for every product whose
 //! operands both fill in vectors, packed or not, and HugePolicy (void: none) replaces
-//! VectorPolicy where huge_policy_pays. The first product's kernel runs beside `prelude`.
+//! VectorPolicy where huge_policy_pays. `after`'s kernels run beside the first product's.
 template <class Policy, class VectorPolicy = void, class HugePolicy = void, class T, class Epilogue>
 [[nodiscard]] cudaError_t run_packed(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogue>& epi, int sms,
-                                     const GemmTunables& tunables, cudaStream_t stream,
-                                     const LaunchPrelude& prelude = {}) {
+                                     const GemmTunables& tunables, cudaStream_t stream, const LaunchAfter& after = {}) {
   static_assert(std::is_void_v<HugePolicy> || !std::is_void_v<VectorPolicy>,
                 "run_packed: HugePolicy needs a VectorPolicy");
   auto product = [&](const GemmProblem<T>& q, const LauncherEpilogue<T, Epilogue>& e,
-                     const LaunchPrelude& pre) -> cudaError_t {
+                     const LaunchAfter& beside) -> cudaError_t {
     if constexpr (!std::is_void_v<VectorPolicy>) {
       if (both_fill_in_vectors(q)) {
         if constexpr (!std::is_void_v<HugePolicy>) {
           if (huge_policy_pays(facts_of<HugePolicy>(), q.c.rows, q.c.cols, q.a.cols, sms, tunables.huge)) {
-            return launch_product<HugePolicy, true>(q, e, sms, tunables.split, stream, pre);
+            return launch_product<HugePolicy, true>(q, e, sms, tunables.split, stream, beside);
           }
         }
-        return launch_product<VectorPolicy, true>(q, e, sms, tunables.split, stream, pre);
+        return launch_product<VectorPolicy, true>(q, e, sms, tunables.split, stream, beside);
       }
     }
-    return launch_product<Policy>(q, e, sms, tunables.split, stream, pre);
+    return launch_product<Policy>(q, e, sms, tunables.split, stream, beside);
   };
   // Panels are whole tiles of every policy that may multiply them.
   constexpr std::int64_t panel_tile_m =
@@ -200,7 +194,7 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
   if (!plan.packs() ||
       workspace_alloc(reinterpret_cast<void**>(&workspace),
                       static_cast<std::size_t>(plan.a_elems + plan.b_elems) * sizeof(T), stream) != cudaSuccess) {
-    return product(p, epi, prelude);
+    return product(p, epi, after);
   }
   T* const packed_a = workspace;
   T* const packed_b = workspace + plan.a_elems;  // a_elems is a multiple of a vector: 16-byte aligned
@@ -240,36 +234,36 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
       LauncherEpilogue<T, Epilogue> e = epi;
       e.row0 += r0;
       e.col0 += c0;
-      status = product(q, e, r0 == 0 && c0 == 0 ? prelude : LaunchPrelude{});
+      status = product(q, e, r0 == 0 && c0 == 0 ? after : LaunchAfter{});
     }
   }
   const cudaError_t freed = workspace_free(workspace, stream);
   return status != cudaSuccess ? status : freed;
 }
 
-//! C = epi(a * b) on the policies of a default choice, the first product beside `prelude`.
+//! C = epi(a * b) on the policies of a default choice, `after`'s kernels beside the first product.
 template <class T, class Epilogue>
 [[nodiscard]] cudaError_t run_choice(GemmChoice choice, const GemmProblem<T>& p,
                                      const LauncherEpilogue<T, Epilogue>& epi, int sms, const GemmTunables& tuned,
-                                     cudaStream_t stream, const LaunchPrelude& prelude = {}) {
+                                     cudaStream_t stream, const LaunchAfter& after = {}) {
   if constexpr (std::is_same_v<T, double>) {
-    if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tuned, stream, prelude);
-    if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tuned, stream, prelude);
-    return run_packed<GemmPolicySmallF64>(p, epi, sms, tuned, stream, prelude);
+    if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tuned, stream, after);
+    if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tuned, stream, after);
+    return run_packed<GemmPolicySmallF64>(p, epi, sms, tuned, stream, after);
   } else {
     switch (choice) {
       case GemmChoice::large3:
-        return run_packed<GemmPolicyLarge3>(p, epi, sms, tuned, stream, prelude);
+        return run_packed<GemmPolicyLarge3>(p, epi, sms, tuned, stream, after);
       case GemmChoice::large:
-        return run_packed<GemmPolicyLarge>(p, epi, sms, tuned, stream, prelude);
+        return run_packed<GemmPolicyLarge>(p, epi, sms, tuned, stream, after);
       case GemmChoice::large_huge:
-        return run_packed<GemmPolicyLarge, GemmPolicyLarge, GemmPolicyHuge>(p, epi, sms, tuned, stream, prelude);
+        return run_packed<GemmPolicyLarge, GemmPolicyLarge, GemmPolicyHuge>(p, epi, sms, tuned, stream, after);
       case GemmChoice::skinny:
-        return run_packed<GemmPolicySkinny>(p, epi, sms, tuned, stream, prelude);
+        return run_packed<GemmPolicySkinny>(p, epi, sms, tuned, stream, after);
       case GemmChoice::medium:
-        return run_packed<GemmPolicyMedium>(p, epi, sms, tuned, stream, prelude);
+        return run_packed<GemmPolicyMedium>(p, epi, sms, tuned, stream, after);
       default:
-        return run_packed<GemmPolicySmall>(p, epi, sms, tuned, stream, prelude);
+        return run_packed<GemmPolicySmall>(p, epi, sms, tuned, stream, after);
     }
   }
 }
@@ -308,28 +302,28 @@ template <class Policy, class T, class Epilogue>
     q.c.cols -= edge.cols;
     q.a.rows = q.c.rows;
     q.b.cols = q.c.cols;
-    // The edge's thin products are launched first, and the whole tiles' kernel runs beside them
-    // (LaunchPrelude): the edge costs the time its blocks take from the tiles' wave, not two
-    // more kernels in a row.
+    // The edge's thin products are launched right after the first product's GEMM kernel, beside
+    // it (LaunchAfter): the edge costs the block slots its blocks take, not two more kernels in
+    // a row.
     struct Edges {
       const GemmProblem<T>* p;
       const LauncherEpilogue<T, Epilogue>* epi;
       EdgePlan edge;
       bool ran;
     } edges{&p, &epi, edge, false};
-    const LaunchPrelude prelude{[](void* context, cudaStream_t s, bool& launched) {
-                                  auto& e = *static_cast<Edges*>(context);
-                                  e.ran = true;
-                                  return run_edges(*e.p, *e.epi, e.edge, s, launched);
-                                },
-                                &edges};
+    const LaunchAfter after{[](void* context, cudaStream_t s) {
+                              auto& e = *static_cast<Edges*>(context);
+                              e.ran = true;
+                              return run_edges(*e.p, *e.epi, e.edge, true, s);
+                            },
+                            &edges};
     const GemmChoice inner = choose_default<T>(q.c.rows, q.c.cols, k, limits, tuned.split);
-    TILECRAFT_RETURN_IF_ERROR(run_choice(inner, q, epi, sms, tuned, stream, prelude));
+    TILECRAFT_RETURN_IF_ERROR(run_choice(inner, q, epi, sms, tuned, stream, after));
     // edge_plan leaves whole tiles before the edge, so a successful run_choice has launched a
-    // product and the prelude with it. Should a path ever skip it, the edge runs after instead.
+    // product and the edge with it. Should a path ever skip it, the edge runs after it instead,
+    // as ordinary launches.
     if (edges.ran) return cudaSuccess;
-    bool launched = false;
-    return run_edges(p, epi, edge, stream, launched);
+    return run_edges(p, epi, edge, false, stream);
   }
 }
 

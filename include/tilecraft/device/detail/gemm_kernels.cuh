@@ -64,21 +64,23 @@ TILECRAFT_HOST_DEVICE constexpr TileCoord grouped_tile(std::int64_t block, std::
 #if defined(__CUDACC__)
 
 //! One C tile, or one K slice of a tail tile, per block: unit blockIdx.x of
-//! whole + tail x slices (KSlices). May be launched as a programmatic dependent of kernels whose
-//! stores it does not read (`beside`: it then waits for them before it exits).
+//! whole + tail x slices (KSlices). Lets the kernels after it launch once every block has
+//! started (the split-K reduction, which waits for it inside; the ragged edge's thin products,
+//! which read none of its stores).
 template <class Policy, Order OA, Order OB, bool VectorFill, class Epilogue>
 __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per_sm)
     gemm_kernel(MatrixRef<const typename Policy::element_type, OA> a,
                 MatrixRef<const typename Policy::element_type, OB> b, MatrixRef<typename Policy::element_type> c,
-                Epilogue epi, std::int64_t tiles_m, std::int64_t tiles_n, KSlices<typename Policy::element_type> slices,
-                bool beside) {
+                Epilogue epi, std::int64_t tiles_m, std::int64_t tiles_n,
+                KSlices<typename Policy::element_type> slices) {
   using Tiled = typename Policy::tiled;
   using T = typename Policy::element_type;
   constexpr int tm = Tiled::shape::tile_m, tn = Tiled::shape::tile_n;
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   auto& storage = *reinterpret_cast<typename Tiled::TempStorage*>(gemm_smem);
-  // The split-K reduction may launch (its blocks wait for this grid inside) once every block
-  // here has started: its launch then overlaps the last blocks' work.
+  // The kernels after it may launch once every block here has started: the split-K reduction
+  // (its blocks wait for this grid inside) overlaps the last blocks' work, and the edge's thin
+  // products take the block slots the last wave leaves free.
   arch::launch_dependents();
   // One call of the block-level GEMM for either kind of unit (two inlined copies cost the
   // whole tiles 1 to 5%): a whole tile of C, or a tail tile's K slice [k0, k0 + k_len) as a
@@ -104,11 +106,6 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   Epilogue e = epi;
   e.raw = !whole;
   Tiled::template run<VectorFill>(storage, a_part, b_part, out, whole ? tile.m * tm : 0, whole ? tile.n * tn : 0, e);
-  // Launched as a programmatic dependent of kernels it does not read from (the ragged edge's
-  // thin products, launch_product's prelude), this grid waits for them before it exits, so its
-  // completion still implies theirs for everything after it in the stream. (Launched the
-  // ordinary way it has nothing to wait for.)
-  if (beside) arch::wait_for_dependencies();
 }
 
 //! How the split-K reduction covers a tail tile: `threads` threads a block, `vec` elements a

@@ -64,10 +64,10 @@ struct ThinShape {
 //! otherwise its lines are (a warp reads `lines` lines at 32 / lines K indices). Element (s,
 //! line) of C is c[s * c_stride_s + line * c_stride_line]; the epilogue gets (s, line) as (row,
 //! column) when thin_rows, else (line, s). Barriers: block-wide, reached by every thread; shared memory:
-//! R x (chunk + 1) elements (at most 16.1 KiB). It reads nothing the GEMM's other kernels write,
-//! so it lets the kernel after it launch at once (launch_dependents), and it may itself be
-//! launched as a programmatic dependent (`beside`): it then waits for the kernel before it
-//! before exiting, so its completion implies that kernel's.
+//! R x (chunk + 1) elements (at most 16.1 KiB). It reads nothing the GEMM's other kernels write
+//! and may be launched as a programmatic dependent of one of them (`beside`): it then waits for
+//! the kernel before it as it exits, so its completion implies that kernel's. It lets the kernel
+//! after it launch at once (launch_dependents).
 template <class T, int R, bool WideK, class Epi>
 __global__ void __launch_bounds__(ThinShape<R>::threads)
     gemm_thin_kernel(StridedOperand<T> thin, StridedOperand<T> wide, int r, std::int64_t lines, std::int64_t k,
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(ThinShape<R>::threads)
   const int t = static_cast<int>(threadIdx.x);
   const int l = WideK ? t / S::k_threads : t % S::lines;
   const int q = WideK ? t % S::k_threads : t / S::lines;
-  arch::launch_dependents();  // the tiles' kernel may start now: it reads none of the edge
+  arch::launch_dependents();  // the next kernel may start now (it reads none of the edge, or waits for it)
   const std::int64_t line = static_cast<std::int64_t>(blockIdx.x) * S::lines + l;
   const bool live = line < lines;
   const bool thin_by_k = thin.stride_k == 1;
@@ -177,12 +177,13 @@ cudaError_t launch_thin(StridedOperand<T> thin, StridedOperand<T> wide, std::int
 
 //! The row-major problem p's bottom `rows` rows (all columns) and the right `cols` columns of
 //! the rows above them, each as a thin product through epi (the coordinates of the whole C).
-//! The first one launched waits for the stream's work before it as any kernel does; the second
-//! runs beside the first (launch_thin). `launched`: whether a kernel was launched (as
-//! LaunchPrelude needs to know).
+//! The first one launched runs beside the stream's last kernel when `beside_previous` (that
+//! kernel must be independent of the edge and let it launch early: the whole tiles' GEMM
+//! kernel, LaunchAfter), else waits for the stream's work before it as any kernel does; the
+//! second runs beside the first (launch_thin).
 template <class T, class Epilogue>
 cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogue>& epi, const EdgePlan& edge,
-                      cudaStream_t stream, bool& launched) {
+                      bool beside_previous, cudaStream_t stream) {
   const std::int64_t m = p.c.rows, n = p.c.cols, k = p.a.cols;
   const std::int64_t m0 = m - edge.rows, n0 = n - edge.cols;  // the whole tiles' extent
   const bool a_row = p.order_a == Order::row_major, b_row = p.order_b == Order::row_major;
@@ -190,7 +191,7 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
   // j) seen as its column j's line: row-major b is (1, ld), column-major (ld, 1).
   const std::int64_t a_i = a_row ? p.a.ld : 1, a_k = a_row ? 1 : p.a.ld;
   const std::int64_t b_j = b_row ? 1 : p.b.ld, b_k = b_row ? p.b.ld : 1;
-  launched = false;
+  bool launched = false;
   if (edge.rows > 0 && n > 0) {
     // C rows [m0, m), every column: the thin operand is those rows of a, the wide one b.
     const StridedOperand<T> thin{p.a.data + m0 * a_i, a_i, a_k};
@@ -198,7 +199,7 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
     LauncherEpilogue<T, Epilogue> e = epi;
     e.row0 += m0;
     TILECRAFT_RETURN_IF_ERROR(launch_thin(thin, wide, edge.rows, n, k, p.c.data + m0 * p.c.ld, p.c.ld, std::int64_t{1},
-                                          true, e, false, stream));
+                                          true, e, beside_previous, stream));
     launched = true;
   }
   if (edge.cols > 0 && m0 > 0) {
@@ -207,9 +208,8 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
     const StridedOperand<T> wide{p.a.data, a_i, a_k};
     LauncherEpilogue<T, Epilogue> e = epi;
     e.col0 += n0;
-    TILECRAFT_RETURN_IF_ERROR(
-        launch_thin(thin, wide, edge.cols, m0, k, p.c.data + n0, std::int64_t{1}, p.c.ld, false, e, launched, stream));
-    launched = true;
+    TILECRAFT_RETURN_IF_ERROR(launch_thin(thin, wide, edge.cols, m0, k, p.c.data + n0, std::int64_t{1}, p.c.ld, false,
+                                          e, launched || beside_previous, stream));
   }
   return cudaSuccess;
 }
