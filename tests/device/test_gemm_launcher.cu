@@ -94,13 +94,15 @@ TEST_CASE_TEMPLATE(
 TEST_CASE_TEMPLATE("gemm: a ragged last tile row and column peeled off into thin products", T, float, double) {
   // Rows of 128 j + 1 and columns of 128 j + 2 or + 3 leave 1 to 3 ragged rows (columns) for
   // every default tile (32, 64 or 128), which edge_plan peels off with its volume limit lowered
-  // (the launcher's own applies from 2^29 multiply-adds: the large cases below); 136 x 135 and
-  // 261 x 198 leave 5 to 8 (the thin kernel of 8 accumulators). K = 0 and 1, a C of one column,
-  // epilogues that read C and that do not.
+  // (the launcher's own applies from 2^29 multiply-adds: the large cases below); 69 x 71 (light
+  // enough for the sanitizers' runs), 136 x 135 and 261 x 198 leave 5 to 8 (the thin kernel of
+  // 8 accumulators), 136 x 135 x 2100 with K split (the reduction after an edge of 8). K = 0
+  // and 1, a C of one column, epilogues that read C and that do not.
   tilecraft::detail::GemmTunables tunables = tunables_split_small();
   tunables.edge.min_volume = 0.0;
-  const std::int64_t shapes[][3] = {{129, 67, 60}, {33, 259, 40},   {65, 130, 100},   {129, 1, 300},  {257, 131, 1},
-                                    {129, 131, 0}, {385, 515, 700}, {641, 258, 2100}, {136, 135, 80}, {261, 198, 150}};
+  const std::int64_t shapes[][3] = {{129, 67, 60},  {33, 259, 40},   {65, 130, 100},  {129, 1, 300},
+                                    {257, 131, 1},  {129, 131, 0},   {385, 515, 700}, {641, 258, 2100},
+                                    {136, 135, 80}, {261, 198, 150}, {69, 71, 40},    {136, 135, 2100}};
   tilecraft::detail::DeviceLimits limits;
   TILECRAFT_THROW_IF_ERROR(tilecraft::detail::device_limits(limits));
   for (const auto& s : shapes) {
@@ -130,14 +132,16 @@ TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before 
   // products are deterministic); the small shapes are checked against the host as well. The
   // long K (full runs only, 4 x 10^9 multiply-adds): each thin block walks all of K while the
   // tiles split it into 64 slices, so the edge takes about as long as the tiles or longer, and a
-  // chain that did not wait for it would likely read an unfinished edge (on an H200 the test
-  // also passed with the exit waits removed, in the order of the edge before the tiles: the
-  // order held there without them, see benchmarks/TUNING.md). Packed operands (in panels) and C read (beta) as
-  // variants. C and D are poisoned first.
+  // chain that did not wait for it would likely read an unfinished edge. (On an H200 the test
+  // also passed with the exit waits removed, when the edge was launched before the tiles: the
+  // order held there without them, see benchmarks/TUNING.md; the waits stay, as the programming
+  // model asks.) 136 x 135 peels 8 and 7 (the thin kernel of 8 accumulators). Packed operands
+  // (in panels) and C read (beta) as variants. C and D are poisoned first.
   tilecraft::detail::GemmTunables split = tunables_split_small();
   split.edge.min_volume = 0.0;
   const tilecraft::detail::GemmTunables packed = tunables_pack<T>(16 << 10, split);
-  std::vector<std::array<std::int64_t, 4>> shapes = {{129, 131, 67, 130}, {257, 385, 300, 259}, {385, 130, 1000, 387}};
+  std::vector<std::array<std::int64_t, 4>> shapes = {
+      {129, 131, 67, 130}, {257, 385, 300, 259}, {385, 130, 1000, 387}, {136, 135, 80, 134}};
   if (full_run()) shapes.push_back({129, 129, 262144, 130});
   tilecraft::detail::DeviceLimits limits;
   TILECRAFT_THROW_IF_ERROR(tilecraft::detail::device_limits(limits));
