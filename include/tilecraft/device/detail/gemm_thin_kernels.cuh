@@ -191,7 +191,7 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
   // j) seen as its column j's line: row-major b is (1, ld), column-major (ld, 1).
   const std::int64_t a_i = a_row ? p.a.ld : 1, a_k = a_row ? 1 : p.a.ld;
   const std::int64_t b_j = b_row ? 1 : p.b.ld, b_k = b_row ? p.b.ld : 1;
-  bool launched = false;
+  bool beside = beside_previous;  // (the second edge runs beside the first)
   if (edge.rows > 0 && n > 0) {
     // C rows [m0, m), every column: the thin operand is those rows of a, the wide one b.
     const StridedOperand<T> thin{p.a.data + m0 * a_i, a_i, a_k};
@@ -199,8 +199,8 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
     LauncherEpilogue<T, Epilogue> e = epi;
     e.row0 += m0;
     TILECRAFT_RETURN_IF_ERROR(launch_thin(thin, wide, edge.rows, n, k, p.c.data + m0 * p.c.ld, p.c.ld, std::int64_t{1},
-                                          true, e, beside_previous, stream));
-    launched = true;
+                                          true, e, beside, stream));
+    beside = true;
   }
   if (edge.cols > 0 && m0 > 0) {
     // C columns [n0, n) of rows [0, m0): the thin operand is those columns of b, the wide one a.
@@ -208,8 +208,8 @@ cudaError_t run_edges(const GemmProblem<T>& p, const LauncherEpilogue<T, Epilogu
     const StridedOperand<T> wide{p.a.data, a_i, a_k};
     LauncherEpilogue<T, Epilogue> e = epi;
     e.col0 += n0;
-    TILECRAFT_RETURN_IF_ERROR(launch_thin(thin, wide, edge.cols, m0, k, p.c.data + n0, std::int64_t{1}, p.c.ld, false,
-                                          e, launched || beside_previous, stream));
+    TILECRAFT_RETURN_IF_ERROR(
+        launch_thin(thin, wide, edge.cols, m0, k, p.c.data + n0, std::int64_t{1}, p.c.ld, false, e, beside, stream));
   }
   return cudaSuccess;
 }
