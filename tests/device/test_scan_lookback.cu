@@ -13,6 +13,7 @@
 #include <tilecraft/device/scan.cuh>
 #include <tilecraft/util/functional.cuh>
 
+#include "ops.cuh"
 #include "scan_test_util.cuh"
 #include "test_util.cuh"
 
@@ -52,6 +53,44 @@ TEST_CASE("f32 scans are bit-identical over 20 runs") {
 // 64-element tiles: thousands of tiles, so a tile often finds no inclusive prefix among its 32
 // nearest predecessors and waits for one to appear there (and then folds up to 31 aggregates).
 using Tiny = ScanPolicy<64, 1>;
+
+// Non-commutative operators over hundreds of tiles, exact against the host fold: a look-back
+// that folds its predecessors' aggregates out of order, or adds the initial value anywhere but
+// first, shows. Each tile-state layout: a 32-bit packed map (flag and value in one word), an
+// 8-byte map (two words), a 16-byte map (flags and values apart); inclusive, and exclusive with
+// an initial value.
+template <class T, class Op>
+void check_non_commutative(std::int64_t n, std::uint64_t seed, Op op, T init, T (*make)(tilecraft::test::Rng&)) {
+  auto g = tilecraft::test::rng(seed);
+  std::vector<T> f(static_cast<std::size_t>(n));
+  for (auto& x : f) x = make(g);
+  DeviceBuffer<T> in(f), out(f.size());
+  const auto m = f.size();
+  run_scan<false, Tiny>(in.get(), out.get(), n, op);
+  CHECK(mismatches(download(out.get(), m), host_scan<false, T, T>(f, 0, m, op)) == 0);
+  run_scan<true, Tiny>(in.get(), out.get(), n, op, init);
+  CHECK(mismatches(download(out.get(), m), host_scan<true, T, T>(f, 0, m, op, init)) == 0);
+}
+
+TEST_CASE("non-commutative operators over hundreds of tiles, each tile-state layout") {
+  const std::int64_t tile = Tiny::tile_items;
+  // Tiles: 31 and a ragged one (every look-back window reaches tile 0), 33, and 1287 with a
+  // ragged last tile.
+  for (std::int64_t n : {tile * 31 + 5, tile * 33, tile * 1287 - 3}) {
+    CAPTURE(n);
+    check_non_commutative<std::uint32_t>(
+        n, 300 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00030007u,
+        [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
+    check_non_commutative<test::Affine>(
+        n, 400 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{3u, 11u}, [](tilecraft::test::Rng& g) {
+          return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+        });
+    check_non_commutative<test::Affine64>(n, 500 + static_cast<std::uint64_t>(n), test::Compose64{},
+                                          test::Affine64{5u, 7u}, [](tilecraft::test::Rng& g) {
+                                            return test::Affine64{g() | 1u, g()};
+                                          });
+  }
+}
 
 template <class Policy, class T>
 void stress(const std::vector<T>& host, int rounds) {
@@ -109,7 +148,7 @@ TEST_CASE("look-back stress: back to back, two streams, far walks") {
     bad += mismatches(out.download(), first);
   }
   CHECK(bad == 0);
-  // 8-byte accumulators (flags and values apart) walking far.
+  // 8-byte accumulators (two words a state) walking far.
   std::vector<double> d(ints.begin(), ints.end());
   stress<Tiny>(d, rounds / 2);
 }

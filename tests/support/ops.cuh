@@ -31,6 +31,19 @@ struct ComposePacked {
   }
 };
 
+//! The affine map over uint64 (16 bytes: wider than a scan's packed tile states, so its states
+//! keep flags and values apart).
+struct Affine64 {
+  std::uint64_t a;
+  std::uint64_t b;
+};
+struct Compose64 {
+  TILECRAFT_HOST_DEVICE constexpr Affine64 operator()(const Affine64& f, const Affine64& g) const {
+    return Affine64{g.a * f.a, g.a * f.b + g.b};
+  }
+};
+inline bool operator==(const Affine64& x, const Affine64& y) { return x.a == y.a && x.b == y.b; }
+
 //! An 8-byte user struct with a commutative, associative op: minimum value, ties to the
 //! smaller index.
 struct ArgMin {
