@@ -59,12 +59,14 @@ struct BlockScanRaking {
 
       constexpr bool seeded = requires { prefix.value; }
       || requires { prefix.callback; };
-      // An inclusive scan's thread 0 starts from the identity where op has an exact one
-      // (sum_with_identity): every thread then runs the same operations, with the same bits.
-      constexpr bool from_identity = !seeded && !Exclusive && sum_with_identity<T, Op>;
       // One item a thread, inclusive: the raking warp writes every thread's result (as CUB's
       // raking does), which saves each thread its one operator call.
       constexpr bool one_inclusive = !Exclusive && Items == 1;
+      // An inclusive scan's thread 0 starts from the identity where op has an exact one
+      // (sum_with_identity): every thread then runs the same operations, with the same bits.
+      // Not for one_inclusive, which has no rescan to unify: there raking lane 0 keeps its
+      // first partial as it is, a predicated add where the identity cost a select as well.
+      constexpr bool from_identity = !seeded && !Exclusive && !one_inclusive && sum_with_identity<T, Op>;
       // Many items a thread: the raking lanes read their segment again from shared memory on
       // the way down instead of holding it in registers through the shuffles, as CUB's raking
       // does. With 16 items the thread's own items already fill most of the registers, and the
@@ -103,17 +105,22 @@ struct BlockScanRaking {
           before = static_cast<T>(static_cast<U>(static_cast<U>(inclusive) - static_cast<U>(sum)));
         } else {
           before = shuffle_up(inclusive, 1);
-          if constexpr (sum_with_identity<T, Op>) before = lane == 0 ? sum_identity<T>() : before;
+          if constexpr (from_identity) before = lane == 0 ? sum_identity<T>() : before;
         }
-        const T total = shuffle_index(inclusive, whole ? warp_threads - 1 : ceil_div(valid_threads, segment) - 1);
-        __syncwarp();  // every lane has read its row (and lanes raking nothing row 0) before any writes
+        // The lane raking the last valid threads holds the block's total in `inclusive`.
+        const int last = whole ? warp_threads - 1 : ceil_div(valid_threads, segment) - 1;
+        // Lanes raking nothing read row 0, which lane 0 writes below: every lane's reads come
+        // before any write. In a whole block each lane reads and writes only its own row, so
+        // there is nothing to order, and the WARPSYNC (with a NOP after it) would only lengthen
+        // the raking warp's path, which the rest of the block waits for.
+        if constexpr (!whole) __syncwarp();
         // The running value entering this lane's segment; lane 0 of an unseeded scan has none
         // (thread 0's prefix stays undefined and is never read), or the identity.
         T x = before;
         if constexpr (requires { prefix.value; }) {
           x = lane == 0 ? prefix.value : static_cast<T>(op(prefix.value, before));
         } else if constexpr (requires { prefix.callback; }) {
-          const T p = shuffle_index((*prefix.callback)(total), 0);
+          const T p = shuffle_index((*prefix.callback)(shuffle_index(inclusive, last)), 0);
           x = lane == 0 ? p : static_cast<T>(op(p, before));
         }
         // Each thread's exclusive prefix back to its slot, or (one_inclusive) its inclusive
@@ -142,7 +149,10 @@ struct BlockScanRaking {
             }
           }
         }
-        if (lane == 0 && aggregate != nullptr) s.block_total = total;
+        // That lane stores the aggregate itself, with no shuffle to lane 0: the compiler keeps
+        // a shfl.sync whose result is unused (it is convergent), and ptxas, dropping the SHFL,
+        // still leaves its WARPSYNC on the raking warp's path in every scan without aggregate.
+        if (lane == last && aggregate != nullptr) s.block_total = inclusive;
       }
       __syncthreads();
       if (aggregate != nullptr) *aggregate = s.block_total;
