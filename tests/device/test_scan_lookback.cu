@@ -4,6 +4,7 @@
 // bit-identical over 20 runs, and an u8 -> i64 scan of 2^31 + 5 elements.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -89,6 +90,108 @@ TEST_CASE("non-commutative operators over hundreds of tiles, each tile-state lay
                                           test::Affine64{5u, 7u}, [](tilecraft::test::Rng& g) {
                                             return test::Affine64{g() | 1u, g()};
                                           });
+  }
+}
+
+// Few tiles: at every tile count from 2 to 9, and 2 to 9 past a wave's worth of one-tile-a-SM
+// (where tiles stop following the block index and take tickets), non-commutative maps in each
+// tile-state layout against the host fold, inclusive and exclusive with an initial value.
+TEST_CASE("few tiles: 2 to 9 tiles, and around one tile per SM, of non-commutative maps") {
+  const std::int64_t tile = Tiny::tile_items;
+  int sms = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  std::vector<std::int64_t> counts;
+  for (std::int64_t t = 2; t <= 9; ++t) counts.push_back(t);
+  for (std::int64_t t = sms - 1; t <= sms + 2; ++t) counts.push_back(t);
+  for (std::int64_t tiles : counts) {
+    for (std::int64_t n : {tile * tiles, tile * (tiles - 1) + 5}) {
+      CAPTURE(n);
+      check_non_commutative<std::uint32_t>(
+          n, 600 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00050003u,
+          [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
+      check_non_commutative<test::Affine>(
+          n, 700 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{7u, 2u}, [](tilecraft::test::Rng& g) {
+            return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+          });
+      check_non_commutative<test::Affine64>(n, 800 + static_cast<std::uint64_t>(n), test::Compose64{},
+                                            test::Affine64{3u, 9u}, [](tilecraft::test::Rng& g) {
+                                              return test::Affine64{g() | 1u, g()};
+                                            });
+    }
+  }
+}
+
+// Tiles by block index (at most one per SM) and by ticket fold the same tiles in the same
+// order: their f32 results are the same bits (both forced through the dispatch's
+// by_block_allowed), and every run of the default scan gives the first run's bits. Misaligned
+// and in place too.
+template <class Policy, bool Exclusive>
+std::vector<float> scan_path(const float* in, float* out, std::int64_t n, bool by_block) {
+  std::size_t bytes = 0;
+  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive>(nullptr, bytes, in, out, n, Sum{}, 0.5f, nullptr, by_block) ==
+          cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  temp.poison();
+  if (in != out) TILECRAFT_THROW_IF_ERROR(cudaMemset(out, 0xA5, static_cast<std::size_t>(n) * sizeof(float)));
+  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive>(temp.get(), bytes, in, out, n, Sum{}, 0.5f, nullptr,
+                                                         by_block) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  return download(out, static_cast<std::size_t>(n));
+}
+
+template <class Policy>
+void check_order_bits(const std::vector<float>& real, std::int64_t n, int shift) {
+  CAPTURE(Policy::tile_items);
+  CAPTURE(n);
+  CAPTURE(shift);
+  const auto m = static_cast<std::size_t>(n), s = static_cast<std::size_t>(shift);
+  DeviceBuffer<float> in(real), out(real.size());
+  const float* p = in.get() + shift;
+  float* o = out.get() + shift;
+  const auto by_block = scan_path<Policy, false>(p, o, n, true);
+  CHECK(mismatches(by_block, scan_path<Policy, false>(p, o, n, false)) == 0);
+  const auto exclusive = scan_path<Policy, true>(p, o, n, true);
+  CHECK(mismatches(exclusive, scan_path<Policy, true>(p, o, n, false)) == 0);
+  // Against a double prefix: the error bound of test_scan_select's float case (the depth of the
+  // association: tile count + tile-local levels).
+  double ref = 0, abs_sum = 0;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    ref += real[s + i];
+    abs_sum += std::fabs(real[s + i]);
+    const double depth = static_cast<double>(i) / 1024.0 + 64;
+    bad += std::fabs(by_block[i] - ref) > tilecraft::test::sum_tolerance(abs_sum, depth, 0x1p-24);
+  }
+  CHECK(bad == 0);
+  // In place: each tile is read before it is written.
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(out.get(), in.get(), real.size() * sizeof(float), cudaMemcpyDeviceToDevice));
+  CHECK(mismatches(scan_path<Policy, false>(o, o, n, true), by_block) == 0);
+}
+
+TEST_CASE("tiles by block index and by ticket: the same bits, every run") {
+  const auto real = tilecraft::test::random_vector<float>(std::size_t{1} << 21, -1.0, 1.0, 91);
+  std::vector<std::int64_t> sizes = {2049, 65536, 100003};  // 2, 8 and 13 tiles of 8192; 49 of 2048
+  if (!tilecraft::test::sanitizer_sized()) sizes.push_back(std::int64_t{1} << 20);  // 128 tiles of 8192
+  for (int shift : {0, 1}) {
+    for (std::int64_t n : sizes) {
+      check_order_bits<ScanPolicy<256, 8>>(real, n, shift);   // the small default tile
+      check_order_bits<ScanPolicy<256, 32>>(real, n, shift);  // the register tile
+      check_order_bits<ScanPolicy<128, 64>>(real, n, shift);  // two passes over shared memory
+    }
+  }
+  // The default dispatch: every run the same bits.
+  DeviceBuffer<float> in(real), out(real.size());
+  for (std::int64_t n : {std::int64_t{65536}, (std::int64_t{1} << 20) + 1}) {
+    CAPTURE(n);
+    const auto m = static_cast<std::size_t>(n);
+    run_scan<false>(in.get() + 1, out.get() + 1, n, Sum{});
+    const auto first = download(out.get() + 1, m);
+    std::size_t bad = 0;
+    for (int run = 0; run < 10; ++run) {
+      run_scan<false>(in.get() + 1, out.get() + 1, n, Sum{});
+      bad += mismatches(download(out.get() + 1, m), first);
+    }
+    CHECK(bad == 0);
   }
 }
 

@@ -156,6 +156,20 @@ int main(int argc, char** argv) {
   auto cub_i64 = [](void* t, std::size_t& b, const std::int64_t* i, std::int64_t* o, std::int64_t n) {
     return cub::DeviceScan::ExclusiveSum(t, b, i, o, n);
   };
+  if (what == "one") {  // one cluster's size and one past it, for a profiler
+    for (std::int64_t n : {std::int64_t{1} << 16, (std::int64_t{1} << 16) + 1})
+      scan_case<float>("scan_f32", n, old_scan_f32, new_scan_f32, cub_f32);
+    return 0;
+  }
+  if (what == "small") {  // the sizes of one cluster and just past it (2^16 + 1: 33 small tiles)
+    for (std::int64_t n : {std::int64_t{1} << 12, std::int64_t{1} << 14, (std::int64_t{1} << 14) + 1,
+                           std::int64_t{1} << 15, std::int64_t{1} << 16, (std::int64_t{1} << 16) + 1,
+                           std::int64_t{1} << 17, std::int64_t{1} << 20}) {
+      scan_case<float>("scan_f32", n, old_scan_f32, new_scan_f32, cub_f32);
+      scan_case<int>("scan_i32", n, old_scan_i32, new_scan_i32, cub_i32);
+    }
+    return 0;
+  }
   for (int p : {16, 20, 22, 24, 26, 28})
     scan_case<float>("scan_f32", std::int64_t{1} << p, old_scan_f32, new_scan_f32, cub_f32);
   for (int p : {20, 24, 28}) scan_case<int>("scan_i32", std::int64_t{1} << p, old_scan_i32, new_scan_i32, cub_i32);

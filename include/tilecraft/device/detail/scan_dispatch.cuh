@@ -61,9 +61,11 @@ constexpr std::size_t single_pass_temp_bytes(std::int64_t tiles) {
 }
 
 #if defined(__CUDACC__)
+// by_block_allowed: false takes every tile from the counter, however few (tests compare the two).
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 [[nodiscard]] cudaError_t scan_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
-                                   std::int64_t num_items, Op op, Acc init, cudaStream_t stream) {
+                                   std::int64_t num_items, Op op, Acc init, cudaStream_t stream,
+                                   bool by_block_allowed = true) {
   static_assert(stage_bytes_of<Policy, In, Out>() <= max_tile_stage_bytes,
                 "tilecraft scan: a tile (Policy threads * items * the wider of the input and output types) must fit 40 "
                 "KiB of static shared memory: take fewer threads or items (the default tiles take items of up to 640 "
@@ -90,6 +92,12 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   }
   const bool vector =
       reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
+  // At most one tile per SM: every block is resident at once (a block fits an SM, or the launch
+  // fails), so tiles may follow the block index (scan_kernel's by_block). One per SM, not the
+  // occupancy: a GPU shared with other work (or an SM limit under MPS) still holds that many.
+  DeviceLimits limits;
+  TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
+  const bool by_block = tiles == 1 || (by_block_allowed && tiles <= limits.sms);
   auto* counter = static_cast<unsigned*>(d_temp_storage);
   const TileStatus<Acc> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes, tiles > 1 ? tiles : 1);
   if (tiles > 1) {
@@ -102,10 +110,10 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
     // A programmatic dependent of the reset: its blocks launch while the reset runs and wait
     // for it inside (griddepcontrol.wait), which hides the second launch's latency.
     return launch_dependent(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out,
-                            num_items, op, init, status, counter, vector, false);
+                            num_items, op, init, status, counter, vector, by_block);
   }
   kernel<<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(d_in, d_out, num_items, op, init, status,
-                                                                       counter, vector, tiles == 1);
+                                                                       counter, vector, by_block);
   return last_launch_error();
 }
 #endif

@@ -207,6 +207,9 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
     part[k] = fold_tree<0, per_chunk>(v, op);
   }
   const Acc total = fold_tree<0, chunks>(part, op);
+  // A block that took its tile by index loaded it while the state reset may still run: wait for
+  // that grid now, before the first state is touched (returns at once when already waited for).
+  arch::wait_for_dependencies();
 
   Acc prefix;
   bool seeded = true;  // false only for the first thread of an inclusive scan's first tile
@@ -279,6 +282,7 @@ TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_
 #pragma unroll
     for (int j = 0; j < items; ++j) a[j] = static_cast<Acc>(x[j]);
   }
+  arch::wait_for_dependencies();  // (see scan_tile_two_pass)
   if (tile == 0) {
     if constexpr (Exclusive) {
       FirstTileCallback<Acc, Status, Op> first{status, op, init, nullptr, nullptr};
@@ -303,22 +307,27 @@ TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_
   OutStage::template store<Policy::hint>(vector, out + base, valid, stage, y);
 }
 
-// One block per tile; each block takes its tile from the counter (tickets are handed out in
-// the order blocks start, so a block only ever waits for tiles whose blocks are running). A
-// single tile (single_tile: one block, nothing to wait for) skips the counter, so small inputs
-// need no reset kernel.
+// One block per tile. In general each block takes its tile from the counter: tickets are
+// handed out in the order blocks start, so a block only ever waits for tiles whose blocks are
+// running, however the blocks are scheduled. by_block: the grid has at most one block per SM
+// (scan_dispatch.cuh), so all its blocks are resident at once and a block may wait for any
+// other: the tile is the block's index. Such a block loads its tile at once, beside the state
+// reset it depends on, and waits for that grid only before it touches a state (the tile
+// functions); no ticket round trip either. A single tile (one block, nothing to wait for) needs
+// no reset kernel.
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 __global__ void __launch_bounds__(Policy::threads)
     scan_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, TileStatus<Acc> status, unsigned* counter,
-                bool vector, bool single_tile) {
+                bool vector, bool by_block) {
   __shared__ alignas(16) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
   __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
   __shared__ Acc look_back_buf[warp_threads];
   __shared__ unsigned ticket;
   // Launched as scan_init_kernel's programmatic dependent (sm_90), the block may start before
-  // the counter and the states are cleared: wait for that grid here (a no-op otherwise).
-  arch::wait_for_dependencies();
-  if (threadIdx.x == 0) ticket = single_tile ? 0u : atomicAdd(counter, 1u);
+  // the counter and the states are cleared: wait for that grid before taking a ticket (a no-op
+  // otherwise).
+  if (!by_block) arch::wait_for_dependencies();
+  if (threadIdx.x == 0) ticket = by_block ? blockIdx.x : atomicAdd(counter, 1u);
   __syncthreads();
   if constexpr (two_pass_tile<Policy, In, Out, Acc>) {
     scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status,
