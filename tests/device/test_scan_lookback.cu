@@ -13,6 +13,7 @@
 
 #include <tilecraft/device/scan.cuh>
 #include <tilecraft/util/functional.cuh>
+#include <tilecraft/util/launch.cuh>
 
 #include "ops.cuh"
 #include "scan_test_util.cuh"
@@ -193,6 +194,53 @@ TEST_CASE("tiles by block index and by ticket: the same bits, every run") {
     }
     CHECK(bad == 0);
   }
+}
+
+// Holds one SM per block for a while: most of the SM's shared memory, so no scan block fits
+// beside it, and a spin of (1 + b % 5) x `ns` nanoseconds, so the SMs free up one group after
+// another.
+__global__ void hold_sm(unsigned long long ns) {
+  extern __shared__ unsigned char held[];
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  const unsigned long long until = start + ns * (1 + blockIdx.x % 5);
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now < until);
+  held[threadIdx.x] = static_cast<unsigned char>(now);
+}
+
+// Tiles follow the block index only where there are no more tiles than SMs, so that no block
+// can wait forever for a tile whose block has not started: even when the scan's blocks start
+// one group of SMs at a time, beside a kernel that holds every SM, it finishes, exactly.
+TEST_CASE("tiles by block index beside a kernel that holds every SM") {
+  int sms = 0, optin = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+  const auto held = static_cast<std::size_t>(optin);
+  REQUIRE(tilecraft::opt_in_dynamic_smem(hold_sm, held) == cudaSuccess);
+  using Registers = ScanPolicy<256, 32>;  // 8192 elements a tile: sms - 4 tiles
+  const std::int64_t n = Registers::tile_items * (sms - 4) - 3;
+  const auto host = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n), -1000, 1000, 31);
+  DeviceBuffer<int> in(host), out(host.size());
+  out.poison();
+  std::size_t bytes = 0;
+  REQUIRE(inclusive_scan<Registers>(nullptr, bytes, in.get(), out.get(), n, Sum{}) == cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  temp.poison();
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
+  cudaStream_t holder, scanner;
+  TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&holder, cudaStreamNonBlocking));
+  TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&scanner, cudaStreamNonBlocking));
+  hold_sm<<<sms, 32, held, holder>>>(100000);  // 0.1 to 0.5 ms a block
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+  REQUIRE(inclusive_scan<Registers>(temp.get(), bytes, in.get(), out.get(), n, Sum{}, scanner) == cudaSuccess);
+  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(scanner));
+  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(holder));
+  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(holder));
+  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(scanner));
+  tilecraft::test::sync_and_check();
+  CHECK(mismatches(out.download(), host_scan<false, int, int>(host, 0, host.size(), Sum{})) == 0);
 }
 
 template <class Policy, class T>
