@@ -92,9 +92,11 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   }
   const bool vector =
       reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
-  // At most one tile per SM: every block is resident at once (a block fits an SM, or the launch
-  // fails), so tiles may follow the block index (scan_kernel's by_block). One per SM, not the
-  // occupancy: a GPU shared with other work (or an SM limit under MPS) still holds that many.
+  // At most one tile per SM: all the blocks fit on the GPU at the same time (each SM holds at
+  // least one, or the launch fails), so a block waiting for another never keeps that one from
+  // starting, even where other work holds the SMs first (they free up as it ends): tiles may
+  // follow the block index (scan_kernel's by_block). One per SM, not the occupancy, so that a
+  // GPU shared with other work still has room.
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
   const bool by_block = tiles == 1 || (by_block_allowed && tiles <= limits.sms);
