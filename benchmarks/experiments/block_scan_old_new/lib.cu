@@ -32,8 +32,8 @@ void launch(int blocks, const void* in, void* out) {
 
 void CAT(FN, block_scan)(int shape, int blocks, const void* in, void* out) {
   switch (shape) {
-#define SHAPE(i, T, th, it) \
-  case i:                   \
+#define SHAPE(i, T, th, it)             \
+  case i:                               \
     launch<T, th, it>(blocks, in, out); \
     break;
     SHAPES(SHAPE)

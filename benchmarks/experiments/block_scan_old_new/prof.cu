@@ -70,20 +70,22 @@ int main() {
     CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
   }
   for (int pass = 0; pass < 3; ++pass) {
-#define SHAPE(i, T, th, it)                                                                                     \
-  {                                                                                                             \
-    const int blocks = sms * (2048 / th) * 4;                                                                   \
-    const double to = median_us([&] { old_block_scan(i, blocks, in, out_old); });                               \
-    const double tn = median_us([&] { new_block_scan(i, blocks, in, out_new); });                               \
-    const double tc = median_us([&] { cub_kernel<T, th, it><<<blocks, th>>>(static_cast<const T*>(in), static_cast<T*>(out_cub)); }); \
-    CK(cudaDeviceSynchronize());                                                                                \
-    std::vector<T> a(static_cast<std::size_t>(blocks) * th), b(a.size());                                                   \
-    CK(cudaMemcpy(a.data(), out_new, a.size() * sizeof(T), cudaMemcpyDeviceToHost));                            \
-    CK(cudaMemcpy(b.data(), out_old, b.size() * sizeof(T), cudaMemcpyDeviceToHost));                            \
-    std::size_t diff = 0;                                                                                       \
-    for (std::size_t e = 0; e < a.size(); ++e) diff += a[e] != b[e];                                            \
-    std::printf("pass %d %-5s %4dx%-2d old %8.2f new %8.2f cub %8.2f us | vs cub old %.3f new %.3f | old != new %zu\n", \
-                pass, #T, th, it, to, tn, tc, tc / to, tc / tn, diff);                                          \
+#define SHAPE(i, T, th, it)                                                                                           \
+  {                                                                                                                   \
+    const int blocks = sms * (2048 / th) * 4;                                                                         \
+    const double to = median_us([&] { old_block_scan(i, blocks, in, out_old); });                                     \
+    const double tn = median_us([&] { new_block_scan(i, blocks, in, out_new); });                                     \
+    const double tc = median_us(                                                                                      \
+        [&] { cub_kernel<T, th, it><<<blocks, th>>>(static_cast<const T*>(in), static_cast<T*>(out_cub)); });         \
+    CK(cudaDeviceSynchronize());                                                                                      \
+    std::vector<T> a(static_cast<std::size_t>(blocks) * th), b(a.size());                                             \
+    CK(cudaMemcpy(a.data(), out_new, a.size() * sizeof(T), cudaMemcpyDeviceToHost));                                  \
+    CK(cudaMemcpy(b.data(), out_old, b.size() * sizeof(T), cudaMemcpyDeviceToHost));                                  \
+    std::size_t diff = 0;                                                                                             \
+    for (std::size_t e = 0; e < a.size(); ++e) diff += a[e] != b[e];                                                  \
+    std::printf(                                                                                                      \
+        "pass %d %-5s %4dx%-2d old %8.2f new %8.2f cub %8.2f us | vs cub old %.3f new %.3f | old != new %zu\n", pass, \
+        #T, th, it, to, tn, tc, tc / to, tc / tn, diff);                                                              \
   }
     SHAPES(SHAPE)
 #undef SHAPE

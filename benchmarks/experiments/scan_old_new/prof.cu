@@ -162,9 +162,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (what == "small") {  // the sizes of one cluster and just past it (2^16 + 1: 33 small tiles)
-    for (std::int64_t n : {std::int64_t{1} << 12, std::int64_t{1} << 14, (std::int64_t{1} << 14) + 1,
-                           std::int64_t{1} << 15, std::int64_t{1} << 16, (std::int64_t{1} << 16) + 1,
-                           std::int64_t{1} << 17, std::int64_t{1} << 20}) {
+    for (std::int64_t n :
+         {std::int64_t{1} << 12, std::int64_t{1} << 14, (std::int64_t{1} << 14) + 1, std::int64_t{1} << 15,
+          std::int64_t{1} << 16, (std::int64_t{1} << 16) + 1, std::int64_t{1} << 17, std::int64_t{1} << 20}) {
       scan_case<float>("scan_f32", n, old_scan_f32, new_scan_f32, cub_f32);
       scan_case<int>("scan_i32", n, old_scan_i32, new_scan_i32, cub_i32);
     }

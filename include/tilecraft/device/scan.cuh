@@ -38,8 +38,8 @@ using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, 
 //! - Single pass, two launches (a tile-state reset, 256 threads per 256 tiles, then the scan;
 //!   inputs of one tile: one launch of one block). Each block takes its tile from an atomic
 //!   counter (so it only ever waits for tiles whose blocks already run: no assumption about the
-//!   order the hardware starts blocks in); where there are no more tiles than SMs, every block
-//!   is resident at once and the tile is the block's index, loaded while the state reset still
+//!   order the hardware starts blocks in); where there are no more tiles than SMs, all the
+//!   blocks fit on the GPU at once and the tile is the block's index, loaded while the reset still
 //!   runs (on sm_90, where the scan is the reset's programmatic dependent; 2^16 and 2^20
 //!   floats 3-5% faster). It stages its tile through shared memory with 16-byte vector
 //!   loads, scans it with block_scan (large same-width tiles: in two passes over shared
