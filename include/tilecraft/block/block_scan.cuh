@@ -47,9 +47,11 @@ using BlockScanImpl = std::conditional_t<
 }  // namespace detail
 
 //! Shared temp storage for block_scan over T with BlockThreads threads: (BlockThreads / 32 + 2)
-//! values of T (whole warps) for warp_scans and two_level; 32 x s + 1 for raking and automatic up
-//! to 512 threads, with s = BlockThreads / 32 rounded up to an odd number (raking: 289 values at
-//! 256 threads). Trivial: declare it `__shared__`, union it with other
+//! values of T (whole warps) for warp_scans and two_level; for raking and automatic up to 512
+//! threads 32 x s + 1, with g = BlockThreads / 32 (rounded up) and s = g rounded up to an odd
+//! number; where 128 bytes of T's hold several groups of g (power-of-two blocks, T of 4, 8 or 16
+//! bytes) 31 x s + d x (g - 1) + 2 instead, d = 128 / sizeof(T) / g (raking: 309 values of 4
+//! bytes at 256 threads). Trivial: declare it `__shared__`, union it with other
 //! storage, or carve it. One instance serves one block_scan call at a time; before reusing it
 //! (or its union partners) the block must pass a `__syncthreads()` after the previous call
 //! returned.

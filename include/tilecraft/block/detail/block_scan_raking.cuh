@@ -28,17 +28,32 @@ struct BlockScanRaking {
   //! even segment) puts the 32 lanes' reads of one step in 32 different banks (for 4-byte T; a
   //! wider T is read in phases of 32 / words lanes, conflict-free for the same reason).
   static constexpr int stride = segment % 2 == 0 ? segment + 1 : segment;
+  //! Element j of a segment sits at j * spread. With consecutive elements (spread 1), a warp's
+  //! partials (the store before the first barrier, the load after the second, in every warp)
+  //! are 32 / segment segments of `segment` words `stride` apart: 36 words at 256 threads, so
+  //! banks 0-2 take two words each and both accesses two passes (CUB's layout does the same).
+  //! A spread of (T's per 128-byte pass) / segment lays the warp's segments over each other,
+  //! one word in each bank of every pass (stride odd, spread a power of two: the offsets
+  //! stride * a + spread * j are distinct modulo the pass for a < pass / segment, j < segment),
+  //! and keeps the raking reads one word a bank (lane l's step j is stride * l + spread * j).
+  //! The raking row stays lane * stride and its steps immediate offsets, so no instruction is
+  //! added; the grid grows by (spread - 1) * (segment - 1) - 1 elements (20 at 256 threads).
+  static constexpr int words = static_cast<int>(sizeof(T) / 4);
+  static constexpr int per_pass = sizeof(T) % 4 == 0 && 32 % words == 0 ? 32 / words : 0;
+  static constexpr int spread = per_pass > 0 && per_pass % segment == 0 ? per_pass / segment : 1;
+  static constexpr int grid_size =
+      spread == 1 ? warp_threads * stride : (warp_threads - 1) * stride + spread * (segment - 1) + 1;
   //! One warp has nothing to rake: the warp-scan path without shared memory serves it.
   using OneWarp = BlockScanWarpScans<T, BlockThreads, true>;
 
   struct RakingStorage {
-    T grid[static_cast<std::size_t>(warp_threads * stride)];  // the partials, then the prefixes
-    T block_total;                                            // for threads asking for the aggregate
+    T grid[static_cast<std::size_t>(grid_size)];  // the partials, then the prefixes
+    T block_total;                                // for threads asking for the aggregate
   };
   using Storage = std::conditional_t<warps == 1, typename OneWarp::Storage, RakingStorage>;
 
 #if defined(__CUDACC__)
-  TILECRAFT_DEVICE static int slot(int rank) { return rank / segment * stride + rank % segment; }
+  TILECRAFT_DEVICE static int slot(int rank) { return rank / segment * stride + rank % segment * spread; }
 
   // As BlockScanWarpScans::scan: Items values per thread in blocked order, the first `valid`
   // taking part when Partial; the block's aggregate (without any prefix) to *aggregate when
@@ -76,6 +91,19 @@ struct BlockScanRaking {
       // are not short and the reads only add their latency to the raking warp's path (1 to 4
       // items: 2 to 7% slower).
       constexpr bool reread = Items >= 8;
+      // Otherwise the lanes hold their segment's running folds (r[0], r[0] op r[1], ...) through
+      // the shuffles instead of the partials, and element j goes back as x op fold(j): one
+      // operator call after the last shuffle instead of a chain of `segment` dependent ones
+      // (at 256 threads 8 FADDs, some 30 cycles on the raking warp's path, which the whole
+      // block waits for). The same calls, and no more live values: the running folds are the
+      // way up's own intermediates and replace the partials. Not for integers, whose way up
+      // folds three partials an instruction (IADD3, VIMNMX3: two instructions more at 8 a
+      // segment), nor where raking lane 0's `has` is a run-time select per element (int Max:
+      // ISETP + SEL each; double: two FSELs each): only with a compile-time prefix, or for a
+      // float sum, where the select is a predicated FADD in place. Floats associate x op (r0 op
+      // r1) for (x op r0) op r1: the last bits of a result can differ from CUB's.
+      constexpr bool running = !reread && !std::is_integral_v<T> &&
+                               (seeded || from_identity || (std::is_same_v<T, float> && std::is_same_v<Op, Sum>));
       if (rank < warp_threads) {
         const int lane = rank;
         // Lane l rakes threads l * segment ... while they exist and hold valid items; lanes
@@ -89,12 +117,13 @@ struct BlockScanRaking {
         r[0] = row[0];
 #pragma unroll
         for (int j = 1; j < segment; ++j) {
-          if (whole || j < count) r[j] = row[j];
+          if (whole || j < count) r[j] = row[j * spread];
         }
         T sum = r[0];
 #pragma unroll
         for (int j = 1; j < segment; ++j) {
           if (whole || j < count) sum = static_cast<T>(op(sum, r[j]));
+          if constexpr (running) r[j] = sum;
         }
         const T inclusive = shuffle_inclusive_scan<warp_threads>(sum, op, lane);
         // The segments before this lane's: for an integer sum the inclusive scan less the
@@ -125,27 +154,39 @@ struct BlockScanRaking {
         }
         // Each thread's exclusive prefix back to its slot, or (one_inclusive) its inclusive
         // result, which is then its output: the thread has nothing left to compute.
-        if (whole || count > 0) {
-          const bool has = seeded || from_identity || lane > 0;
-          const T r0 = reread ? row[0] : r[0];
-          if constexpr (one_inclusive) {
-            x = has ? static_cast<T>(op(x, r0)) : r0;
-            row[0] = x;
-          } else {
-            if (has) row[0] = x;
-            x = has ? static_cast<T>(op(x, r0)) : r0;
+        const bool has = seeded || from_identity || lane > 0;
+        if constexpr (running) {
+          // Exclusive: element j takes x op fold(j - 1); one_inclusive: x op fold(j).
+          constexpr int shift = one_inclusive ? 0 : 1;
+          if constexpr (!one_inclusive) {
+            if ((whole || count > 0) && has) row[0] = x;
           }
-        }
 #pragma unroll
-        for (int j = 1; j < segment; ++j) {
-          if (whole || j < count) {
-            const T rj = reread ? row[j] : r[j];
+          for (int j = shift; j < segment; ++j) {
+            if (whole || j < count) row[j * spread] = has ? static_cast<T>(op(x, r[j - shift])) : r[j - shift];
+          }
+        } else {
+          if (whole || count > 0) {
+            const T r0 = reread ? row[0] : r[0];
             if constexpr (one_inclusive) {
-              x = static_cast<T>(op(x, rj));
-              row[j] = x;
+              x = has ? static_cast<T>(op(x, r0)) : r0;
+              row[0] = x;
             } else {
-              row[j] = x;
-              x = static_cast<T>(op(x, rj));
+              if (has) row[0] = x;
+              x = has ? static_cast<T>(op(x, r0)) : r0;
+            }
+          }
+#pragma unroll
+          for (int j = 1; j < segment; ++j) {
+            if (whole || j < count) {
+              const T rj = reread ? row[j * spread] : r[j];
+              if constexpr (one_inclusive) {
+                x = static_cast<T>(op(x, rj));
+                row[j * spread] = x;
+              } else {
+                row[j * spread] = x;
+                x = static_cast<T>(op(x, rj));
+              }
             }
           }
         }
