@@ -348,6 +348,31 @@ TEST_CASE_TEMPLATE_INVOKE(block_scan_algorithms,
                           std::integral_constant<BlockScanAlgorithm, BlockScanAlgorithm::two_level>,
                           std::integral_constant<BlockScanAlgorithm, BlockScanAlgorithm::raking>);
 
+// Floating-point sums take the raking warp's own paths: the segment's running folds, each
+// element written back as x op fold (float and double: a predicated add for raking lane 0, or
+// the identity), and segments spread over the banks (4- and 8-byte T at power-of-two blocks).
+// Small integers are exact in any association, so every output must equal the host fold and
+// cub::BlockScan's.
+template <int Threads, int Items, class T>
+void check_real_shape() {
+  const std::size_t n = static_cast<std::size_t>(Threads) * Items * 5;
+  const std::uint64_t s = Threads * 100 + Items * 7 + sizeof(T);
+  check_block_scan<Threads, Items, BlockScanAlgorithm::raking, true>(
+      block_reduce_tests::small_ints<T>(n, -1000, 1000, s), T(0.5), Sum{}, s + 1);
+}
+
+TEST_CASE("block_scan of floats and doubles: the raking warp's running folds and spread segments") {
+  check_real_shape<64, 2, float>();   // segments of 2, spread 16
+  check_real_shape<128, 1, float>();  // one item: the raking warp writes the results
+  check_real_shape<256, 1, float>();
+  check_real_shape<256, 4, float>();  // from the identity
+  check_real_shape<512, 1, float>();
+  check_real_shape<128, 16, float>();  // the segment read again on the way down
+  check_real_shape<96, 3, float>();    // segments of 3: not spread
+  check_real_shape<128, 1, double>();
+  check_real_shape<256, 4, double>();  // 8-byte T: spread 2
+}
+
 TEST_CASE("block_scan with the automatic algorithm, odd block sizes and many items") {
   check_shape<96, 3, BlockScanAlgorithm::automatic>();
   check_shape<17, 7, BlockScanAlgorithm::automatic>();
