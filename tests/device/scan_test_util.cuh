@@ -2,6 +2,7 @@
 // storage, and host references.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -57,6 +58,22 @@ std::vector<T> download(const T* d, std::size_t n) {
   std::vector<T> h(n);
   if (n > 0) TILECRAFT_THROW_IF_ERROR(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
   return h;
+}
+
+//! Outputs of a float inclusive sum of real[first ... first + n) (got: n values) farther from
+//! the double prefix than the rounding bound of the scan's association: its depth, the tile
+//! count plus the tile-local levels, taken as i / 1024 + 64 at element i.
+inline std::size_t float_sum_errors(const std::vector<float>& got, const std::vector<float>& real, std::size_t first,
+                                    std::size_t n) {
+  double ref = 0, abs_sum = 0;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    ref += real[first + i];
+    abs_sum += std::fabs(real[first + i]);
+    const double depth = static_cast<double>(i) / 1024.0 + 64;
+    bad += std::fabs(got[i] - ref) > sum_tolerance(abs_sum, depth, 0x1p-24);
+  }
+  return bad;
 }
 
 //! Elements where a and b differ bitwise.

@@ -74,23 +74,28 @@ void check_non_commutative(std::int64_t n, std::uint64_t seed, Op op, T init, T 
   CHECK(mismatches(download(out.get(), m), host_scan<true, T, T>(f, 0, m, op, init)) == 0);
 }
 
+// check_non_commutative in each tile-state layout, seeded from `seed`.
+void check_every_layout(std::int64_t n, std::uint64_t seed) {
+  check_non_commutative<std::uint32_t>(n, seed, test::ComposePacked{}, 0x00030007u, [](tilecraft::test::Rng& g) {
+    return static_cast<std::uint32_t>(g()) | 0x10000u;
+  });
+  check_non_commutative<test::Affine>(
+      n, seed + 100, test::Compose{}, test::Affine{3u, 11u}, [](tilecraft::test::Rng& g) {
+        return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+      });
+  check_non_commutative<test::Affine64>(n, seed + 200, test::Compose64{}, test::Affine64{5u, 7u},
+                                        [](tilecraft::test::Rng& g) {
+                                          return test::Affine64{g() | 1u, g()};
+                                        });
+}
+
 TEST_CASE("non-commutative operators over hundreds of tiles, each tile-state layout") {
   const std::int64_t tile = Tiny::tile_items;
   // Tiles: 31 and a ragged one (every look-back window reaches tile 0), 33, and 1287 with a
   // ragged last tile.
   for (std::int64_t n : {tile * 31 + 5, tile * 33, tile * 1287 - 3}) {
     CAPTURE(n);
-    check_non_commutative<std::uint32_t>(
-        n, 300 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00030007u,
-        [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
-    check_non_commutative<test::Affine>(
-        n, 400 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{3u, 11u}, [](tilecraft::test::Rng& g) {
-          return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
-        });
-    check_non_commutative<test::Affine64>(n, 500 + static_cast<std::uint64_t>(n), test::Compose64{},
-                                          test::Affine64{5u, 7u}, [](tilecraft::test::Rng& g) {
-                                            return test::Affine64{g() | 1u, g()};
-                                          });
+    check_every_layout(n, 300 + static_cast<std::uint64_t>(n));
   }
 }
 
@@ -107,17 +112,7 @@ TEST_CASE("few tiles: 2 to 9 tiles, and around one tile per SM, of non-commutati
   for (std::int64_t tiles : counts) {
     for (std::int64_t n : {tile * tiles, tile * (tiles - 1) + 5}) {
       CAPTURE(n);
-      check_non_commutative<std::uint32_t>(
-          n, 600 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00050003u,
-          [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
-      check_non_commutative<test::Affine>(
-          n, 700 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{7u, 2u}, [](tilecraft::test::Rng& g) {
-            return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
-          });
-      check_non_commutative<test::Affine64>(n, 800 + static_cast<std::uint64_t>(n), test::Compose64{},
-                                            test::Affine64{3u, 9u}, [](tilecraft::test::Rng& g) {
-                                              return test::Affine64{g() | 1u, g()};
-                                            });
+      check_every_layout(n, 600 + static_cast<std::uint64_t>(n));
     }
   }
 }
@@ -153,17 +148,7 @@ void check_order_bits(const std::vector<float>& real, std::int64_t n, int shift)
   CHECK(mismatches(by_block, scan_path<Policy, false>(p, o, n, false)) == 0);
   const auto exclusive = scan_path<Policy, true>(p, o, n, true);
   CHECK(mismatches(exclusive, scan_path<Policy, true>(p, o, n, false)) == 0);
-  // Against a double prefix: the error bound of test_scan_select's float case (the depth of the
-  // association: tile count + tile-local levels).
-  double ref = 0, abs_sum = 0;
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < m; ++i) {
-    ref += real[s + i];
-    abs_sum += std::fabs(real[s + i]);
-    const double depth = static_cast<double>(i) / 1024.0 + 64;
-    bad += std::fabs(by_block[i] - ref) > tilecraft::test::sum_tolerance(abs_sum, depth, 0x1p-24);
-  }
-  CHECK(bad == 0);
+  CHECK(tilecraft::test::float_sum_errors(by_block, real, s, m) == 0);  // against a double prefix
   // In place: each tile is read before it is written.
   TILECRAFT_THROW_IF_ERROR(cudaMemcpy(out.get(), in.get(), real.size() * sizeof(float), cudaMemcpyDeviceToDevice));
   CHECK(mismatches(scan_path<Policy, false>(o, o, n, true), by_block) == 0);
