@@ -41,6 +41,9 @@ struct BlockScanRaking {
   static constexpr int words = static_cast<int>(sizeof(T) / 4);
   static constexpr int per_pass = sizeof(T) % 4 == 0 && 32 % words == 0 ? 32 / words : 0;
   static constexpr int spread = per_pass > 0 && per_pass % segment == 0 ? per_pass / segment : 1;
+  static_assert(spread == 1 || (stride % 2 == 1 && (spread & (spread - 1)) == 0 && segment * spread == per_pass),
+                "BlockScanRaking: spread segments need an odd stride and a power-of-two spread filling one 128-byte "
+                "pass, or two slots could share a word");
   static constexpr int grid_size =
       spread == 1 ? warp_threads * stride : (warp_threads - 1) * stride + spread * (segment - 1) + 1;
   //! One warp has nothing to rake: the warp-scan path without shared memory serves it.
