@@ -38,7 +38,7 @@ void check_random_plans(std::uint64_t salt, const GemmSplitLimits& limits = {}) 
   constexpr std::int64_t tk = Shape::tile_k;
   const std::int64_t min_slice = limits.min_slice > tk ? limits.min_slice : tk;
   auto gen = tilecraft::test::rng(salt);
-  int split = 0, tail_split = 0;
+  int split = 0, tail_split = 0, dealt = 0;
   // 60000 shapes: each policy and limit meets the tail split about 90 to 400 times (20000 gave as few
   // as 19 on one seed).
   for (int i = 0; i < 60000; ++i) {
@@ -50,13 +50,27 @@ void check_random_plans(std::uint64_t salt, const GemmSplitLimits& limits = {}) 
     REQUIRE(p.slices >= 1);
     if (p.slices == 1) {
       REQUIRE(p.k_slice == k);
+      REQUIRE(p.units == 0);
       continue;
     }
     ++split;
-    // Whole K steps, every slice non-empty, together exactly K.
-    REQUIRE(p.k_slice % tk == 0);
-    REQUIRE((p.slices - 1) * p.k_slice < k);
-    REQUIRE(k <= p.slices * p.k_slice);
+    if (p.units > 0) {
+      // Dealt out: a wave of units, each at least a slice's K steps, no tile cut in more
+      // pieces than the plan's slices (the workspace's), and only where balancing is allowed.
+      ++dealt;
+      REQUIRE(limits.balanced);
+      REQUIRE(p.units == static_cast<std::int64_t>(sms) * wave_blocks_per_sm(facts_of<Policy>(), limits));
+      const std::int64_t steps = (k + tk - 1) / tk;
+      const tilecraft::detail::BalancedSplit deal{tiles - p.whole, steps, p.units};
+      REQUIRE(deal.total() / p.units * tk == p.k_slice);
+      REQUIRE(p.k_slice >= std::min<std::int64_t>(min_slice, steps * tk));
+      for (std::int64_t t = 0; t < tiles - p.whole; ++t) REQUIRE(deal.pieces(t) <= p.slices);
+    } else {
+      // Whole K steps, every slice non-empty, together exactly K.
+      REQUIRE(p.k_slice % tk == 0);
+      REQUIRE((p.slices - 1) * p.k_slice < k);
+      REQUIRE(k <= p.slices * p.k_slice);
+    }
     // Only the tiles of a last wave (every tile, when C has less than a wave), within the
     // limits: whole waves before them, and the slices no more blocks than a wave holds.
     const std::int64_t wave = static_cast<std::int64_t>(sms) * Policy::min_blocks_per_sm;
@@ -71,7 +85,7 @@ void check_random_plans(std::uint64_t salt, const GemmSplitLimits& limits = {}) 
     const int per_sm = wave_blocks_per_sm(facts_of<Policy>(), limits);
     const std::int64_t split_tiles = p.whole > 0 ? tail : tiles;
     REQUIRE(split_cost(split_tiles, k, sms, per_sm, p) < split_cost(split_tiles, k, sms, per_sm, SplitPlan{1, k}));
-    REQUIRE(p.k_slice >= min_slice);
+    if (p.units == 0) REQUIRE(p.k_slice >= min_slice);
     REQUIRE(static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume);
     REQUIRE(p.slices * tail * Shape::tile_m * Shape::tile_n * static_cast<std::int64_t>(sizeof(T)) <= limits.max_bytes);
     // With the tail left whole, only products with less than a wave are split.
@@ -81,11 +95,45 @@ void check_random_plans(std::uint64_t salt, const GemmSplitLimits& limits = {}) 
     REQUIRE(q.whole == 0);
     REQUIRE((q.slices > 1) == (p.slices > 1 && p.whole == 0));
   }
-  INFO("split ", split, " times, ", tail_split, " of them a tail");
-  CHECK(split >= 500);      // the shapes reach the split path often enough to test it
-  CHECK(tail_split >= 20);  // and the tail split too
+  INFO("split ", split, " times, ", tail_split, " of them a tail, ", dealt, " dealt out");
+  CHECK(split >= 500);                      // the shapes reach the split path often enough to test it
+  CHECK(tail_split >= 20);                  // and the tail split too
+  if (limits.balanced) CHECK(dealt >= 20);  // and the dealt shares
 }
 }  // namespace
+
+TEST_CASE("K steps dealt out: every step in exactly one share, shares within one step of each other") {
+  auto gen = tilecraft::test::rng(31);
+  for (int i = 0; i < 3000; ++i) {
+    const std::int64_t tiles = pick(gen, 9), steps = pick(gen, 10);
+    const std::int64_t total = tiles * steps;
+    const std::int64_t units = 1 + static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(total));
+    const tilecraft::detail::BalancedSplit deal{tiles, steps, units};
+    INFO(tiles, " tiles of ", steps, " steps to ", units, " units");
+    REQUIRE(deal.begin(0) == 0);
+    REQUIRE(deal.begin(units) == total);
+    for (std::int64_t u = 0; u < units; ++u) {
+      const std::int64_t share = deal.begin(u + 1) - deal.begin(u);
+      REQUIRE(share >= total / units);
+      REQUIRE(share <= total / units + 1);
+      REQUIRE(deal.unit_of(deal.begin(u)) == u);
+      REQUIRE(deal.unit_of(deal.begin(u + 1) - 1) == u);
+    }
+    // A tile's pieces: the units from the one holding its first step to the one holding its
+    // last, consecutive; never more than most_pieces.
+    std::int64_t pieces = 0;
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      REQUIRE(deal.first(t) == deal.unit_of(t * steps));
+      REQUIRE(deal.pieces(t) >= 1);
+      REQUIRE(deal.pieces(t) <= deal.most_pieces());
+      pieces += deal.pieces(t);
+    }
+    // Every unit holds one piece more than the tile boundaries that fall inside its share.
+    std::int64_t inside = 0;
+    for (std::int64_t t = 1; t < tiles; ++t) inside += deal.begin(deal.unit_of(t * steps)) < t * steps ? 1 : 0;
+    REQUIRE(pieces == units + inside);
+  }
+}
 
 TEST_CASE("split-K plans: whole K steps that add up to K, within every limit, on random shapes") {
   check_random_plans<tilecraft::GemmPolicyMedium>(1);
@@ -100,19 +148,26 @@ TEST_CASE("split-K plans: whole K steps that add up to K, within every limit, on
   check_random_plans<tilecraft::GemmPolicy<32, 64, tilecraft::RegBlock<2, 4>, 4, 4, 3, 8, 16>>(8, tiny);
   // A smaller workspace budget bounds the slices too.
   check_random_plans<tilecraft::GemmPolicySkinny>(9, GemmSplitLimits{256, 0.0, std::int64_t{1} << 20});
+  // Equal slices only.
+  GemmSplitLimits uniform{};
+  uniform.balanced = false;
+  check_random_plans<tilecraft::GemmPolicyMedium>(10, uniform);
 }
 
 namespace {
 template <class Policy>
 void expect_plan(std::int64_t m, std::int64_t n, std::int64_t k, int slices, std::int64_t k_slice,
-                 std::int64_t whole = 0) {
+                 std::int64_t whole = 0, std::int64_t units = 0) {
   using Shape = typename Policy::tiled::shape;
   const std::int64_t tiles = ((m + Shape::tile_m - 1) / Shape::tile_m) * ((n + Shape::tile_n - 1) / Shape::tile_n);
-  const SplitPlan p = split_k_plan(facts_of<Policy>(), m, n, k, 132, GemmSplitLimits{});
+  GemmSplitLimits limits{};
+  limits.balanced = units > 0;
+  const SplitPlan p = split_k_plan(facts_of<Policy>(), m, n, k, 132, limits);
   INFO(m, " x ", n, " x ", k, " on ", tiles, " tiles");
   CHECK(p.slices == slices);
   CHECK(p.k_slice == k_slice);
   CHECK(p.whole == whole);
+  CHECK(p.units == units);
 }
 }  // namespace
 
@@ -142,6 +197,16 @@ TEST_CASE("split-K plans of the measured shapes (132 SMs, as on the H100 / H200)
   expect_plan<tilecraft::GemmPolicyLarge>(1100, 1300, 1500, 5, 304);
   // 1000 x 999 x 1001: 64 tiles, at most 3 slices of 256 or more: 2, a lone block an SM.
   expect_plan<tilecraft::GemmPolicyLarge>(1000, 999, 1001, 2, 512);
+}
+
+TEST_CASE("K steps dealt out: the plans of the measured shapes (132 SMs, two blocks an SM)") {
+  // 1100 x 1300 x 1500: 99 tiles of 94 steps to 264 blocks, 35 or 36 steps each (3 / 8 of a
+  // tile's K, where 2 slices took 1 / 2 and 5 took two rounds), a tile in at most 4 pieces.
+  expect_plan<tilecraft::GemmPolicyLarge>(1100, 1300, 1500, 4, 560, 0, 264);
+  // 4096^3: 3 whole waves, then the last 232 tiles' steps dealt to a wave of 264.
+  expect_plan<tilecraft::GemmPolicyLarge>(4096, 4096, 4096, 3, 3584, 792, 264);
+  // 1024^3 keeps its 4 slices (256 of 264 slots; dealt out: 0.322 against 0.3125 rounds).
+  expect_plan<tilecraft::GemmPolicyLarge>(1024, 1024, 1024, 4, 256, 0, 0);
 }
 
 TEST_CASE("split_cost: rounds of a wave, lone blocks, and the partial sums' round trip") {
@@ -232,48 +297,57 @@ TEST_CASE("the default policy by shape and device") {
   using tilecraft::detail::choose_default;
   using C = tilecraft::detail::GemmChoice;
   const auto h200 = device(132, 227, 228), a100 = device(108, 163, 164), t4 = device(40, 64, 64);
+  // Equal K slices (the plans of operands that do not fill in vectors); dealt-out steps below.
+  GemmSplitLimits uniform{};
+  uniform.balanced = false;
   // Large C: the tiles whose waves modeled_time finds shortest (64 x 128 at 4096^3: their
   // faster pace; 64 x 64 at 2560^3 and 2500^3: 1600 tiles fill 3 waves of 528 and a tail of 16
   // that is split, where 400 tiles of 128 x 128 take two waves of 264; 128 x 128 at 3072^3, with
   // GemmPolicyHuge where it pays on vector-filled operands), the 3-stage 128 x 128 tiles where
   // 66 KiB do not fit (sm_75).
-  CHECK(choose_default<float>(4096, 4096, 4096, h200) == C::skinny);
-  CHECK(choose_default<float>(4096, 4096, 4096, a100) == C::skinny);
-  CHECK(choose_default<float>(4096, 4096, 4096, t4) == C::large3);
-  CHECK(choose_default<float>(2560, 2560, 2560, h200) == C::skinny);
-  CHECK(choose_default<float>(2500, 2501, 2503, h200) == C::skinny);
-  CHECK(choose_default<float>(3072, 3072, 3072, h200) == C::skinny);
-  CHECK(choose_default<float>(3072, 3072, 3072, t4) == C::large3);
+  CHECK(choose_default<float>(4096, 4096, 4096, h200, uniform) == C::skinny);
+  CHECK(choose_default<float>(4096, 4096, 4096, a100, uniform) == C::skinny);
+  CHECK(choose_default<float>(4096, 4096, 4096, t4, uniform) == C::large3);
+  CHECK(choose_default<float>(2560, 2560, 2560, h200, uniform) == C::skinny);
+  CHECK(choose_default<float>(2500, 2501, 2503, h200, uniform) == C::skinny);
+  CHECK(choose_default<float>(3072, 3072, 3072, h200, uniform) == C::skinny);
+  CHECK(choose_default<float>(3072, 3072, 3072, t4, uniform) == C::large3);
   // At most 64 rows, or fewer 128 x 128 tiles than 1.6 x the SMs (a wave of two blocks an SM at
   // most 80% full): Skinny for K >= 2048, else Medium when 64 x 64 tiles fill the SMs, else Small.
-  CHECK(choose_default<float>(64, 8192, 8192, h200) == C::skinny);
-  CHECK(choose_default<float>(64, 8192, 2047, h200) == C::small);            // 128 tiles of 64 x 64: < 132
-  CHECK(choose_default<float>(64, 8192 + 64 * 4, 2047, h200) == C::medium);  // 132 tiles
-  CHECK(choose_default<float>(1000, 999, 1001, h200) == C::medium);          // 64 tiles of 128: 256 of 64
-  CHECK(choose_default<float>(512, 512, 512, h200) == C::small);             // 64 tiles of 64 x 64
-  CHECK(choose_default<float>(2048, 1792, 512, h200) == C::skinny);          // 224 tiles of 128 x 128
-  CHECK(choose_default<float>(2048, 1665, 512, h200) == C::skinny);          // ragged: 224 too
-  CHECK(choose_default<float>(2048, 1664, 512, h200) == C::large);           // 208 tiles: < 211.2, split
-  CHECK(choose_default<float>(300, 2000, 5000, h200) == C::skinny);          // 80 tiles, K >= 2048
+  CHECK(choose_default<float>(64, 8192, 8192, h200, uniform) == C::skinny);
+  CHECK(choose_default<float>(64, 8192, 2047, h200, uniform) == C::small);            // 128 tiles of 64 x 64: < 132
+  CHECK(choose_default<float>(64, 8192 + 64 * 4, 2047, h200, uniform) == C::medium);  // 132 tiles
+  CHECK(choose_default<float>(1000, 999, 1001, h200, uniform) == C::medium);          // 64 tiles of 128: 256 of 64
+  CHECK(choose_default<float>(512, 512, 512, h200, uniform) == C::small);             // 64 tiles of 64 x 64
+  CHECK(choose_default<float>(2048, 1792, 512, h200, uniform) == C::skinny);          // 224 tiles of 128 x 128
+  CHECK(choose_default<float>(2048, 1665, 512, h200, uniform) == C::skinny);          // ragged: 224 too
+  CHECK(choose_default<float>(2048, 1664, 512, h200, uniform) == C::large);           // 208 tiles: < 211.2, split
+  CHECK(choose_default<float>(300, 2000, 5000, h200, uniform) == C::skinny);          // 80 tiles, K >= 2048
   // ... and Medium there where 64 x 128 tiles fill less than 80% of a wave and 64 x 64 ones
   // fill whole waves but for a short tail (split).
-  CHECK(choose_default<float>(1536, 1536, 4096, h200) == C::medium);  // 288 of 528; 576 = 528 + 48
+  CHECK(choose_default<float>(1536, 1536, 4096, h200, uniform) == C::medium);  // 288 of 528; 576 = 528 + 48
   // ... and 128 x 128 tiles split in K where modeled_time says they finish sooner than the
   // smaller tiles (split too, or in whole waves): 1024^3 in 4 slices (0.312 rounds of the
   // largest tiles, 64 x 64 tiles in 2 slices 0.32 at their pace), 1025^3 in 3, 1024 x 3072 x
   // 4096 in 4; not 1200^3 (2 slices: 0.548, 64 x 64 tiles in 4 slices 0.517); 1537 x 1539 x
   // 1541 in 3 (0.77; its 625 tiles of 64 x 64 take a wave of 528 and a tail of 97: 1.14).
-  CHECK(choose_default<float>(1024, 1024, 1024, h200) == C::large);
-  CHECK(choose_default<float>(1025, 1025, 1025, h200) == C::large);
-  CHECK(choose_default<float>(1024, 3072, 4096, h200) == C::large);
-  CHECK(choose_default<float>(2048, 1536, 4096, h200) == C::large);
-  CHECK(choose_default<float>(1200, 1200, 1200, h200) == C::medium);
-  CHECK(choose_default<float>(1537, 1539, 1541, h200) == C::medium);
-  CHECK(choose_default<float>(1536, 1536, 1536, h200) == C::medium);
+  CHECK(choose_default<float>(1024, 1024, 1024, h200, uniform) == C::large);
+  CHECK(choose_default<float>(1025, 1025, 1025, h200, uniform) == C::large);
+  CHECK(choose_default<float>(1024, 3072, 4096, h200, uniform) == C::large);
+  CHECK(choose_default<float>(2048, 1536, 4096, h200, uniform) == C::large);
+  CHECK(choose_default<float>(1200, 1200, 1200, h200, uniform) == C::medium);
+  CHECK(choose_default<float>(1537, 1539, 1541, h200, uniform) == C::medium);
+  CHECK(choose_default<float>(1536, 1536, 1536, h200, uniform) == C::medium);
   // modeled_time past a wave: a round per whole wave, the tail by split_cost.
   using tilecraft::detail::facts_of;
   using tilecraft::detail::modeled_time;
-  const GemmSplitLimits split{};
+  // Dealt out, where the operands fill in vectors: 1100 x 1300 x 1500, 1536^3 and 1536 x 1536 x
+  // 4096 on 128 x 128 tiles (a wave of 264 blocks, no lone ones), 1800^3 on 64 x 128.
+  CHECK(choose_default<float>(1100, 1300, 1500, h200) == C::large);
+  CHECK(choose_default<float>(1536, 1536, 1536, h200) == C::large);
+  CHECK(choose_default<float>(1536, 1536, 4096, h200) == C::large);
+  CHECK(choose_default<float>(1800, 1800, 1800, h200) == C::skinny);
+  const GemmSplitLimits split = uniform;
   CHECK(modeled_time(facts_of<tilecraft::GemmPolicyLarge>(), 1.0, 2500, 2501, 2503, 132, split) < 1.7);
   CHECK(modeled_time(facts_of<tilecraft::GemmPolicyLarge>(), 1.0, 4096, 4096, 4096, 132, split) ==
         doctest::Approx(4.0));

@@ -80,20 +80,39 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
   const std::int64_t tiles_m = ceil_div<std::int64_t>(c.rows, Tiled::shape::tile_m);
   const std::int64_t tiles_n = ceil_div<std::int64_t>(c.cols, Tiled::shape::tile_n);
   const std::int64_t tiles = tiles_m * tiles_n;
-  SplitPlan plan = split_k_plan(facts_of<Policy>(), c.rows, c.cols, k, sms, split_limits);
+  // The operands as views in their own order: a is M x K, b is K x N.
+  auto as = [](const MatrixRef<const T>& x, auto order) {
+    return MatrixRef<const T, decltype(order)::value>{x.data, x.rows, x.cols, x.ld};
+  };
+  using Row = std::integral_constant<Order, Order::row_major>;
+  using Col = std::integral_constant<Order, Order::col_major>;
+  // Whether the kernel launched fills in vectors: only those deal K steps out (gemm_kernel).
+  const bool vector_kernel = [&] {
+    const bool a_row = p.order_a == Order::row_major, b_row = p.order_b == Order::row_major;
+    if (a_row && !b_row) return false;  // both K-contiguous: the element-by-element kernel
+    return a_row ? Tiled::vector_fill_ok(as(p.a, Row{}), as(p.b, Row{}))
+                 : (b_row ? Tiled::vector_fill_ok(as(p.a, Col{}), as(p.b, Row{}))
+                          : Tiled::vector_fill_ok(as(p.a, Col{}), as(p.b, Col{})));
+  }();
+  GemmSplitLimits limits = split_limits;
+  limits.balanced = limits.balanced && vector_kernel;
+  SplitPlan plan = split_k_plan(facts_of<Policy>(), c.rows, c.cols, k, sms, limits);
   const std::int64_t tail = tiles - plan.whole;
-  if (plan.slices > 1 && plan.whole + tail * plan.slices > INT_MAX) plan = SplitPlan{1, k};  // one block a unit
+  // The blocks after the whole tiles': tail x slices, or the units the tail's steps are dealt to.
+  auto split_units = [&] { return plan.units > 0 ? plan.units : tail * plan.slices; };
+  if (plan.slices > 1 && plan.whole + split_units() > INT_MAX) plan = SplitPlan{1, k};  // one block a unit
   KSlices<T> slices{tiles, k, nullptr};
   if (plan.slices > 1) {
     constexpr auto tile_elems = static_cast<std::size_t>(Tiled::shape::tile_m) * Tiled::shape::tile_n;
     const std::size_t bytes = static_cast<std::size_t>(plan.slices * tail) * tile_elems * sizeof(T);
     if (workspace_alloc(reinterpret_cast<void**>(&slices.partial), bytes, stream) == cudaSuccess) {
-      slices = KSlices<T>{plan.whole, plan.k_slice, slices.partial};
+      slices = KSlices<T>{plan.whole, plan.k_slice, slices.partial, plan.units,
+                          ceil_div<std::int64_t>(k, Tiled::shape::tile_k)};
     } else {
       plan = SplitPlan{1, k};  // no workspace (no memory pools, or no memory): unsplit
     }
   }
-  const std::int64_t units = slices.partial != nullptr ? plan.whole + tail * plan.slices : tiles;
+  const std::int64_t units = slices.partial != nullptr ? plan.whole + split_units() : tiles;
 
   auto launch = [&](auto a, auto b) -> cudaError_t {
     constexpr Order oa = decltype(a)::order;
@@ -112,12 +131,6 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
     TILECRAFT_RETURN_IF_ERROR(last_launch_error());
     return after.empty() ? cudaSuccess : after.launch(after.context, stream);
   };
-  // The operands as views in their own order: a is M x K, b is K x N.
-  auto as = [](const MatrixRef<const T>& x, auto order) {
-    return MatrixRef<const T, decltype(order)::value>{x.data, x.rows, x.cols, x.ld};
-  };
-  using Row = std::integral_constant<Order, Order::row_major>;
-  using Col = std::integral_constant<Order, Order::col_major>;
   cudaError_t status = cudaSuccess;
   if constexpr (VectorOnly) {
     const bool vector_orders = p.order_a == Order::col_major && p.order_b == Order::row_major;
@@ -293,7 +306,10 @@ template <class Policy, class T, class Epilogue>
     return run_packed<Policy>(p, epi, sms, tuned, stream);
   } else {
     const std::int64_t k = p.a.cols;
-    const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, k, limits, tuned.split);
+    // The plan deals K steps out only where the kernel fills in vectors (launch_product).
+    GemmSplitLimits split = tuned.split;
+    split.balanced = split.balanced && simt_fills_in_vectors(p);
+    const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, k, limits, split);
     const EdgePlan edge = edge_plan(facts_of_choice(choice), p.c.rows, p.c.cols, k, tuned.edge);
     if (edge.rows == 0 && edge.cols == 0) return run_choice(choice, p, epi, sms, tuned, stream);
     // The whole tile rows and columns by the policy their own shape takes, then the edge.
@@ -317,7 +333,7 @@ template <class Policy, class T, class Epilogue>
                               return run_edges(*e.p, *e.epi, e.edge, true, s);
                             },
                             &edges};
-    const GemmChoice inner = choose_default<T>(q.c.rows, q.c.cols, k, limits, tuned.split);
+    const GemmChoice inner = choose_default<T>(q.c.rows, q.c.cols, k, limits, split);
     TILECRAFT_RETURN_IF_ERROR(run_choice(inner, q, epi, sms, tuned, stream, after));
     // edge_plan leaves whole tiles before the edge, so a successful run_choice has launched a
     // product and the edge with it. Should a path ever skip it, the edge runs after it instead,

@@ -10,6 +10,7 @@
 #include "../../config.cuh"
 #include "../../gemm/tiled_gemm.cuh"
 #include "../../memory/matrix_ref.cuh"
+#include "gemm_plan.cuh"
 
 namespace tilecraft::detail {
 
@@ -36,12 +37,16 @@ struct LauncherEpilogue {
 //! Where K is split (SplitPlan): the tiles [0, whole) (in grouped order) keep K whole and go
 //! through the epilogue into C; each of the `tail` tiles after them is split into slices of
 //! k_slice, slice s of tail tile t storing its raw product as the tile_m x tile_n row-major
-//! block (s x tail + t) of `partial`. partial == nullptr: every tile whole.
+//! block (s x tail + t) of `partial`. partial == nullptr: every tile whole. units > 0: the
+//! tail tiles' K steps (`steps` each) are dealt out to `units` blocks instead (BalancedSplit),
+//! piece j of tail tile t stored as block (j x tail + t); k_slice is then unused.
 template <class T>
 struct KSlices {
   std::int64_t whole;
   std::int64_t k_slice;
   T* partial;
+  std::int64_t units = 0;
+  std::int64_t steps = 0;
 };
 
 //! A C tile's coordinates in tiles.
@@ -64,9 +69,10 @@ TILECRAFT_HOST_DEVICE constexpr TileCoord grouped_tile(std::int64_t block, std::
 #if defined(__CUDACC__)
 
 //! One C tile, or one K slice of a tail tile, per block: unit blockIdx.x of
-//! whole + tail x slices (KSlices). Lets the kernels after it launch once every block has
-//! started (the split-K reduction, which waits for it inside; the ragged edge's thin products,
-//! which read none of its stores).
+//! whole + tail x slices (KSlices); or, where the tail tiles' steps are dealt out
+//! (KSlices::units), a share of them, the pieces of one or more tiles one after the other. Lets the kernels after it
+//! launch once every block has started (the split-K reduction, which waits for it inside; the ragged edge's thin
+//! products, which read none of its stores).
 template <class Policy, Order OA, Order OB, bool VectorFill, class Epilogue>
 __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per_sm)
     gemm_kernel(MatrixRef<const typename Policy::element_type, OA> a,
@@ -75,7 +81,7 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
                 KSlices<typename Policy::element_type> slices) {
   using Tiled = typename Policy::tiled;
   using T = typename Policy::element_type;
-  constexpr int tm = Tiled::shape::tile_m, tn = Tiled::shape::tile_n;
+  constexpr int tm = Tiled::shape::tile_m, tn = Tiled::shape::tile_n, tk = Tiled::shape::tile_k;
   extern __shared__ __align__(16) unsigned char gemm_smem[];
   auto& storage = *reinterpret_cast<typename Tiled::TempStorage*>(gemm_smem);
   // The kernels after it may launch once every block here has started: the split-K reduction
@@ -87,25 +93,50 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   // product of its own, the tile's rows of A times its columns of B into the slice's block of
   // partial sums. The vector fills stay aligned: m0 and n0 are whole vectors, k0 * ld moves by
   // whole rows of vectors, and a K-contiguous operand is filled element by element.
-  const std::int64_t unit = blockIdx.x;
-  const bool whole = unit < slices.whole;
-  const std::int64_t tail = tiles_m * tiles_n - slices.whole;
-  const std::int64_t slice = whole ? 0 : (unit - slices.whole) / tail;
-  const std::int64_t t = whole ? unit - slices.whole : (unit - slices.whole) % tail;
-  const TileCoord tile = grouped_tile(slices.whole + t, tiles_m, tiles_n, Policy::group_m);
-  const std::int64_t m0 = whole ? 0 : tile.m * tm, n0 = whole ? 0 : tile.n * tn;
-  const std::int64_t k0 = slice * slices.k_slice;
-  const std::int64_t k_len = whole ? a.cols : (a.cols - k0 < slices.k_slice ? a.cols - k0 : slices.k_slice);
-  const std::int64_t rows = whole ? a.rows : (a.rows - m0 < tm ? a.rows - m0 : tm);
-  const std::int64_t cols = whole ? b.cols : (b.cols - n0 < tn ? b.cols - n0 : tn);
-  const MatrixRef<const T, OA> a_part{OA == Order::row_major ? a.data + m0 * a.ld + k0 : a.data + k0 * a.ld + m0, rows,
-                                      k_len, a.ld};
-  const MatrixRef<const T, OB> b_part{OB == Order::row_major ? b.data + k0 * b.ld + n0 : b.data + n0 * b.ld + k0, k_len,
-                                      cols, b.ld};
-  const MatrixRef<T> out = whole ? c : MatrixRef<T>{slices.partial + (slice * tail + t) * (tm * tn), rows, cols, tn};
-  Epilogue e = epi;
-  e.raw = !whole;
-  Tiled::template run<VectorFill>(storage, a_part, b_part, out, whole ? tile.m * tm : 0, whole ? tile.n * tn : 0, e);
+  // A share of dealt-out steps (KSlices::units) is the steps [x, end) of the tail tiles', one
+  // piece of a tile per pass; any other unit is one pass. Only kernels that fill in vectors
+  // deal (the dispatch plans no dealt shares for the others): a loop around the block-level
+  // GEMM costs the element-by-element fill 17 registers and 3% more instructions a K step,
+  // the vector fills nothing measurable (benchmarks/TUNING.md). Without it this is one pass.
+  constexpr bool can_deal = VectorFill;
+  TILECRAFT_ASSERT((can_deal || slices.units == 0) && "gemm_kernel: dealt K steps need the vector fill");
+  std::int64_t x = 0, end = 0;
+  if (can_deal && static_cast<std::int64_t>(blockIdx.x) >= slices.whole && slices.units > 0) {
+    const BalancedSplit deal{tiles_m * tiles_n - slices.whole, slices.steps, slices.units};
+    x = deal.begin(blockIdx.x - slices.whole);
+    end = deal.begin(blockIdx.x - slices.whole + 1);
+  }
+  do {
+    const std::int64_t unit = blockIdx.x;
+    const bool whole = unit < slices.whole;
+    const std::int64_t tail = tiles_m * tiles_n - slices.whole;
+    std::int64_t slice = whole ? 0 : (unit - slices.whole) / tail;
+    std::int64_t t = whole ? unit - slices.whole : (unit - slices.whole) % tail;
+    std::int64_t k0 = slice * slices.k_slice;
+    std::int64_t k_len = whole ? a.cols : (a.cols - k0 < slices.k_slice ? a.cols - k0 : slices.k_slice);
+    if (can_deal && x < end) {
+      t = x / slices.steps;
+      const std::int64_t first = t * slices.steps;
+      const std::int64_t stop = end < first + slices.steps ? end : first + slices.steps;
+      slice = unit - slices.whole - BalancedSplit{tail, slices.steps, slices.units}.first(t);
+      k0 = (x - first) * tk;
+      k_len = (a.cols < (stop - first) * tk ? a.cols : (stop - first) * tk) - k0;
+      x = stop;
+    }
+    const TileCoord tile = grouped_tile(slices.whole + t, tiles_m, tiles_n, Policy::group_m);
+    const std::int64_t m0 = whole ? 0 : tile.m * tm, n0 = whole ? 0 : tile.n * tn;
+    const std::int64_t rows = whole ? a.rows : (a.rows - m0 < tm ? a.rows - m0 : tm);
+    const std::int64_t cols = whole ? b.cols : (b.cols - n0 < tn ? b.cols - n0 : tn);
+    const MatrixRef<const T, OA> a_part{OA == Order::row_major ? a.data + m0 * a.ld + k0 : a.data + k0 * a.ld + m0,
+                                        rows, k_len, a.ld};
+    const MatrixRef<const T, OB> b_part{OB == Order::row_major ? b.data + k0 * b.ld + n0 : b.data + n0 * b.ld + k0,
+                                        k_len, cols, b.ld};
+    const MatrixRef<T> out = whole ? c : MatrixRef<T>{slices.partial + (slice * tail + t) * (tm * tn), rows, cols, tn};
+    Epilogue e = epi;
+    e.raw = !whole;
+    // (run ends with a barrier, after which the next pass may refill the storage.)
+    Tiled::template run<VectorFill>(storage, a_part, b_part, out, whole ? tile.m * tm : 0, whole ? tile.n * tn : 0, e);
+  } while (can_deal && x < end);
 }
 
 //! How the split-K reduction covers a tail tile: `threads` threads a block, `vec` elements a
@@ -121,7 +152,8 @@ struct SplitReduceShape {
 };
 
 //! C = epi(sum of the K slices' products, C) over the tail tiles (KSlices): block (t, chunk)
-//! sums its chunk of tail tile t, each element's slices in slice order (deterministic). Waits
+//! sums its chunk of tail tile t, each element's slices in slice order (deterministic): `count`
+//! slices, or the tile's pieces where its steps were dealt out (KSlices::units). Waits
 //! first for the kernel before it where it is launched as a programmatic dependent: the GEMM
 //! kernel, or the last of the thin kernels launched after it, whose completion implies the GEMM
 //! kernel's (each waits for the kernel before it as it exits). The
@@ -137,6 +169,9 @@ __global__ void __launch_bounds__(SplitReduceShape<T, TileM, TileN>::threads)
   const int in_tile = (static_cast<int>(blockIdx.y) * Shape::threads + static_cast<int>(threadIdx.x)) * vec;
   if (in_tile >= Shape::tile) return;
   const std::int64_t t = blockIdx.x;
+  if (slices.units > 0) {
+    count = static_cast<int>(BalancedSplit{tiles_m * tiles_n - slices.whole, slices.steps, slices.units}.pieces(t));
+  }
   const TileCoord at = grouped_tile(slices.whole + t, tiles_m, tiles_n, GroupM);
   const std::int64_t r = at.m * TileM + in_tile / TileN;
   const std::int64_t col = at.n * TileN + in_tile % TileN;

@@ -29,13 +29,15 @@ namespace tilecraft::detail {
 //! microseconds), the workspace at most max_bytes. The SIMT kernel's waves (split_k_plan only)
 //! hold wave_blocks_per_sm blocks an SM (0: the policy's min_blocks_per_sm); split_tail: the
 //! tiles of a last partial wave behind whole ones are split too (false: only products with
-//! fewer tiles than a wave).
+//! fewer tiles than a wave). balanced: the split tiles' K steps may also be dealt out to a
+//! wave of blocks in equal shares (see BalancedSplit) where split_cost says that pays.
 struct GemmSplitLimits {
   std::int64_t min_slice = 256;
   double min_volume = 268435456.0;  // 2^28 multiply-adds
   std::int64_t max_bytes = std::int64_t{64} << 20;
   int wave_blocks_per_sm = 0;
   bool split_tail = true;
+  bool balanced = true;
 };
 
 //! When an operand is packed (see pack_plan): the other side of C at least min_side and the
@@ -241,6 +243,15 @@ bool both_fill_in_vectors(const GemmProblem<T>& p) {
          rows_vector_aligned(p.b);
 }
 
+//! Whether the SIMT kernel for `p` fills in 16-byte vectors (TiledGemm::vector_fill_ok): an
+//! operand that is not K-contiguous (A column-major, B row-major), and every such one aligned
+//! for it. Only those kernels deal K steps out (BalancedSplit).
+template <class T>
+bool simt_fills_in_vectors(const GemmProblem<T>& p) {
+  const bool a_vector = !k_contiguous_a(p.order_a), b_vector = !k_contiguous_b(p.order_b);
+  return (a_vector || b_vector) && (!a_vector || rows_vector_aligned(p.a)) && (!b_vector || rows_vector_aligned(p.b));
+}
+
 // ---- what a policy contributes to the plan ---------------------------------------------------
 
 //! The numbers of a policy the plan needs (so the rules are plain functions).
@@ -269,11 +280,47 @@ constexpr int wave_blocks_per_sm(const PolicyFacts& f, const GemmSplitLimits& li
 
 //! A split of K: `slices` slices of k_slice (a whole number of K steps; the last may be
 //! shorter), or slices == 1 and k_slice == k. split_k_plan: the tiles [0, whole) (in the
-//! kernel's order) keep K whole, the others are split.
+//! kernel's order) keep K whole, the others are split. units > 0: the split tiles' K steps are
+//! dealt out to `units` blocks in equal shares instead (BalancedSplit); k_slice is then the
+//! shortest share (in elements of K) and slices the most pieces a tile is cut into, the slices
+//! of partial sums a tile needs.
 struct SplitPlan {
   int slices;
   std::int64_t k_slice;
   std::int64_t whole = 0;
+  std::int64_t units = 0;
+};
+
+//! The K steps of `tiles` tiles (`steps` each, S = tiles x steps in all, tile after tile and
+//! each tile's in K order) dealt out to `units` blocks in equal shares: unit u takes the steps
+//! [begin(u), begin(u + 1)), begin(u) = floor(u S / units), so the shares differ by at most
+//! one step and one may run across the end of a tile into the next. Piece j of tile t is the
+//! part of it unit first(t) + j holds; its partial sums are slice j of the tile. Every C tile
+//! then takes the same K steps as its share of the wave, where equal slices of each tile leave
+//! some SMs one block short (99 tiles of 2 slices on 264 slots: the SMs with two blocks set
+//! the time; dealt out, every slot takes 3 / 8 of a tile's K instead of 1 / 2). Needs S >= units
+//! (no empty share) and units x S < 2^63. The same arithmetic on the host (plan, workspace,
+//! reduction) and in the kernel.
+struct BalancedSplit {
+  std::int64_t tiles, steps, units;
+  TILECRAFT_HOST_DEVICE constexpr std::int64_t total() const { return tiles * steps; }
+  //! The first step of unit u's share (begin(units) == total()).
+  TILECRAFT_HOST_DEVICE constexpr std::int64_t begin(std::int64_t u) const { return u * total() / units; }
+  //! The unit whose share holds step x: the last u with begin(u) <= x.
+  TILECRAFT_HOST_DEVICE constexpr std::int64_t unit_of(std::int64_t x) const {
+    return ((x + 1) * units + total() - 1) / total() - 1;
+  }
+  //! The unit holding tile t's first step.
+  TILECRAFT_HOST_DEVICE constexpr std::int64_t first(std::int64_t t) const { return unit_of(t * steps); }
+  //! The pieces tile t is cut into (its slices of partial sums).
+  TILECRAFT_HOST_DEVICE constexpr std::int64_t pieces(std::int64_t t) const {
+    return unit_of((t + 1) * steps - 1) - first(t) + 1;
+  }
+  //! At least pieces(t) for every t: a tile's steps meet at most ceil(steps / shortest share)
+  //! shares whole, and one more where they start inside a share.
+  TILECRAFT_HOST_DEVICE constexpr std::int64_t most_pieces() const {
+    return (steps + total() / units - 1) / (total() / units) + 1;
+  }
 };
 
 //! K in `wanted` slices or fewer: at most max_slices, each at least limits.min_slice and whole
@@ -303,7 +350,17 @@ inline SplitPlan k_slices(std::int64_t wanted, std::int64_t k, int tile_k, std::
 //! its freed slots together, not one an SM). Each slice also writes and reads its partial sums:
 //! on the H100 / H200 an SM does about 15 multiply-adds per byte the GPU moves, so a slice costs
 //! tiles / (2 k per_sm) of a round.
+//! A balanced plan (units > 0) takes tiles / units of a round's K on its units and writes
+//! and reads units + tiles - 1 pieces at most.
 inline double split_cost(std::int64_t tiles, std::int64_t k, int sms, int per_sm, const SplitPlan& plan) {
+  if (plan.units > 0) {
+    const std::int64_t wave = static_cast<std::int64_t>(sms) * per_sm;
+    const double rounds =
+        plan.units <= sms ? (per_sm <= 2 ? 0.6 : 1.0) : static_cast<double>(ceil_div(plan.units, wave));
+    const double share = static_cast<double>(tiles) / static_cast<double>(plan.units);
+    const double pieces = static_cast<double>(plan.units + tiles - 1);
+    return rounds * share + pieces / (2.0 * static_cast<double>(k) * per_sm);
+  }
   const std::int64_t units = tiles * plan.slices;
   const std::int64_t wave = static_cast<std::int64_t>(sms) * per_sm;
   const double rounds = units <= sms ? (per_sm <= 2 ? 0.6 : 1.0) : static_cast<double>(ceil_div(units, wave));
@@ -312,8 +369,28 @@ inline double split_cost(std::int64_t tiles, std::int64_t k, int sms, int per_sm
   return rounds * share + reduce * plan.slices;
 }
 
+//! The K steps of `tiles` tiles dealt out to a wave of blocks (BalancedSplit), or slices == 1
+//! where that breaks a limit: shares of at least limits.min_slice (and one K step), at most
+//! f.max_split_k pieces a tile, their partial sums within limits.max_bytes.
+inline SplitPlan balanced_split(const PolicyFacts& f, std::int64_t tiles, std::int64_t k, int sms, int per_sm,
+                                const GemmSplitLimits& limits) {
+  const SplitPlan whole{1, k};
+  const std::int64_t units = static_cast<std::int64_t>(sms) * per_sm;
+  const std::int64_t steps = ceil_div<std::int64_t>(k, f.tile_k);
+  const std::int64_t min_steps = limits.min_slice > f.tile_k ? ceil_div<std::int64_t>(limits.min_slice, f.tile_k) : 1;
+  if (!limits.balanced || tiles <= 0 || units <= tiles || steps > INT64_MAX / 4 / tiles) return whole;
+  const std::int64_t total = tiles * steps;
+  if (total / units < min_steps || total > INT64_MAX / 4 / units) return whole;
+  const BalancedSplit deal{tiles, steps, units};
+  const std::int64_t pieces = deal.most_pieces();
+  const std::int64_t tile_bytes = static_cast<std::int64_t>(f.tile_m) * f.tile_n * f.element_bytes;
+  if (pieces > f.max_split_k || pieces * tiles > limits.max_bytes / tile_bytes) return whole;
+  return SplitPlan{static_cast<int>(pieces), total / units * f.tile_k, 0, units};
+}
+
 //! The split of K with the least split_cost for a product with fewer tiles than a wave (every
-//! tile split alike), among the slice counts k_slices allows.
+//! tile split alike, or the tiles' K steps dealt out to a wave: balanced_split), among the
+//! slice counts k_slices allows.
 inline SplitPlan cheapest_split(const PolicyFacts& f, std::int64_t tiles, std::int64_t k, int sms, int per_sm,
                                 const GemmSplitLimits& limits) {
   const std::int64_t tile_bytes = static_cast<std::int64_t>(f.tile_m) * f.tile_n * f.element_bytes;
@@ -327,6 +404,8 @@ inline SplitPlan cheapest_split(const PolicyFacts& f, std::int64_t tiles, std::i
       best_cost = cost;
     }
   }
+  const SplitPlan dealt = balanced_split(f, tiles, k, sms, per_sm, limits);
+  if (dealt.units > 0 && split_cost(tiles, k, sms, per_sm, dealt) < best_cost) best = dealt;
   return best;
 }
 
