@@ -86,7 +86,10 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
   };
   using Row = std::integral_constant<Order, Order::row_major>;
   using Col = std::integral_constant<Order, Order::col_major>;
-  // Whether the kernel launched fills in vectors: only those deal K steps out (gemm_kernel).
+  // Whether the kernel launched fills in vectors: only those deal K steps out (gemm_kernel). Not
+  // where kernels run beside it (`after`, the ragged edge's): they take the block slots its last
+  // wave leaves free, and a deal fills every slot (4097 x 4095 x 4093: 0.942 -> 0.893 of cuBLAS
+  // when its last wave of 464 tiles was dealt to all 528 slots; benchmarks/TUNING.md).
   const bool vector_kernel = [&] {
     const bool a_row = p.order_a == Order::row_major, b_row = p.order_b == Order::row_major;
     if (a_row && !b_row) return false;  // both K-contiguous: the element-by-element kernel
@@ -95,7 +98,7 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
                           : Tiled::vector_fill_ok(as(p.a, Col{}), as(p.b, Col{})));
   }();
   GemmSplitLimits limits = split_limits;
-  limits.balanced = limits.balanced && vector_kernel;
+  limits.balanced = limits.balanced && vector_kernel && after.empty();
   SplitPlan plan = split_k_plan(facts_of<Policy>(), c.rows, c.cols, k, sms, limits);
   const std::int64_t tail = tiles - plan.whole;
   // The blocks after the whole tiles': tail x slices, or the units the tail's steps are dealt to.
@@ -333,7 +336,9 @@ template <class Policy, class T, class Epilogue>
                               return run_edges(*e.p, *e.epi, e.edge, true, s);
                             },
                             &edges};
-    const GemmChoice inner = choose_default<T>(q.c.rows, q.c.cols, k, limits, split);
+    GemmSplitLimits beside = split;  // (launch_product deals nothing out beside the edge)
+    beside.balanced = false;
+    const GemmChoice inner = choose_default<T>(q.c.rows, q.c.cols, k, limits, beside);
     TILECRAFT_RETURN_IF_ERROR(run_choice(inner, q, epi, sms, tuned, stream, after));
     // edge_plan leaves whole tiles before the edge, so a successful run_choice has launched a
     // product and the edge with it. Should a path ever skip it, the edge runs after it instead,
