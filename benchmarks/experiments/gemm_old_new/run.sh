@@ -10,13 +10,14 @@
 # On the GPU machine (the device tool with carry: ["build/exp"]):
 #   build/exp/run.sh 1025x1025x1025 1024x1024x1024 ...        # "new": the working tree's include
 #   NEWINC=old/include build/exp/run.sh ...                   # the same library twice: the harness's own bias
+#   OLDFLAGS=-DTC_NO_DEAL build/exp/run.sh ...                 # "old" without dealt K steps (lib.cu)
 # Row-major A (M x K), B (K x N) and C, alpha 1, beta 0. Each version is compiled with
 # -Dtilecraft=tc_old / tc_new, so both link into one binary.
 cd "$(dirname "$0")" || exit 1
 F="-std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a --extended-lambda"
 mkdir -p bin
-nvcc $F -I old/include -Dtilecraft=tc_old -DFN=gemm_old -c lib.cu -o bin/old.o &
-nvcc $F -I "${NEWINC:-../../include}" -Dtilecraft=tc_new -DFN=gemm_new -c lib.cu -o bin/new.o &
+nvcc $F $OLDFLAGS -I old/include -Dtilecraft=tc_old -DFN=gemm_old -c lib.cu -o bin/old.o &
+nvcc $F $NEWFLAGS -I "${NEWINC:-../../include}" -Dtilecraft=tc_new -DFN=gemm_new -c lib.cu -o bin/new.o &
 nvcc $F -c prof.cu -o bin/prof.o &
 wait
 nvcc $F bin/old.o bin/new.o bin/prof.o -o bin/prof -lcublas || exit 1
