@@ -97,9 +97,11 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   // piece of a tile per pass; any other unit is one pass. Only kernels that fill in vectors
   // deal (the dispatch plans no dealt shares for the others): a loop around the block-level
   // GEMM costs the element-by-element fill 17 registers and 3% more instructions a K step,
-  // the vector fills nothing measurable (benchmarks/TUNING.md). Without it this is one pass.
-  constexpr bool can_deal = VectorFill;
-  TILECRAFT_ASSERT((can_deal || slices.units == 0) && "gemm_kernel: dealt K steps need the vector fill");
+  // the vector fills 16 to 27 (benchmarks/TUNING.md); nor do policies that never split K
+  // (GemmPolicyHuge). Without it this is one pass.
+  constexpr bool can_deal = VectorFill && Policy::max_split_k > 1;
+  TILECRAFT_ASSERT((can_deal || slices.units == 0) &&
+                   "gemm_kernel: dealt K steps need the vector fill and a policy that splits K");
   std::int64_t x = 0, end = 0;
   if (can_deal && static_cast<std::int64_t>(blockIdx.x) >= slices.whole && slices.units > 0) {
     const BalancedSplit deal{tiles_m * tiles_n - slices.whole, slices.steps, slices.units};
