@@ -37,28 +37,26 @@ TEST_CASE_TEMPLATE("gemm: few C tiles and a long K (K split across blocks, summe
   });
 }
 
-TEST_CASE_TEMPLATE("gemm: the last wave's tiles in K slices behind whole waves (summed by a second kernel)", T, float,
-                   double) {
-  // 64 x 64 tiles, 4 blocks an SM, planned for 4 SMs: waves of 16 tiles. Each shape leaves a
-  // last wave of 1 or 2 tiles behind whole ones, which split_k_plan splits in 3 or more slices
-  // (the first three are small enough for the sanitizers' light runs).
+// Products on GemmPolicyMedium's 64 x 64 tiles (4 blocks an SM) planned for 4 SMs, so waves of
+// 16 blocks, with K slices of at least 16 (`balanced`: dealt K steps allowed). Each shape's
+// plan must meet `premise` (what the test is about); then every layout, order and transpose
+// against cuBLAS and the host reference, alpha -1.5, beta 0 or 0.75.
+template <class T, std::size_t N, class Premise>
+void check_medium_on_4_sms(const std::int64_t (&shapes)[N][3], bool balanced, Premise premise, std::uint64_t salt) {
   using Medium =
       std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyMedium, tilecraft::GemmPolicyMediumF64>;
   tilecraft::detail::GemmTunables tunables;
   tunables.split = {16, 0.0, std::int64_t{64} << 20};
+  tunables.split.balanced = balanced;
   tunables.sms = 4;
-  const std::int64_t shapes[][3] = {{1, 1058, 64}, {2, 1100, 100}, {1030, 3, 200}, {190, 350, 300}, {1083, 33, 1000}};
   for (const auto& s : shapes) {
-    const tilecraft::detail::SplitPlan plan =
-        tilecraft::detail::split_k_plan(tilecraft::detail::facts_of<Medium>(), s[0], s[1], s[2], 4, tunables.split);
     INFO(s[0], " x ", s[1], " x ", s[2]);
-    REQUIRE(plan.whole >= 16);  // the test's premise: whole waves, then a split tail
-    REQUIRE(plan.slices >= 3);
+    premise(
+        tilecraft::detail::split_k_plan(tilecraft::detail::facts_of<Medium>(), s[0], s[1], s[2], 4, tunables.split));
   }
   const auto run = run_gemm<T, Medium>(tunables);
   std::optional<Cublas> slot;
   const Cublas* cublas = cublas_if_full(slot);
-  std::uint64_t salt = 1700;
   for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
     const T beta = variant % 2 == 0 ? T(0) : T(0.75);
     check_gemm(make_problem(c, s[0], s[1], s[2], layout, T(-1.5), beta), ++salt, run, cublas, true,
@@ -66,35 +64,34 @@ TEST_CASE_TEMPLATE("gemm: the last wave's tiles in K slices behind whole waves (
   });
 }
 
+TEST_CASE_TEMPLATE("gemm: the last wave's tiles in K slices behind whole waves (summed by a second kernel)", T, float,
+                   double) {
+  // Each shape leaves a last wave of 1 or 2 tiles behind whole ones, which split_k_plan splits
+  // in 3 or more equal slices (the first three are small enough for the sanitizers' light runs).
+  const std::int64_t shapes[][3] = {{1, 1058, 64}, {2, 1100, 100}, {1030, 3, 200}, {190, 350, 300}, {1083, 33, 1000}};
+  check_medium_on_4_sms<T>(
+      shapes, false,
+      [](const tilecraft::detail::SplitPlan& plan) {
+        REQUIRE(plan.whole >= 16);  // the test's premise: whole waves, then a split tail
+        REQUIRE(plan.slices >= 3);
+      },
+      1700);
+}
+
 TEST_CASE_TEMPLATE("gemm: the split tiles' K steps dealt out to a wave of blocks, shares across tiles", T, float,
                    double) {
-  // 64 x 64 tiles, 4 blocks an SM, planned for 4 SMs: a wave of 16 blocks. Each shape's split
-  // tiles (all of them under a wave, or the last wave's behind whole ones) have their K steps
-  // dealt out to the 16 blocks (BalancedSplit), so shares run across tile boundaries; 190 x 350
-  // x 300 cuts a tile into up to 11 pieces of 2 steps. Operands that fill in vectors deal; the
-  // others (unaligned layouts) split K into equal slices.
-  using Medium =
-      std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyMedium, tilecraft::GemmPolicyMediumF64>;
-  tilecraft::detail::GemmTunables tunables;
-  tunables.split = {16, 0.0, std::int64_t{64} << 20};
-  tunables.sms = 4;
+  // Each shape's split tiles (all of them under a wave, or the last wave's behind whole ones)
+  // have their K steps dealt out to the 16 blocks (BalancedSplit), so shares run across tile
+  // boundaries; 190 x 350 x 300 cuts a tile into up to 11 pieces of 2 steps. Operands that
+  // fill in vectors deal; the others (unaligned layouts) split K into equal slices.
   const std::int64_t shapes[][3] = {
       {100, 100, 2000}, {130, 190, 700}, {200, 300, 1000}, {190, 350, 300}, {33, 700, 1200}};
-  for (const auto& s : shapes) {
-    const tilecraft::detail::SplitPlan plan =
-        tilecraft::detail::split_k_plan(tilecraft::detail::facts_of<Medium>(), s[0], s[1], s[2], 4, tunables.split);
-    INFO(s[0], " x ", s[1], " x ", s[2]);
-    REQUIRE(plan.units == 16);  // the test's premise: the steps dealt out
-  }
-  const auto run = run_gemm<T, Medium>(tunables);
-  std::optional<Cublas> slot;
-  const Cublas* cublas = cublas_if_full(slot);
-  std::uint64_t salt = 1800;
-  for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
-    const T beta = variant % 2 == 0 ? T(0) : T(0.75);
-    check_gemm(make_problem(c, s[0], s[1], s[2], layout, T(-1.5), beta), ++salt, run, cublas, true,
-               Fill{false, beta == T(0)});
-  });
+  check_medium_on_4_sms<T>(
+      shapes, true,
+      [](const tilecraft::detail::SplitPlan& plan) {
+        REQUIRE(plan.units == 16);  // the test's premise: the steps dealt out
+      },
+      1800);
 }
 
 TEST_CASE_TEMPLATE(
