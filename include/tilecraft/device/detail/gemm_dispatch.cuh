@@ -86,10 +86,11 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
   };
   using Row = std::integral_constant<Order, Order::row_major>;
   using Col = std::integral_constant<Order, Order::col_major>;
-  // Whether the kernel launched fills in vectors: only those deal K steps out (gemm_kernel). Not
-  // where kernels run beside it (`after`, the ragged edge's): they take the block slots its last
-  // wave leaves free, and a deal fills every slot (4097 x 4095 x 4093: 0.942 -> 0.893 of cuBLAS
-  // when its last wave of 464 tiles was dealt to all 528 slots; benchmarks/TUNING.md).
+  // Whether the kernel launched fills in vectors (the launch below picks it by this): only those
+  // deal K steps out (gemm_kernel). Not where kernels run beside it (`after`, the ragged edge's):
+  // they take the block slots its last wave leaves free, and a deal fills every slot (4097 x 4095
+  // x 4093: 0.942 -> 0.893 of cuBLAS when its last wave of 464 tiles was dealt to all 528 slots;
+  // benchmarks/TUNING.md).
   const bool vector_kernel = [&] {
     const bool a_row = p.order_a == Order::row_major, b_row = p.order_b == Order::row_major;
     if (a_row && !b_row) return false;  // both K-contiguous: the element-by-element kernel
@@ -120,13 +121,12 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
   auto launch = [&](auto a, auto b) -> cudaError_t {
     constexpr Order oa = decltype(a)::order;
     constexpr Order ob = decltype(b)::order;
-    const bool vector_fill = Tiled::vector_fill_ok(a, b);
-    if (VectorOnly && !vector_fill) return cudaErrorInvalidValue;  // (the caller checks it)
+    if (VectorOnly && !vector_kernel) return cudaErrorInvalidValue;  // (the caller checks it)
     // With both operands K-contiguous nothing fills in vectors: one kernel serves either way.
     constexpr bool any_vector = oa == Order::col_major || ob == Order::row_major;
     auto* kernel = gemm_kernel<Policy, oa, ob, any_vector, LauncherEpilogue<T, Epilogue>>;
     if constexpr (!VectorOnly && any_vector) {
-      if (!vector_fill) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
+      if (!vector_kernel) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
     }
     TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, Tiled::smem_bytes));
     kernel<<<static_cast<unsigned>(units), Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n,
