@@ -1,7 +1,8 @@
 // One version of the library behind a plain function, FN (run.sh builds it twice: -Dtilecraft=tc_old
 // -DFN=gemm_old against the old headers, tc_new / gemm_new against the new). The launcher's
 // detail::gemm_run with its default tunables, but for the packing limits MINVOL and PACKBYTES
-// (environment) where set, and without dealt K steps where built with -DTC_NO_DEAL.
+// (environment) where set, without dealt K steps where built with -DTC_NO_DEAL, and with the
+// policy TC_POLICY forced where built with e.g. -DTC_POLICY=tilecraft::GemmPolicyLarge.
 #include <tilecraft/tilecraft.cuh>
 #include <cstdlib>
 cudaError_t FN(int m, int n, int k, const float* a, const float* b, float* c, cudaStream_t s) {
@@ -11,6 +12,9 @@ cudaError_t FN(int m, int n, int k, const float* a, const float* b, float* c, cu
 #if defined(TC_NO_DEAL)
   t.split.balanced = false;  // equal K slices only (libraries from 6f8e4fd on)
 #endif
-  return tilecraft::detail::gemm_run<void, float>(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none,
+#if !defined(TC_POLICY)
+#define TC_POLICY void
+#endif
+  return tilecraft::detail::gemm_run<TC_POLICY, float>(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none,
                                                   m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, t, s);
 }

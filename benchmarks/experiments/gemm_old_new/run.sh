@@ -11,6 +11,7 @@
 #   build/exp/run.sh 1025x1025x1025 1024x1024x1024 ...        # "new": the working tree's include
 #   NEWINC=old/include build/exp/run.sh ...                   # the same library twice: the harness's own bias
 #   OLDFLAGS=-DTC_NO_DEAL build/exp/run.sh ...                 # "old" without dealt K steps (lib.cu)
+#   NEWFLAGS=-DTC_POLICY=tilecraft::GemmPolicyLarge ...        # "new" with a policy forced (lib.cu)
 # Row-major A (M x K), B (K x N) and C, alpha 1, beta 0. Each version is compiled with
 # -Dtilecraft=tc_old / tc_new, so both link into one binary.
 cd "$(dirname "$0")" || exit 1
