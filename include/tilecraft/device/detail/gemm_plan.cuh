@@ -42,14 +42,18 @@ struct GemmSplitLimits {
 
 //! When an operand is packed (see pack_plan): the other side of C at least min_side and the
 //! product at least min_volume multiply-adds (the transpose reads and writes the operand once,
-//! so it pays when the product reuses each element often), at least copy_min_volume where an
-//! operand that is not K-contiguous has to be copied to aligned rows for it (below that the
-//! vector fill gained less than the copies cost: benchmarks/TUNING.md). Each packed operand at
+//! so it pays when the product reuses each element often: on the H200, for float, it cost 1024^3
+//! 6%, 1024 x 1024 x 2800 4%, 1100 x 1300 x 1500 and 1280^3 3% against the same product
+//! unpacked, and gained 1600^3 11%, 1800^3 3.5%, 4097 x 4095 x 4093 7%: a packed operand pays
+//! where whole waves of tiles run long K, not where a wave's split K hides the element fill),
+//! at least copy_min_volume where an operand that is not K-contiguous has to be copied to
+//! aligned rows for it (below that the vector fill gained less than the copies cost:
+//! benchmarks/TUNING.md). Each packed operand at
 //! most `bytes`, or 1 / memory_share of the device's memory where that is more (see
 //! pack_budget; 0: `bytes` alone); larger ones go in panels.
 struct GemmPackLimits {
   std::int64_t min_side = 1024;
-  double min_volume = 1073741824.0;  // 2^30 multiply-adds
+  double min_volume = 3221225472.0;  // 3 x 2^30 multiply-adds
   std::int64_t bytes = std::int64_t{64} << 20;
   double copy_min_volume = 4294967296.0;  // 2^32 multiply-adds
   int memory_share = 64;
