@@ -478,9 +478,12 @@ TEST_CASE(
   // Below the volume (3 x 2^30 multiply-adds: 1024^3, 1100 x 1300 x 1500 and 1400^3 run faster
   // unpacked) or the other side: nothing. 1600^3 (4.1e9) is packed: unpacked it lost 11%.
   CHECK_FALSE(pack_plan(problem(Order::row_major, Order::row_major, 1000, 999, 1001, al, 0), 128, 128, limits).packs());
-  CHECK_FALSE(pack_plan(problem(Order::row_major, Order::row_major, 1024, 1024, 1024, al, 0), 128, 128, limits).packs());
-  CHECK_FALSE(pack_plan(problem(Order::row_major, Order::row_major, 1100, 1300, 1500, al, 0), 128, 128, limits).packs());
-  CHECK_FALSE(pack_plan(problem(Order::row_major, Order::row_major, 1400, 1400, 1400, al, 0), 128, 128, limits).packs());
+  CHECK_FALSE(
+      pack_plan(problem(Order::row_major, Order::row_major, 1024, 1024, 1024, al, 0), 128, 128, limits).packs());
+  CHECK_FALSE(
+      pack_plan(problem(Order::row_major, Order::row_major, 1100, 1300, 1500, al, 0), 128, 128, limits).packs());
+  CHECK_FALSE(
+      pack_plan(problem(Order::row_major, Order::row_major, 1400, 1400, 1400, al, 0), 128, 128, limits).packs());
   CHECK(pack_plan(problem(Order::row_major, Order::row_major, 1600, 1600, 1600, al, 0), 128, 128, limits).pack_a);
   CHECK(pack_plan(problem(Order::row_major, Order::row_major, 1800, 1800, 1800, al, 0), 128, 128, limits).pack_a);
   CHECK_FALSE(

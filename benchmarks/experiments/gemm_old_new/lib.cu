@@ -15,6 +15,7 @@ cudaError_t FN(int m, int n, int k, const float* a, const float* b, float* c, cu
 #if !defined(TC_POLICY)
 #define TC_POLICY void
 #endif
-  return tilecraft::detail::gemm_run<TC_POLICY, float>(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none,
-                                                  m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, t, s);
+  return tilecraft::detail::gemm_run<TC_POLICY, float>(tilecraft::Order::row_major, tilecraft::Op::none,
+                                                       tilecraft::Op::none, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, t,
+                                                       s);
 }
