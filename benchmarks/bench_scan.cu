@@ -170,16 +170,16 @@ void select_bench(benchmark::State& state, bool tilecraft_impl) {
   }
 }
 
-// block_scan in a loop: each of `rounds` scans depends on the previous one's output, so neither
+// block_scan in a loop: each of `scan_rounds` scans depends on the previous one's output, so neither
 // compiler can hoist or merge them; only the scan differs between the kernels.
-constexpr int rounds = 32;
+constexpr int scan_rounds = 32;
 
 template <class T, int Threads, int Items, tilecraft::BlockScanAlgorithm Algo>
 __global__ void __launch_bounds__(Threads) block_scan_tilecraft(const T* in, T* out) {
   __shared__ tilecraft::BlockScanStorage<T, Threads, Algo> temp;
   T v[Items];
   for (int j = 0; j < Items; ++j) v[j] = in[(blockIdx.x * Threads + threadIdx.x) * Items + j];
-  for (int r = 0; r < rounds; ++r) {
+  for (int r = 0; r < scan_rounds; ++r) {
     tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{});
     __syncthreads();
     v[0] += static_cast<T>(1);
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(Threads) block_scan_cub(const T* in, T* out) {
   __shared__ typename BlockScan::TempStorage temp;
   T v[Items];
   for (int j = 0; j < Items; ++j) v[j] = in[(blockIdx.x * Threads + threadIdx.x) * Items + j];
-  for (int r = 0; r < rounds; ++r) {
+  for (int r = 0; r < scan_rounds; ++r) {
     BlockScan(temp).InclusiveSum(v, v);
     __syncthreads();
     v[0] += static_cast<T>(1);
@@ -230,7 +230,7 @@ void block_scan_bench(benchmark::State& state, bool tilecraft_impl) {
         Measure{}, {}, key, false);
   }
   if (seconds > 0)
-    state.counters["Gscans/s"] = benchmark::Counter(static_cast<double>(blocks) * rounds * 1e-9 / seconds);
+    state.counters["Gscans/s"] = benchmark::Counter(static_cast<double>(blocks) * scan_rounds * 1e-9 / seconds);
 }
 
 template <class T, int Threads, int Items>
