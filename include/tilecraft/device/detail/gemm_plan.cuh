@@ -48,9 +48,9 @@ struct GemmSplitLimits {
 //! where whole waves of tiles run long K, not where a wave's split K hides the element fill),
 //! at least copy_min_volume where an operand that is not K-contiguous has to be copied to
 //! aligned rows for it (below that the vector fill gained less than the copies cost:
-//! benchmarks/TUNING.md). Each packed operand at
-//! most `bytes`, or 1 / memory_share of the device's memory where that is more (see
-//! pack_budget; 0: `bytes` alone); larger ones go in panels.
+//! benchmarks/TUNING.md). Each packed operand at most `bytes`, or 1 / memory_share of the
+//! device's memory where that is more (see pack_budget; 0: `bytes` alone); larger ones go in
+//! panels.
 struct GemmPackLimits {
   std::int64_t min_side = 1024;
   double min_volume = 3221225472.0;  // 3 x 2^30 multiply-adds
