@@ -476,18 +476,19 @@ TEST_CASE(
   CHECK(p.panel_m == 4096);  // 4096 x 4096 floats: exactly the 64 MiB budget
   CHECK(p.a_elems == 4096 * 4096);
   // Below the volume (3 x 2^30 multiply-adds: 1024^3, 1100 x 1300 x 1500 and 1400^3 run faster
-  // unpacked) or the other side: nothing. 1600^3 (4.1e9) is packed: unpacked it lost 11%.
-  CHECK_FALSE(pack_plan(problem(Order::row_major, Order::row_major, 1000, 999, 1001, al, 0), 128, 128, limits).packs());
-  CHECK_FALSE(
-      pack_plan(problem(Order::row_major, Order::row_major, 1024, 1024, 1024, al, 0), 128, 128, limits).packs());
-  CHECK_FALSE(
-      pack_plan(problem(Order::row_major, Order::row_major, 1100, 1300, 1500, al, 0), 128, 128, limits).packs());
-  CHECK_FALSE(
-      pack_plan(problem(Order::row_major, Order::row_major, 1400, 1400, 1400, al, 0), 128, 128, limits).packs());
-  CHECK(pack_plan(problem(Order::row_major, Order::row_major, 1600, 1600, 1600, al, 0), 128, 128, limits).pack_a);
-  CHECK(pack_plan(problem(Order::row_major, Order::row_major, 1800, 1800, 1800, al, 0), 128, 128, limits).pack_a);
-  CHECK_FALSE(
-      pack_plan(problem(Order::row_major, Order::row_major, 8192, 1000, 8192, al, 0), 128, 128, limits).packs());
+  // unpacked) or the other side (8192 x 1000 x 8192): nothing. At 1600^3 (4.1e9) and up A is
+  // packed: unpacked, 1600^3 lost 11%.
+  const std::int64_t unpacked[][3] = {
+      {1000, 999, 1001}, {1024, 1024, 1024}, {1100, 1300, 1500}, {1400, 1400, 1400}, {8192, 1000, 8192}};
+  for (const auto& s : unpacked) {
+    INFO(s[0], " x ", s[1], " x ", s[2]);
+    CHECK_FALSE(
+        pack_plan(problem(Order::row_major, Order::row_major, s[0], s[1], s[2], al, 0), 128, 128, limits).packs());
+  }
+  for (const std::int64_t side : {1600, 1800}) {
+    INFO(side, "^3");
+    CHECK(pack_plan(problem(Order::row_major, Order::row_major, side, side, side, al, 0), 128, 128, limits).pack_a);
+  }
   // The other operand (filled by rows) not vector-aligned: copied to aligned rows beside A's
   // transpose (its leading dimension padded to whole vectors), so that both fill in vectors,
   // from 2^32 multiply-adds on; below that nothing is packed.
