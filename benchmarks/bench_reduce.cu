@@ -161,6 +161,7 @@ void block_reduce_i32(benchmark::State& state, bool tc) {
   BENCHMARK_CAPTURE(reduce_f32, impl, ReduceImpl::impl) \
       ->RangeMultiplier(4)                              \
       ->Range(1 << 10, 1 << 28)                         \
+      ->Arg(50000) /* between the one-block tiers */    \
       ->UseManualTime()                                 \
       ->MinTime(0.05)                                   \
       ->Unit(benchmark::kMicrosecond)

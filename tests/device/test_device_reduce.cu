@@ -79,10 +79,10 @@ Out run_cub(const In* d_in, std::int64_t n, Op op, Init init) {
   return out.download()[0];
 }
 
-// Edges of the launch paths: the lean one-tile kernel up to 16 KiB (4096 ints), one block up
-// to 256 KiB, the cooperative grid above.
-const std::int64_t sizes[] = {0,    1,    2,    31,        33,      1000,          4093,         4095,
-                              4096, 4097, 4115, 65536 + 3, 1 << 16, (1 << 20) + 7, (1 << 22) + 1};
+// Edges of the launch paths: the one-tile kernels up to 16 KiB (4096 ints), 64 KiB (16384) and
+// 256 KiB (65536; its second round from 32768), the cooperative grid above.
+const std::int64_t sizes[] = {0,    1,    2,     31,    33,    1000,      4093,    4095,          4096,
+                              4097, 4115, 16384, 16385, 32769, 65536 + 3, 1 << 16, (1 << 20) + 7, (1 << 22) + 1};
 
 TEST_CASE("integer sums, minima and maxima equal CUB's exactly at every size and alignment") {
   for (std::int64_t n : sizes) {
@@ -123,14 +123,20 @@ TEST_CASE("every grid policy (loads in flight, cache hints) equals CUB exactly a
   }
 }
 
-// The lean one-tile kernel peels a head up to the first 16-byte boundary and a tail after the
-// last whole vector: every element width, every element offset, sizes up to its 16 KiB limit.
+// The one-tile kernels peel a head up to the first 16-byte boundary and a tail after the last
+// whole vector: every element width, every element offset, sizes at each tier's limit (16, 64
+// and 256 KiB; one element more takes the next tier or the grid) and at the widest tier's
+// second round.
 template <class In>
 void check_small_sums(std::uint64_t salt) {
-  constexpr std::int64_t limit = 16384 / static_cast<std::int64_t>(sizeof(In));
+  using Tiers = tilecraft::detail::ReduceSingleBlock;
+  constexpr auto elems = [](std::int64_t bytes) { return bytes / static_cast<std::int64_t>(sizeof(In)); };
+  constexpr std::int64_t narrow = elems(Tiers::Narrow::max_bytes), mid = elems(Tiers::Mid::max_bytes),
+                         wide = elems(Tiers::Wide::max_bytes), round = wide / Tiers::Wide::rounds;
   constexpr int shifts = 16 / static_cast<int>(sizeof(In));
-  for (std::int64_t n : {std::int64_t{1}, std::int64_t{3}, std::int64_t{17}, std::int64_t{255}, std::int64_t{1001},
-                         limit - 17, limit - 1, limit}) {
+  for (std::int64_t n :
+       {std::int64_t{1}, std::int64_t{3}, std::int64_t{17}, std::int64_t{255}, std::int64_t{1001}, narrow - 17,
+        narrow - 1, narrow, narrow + 1, mid, mid + 1, round - 1, round + 1, round + 17, wide - 1, wide, wide + 1}) {
     for (int shift = 0; shift < shifts; ++shift) {
       CAPTURE(sizeof(In));
       CAPTURE(n);
@@ -148,7 +154,7 @@ void check_small_sums(std::uint64_t salt) {
   }
 }
 
-TEST_CASE("small inputs of every element width at every alignment (the one-tile kernel)") {
+TEST_CASE("small inputs of every element width at every alignment (the one-tile kernels)") {
   check_small_sums<std::int8_t>(501);
   check_small_sums<short>(502);
   check_small_sums<int>(503);

@@ -42,20 +42,33 @@ template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, c
 [[nodiscard]] cudaError_t launch_reduce(int grid, const In* d_in, std::int64_t n, Out* d_out, Op op, Init init,
                                         Acc* partials, cudaStream_t stream) {
   if (grid <= 1) {
-    if (n * static_cast<std::int64_t>(sizeof(In)) <= ReduceSingleBlock::narrow_max_bytes) {
-      using Policy = ReduceSingleBlock::Narrow;
-      static_assert(static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread * 16 >=
-                        ReduceSingleBlock::narrow_max_bytes,
-                    "the narrow single-block policy must cover narrow_max_bytes in one tile");
-      if constexpr (Vec > 1) {
+    const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(In));
+    // (A grid policy with large tiles takes one block above max_bytes too: see reduce_grid_size.)
+    if constexpr (Vec > 1) {
+      auto one_tile = [&](auto policy) {
+        using Policy = decltype(policy);
         reduce_one_tile_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
             <<<1, Policy::threads, 0, stream>>>(d_in, static_cast<int>(n), d_out, op, init);
+      };
+      if (bytes <= ReduceSingleBlock::Narrow::max_bytes) {
+        one_tile(ReduceSingleBlock::Narrow{});
         return last_launch_error();
       }
+      if (bytes <= ReduceSingleBlock::Mid::max_bytes) {
+        one_tile(ReduceSingleBlock::Mid{});
+        return last_launch_error();
+      }
+      if (bytes <= ReduceSingleBlock::Wide::max_bytes) {
+        one_tile(ReduceSingleBlock::Wide{});
+        return last_launch_error();
+      }
+    }
+    if (bytes <= ReduceSingleBlock::narrow_max_bytes) {
+      using Policy = ReduceSingleBlock::Narrow;
       reduce_single_block_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
           <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
     } else {
-      using Policy = ReduceSingleBlock::Wide;
+      using Policy = ReduceSingleBlock::General;
       reduce_single_block_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
           <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
     }

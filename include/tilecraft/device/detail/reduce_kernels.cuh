@@ -31,21 +31,34 @@ struct ReduceAccumulator<Op, Init, In> {
 //! Small inputs go to one wide block (128 KiB in flight, no partials, no grid barrier);
 //! large ones to a cooperative grid of `blocks_per_sm` blocks per multiprocessor, all
 //! resident at once (__launch_bounds__ caps registers so that they fit on sm_75 ... sm_90).
-template <int Threads, int VectorsPerThread>
+template <int Threads, int VectorsPerThread, int Rounds = 1>
 struct ReduceSingleBlockPolicy {
   static constexpr int threads = Threads;
   static constexpr int vectors_per_thread = VectorsPerThread;
+  //! Tiles reduce_one_tile_kernel reads, one after the other (each with all its loads in flight).
+  static constexpr int rounds = Rounds;
+  //! The most bytes reduce_one_tile_kernel covers with 16-byte loads.
+  static constexpr std::int64_t max_bytes = std::int64_t{Threads} * VectorsPerThread * Rounds * 16;
 };
 //! Inputs up to 256 KiB take one block: below that one multiprocessor streams the input in
-//! less time than a grid takes to launch and meet at its barrier. Up to 16 KiB a 256-thread
-//! block (four 16-byte loads per thread cover it, and its reduction tree is short; the lean
-//! reduce_one_tile_kernel when vector loads are possible); above, a 1024-thread block with 8
-//! loads per thread (128 KiB in flight).
+//! less time than a grid takes to launch and meet at its barrier. Loaded as 16-byte vectors,
+//! they take the lean reduce_one_tile_kernel, in the smallest block that covers them with all
+//! its loads in flight: more threads mean a longer reduction tree, fewer loads a longer
+//! stream (measured on the H200, benchmarks/TUNING.md: a 1024-thread block costs 0.15 us more
+//! than a 256-thread one at 4 KiB; one block of 256 threads with 16 loads each, or a loop, is
+//! slower from 32 KiB on). Up to 16 KiB 256 threads with 4 loads each; up to 64 KiB 1024
+//! threads with 4; up to 256 KiB 1024 threads with 8, in two rounds. Loaded element by element
+//! (Vec == 1), a 256-thread block up to 16 KiB and General above: a 1024-thread block with 8
+//! loads per thread per step (reduce_single_block_kernel).
 struct ReduceSingleBlock {
   static constexpr std::int64_t max_bytes = 256 * 1024;
   static constexpr std::int64_t narrow_max_bytes = 16 * 1024;
   using Narrow = ReduceSingleBlockPolicy<256, 4>;
-  using Wide = ReduceSingleBlockPolicy<1024, 8>;
+  using Mid = ReduceSingleBlockPolicy<1024, 4>;
+  using Wide = ReduceSingleBlockPolicy<1024, 8, 2>;
+  using General = ReduceSingleBlockPolicy<1024, 8>;
+  static_assert(Narrow::max_bytes == narrow_max_bytes && Wide::max_bytes == max_bytes,
+                "ReduceSingleBlock: the vector tiers must cover their byte ranges");
 };
 
 //! Elements per 16-byte load, or 1 when In cannot be loaded as aligned 16-byte vectors.
@@ -211,11 +224,13 @@ __global__ void __launch_bounds__(Policy::threads)
   if (threadIdx.x == 0) *out = static_cast<Out>(op(static_cast<Acc>(init), total));
 }
 
-// Inputs of at most one narrow tile (16 KiB) loaded as 16-byte vectors: the lean path. A
-// launch this small is latency-bound (one DRAM round trip), so every load is issued within a
-// few 32-bit instructions of the kernel's start; the general kernel's 64-bit split arithmetic
-// costs about 0.1 us before its first load. Requires `in` aligned to sizeof(In) and
-// n * sizeof(In) <= Threads * VectorsPerThread * 16.
+// Inputs of at most Policy::max_bytes (256 KiB) loaded as 16-byte vectors: the lean path. A
+// launch this small is latency-bound (a DRAM round trip or two), so every load is issued
+// within a few 32-bit instructions of the kernel's start (the general kernel's 64-bit split
+// arithmetic costs about 0.1 us before its first load), and a second round, where there is
+// one, issues all of its loads at once too (the general kernel's remainder loop issues one
+// load per thread per trip). Requires `in` aligned to sizeof(In) and
+// n * sizeof(In) <= Policy::max_bytes.
 template <class Policy, int Vec, CacheHint Hint, class In, class Out, class Acc, class Op, class Init>
 __global__ void __launch_bounds__(Policy::threads)
     reduce_one_tile_kernel(const In* in, int n, Out* out, Op op, Init init) {
@@ -241,14 +256,29 @@ __global__ void __launch_bounds__(Policy::threads)
     p.value = p.valid ? static_cast<Acc>(op(p.value, static_cast<Acc>(x))) : static_cast<Acc>(x);
     p.valid = true;
   };
+  auto fold_round = [&](const Word(&words)[Policy::vectors_per_thread], int first) {
 #pragma unroll
-  for (int k = 0; k < Policy::vectors_per_thread; ++k) {
-    if (tid + k * threads < split.vectors) {
-      In x[Vec];
-      std::memcpy(x, &w[k], sizeof(Word));
+    for (int k = 0; k < Policy::vectors_per_thread; ++k) {
+      if (first + tid + k * threads < split.vectors) {
+        In x[Vec];
+        std::memcpy(x, &words[k], sizeof(Word));
 #pragma unroll
-      for (int j = 0; j < Vec; ++j) fold(x[j]);
+        for (int j = 0; j < Vec; ++j) fold(x[j]);
+      }
     }
+  };
+  fold_round(w, 0);
+  // Further rounds (inputs above one tile), each tile's loads issued together.
+  constexpr int tile = threads * Policy::vectors_per_thread;
+#pragma unroll
+  for (int r = 1; r < Policy::rounds; ++r) {
+    if (r * tile >= split.vectors) break;
+#pragma unroll
+    for (int k = 0; k < Policy::vectors_per_thread; ++k) {
+      const int v = r * tile + tid + k * threads;
+      if (v < split.vectors) w[k] = load_global_word<Hint>(body + v);
+    }
+    fold_round(w, r * tile);
   }
   if (tid < split.head) fold(in[tid]);
   if (tid < n - tail_begin) fold(in[tail_begin + tid]);
