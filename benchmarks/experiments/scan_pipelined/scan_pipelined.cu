@@ -10,11 +10,12 @@
 //   hand tile j's aggregate to the look-back warp (bar.arrive on the slot's "aggregate" barrier);
 //   wait for tile j - 1's exclusive prefix (bar.sync on its "prefix" barrier), rescan each run
 //   from it in place (pass 2) and store tile j - 1.
-// The look-back warp takes the block's tiles in order: publishes the aggregate, looks back
-// (the library's look_back: deterministic, waits in place), publishes the inclusive prefix and
-// hands the exclusive one to the compute warps. A tile's aggregate is published as soon as it is
-// loaded, whatever else the block waits for, so every ticket taken is eventually folded and the
-// lowest unfinished tile can always finish: no deadlock, and no reliance on block residency.
+// The compute warps publish each tile's aggregate as soon as pass 1 has it; the look-back warp
+// takes the block's tiles in order, looks back (the library's look_back: deterministic, waits in
+// place), publishes the inclusive prefix and hands the exclusive one to the compute warps.
+// A tile's aggregate goes out whatever else the block waits for, so every ticket taken is
+// eventually folded and the lowest unfinished tile can always finish: no deadlock, and no
+// reliance on block residency.
 // Tickets come from an atomic counter in order. Limits of the prototype: n a multiple of the
 // tile, 16-byte aligned arrays, float sums only.
 #include <cub/device/device_scan.cuh>
@@ -86,11 +87,8 @@ __global__ void __launch_bounds__(C::block)
       const long long tile = slot_tile[s];
       if (tile < 0) return;
       const float aggregate = slot_aggregate[s];
-      float prefix = 0.0f;
-      if (tile == 0) {
-        if (lane == 0) status.publish(0, td::tile_inclusive, aggregate);
-      } else {
-        if (lane == 0) status.publish(tile, td::tile_aggregate, aggregate);
+      float prefix = 0.0f;  // (tile 0: its compute warps published its inclusive prefix)
+      if (tile > 0) {
         prefix = td::look_back<float>(status, tile, tilecraft::Sum{}, look_back_buf);
         if (lane == 0) status.publish(tile, td::tile_inclusive, prefix + aggregate);
       }
@@ -195,7 +193,13 @@ __global__ void __launch_bounds__(C::block)
       if (w < warp) before += warp_total[w];
       aggregate += warp_total[w];
     }
-    if (t == 0) slot_aggregate[s] = aggregate;
+    // The aggregate goes out at once, not when the look-back warp is done with the block's tile
+    // before this one: the look-backs of other blocks' later tiles need it. (The inclusive
+    // prefix, stored later by the look-back warp, is ordered after it by the barrier.)
+    if (t == 0) {
+      slot_aggregate[s] = aggregate;
+      status.publish(tile, tile == 0 ? td::tile_inclusive : td::tile_aggregate, aggregate);
+    }
     bar_arrive(C::aggregate_bar(s), all);
     if (prev_slot >= 0) finish();
     prev_slot = s;
