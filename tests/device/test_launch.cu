@@ -1,10 +1,9 @@
-// opt_in_dynamic_smem: a kernel with more than 48 KiB of dynamic shared memory launches after
-// the opt-in and computes the right result over all of it; more than the device allows is
-// refused before any launch. arch::grid_sync: a cooperative grid passes many barriers in a row,
-// and after each one every block sees what every other block wrote before it.
-// detail::copy_rows (the GEMM's operand copy to aligned rows): random shapes, leading
-// dimensions and misaligned sources, the padding zeroed, nothing written past the rows; bad
-// arguments refused before any launch.
+// opt_in_dynamic_smem: a kernel with more than 48 KiB of dynamic shared memory, and one whose
+// static and dynamic shared memory together pass 48 KiB, launch after the opt-in and compute
+// the right result over all of it; more than the device allows is refused before any launch. arch::grid_sync: a
+// cooperative grid passes many barriers in a row, and after each one every block sees what every other block wrote
+// before it. detail::copy_rows (the GEMM's operand copy to aligned rows): random shapes, leading dimensions and
+// misaligned sources, the padding zeroed, nothing written past the rows; bad arguments refused before any launch.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -25,6 +24,21 @@ __global__ void big_smem_kernel(int* out, int words) {
   for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x)) buf[i] = i * 3 + 1;
   __syncthreads();
   for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x)) out[i] = buf[words - 1 - i];
+}
+
+// 40 KiB of static shared memory beside `words` ints of dynamic: each thread writes its stride
+// of both, then reads the mirror images. Static plus dynamic above 48 KiB needs the opt-in even
+// where the dynamic part alone is below it.
+constexpr int static_words = 40 * 1024 / 4;
+__global__ void static_and_dynamic_kernel(int* out, int words) {
+  __shared__ int fixed[static_words];
+  extern __shared__ __align__(16) int buf[];
+  for (int i = static_cast<int>(threadIdx.x); i < static_words; i += static_cast<int>(blockDim.x)) fixed[i] = i ^ 5;
+  for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x)) buf[i] = i * 7 + 2;
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x); i < words; i += static_cast<int>(blockDim.x)) {
+    out[i] = buf[words - 1 - i] + fixed[(words - 1 - i) % static_words];
+  }
 }
 
 // Round r: every thread writes its slot, the grid meets, every thread checks the slot of a
@@ -100,6 +114,30 @@ TEST_CASE("opt_in_dynamic_smem: above 48 KiB after the opt-in, refused beyond th
 
   CHECK(tilecraft::opt_in_dynamic_smem(big_smem_kernel, bytes + 16) == cudaErrorInvalidValue);
   CHECK(tilecraft::opt_in_dynamic_smem(big_smem_kernel, 1024) == cudaSuccess);
+}
+
+TEST_CASE("opt_in_dynamic_smem: static plus dynamic shared memory above 48 KiB, the dynamic part below it") {
+  int device = 0, optin = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t bytes = 20 * 1024;  // 60 KiB with the static 40: every GPU since sm_75 opts in to 64
+  REQUIRE(static_cast<std::size_t>(optin) >= bytes + static_words * sizeof(int));
+  const int words = static_cast<int>(bytes / sizeof(int));
+  tilecraft::test::DeviceBuffer<int> out(static_cast<std::size_t>(words));
+  out.poison();
+  CHECK(tilecraft::opt_in_dynamic_smem(static_and_dynamic_kernel, bytes) == cudaSuccess);
+  static_and_dynamic_kernel<<<1, 256, bytes>>>(out.get(), words);
+  tilecraft::test::sync_and_check();
+  const auto h = out.download();
+  int bad = 0;
+  for (int i = 0; i < words; ++i) {
+    const int j = words - 1 - i;
+    bad += h[static_cast<std::size_t>(i)] != j * 7 + 2 + ((j % static_words) ^ 5);
+  }
+  CHECK(bad == 0);
+  // What the device cannot hold beside the static 40 KiB is refused before any launch.
+  CHECK(tilecraft::opt_in_dynamic_smem(static_and_dynamic_kernel, static_cast<std::size_t>(optin)) ==
+        cudaErrorInvalidValue);
 }
 
 namespace {

@@ -40,8 +40,10 @@ constexpr std::size_t max_smem_per_block_optin(int major, int minor) {
 //! Prepares `kernel` for launches with `dynamic_bytes` of dynamic shared memory on the current
 //! device: returns cudaErrorInvalidValue when dynamic_bytes plus the kernel's static shared
 //! memory exceeds what a block of this device may opt in to; otherwise raises the kernel's
-//! cudaFuncAttributeMaxDynamicSharedMemorySize to dynamic_bytes when that is above the 48 KiB
-//! default (idempotent; cheap enough to call before every launch) and returns its status.
+//! cudaFuncAttributeMaxDynamicSharedMemorySize to dynamic_bytes when that is above the kernel's
+//! present limit (by default 48 KiB less its static shared memory, so a kernel with 40 KiB of
+//! static shared memory needs the opt-in from 8 KiB of dynamic on; idempotent, cheap enough to
+//! call before every launch) and returns its status.
 //! Opt in the very pointer you launch: every translation unit (.cu file) has its own copy of a
 //! kernel, registered on its own, so a cache of "already opted in" keyed by the kernel's
 //! template arguments (one variable for all translation units) leaves the other copies out.
@@ -58,7 +60,7 @@ template <class... Args>
   cudaFuncAttributes attributes{};
   TILECRAFT_RETURN_IF_ERROR(cudaFuncGetAttributes(&attributes, kernel));
   if (dynamic_bytes + attributes.sharedSizeBytes > static_cast<std::size_t>(optin)) return cudaErrorInvalidValue;
-  if (dynamic_bytes <= static_cast<std::size_t>(max_static_smem_per_block)) return cudaSuccess;
+  if (dynamic_bytes <= static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes)) return cudaSuccess;
   return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_bytes));
 }
 
