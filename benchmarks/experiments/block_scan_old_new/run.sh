@@ -4,7 +4,7 @@
 # travels only when carried):
 #   mkdir -p build/bexp/old && cp benchmarks/experiments/block_scan_old_new/* build/bexp/ &&
 #   git archive REV include | tar x -C build/bexp/old          # "old": the library at REV
-# On the GPU machine (the device tool with carry: ["build/bexp"]): build/bexp/run.sh
+# On the GPU machine (with build/bexp copied there beside the working tree): build/bexp/run.sh
 cd "$(dirname "$0")" || exit 1
 F="-std=c++20 -O3 -lineinfo -gencode arch=compute_90a,code=sm_90a"
 mkdir -p bin

@@ -7,7 +7,7 @@
 # On the development machine (build/ is ignored, so the folder travels only when carried):
 #   mkdir -p build/exp/old && cp benchmarks/experiments/gemm_old_new/* build/exp/ &&
 #   git archive REV include | tar x -C build/exp/old          # "old": the library at REV
-# On the GPU machine (the device tool with carry: ["build/exp"]):
+# On the GPU machine (with build/exp copied there beside the working tree):
 #   build/exp/run.sh 1025x1025x1025 1024x1024x1024 ...        # "new": the working tree's include
 #   NEWINC=old/include build/exp/run.sh ...                   # the same library twice: the harness's own bias
 #   OLDFLAGS=-DTC_NO_DEAL build/exp/run.sh ...                 # "old" without dealt K steps (lib.cu)

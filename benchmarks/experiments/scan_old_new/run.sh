@@ -4,7 +4,7 @@
 # folder travels only when carried):
 #   mkdir -p build/sexp/old && cp benchmarks/experiments/scan_old_new/* build/sexp/ &&
 #   git archive REV include | tar x -C build/sexp/old          # "old": the library at REV
-# On the GPU machine (the device tool with carry: ["build/sexp"]): build/sexp/run.sh
+# On the GPU machine (with build/sexp copied there beside the working tree): build/sexp/run.sh
 cd "$(dirname "$0")" || exit 1
 F="-std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a"
 mkdir -p bin
