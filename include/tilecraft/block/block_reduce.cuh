@@ -82,8 +82,10 @@ struct BlockReduceOpRule {
 //! The block has BlockThreads threads in any 1D/2D/3D shape; all of them must call this (it
 //! contains __syncthreads()).
 //!
-//! Result: valid in thread 0 (rank 0) only. Barriers: 1 (warp_shuffle) or ~log2(BlockThreads)
-//! (shared_tree). Shared memory: sizeof(temp). 16-bit floats accumulate in float.
+//! Result: valid in thread 0 (rank 0) only. Barriers: 1 (warp_shuffle; none when BlockThreads
+//! <= 32, a single warp's shuffles) or ~log2(BlockThreads) (shared_tree). Shared memory:
+//! sizeof(temp). 16-bit floats accumulate in float. Reusing `temp` for another reduction needs
+//! a __syncthreads() in between (as with CUB's TempStorage).
 //! \code
 //! __shared__ tilecraft::BlockReduceStorage<float, 256> temp;
 //! float total = tilecraft::block_reduce(temp, x, tilecraft::Sum{});   // thread 0
@@ -99,7 +101,8 @@ TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& 
 }
 
 //! As block_reduce, but only threads of rank < valid_items (1 ... BlockThreads) contribute;
-//! the others' inputs are ignored. For the last, partially filled tile of an array.
+//! the others' inputs are ignored (every thread still calls it). For the last, partially
+//! filled tile of an array. Result in thread 0; barriers and shared memory as block_reduce.
 template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, class Op>
 TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, std::type_identity_t<T> input,
                                 Op op, int valid_items) {
@@ -112,7 +115,7 @@ TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& 
 }
 
 //! Reduces Items values per thread (each thread first folds its own items in order, then the
-//! block reduces). Result in thread 0.
+//! block reduces). Result in thread 0; barriers and shared memory as block_reduce.
 template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, const T (&items)[Items], Op op) {
   using Acc = block_accumulator_t<T>;
@@ -125,8 +128,15 @@ TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& 
   return static_cast<T>(Storage::impl::reduce_full(temp.storage, acc, op, thread_rank()));
 }
 
-//! Reduces one value per thread and returns the result to every thread of the block (one
-//! more barrier than block_reduce; bitwise the same value everywhere).
+//! Reduces one value per thread and returns the result to every thread of the block (bitwise
+//! the same value everywhere). Barriers: block_reduce's plus 1 with warp_shuffle and more
+//! than one warp (thread 0 publishes the result in `temp`; a single warp broadcasts it by
+//! shuffle), block_reduce's with shared_tree (its last barrier publishes it). Shared memory:
+//! sizeof(temp).
+//! \code
+//! __shared__ tilecraft::BlockReduceStorage<float, 256> temp;
+//! const float mean = tilecraft::block_all_reduce(temp, x, tilecraft::Sum{}) / 256.0f;  // every thread
+//! \endcode
 template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, class Op>
 TILECRAFT_DEVICE T block_all_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, std::type_identity_t<T> input,
                                     Op op) {
@@ -137,7 +147,8 @@ TILECRAFT_DEVICE T block_all_reduce(BlockReduceStorage<T, BlockThreads, Algorith
       Storage::impl::all_reduce_full(temp.storage, static_cast<block_accumulator_t<T>>(input), op, thread_rank()));
 }
 
-//! block_all_reduce over the first `valid_items` threads.
+//! block_all_reduce over the first `valid_items` threads (1 ... BlockThreads; every thread
+//! calls it and receives the result). Barriers and shared memory as block_all_reduce.
 template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, class Op>
 TILECRAFT_DEVICE T block_all_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, std::type_identity_t<T> input,
                                     Op op, int valid_items) {

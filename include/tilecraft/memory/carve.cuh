@@ -28,7 +28,7 @@ class CarvedObjects;
 
 //! Places objects of types Ts... one after another in a shared-memory buffer, each aligned to
 //! max(alignof(T), 16) bytes (16 keeps every tile ready for 16-byte vector and cp.async
-//! accesses). `bytes` is the dynamic shared memory to launch with; `offsets[i]` where object i
+//! accesses). `bytes` is the dynamic shared memory to launch with; `offset(i)` where object i
 //! starts. All types must be trivial (tiles and temp storages are), since carving creates no
 //! objects and runs no constructors.
 //! \code

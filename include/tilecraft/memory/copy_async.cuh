@@ -67,7 +67,15 @@ TILECRAFT_DEVICE void check_async_copy_args([[maybe_unused]] const void* dst, [[
 //! Starts copying Bytes (4, 8 or 16) from global `src` to shared `dst`; both aligned to Bytes.
 //! The bytes are in shared memory once a later copy_async_wait covers this copy's group.
 //! 16-byte copies bypass L1 (cp.async.cg: a tile is read once per block), smaller ones go
-//! through it (cp.async.ca; .cg has no smaller size).
+//! through it (cp.async.ca; .cg has no smaller size). Per thread: no barrier, no shared
+//! memory of its own; other threads see the bytes only after the wait and a barrier
+//! (copy_async_wait_block does both).
+//! \code
+//! __shared__ __align__(16) float staged[256 * 4];    // in: 16-byte aligned global floats
+//! tilecraft::copy_async<16>(staged + 4 * threadIdx.x, in + 4 * threadIdx.x);
+//! tilecraft::copy_async_commit();
+//! tilecraft::copy_async_wait_block<0>();  // every thread's copies landed, the block may read
+//! \endcode
 template <int Bytes>
 TILECRAFT_DEVICE void copy_async(void* dst, const void* src) {
   static_assert(AsyncCopyBytes<Bytes>, "copy_async<Bytes>: an asynchronous copy moves 4, 8 or 16 bytes");

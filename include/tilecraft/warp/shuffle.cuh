@@ -46,7 +46,11 @@ TILECRAFT_DEVICE T shuffle_up(const T& value, unsigned delta, int width = warp_t
   return detail::shuffle_words(value, [&](unsigned w) { return __shfl_up_sync(mask, w, delta, width); });
 }
 
-//! `value` from lane `src_lane` of the calling lane's `width`-lane segment.
+//! `value` from lane `src_lane` of the calling lane's `width`-lane segment (a broadcast when
+//! every lane names the same one). Every lane in `mask` must call it.
+//! \code
+//! const float first = tilecraft::shuffle_index(x, 0);  // lane 0's x in every lane
+//! \endcode
 template <Shuffleable T>
 TILECRAFT_DEVICE T shuffle_index(const T& value, int src_lane, int width = warp_threads,
                                  unsigned mask = full_warp_mask) {

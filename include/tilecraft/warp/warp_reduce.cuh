@@ -120,6 +120,9 @@ TILECRAFT_DEVICE T warp_reduce(T value, Op op) {
 
 //! As warp_reduce, but only the first `valid_lanes` lanes (1 ... LogicalWarpThreads) of each
 //! logical warp contribute; the others' values are ignored. For partially filled warps.
+//! Result: in the first lane of each logical warp (every lane on the redux.sync path, as
+//! warp_reduce). `member_mask`: the lanes that call it, all of them together; the default,
+//! the whole warp, is what the shuffles need unless every logical warp lies inside the mask.
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_reduce(T value, Op op, int valid_lanes, unsigned member_mask = full_warp_mask) {
   static_assert(detail::WarpReduceRules<LogicalWarpThreads, T, Op>::checked);
