@@ -69,6 +69,11 @@ TEST_CASE("histogram_even rejects bad arguments before launching") {
   CHECK(histogram_even(temp, bytes, inf, hist, 64, -1.0f, std::numeric_limits<float>::infinity(), 10) == bad);
   CHECK(histogram_even(temp, bytes, inf, hist, 64, -huge, huge, 10) == bad);  // upper - lower overflows
   CHECK(histogram_even(nullptr, query, inf, hist, 64, -huge / 4, huge / 4, 10) == cudaSuccess);
+  // A width so narrow that num_bins / width overflows to inf (every sample would land in the
+  // last bin), in the size query too; the narrowest width whose scale stays finite passes.
+  CHECK(histogram_even(temp, bytes, inf, hist, 1024, 0.0f, 1e-36f, 10) == bad);
+  CHECK(histogram_even(nullptr, query, inf, hist, 1024, 0.0f, 1e-36f, 10) == bad);
+  CHECK(histogram_even(nullptr, query, inf, hist, 1024, 0.0f, 1e-30f, 10) == cudaSuccess);
 }
 
 TEST_CASE("histogram_range rejects bad arguments before launching") {

@@ -71,6 +71,17 @@ TEST_CASE("select_if and partition reject bad arguments before launching") {
   CHECK(partition(temp, sel, in, const_cast<float*>(in) + 5, count, 1 << 20, positive) == cudaErrorInvalidValue);
   std::size_t tiny = 1;
   CHECK(select_if(temp, tiny, in, out, count, 1 << 20, positive) == cudaErrorInvalidValue);
+  // Every item may be kept, so num_items must fit the count's type (a wrapped count would be
+  // silently wrong): an int takes up to 2^31 - 1 items, an unsigned up to 2^32 - 1.
+  auto* count32 = reinterpret_cast<int*>(std::uintptr_t{1} << 34);
+  auto* count_u32 = reinterpret_cast<unsigned*>(std::uintptr_t{1} << 34);
+  std::size_t q = 0;
+  CHECK(select_if(nullptr, q, in, out, count32, std::int64_t{INT32_MAX}, positive) == cudaSuccess);
+  CHECK(select_if(nullptr, q, in, out, count32, std::int64_t{INT32_MAX} + 1, positive) == cudaErrorInvalidValue);
+  CHECK(partition(nullptr, q, in, out, count32, std::int64_t{INT32_MAX} + 1, positive) == cudaErrorInvalidValue);
+  CHECK(select_if(nullptr, q, in, out, count_u32, std::int64_t{UINT32_MAX}, positive) == cudaSuccess);
+  CHECK(partition(nullptr, q, in, out, count_u32, std::int64_t{UINT32_MAX} + 1, positive) == cudaErrorInvalidValue);
+  CHECK(select_if(nullptr, q, in, out, count, std::int64_t{UINT32_MAX} + 1, positive) == cudaSuccess);
 }
 
 // The look-back walks back with a warp reduction only where any association gives the same bits.

@@ -44,6 +44,13 @@ TEST_CASE("reduce rejects bad arguments before launching") {
   CHECK(reduce(temp, bytes, static_cast<const float*>(nullptr), out, 10, Sum{}, 0.0f) == cudaErrorInvalidValue);
   CHECK(reduce(in, static_cast<float*>(nullptr), 10, Sum{}, 0.0f) == cudaErrorInvalidValue);
   CHECK(reduce(in, out, -1, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  // Sizes whose bytes pass 2^63 (n * sizeof(float) would wrap to a small size), in the size
+  // query too; double's limit is half of float's.
+  CHECK(reduce(nullptr, bytes, in, out, std::int64_t{1} << 61, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  CHECK(reduce(temp, bytes, in, out, (std::int64_t{1} << 62) + 5, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  CHECK(reduce(temp, bytes, in, out, INT64_MAX, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  CHECK(reduce(nullptr, bytes, reinterpret_cast<const double*>(in), reinterpret_cast<double*>(out),
+               std::int64_t{1} << 60, Sum{}, 0.0) == cudaErrorInvalidValue);
   // Small inputs need no device query: the size query works without a GPU.
   std::size_t query = 0;
   CHECK(reduce(nullptr, query, in, out, 1000, Sum{}, 0.0f) == cudaSuccess);

@@ -90,7 +90,8 @@ using histogram_level_t = detail::histogram_level_t<Sample>;
 //!
 //! - Samples: std::uint8_t, std::uint16_t, std::int32_t or float, any alignment of the array;
 //!   Level: int for integer samples (lower >= the smallest sample value, upper <= the largest + 1),
-//!   float for float samples (finite, and upper - lower finite). Samples outside [lower, upper)
+//!   float for float samples (finite, upper - lower finite, and num_bins / (upper - lower)
+//!   finite: a width that narrow would put every sample in one bin). Samples outside [lower, upper)
 //!   and NaN are not counted.
 //! - Bins, integer samples: bin = floor((x - lower) * num_bins / (upper - lower)), exact.
 //!   Float samples (the formula to reproduce on the host, in float arithmetic, each operation

@@ -32,9 +32,11 @@ namespace tilecraft {
 //!   The kept count is exact up to num_items = 2^63 / 64 (32-bit tile counts below 2^32 items,
 //!   64-bit above); `NumSelected` is any integer type of at least 4 bytes.
 //!
-//! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative or too large,
-//! d_num_selected is null, d_in or d_out is null while num_items > 0, they overlap, or the temp
-//! storage is too small or not 16-byte aligned. num_items == 0 writes 0 to *d_num_selected.
+//! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative, too large, or
+//! more than NumSelected holds (every item may be kept: an int count takes up to 2^31 - 1
+//! items), d_num_selected is null, d_in or d_out is null while num_items > 0, they overlap, or
+//! the temp storage is too small or not 16-byte aligned. num_items == 0 writes 0 to
+//! *d_num_selected.
 //! \code
 //! std::size_t bytes = 0;
 //! std::int64_t* d_count = nullptr;   // device memory for the kept count

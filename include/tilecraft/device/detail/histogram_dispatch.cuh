@@ -190,9 +190,11 @@ template <class Policy, class Sample, class Counter, class Level>
     TILECRAFT_RETURN_IF_ERROR(
         histogram_check(d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_bins, num_samples));
     // The levels: lower < upper, inside the samples' range (integers: up to the largest sample
-    // + 1), finite with a finite width (floats).
+    // + 1), finite with a finite width and a finite bins-per-unit scale (floats: a width so
+    // narrow that num_bins / width overflows would put every sample in the last bin).
     if constexpr (std::is_same_v<Sample, float>) {
-      if (!(lower < upper) || !std::isfinite(lower) || !std::isfinite(upper) || !std::isfinite(upper - lower)) {
+      if (!(lower < upper) || !std::isfinite(lower) || !std::isfinite(upper) || !std::isfinite(upper - lower) ||
+          !std::isfinite(static_cast<float>(num_bins) / (upper - lower))) {
         return cudaErrorInvalidValue;
       }
     } else {

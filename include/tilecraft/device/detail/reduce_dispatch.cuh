@@ -88,7 +88,8 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
                                          Out* d_out, std::int64_t num_items, Op op, Init init, cudaStream_t stream) {
   using Acc = typename ReduceAccumulator<Op, Init, In>::type;
   constexpr int vec = detail::reduce_vector_elems<In>;
-  if (num_items < 0) return cudaErrorInvalidValue;
+  // An array of num_items items must have a byte size (the launch paths are chosen on it).
+  if (num_items < 0 || num_items > INT64_MAX / static_cast<std::int64_t>(sizeof(In))) return cudaErrorInvalidValue;
   if (d_temp_storage != nullptr && (d_out == nullptr || (num_items > 0 && d_in == nullptr))) {
     return cudaErrorInvalidValue;
   }

@@ -125,12 +125,13 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 [[nodiscard]] cudaError_t scan_checked(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
                                        Out* d_out, std::int64_t num_items, Op op, Acc init, cudaStream_t stream) {
-  if (num_items < 0 || num_items > INT64_MAX / 64) return cudaErrorInvalidValue;
+  constexpr std::int64_t widest = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
+  // (num_items * widest, the arrays' bytes, must not overflow either: items wider than 64 bytes.)
+  if (num_items < 0 || num_items > INT64_MAX / 64 || num_items > INT64_MAX / widest) return cudaErrorInvalidValue;
 #if defined(__CUDACC__)
   if constexpr (!std::is_void_v<Policy>) {
     return scan_run<Policy, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init, stream);
   } else {
-    constexpr std::int64_t widest = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
     if (num_items * widest <= small_scan_max_bytes) {
       return scan_run<DefaultScanPolicySmall<In, Out>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out,
                                                                   num_items, op, init, stream);

@@ -9,6 +9,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "../../config.cuh"
@@ -96,6 +97,10 @@ template <class Policy, bool Partition, class In, class Pred, class NumSelected>
   if constexpr (std::is_trivially_copyable_v<In> && std::is_default_constructible_v<In> &&
                 std::predicate<Pred&, const In&> && std::is_integral_v<NumSelected> && sizeof(NumSelected) >= 4) {
     if (num_items < 0 || num_items > INT64_MAX / 64) return cudaErrorInvalidValue;
+    // Every item may be kept: the count must fit NumSelected (an int takes up to 2^31 - 1 items).
+    if (static_cast<std::uint64_t>(num_items) > static_cast<std::uint64_t>(std::numeric_limits<NumSelected>::max())) {
+      return cudaErrorInvalidValue;
+    }
 #if defined(__CUDACC__)
     auto run = [&]<class P>() -> cudaError_t {
       constexpr bool fits = static_cast<std::size_t>(P::tile_items) * sizeof(In) <= max_tile_stage_bytes;
