@@ -261,7 +261,7 @@ template <class T>
   int device = 0;
   TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
   auto aligned16 = [](const T* p, std::int64_t ld) {
-    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 8 == 0;
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 8 == 0 && tma_row_stride_fits<T>(ld);
   };
   // An operand the wgmma kernel cannot read as stored is copied (a few microseconds a MiB),
   // where the product is large enough to pay for it.
@@ -272,6 +272,13 @@ template <class T>
        static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(k) >= tunables.pack_min_volume);
 
   if (wgmma) {
+    // The kernel counts tiles and K steps in 32 bits (launch_wgmma_tma checks the chosen shape's
+    // plan). Refused here already, before any workspace or packing, where even the largest
+    // tiles (256 on either side, 64 elements of K a step) would not fit.
+    if (ceil_div(rows, std::int64_t{256}) * ceil_div(cols, std::int64_t{256}) > INT_MAX ||
+        ceil_div(k, std::int64_t{128 / static_cast<int>(sizeof(T))}) > INT_MAX) {
+      return cudaErrorInvalidValue;
+    }
     DeviceLimits limits{};
     TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
     // Operands as stored: `outer` rows of `inner` elements (X rows x k K-contiguous, else k x rows).

@@ -28,6 +28,7 @@
 #include "gemm_plan.cuh"
 #include "gemm_wgmma_kernels.cuh"
 #include "pack_copy.cuh"
+#include "tensor_map.cuh"
 
 namespace tilecraft::detail {
 
@@ -92,9 +93,10 @@ struct Tf32Operand {
 };
 
 //! Whether the wgmma kernel reads the operand as stored: K-contiguous rows that start 16-byte
-//! aligned (the fill's 16-byte cp.async).
+//! aligned (the fill's 16-byte cp.async), within TMA's row-stride limit (else it is copied).
 inline bool tf32_operand_ready(const float* src, std::int64_t ld, bool k_contiguous) {
-  return k_contiguous && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && ld % 4 == 0;
+  return k_contiguous && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && ld % 4 == 0 &&
+         tma_row_stride_fits<float>(ld);
 }
 
 //! Brings the operand `src` (rows x k: element (r, c) at src[r * ld + c] when `k_contiguous`,
@@ -182,7 +184,7 @@ template <GemmMath Math>
   // moved; faster than transposing Y into workspace first at every shape measured, and than the
   // product with Y given K-contiguous at most (benchmarks/TUNING.md).
   auto aligned = [](const float* p, std::int64_t ld) {
-    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0;
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0 && tma_row_stride_fits<float>(ld);
   };
   const bool swap = !split && tunables.registers_b && x_k && !y_k && aligned(x, ldx) && aligned(y, ldy);
   const int swap_width = swap ? wgmma_width<float>(cols, rows, sms, tunables) : width;

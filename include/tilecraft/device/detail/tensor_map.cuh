@@ -45,6 +45,12 @@ inline constexpr CUtensorMapDataType tensor_map_type = std::is_same_v<T, float>
                                                                   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                   : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
 
+//! Whether rows `ld` elements of T apart are within TMA's stride limit (below 2^40 bytes).
+template <class T>
+constexpr bool tma_row_stride_fits(std::int64_t ld) {
+  return ld < (std::int64_t{1} << 40) / static_cast<std::int64_t>(sizeof(T));
+}
+
 //! Whether TMA can read `outer` rows of `inner` elements of T at `base`, `ld` elements apart,
 //! with 32-bit box coordinates: base 16-byte aligned, rows a multiple of 16 bytes apart (and
 //! below 2^40 bytes), both extents in 1 ... 2^31 - 1.
@@ -53,7 +59,7 @@ bool tensor_map_fits(const T* base, std::int64_t inner, std::int64_t outer, std:
   constexpr std::int64_t max_extent = 2147483647;
   return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && inner >= 1 && outer >= 1 && inner <= max_extent &&
          outer <= max_extent && ld >= inner && (ld * static_cast<std::int64_t>(sizeof(T))) % 16 == 0 &&
-         ld < (std::int64_t{1} << 40) / static_cast<std::int64_t>(sizeof(T));
+         tma_row_stride_fits<T>(ld);
 }
 
 //! Encodes `map` for the 2-D tensor of T (float, __half or __nv_bfloat16) at `base`: `outer`
