@@ -93,6 +93,7 @@ __global__ void __launch_bounds__(C::block)
         if (lane == 0) status.publish(tile, td::tile_inclusive, prefix + aggregate);
       }
       if (lane == 0) slot_prefix[s] = prefix;
+      __threadfence_block();  // (bar.arrive's ordering made explicit for the hand-off)
       __syncwarp();
       bar_arrive(C::prefix_bar(s), all);
     }
@@ -199,6 +200,7 @@ __global__ void __launch_bounds__(C::block)
     if (t == 0) {
       slot_aggregate[s] = aggregate;
       status.publish(tile, tile == 0 ? td::tile_inclusive : td::tile_aggregate, aggregate);
+      __threadfence_block();
     }
     bar_arrive(C::aggregate_bar(s), all);
     if (prev_slot >= 0) finish();
