@@ -28,7 +28,7 @@ struct ReduceAccumulator<Op, Init, In> {
 
 //! Launch shapes of tilecraft::reduce. A tile is what one block reads per step: every thread
 //! issues `vectors_per_thread` independent 16-byte loads before combining any of them.
-//! Small inputs go to one wide block (128 KiB in flight, no partials, no grid barrier);
+//! Small inputs go to one block (up to 128 KiB in flight, no partials, no grid barrier);
 //! large ones to a cooperative grid of `blocks_per_sm` blocks per multiprocessor, all
 //! resident at once (__launch_bounds__ caps registers so that they fit on sm_75 ... sm_90).
 template <int Threads, int VectorsPerThread, int Rounds = 1>
@@ -43,13 +43,13 @@ struct ReduceSingleBlockPolicy {
 //! Inputs up to 256 KiB take one block: below that one multiprocessor streams the input in
 //! less time than a grid takes to launch and meet at its barrier. Loaded as 16-byte vectors,
 //! they take the lean reduce_one_tile_kernel, in the smallest block that covers them with all
-//! its loads in flight: more threads mean a longer reduction tree, fewer loads a longer
-//! stream (measured on the H200, benchmarks/TUNING.md: a 1024-thread block costs 0.15 us more
-//! than a 256-thread one at 4 KiB; one block of 256 threads with 16 loads each, or a loop, is
-//! slower from 32 KiB on). Up to 16 KiB 256 threads with 4 loads each; up to 64 KiB 1024
-//! threads with 4; up to 256 KiB 1024 threads with 8, in two rounds. Loaded element by element
-//! (Vec == 1), a 256-thread block up to 16 KiB and General above: a 1024-thread block with 8
-//! loads per thread per step (reduce_single_block_kernel).
+//! its loads in flight: more threads mean a longer reduction tree, fewer loads in flight a
+//! longer stream (measured on the H200, benchmarks/TUNING.md: a 1024-thread block costs 0.15 us
+//! more than a 256-thread one at 4 KiB; the general kernel, whose leftover vectors load one per
+//! thread per trip, took 1 to 2 us more from 32 KiB to 200 KiB). Up to 16 KiB 256 threads with
+//! 4 loads each; up to 64 KiB 1024 threads with 4; up to 256 KiB 1024 threads with 8, in two
+//! rounds. Loaded element by element (Vec == 1), a 256-thread block up to 16 KiB and General
+//! above: a 1024-thread block with 8 loads per thread per step (reduce_single_block_kernel).
 struct ReduceSingleBlock {
   static constexpr std::int64_t max_bytes = 256 * 1024;
   static constexpr std::int64_t narrow_max_bytes = 16 * 1024;
