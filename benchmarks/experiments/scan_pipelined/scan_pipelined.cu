@@ -1,7 +1,8 @@
-// A prototype: the single-pass scan (float inclusive sum) as a persistent, warp-specialized
-// kernel whose blocks keep loading while a tile's look-back waits. Not the library; see
-// benchmarks/TUNING.md ("Scan": the look-back costs about 15% at 2^28 because a tile that waits
-// holds its block slot with no loads in flight).
+// A prototype, measured and not landed (benchmarks/TUNING.md, "Scan", "Measured and dropped":
+// slower than the library's one block per tile at every size from 2^24): the single-pass scan
+// (float inclusive sum) as a persistent, warp-specialized kernel whose blocks keep loading while
+// a tile's look-back waits. It answered the TUNING.md finding that the look-back costs about 15%
+// at 2^28 because a tile that waits holds its block slot with no loads in flight.
 //
 // Each block: Threads compute threads and one look-back warp, a ring of Stages tiles in shared
 // memory. The compute warps, per iteration j (slot s = j mod Stages):
@@ -50,8 +51,9 @@ __device__ __forceinline__ void bar_arrive(unsigned id, unsigned threads) {
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-template <int Threads, int Items, int Stages>
+template <int Threads, int Items, int Stages, bool Anchored = false>
 struct Cfg {
+  static constexpr bool anchored = Anchored;
   static_assert(Threads % 32 == 0 && Items % 4 == 0 && Stages >= 3 && 2 + 2 * Stages <= 16);
   static constexpr int threads = Threads;  // compute threads
   static constexpr int items = Items;      // floats per compute thread per tile
@@ -67,6 +69,65 @@ struct Cfg {
   __host__ __device__ static constexpr unsigned prefix_bar(int s) { return 2 + Stages + s; }
 };
 
+// The anchored look-back (Anchored configurations): the look-back warp knows the inclusive
+// prefix of its block's previous tile (the anchor), so tile `tile`'s exclusive prefix is that
+// prefix folded in order with the aggregates of the tiles between them (or, from the nearest
+// inclusive prefix met among those, that one). It waits for those aggregates only, never for the
+// inclusive frontier: in a persistent grid the blocks move in step, so a whole grid's tiles sit
+// between a tile and the frontier and waiting in place costs a hop per 32 of them. K windows of
+// 32 states are read at once (one round trip for up to 32 K tiles). The same bits as the
+// sequential fold: the anchor and every inclusive prefix met are that fold.
+constexpr int anchor_windows = 16;
+__device__ float anchored_look_back(const td::TileStatus<float>& status, long long tile, long long anchor,
+                                    float anchor_value, float* buf) {
+  constexpr int K = anchor_windows;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  float x = anchor_value;
+  for (long long base = anchor + 1; base < tile; base += K * 32) {
+    td::TileEntry<float> e[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const long long i = base + k * 32 + lane;
+      e[k] = i < tile ? status.load(i) : td::TileEntry<float>{td::tile_aggregate, 0.0f};
+    }
+    int hi = -1;  // the batch's highest position holding an inclusive prefix
+    for (;;) {
+      hi = -1;
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const unsigned b = __ballot_sync(0xffffffffu, base + k * 32 + lane < tile && e[k].flag == td::tile_inclusive);
+        if (b != 0) hi = k * 32 + 31 - __clz(static_cast<int>(b));
+      }
+      bool miss = false;
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const long long i = base + k * 32 + lane;
+        if (i < tile && k * 32 + lane > hi && e[k].flag == td::tile_invalid) {
+          e[k] = status.load(i);
+          miss = true;
+        }
+      }
+      if (!__any_sync(0xffffffffu, miss)) break;
+      __nanosleep(20);
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) buf[k * 32 + lane] = e[k].value;
+    __syncwarp();
+    if (lane == 0) {
+      const int end = static_cast<int>(tile - base < K * 32 ? tile - base : K * 32);
+      int from = 0;
+      if (hi >= 0) {
+        x = buf[hi];
+        from = hi + 1;
+      }
+      for (int i = from; i < end; ++i) x += buf[i];
+    }
+    x = __shfl_sync(0xffffffffu, x, 0);
+    __syncwarp();
+  }
+  return x;
+}
+
 template <class C>
 __global__ void __launch_bounds__(C::block)
     scan_pipelined(const float* in, float* out, long long tiles, td::TileStatus<float> status, unsigned* counter) {
@@ -74,13 +135,15 @@ __global__ void __launch_bounds__(C::block)
   __shared__ long long slot_tile[C::stages];
   __shared__ float slot_aggregate[C::stages];
   __shared__ float slot_prefix[C::stages];
-  __shared__ float look_back_buf[32];
+  __shared__ float look_back_buf[C::anchored ? 32 * anchor_windows : 32];
   __shared__ float warp_total[C::threads / 32];
   const int t = static_cast<int>(threadIdx.x);
   const int warp = t / 32, lane = t % 32;
   constexpr unsigned all = C::block;
 
   if (warp == C::threads / 32) {  // the look-back warp
+    long long anchor = -1;
+    float anchor_value = 0.0f;
     for (int j = 0;; ++j) {
       const int s = j % C::stages;
       ta::named_barrier_sync(C::aggregate_bar(s), all);
@@ -89,9 +152,15 @@ __global__ void __launch_bounds__(C::block)
       const float aggregate = slot_aggregate[s];
       float prefix = 0.0f;  // (tile 0: its compute warps published its inclusive prefix)
       if (tile > 0) {
-        prefix = td::look_back<float>(status, tile, tilecraft::Sum{}, look_back_buf);
+        if (C::anchored && anchor >= 0) {
+          prefix = anchored_look_back(status, tile, anchor, anchor_value, look_back_buf);
+        } else {
+          prefix = td::look_back<float>(status, tile, tilecraft::Sum{}, look_back_buf);
+        }
         if (lane == 0) status.publish(tile, td::tile_inclusive, prefix + aggregate);
       }
+      anchor = tile;
+      anchor_value = prefix + aggregate;
       if (lane == 0) slot_prefix[s] = prefix;
       __threadfence_block();  // (bar.arrive's ordering made explicit for the hand-off)
       __syncwarp();
@@ -254,7 +323,8 @@ int main(int argc, char** argv) {
     int per_sm = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, C::block, C::smem));
     char name[64];
-    std::snprintf(name, sizeof name, "pipe%dx%dx%d(%d/SM)", C::threads, C::items, C::stages, per_sm);
+    std::snprintf(name, sizeof name, "%s%dx%dx%d(%d/SM)", C::anchored ? "anch" : "pipe", C::threads, C::items,
+                  C::stages, per_sm);
     return Variant{name, [=](const float* i, float* o, long long n, cudaStream_t s) {
                      if (n % C::tile != 0) {
                        std::printf("n must be a multiple of %d\n", C::tile);
@@ -284,11 +354,13 @@ int main(int argc, char** argv) {
       {"memcpy", [&](const float* i, float* o, long long n,
                      cudaStream_t s) { CHECK(cudaMemcpyAsync(o, i, n * 4, cudaMemcpyDeviceToDevice, s)); }},
       pipelined(Cfg<128, 64, 3>{}),
-      pipelined(Cfg<128, 64, 4>{}),
-      pipelined(Cfg<128, 32, 4>{}),
-      pipelined(Cfg<128, 32, 6>{}),
-      pipelined(Cfg<256, 32, 3>{}),
-      pipelined(Cfg<256, 32, 4>{}),
+      pipelined(Cfg<128, 64, 3, true>{}),
+      pipelined(Cfg<128, 64, 4, true>{}),
+      pipelined(Cfg<128, 32, 4, true>{}),
+      pipelined(Cfg<256, 32, 3, true>{}),
+      pipelined(Cfg<256, 32, 4, true>{}),
+      pipelined(Cfg<256, 16, 4, true>{}),
+      pipelined(Cfg<256, 16, 6, true>{}),
   };
 
   cudaEvent_t a, b;
