@@ -97,7 +97,8 @@ endfunction()
 #   WGMMA: the test (not its compat variants, which keep the other paths) builds sm_90 as sm_90a
 #   and, where that applies, is compiled with TILECRAFT_TEST_EXPECT_WGMMA.
 function(tilecraft_add_test)
-  cmake_parse_arguments(ARG "NO_COMPAT;WGMMA;SM80" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "NO_COMPAT;WGMMA;SM80;NO_CTEST" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES"
+                        ${ARGN})
   if(NOT ARG_COMPAT_SOURCES)
     set(ARG_COMPAT_SOURCES ${ARG_SOURCES})
   endif()
@@ -170,8 +171,35 @@ function(tilecraft_add_test)
     elseif(NOT archs STREQUAL CMAKE_CUDA_ARCHITECTURES)
       set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
     endif()
-    add_test(NAME ${target} COMMAND ${target})
-    set_tests_properties(${target} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
+    if(NOT ARG_NO_CTEST)
+      add_test(NAME ${target} COMMAND ${target})
+      set_tests_properties(${target} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
+    endif()
+  endforeach()
+endfunction()
+
+# tilecraft_add_merged_device_tests(NAME <target> TESTS <test>...): for builds with
+# TILECRAFT_MERGED_UNITS (the ci preset), device tests whose only source is tests/device/<test>.cu
+# (no libraries, definitions, skipped architectures or compat variants) compiled as one
+# translation unit into one executable, <target>. Each test is still registered under its own
+# name and runs the cases of its own file alone (doctest's --source-file filter on the path of
+# the file that defines them). Why: with device code built for compile speed, what a unit costs
+# is largely fixed (CUB's, Thrust's, doctest's and tilecraft's headers parsed for the host and for
+# each architecture, and the host compile): fourteen tests in two units cost about 210 CPU s on a
+# 2-core machine where fourteen units cost about 370.
+function(tilecraft_add_merged_device_tests)
+  cmake_parse_arguments(ARG "" "NAME" "TESTS" ${ARGN})
+  set(includes "")
+  foreach(test IN LISTS ARG_TESTS)
+    string(APPEND includes "#include \"${CMAKE_CURRENT_SOURCE_DIR}/device/${test}.cu\"\n")
+  endforeach()
+  set(merged "${CMAKE_CURRENT_BINARY_DIR}/merged/${ARG_NAME}.cu")
+  file(CONFIGURE OUTPUT "${merged}" CONTENT "// Generated (tilecraft_add_merged_device_tests): the device tests of one merged unit.\n@includes@"
+       @ONLY)
+  tilecraft_add_test(NAME ${ARG_NAME} KIND device SOURCES "${merged}" NO_CTEST)
+  foreach(test IN LISTS ARG_TESTS)
+    add_test(NAME ${test} COMMAND ${ARG_NAME} "--source-file=*/${test}.cu")
+    set_tests_properties(${test} PROPERTIES LABELS device SKIP_RETURN_CODE 77)
   endforeach()
 endfunction()
 

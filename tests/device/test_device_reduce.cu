@@ -81,11 +81,11 @@ Out run_cub(const In* d_in, std::int64_t n, Op op, Init init) {
 
 // Edges of the launch paths: the one-tile kernels up to 16 KiB (4096 ints), 64 KiB (16384) and
 // 256 KiB (65536; its second round from 32768), the cooperative grid above.
-const std::int64_t sizes[] = {0,    1,    2,     31,    33,    1000,      4093,    4095,          4096,
-                              4097, 4115, 16384, 16385, 32769, 65536 + 3, 1 << 16, (1 << 20) + 7, (1 << 22) + 1};
+const std::int64_t reduce_sizes[] = {0,    1,    2,     31,    33,    1000,      4093,    4095,          4096,
+                                     4097, 4115, 16384, 16385, 32769, 65536 + 3, 1 << 16, (1 << 20) + 7, (1 << 22) + 1};
 
 TEST_CASE("integer sums, minima and maxima equal CUB's exactly at every size and alignment") {
-  for (std::int64_t n : sizes) {
+  for (std::int64_t n : reduce_sizes) {
     for (int shift : {0, 1, 3}) {
       CAPTURE(n);
       CAPTURE(shift);
@@ -107,7 +107,7 @@ TEST_CASE("every grid policy (loads in flight, cache hints) equals CUB exactly a
   using Streaming = ReducePolicy<256, 8, 4, CacheHint::streaming>;
   using Normal = ReducePolicy<256, 8, 4, CacheHint::normal>;
   using Narrow = ReducePolicy<128, 4, 8, CacheHint::streaming>;
-  for (std::int64_t n : sizes) {
+  for (std::int64_t n : reduce_sizes) {
     for (int shift : {0, 1, 2}) {
       CAPTURE(n);
       CAPTURE(shift);
@@ -162,7 +162,7 @@ TEST_CASE("small inputs of every element width at every alignment (the one-tile 
 }
 
 TEST_CASE("float sums: exact on integer values, within the rounding bound on real values") {
-  for (std::int64_t n : sizes) {
+  for (std::int64_t n : reduce_sizes) {
     for (int shift : {0, 1, 2, 3}) {
       CAPTURE(n);
       CAPTURE(shift);

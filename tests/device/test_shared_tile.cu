@@ -17,7 +17,7 @@
 using namespace tilecraft;
 using tilecraft::test::DeviceBuffer;
 
-struct alignas(16) Quad {
+struct alignas(16) Quad16 {
   std::int32_t v[4];
 };
 
@@ -132,7 +132,7 @@ TEST_CASE_TEMPLATE("copy_tile round trips for every layout and element width", C
                    Case<SharedTile<float, 32, 1>, 1>, Case<SharedMatrix<float, 64, 32, Swizzled<>>, 2>,
                    Case<SharedMatrix<float, 16, 64, Swizzled<16>>, 0>, Case<SharedTile<double, 32, 1>, 1>,
                    Case<SharedMatrix<double, 8, 16, Swizzled<>>, 2>, Case<SharedMatrix<char, 24, 40, Padded<3>>, 0>,
-                   Case<SharedMatrix<short, 33, 17, Padded<1>>, 1>, Case<SharedMatrix<Quad, 9, 8, Padded<1>>, 2>,
+                   Case<SharedMatrix<short, 33, 17, Padded<1>>, 1>, Case<SharedMatrix<Quad16, 9, 8, Padded<1>>, 2>,
                    Case<SharedMatrix<float, 1, 1>, 0>) {
   using Tile = typename C::tile;
   check_tile_everywhere<Tile, 128>(11);
@@ -174,16 +174,11 @@ TEST_CASE_TEMPLATE("copy_tile of a transposed view with register-transposed bloc
 // TileMapping::rows needs rows (and, for the transposed store, columns) of 32 ... 512 bytes.
 TEST_CASE_TEMPLATE("copy_tile with one warp instruction per row", Tile, SharedTile<float, 32, 1>,
                    SharedTile<double, 32, 1>, SharedMatrix<float, 64, 64, Padded<1>>, SharedMatrix<short, 64, 64>,
-                   SharedMatrix<double, 64, 32, Swizzled<>>, SharedMatrix<Quad, 32, 32, Padded<1>>) {
+                   SharedMatrix<double, 64, 32, Swizzled<>>, SharedMatrix<Quad16, 32, 32, Padded<1>>) {
   using Rows = TileCopy<CacheHint::normal, TileMapping::rows>;
   check_tile_everywhere<Tile, 128, Rows>(41);
   check_tile_everywhere<Tile, 96, Rows>(43);
 }
-
-struct Pair {
-  SharedTile<float, 16, 1> a;
-  SharedMatrix<double, 8, 8, Swizzled<>> b;
-};
 
 __global__ void carve_kernel(int* ok) {
   extern __shared__ __align__(16) unsigned char smem[];
