@@ -3,11 +3,20 @@
 // the per-item flags tells every thread where its kept values go within the block's run; one
 // atomicAdd per block reserves that run in the output (so runs land in any block order, each in
 // order inside). The host checks that exactly the kept values came out.
+//
+// When the compaction is the whole job rather than a step inside your kernel, the device-level
+// calls do it in one pass and keep the input order: tilecraft::select_if (the kept values, in
+// order) and tilecraft::partition (the kept values in order, then the others in reverse order),
+// with CUB's two-phase temp-storage pattern. The example runs both on the same input and checks
+// them element by element.
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
 #include <tilecraft/block/block_scan.cuh>
+#include <tilecraft/device/select.cuh>
 #include <tilecraft/util/functional.cuh>
 
 #include "example_util.cuh"
@@ -67,8 +76,42 @@ int main() {
   std::sort(want.begin(), want.end());
   const bool ok = got == want;
   std::printf("kept %u of %d values above 0.5 (%s)\n", kept, n, example::verdict(ok));
+
+  // The device-level calls: the kept values in input order, and the partition of all of them.
+  std::vector<float> in_order, rejected;
+  for (float x : h) (x > 0.5f ? in_order : rejected).push_back(x);
+  std::int64_t* d_selected = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_selected, sizeof(std::int64_t)));
+  std::size_t select_bytes = 0, partition_bytes = 0;
+  TILECRAFT_THROW_IF_ERROR(tilecraft::select_if(nullptr, select_bytes, in, out, d_selected, n, AboveHalf{}));
+  TILECRAFT_THROW_IF_ERROR(tilecraft::partition(nullptr, partition_bytes, in, out, d_selected, n, AboveHalf{}));
+  std::size_t temp_bytes = std::max(select_bytes, partition_bytes);
+  void* temp = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&temp, temp_bytes));
+
+  TILECRAFT_THROW_IF_ERROR(tilecraft::select_if(temp, temp_bytes, in, out, d_selected, n, AboveHalf{}));
+  std::int64_t selected = -1;
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(&selected, d_selected, sizeof selected, cudaMemcpyDeviceToHost));
+  std::vector<float> picked(static_cast<std::size_t>(std::max<std::int64_t>(selected, 0)));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(picked.data(), out, picked.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  const bool select_ok = picked == in_order;
+  std::printf("select_if: %lld kept, in input order (%s)\n", static_cast<long long>(selected),
+              example::verdict(select_ok));
+
+  TILECRAFT_THROW_IF_ERROR(tilecraft::partition(temp, temp_bytes, in, out, d_selected, n, AboveHalf{}));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(&selected, d_selected, sizeof selected, cudaMemcpyDeviceToHost));
+  std::vector<float> parted(static_cast<std::size_t>(n));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(parted.data(), out, parted.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<float> expected = in_order;
+  expected.insert(expected.end(), rejected.rbegin(), rejected.rend());
+  const bool partition_ok = selected == static_cast<std::int64_t>(in_order.size()) && parted == expected;
+  std::printf("partition: %lld kept first, the other %lld after them in reverse order (%s)\n",
+              static_cast<long long>(selected), static_cast<long long>(n - selected), example::verdict(partition_ok));
+
+  TILECRAFT_THROW_IF_ERROR(cudaFree(temp));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(d_selected));
   TILECRAFT_THROW_IF_ERROR(cudaFree(in));
   TILECRAFT_THROW_IF_ERROR(cudaFree(out));
   TILECRAFT_THROW_IF_ERROR(cudaFree(count));
-  return ok ? 0 : 1;
+  return ok && select_ok && partition_ok ? 0 : 1;
 }

@@ -3,10 +3,18 @@
 // thread converts four pixels and adds their bins as an array; the block's counters
 // (per-lane counters in shared memory: conflict-free whatever the image) are merged into the
 // global histogram with one atomicAdd per non-zero bin.
+//
+// When the values already sit in memory, the device-level calls count them in one call:
+// tilecraft::histogram_even for bins of one width, tilecraft::histogram_range for bins between
+// levels you give. The example ends with histogram_range over the same image's luminance (one
+// value per pixel, 0 ... 255) in 16 bins whose levels are the squares 0, 1, 4, ..., 256: narrow
+// bins in the shadows, wide ones in the highlights.
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
 #include <tilecraft/block/block_histogram.cuh>
+#include <tilecraft/device/histogram.cuh>
 
 #include "example_util.cuh"
 
@@ -15,7 +23,8 @@ constexpr int threads = 256;
 constexpr int pixels_per_thread = 4;
 
 // Rec. 601 luma in 0 ... 255 (integer weights summing to 256), then 4 values per bin.
-__host__ __device__ inline int luma_bin(uchar4 p) { return ((77 * p.x + 150 * p.y + 29 * p.z) >> 8) / 4; }
+__host__ __device__ inline int luma(uchar4 p) { return (77 * p.x + 150 * p.y + 29 * p.z) >> 8; }
+__host__ __device__ inline int luma_bin(uchar4 p) { return luma(p) / 4; }
 
 __global__ void __launch_bounds__(threads) luma_histogram(const uchar4* image, int pixels, unsigned* hist) {
   // Caller-owned shared counters: 64 bins x 32 lanes x 4 bytes = 8 KiB.
@@ -70,7 +79,48 @@ int main() {
     for (int k = 0; k < 8; ++k) std::printf(" %7u", got[static_cast<std::size_t>(b + k)]);
     std::printf("\n");
   }
+
+  // The device level: the luminance as an array, 16 bins between the levels 0, 1, 4, ..., 256.
+  constexpr int range_bins = 16;
+  std::vector<int> lumas(h.size()), levels(range_bins + 1);
+  for (int i = 0; i <= range_bins; ++i) levels[static_cast<std::size_t>(i)] = i * i;
+  std::vector<unsigned> range_ref(range_bins, 0);
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    lumas[i] = luma(h[i]);
+    int b = 0;
+    while (lumas[i] >= levels[static_cast<std::size_t>(b + 1)]) ++b;  // levels[b] <= luma < levels[b + 1]
+    ++range_ref[static_cast<std::size_t>(b)];
+  }
+  int *d_lumas = nullptr, *d_levels = nullptr;
+  unsigned* d_range = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_lumas, lumas.size() * sizeof(int)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_levels, levels.size() * sizeof(int)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_range, range_bins * sizeof(unsigned)));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(d_lumas, lumas.data(), lumas.size() * sizeof(int), cudaMemcpyHostToDevice));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(d_levels, levels.data(), levels.size() * sizeof(int), cudaMemcpyHostToDevice));
+  std::size_t temp_bytes = 0;
+  TILECRAFT_THROW_IF_ERROR(
+      tilecraft::histogram_range(nullptr, temp_bytes, d_lumas, d_range, range_bins, d_levels, pixels));
+  void* temp = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&temp, temp_bytes));
+  TILECRAFT_THROW_IF_ERROR(
+      tilecraft::histogram_range(temp, temp_bytes, d_lumas, d_range, range_bins, d_levels, pixels));
+  std::vector<unsigned> range_got(range_bins);
+  TILECRAFT_THROW_IF_ERROR(
+      cudaMemcpy(range_got.data(), d_range, range_bins * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  const bool range_ok = range_got == range_ref;
+  std::printf("histogram_range of the luminance, %d bins between the squares 0 ... 256: %s\n", range_bins,
+              range_ok ? "ok" : "WRONG");
+  for (int b = 0; b < range_bins; b += 8) {
+    std::printf("  bins %2d-%2d:", b, b + 7);
+    for (int k = 0; k < 8; ++k) std::printf(" %7u", range_got[static_cast<std::size_t>(b + k)]);
+    std::printf("\n");
+  }
+  TILECRAFT_THROW_IF_ERROR(cudaFree(temp));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(d_range));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(d_levels));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(d_lumas));
   TILECRAFT_THROW_IF_ERROR(cudaFree(image));
   TILECRAFT_THROW_IF_ERROR(cudaFree(hist));
-  return ok ? 0 : 1;
+  return ok && range_ok ? 0 : 1;
 }

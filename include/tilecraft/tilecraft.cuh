@@ -35,6 +35,7 @@
 #include "warp/warp_reduce.cuh"
 #include "warp/warp_scan.cuh"
 #include "block/block_histogram.cuh"
+#include "block/block_histogram_algorithm.cuh"
 #include "block/block_reduce.cuh"
 #include "block/block_scan.cuh"
 #include "gemm/epilogue.cuh"

@@ -9,27 +9,9 @@
 #include "../../arch/shared_atomic.cuh"
 #include "../../arch/smem_address.cuh"
 #include "../../config.cuh"
+#include "../block_histogram_algorithm.cuh"
 
 namespace tilecraft {
-
-//! How block_histogram privatizes its counters in shared memory. Same-address atomics
-//! serialize and atomics of one warp instruction that hit one bank in different words take one
-//! pass each, so the layout decides what skewed and what uniform data cost.
-enum class BlockHistogramAlgorithm {
-  //! One copy of the Bins counters for the whole block (Bins words). Counter b sits in bank
-  //! b % 32: a warp's 32 random bins need ~3.5 passes, equal bins in one warp serialize, so
-  //! equal neighbouring items of a thread are combined into one atomicAdd first.
-  block,
-  //! Copies sub-histograms of Bins counters (Copies x Bins words); warp w counts into copy
-  //! w % Copies, so fewer warps contend for one address. Equal neighbouring items of a thread
-  //! are combined as for `block`.
-  warps,
-  //! Every lane of a warp owns a column of counters: counter (copy, bin, lane) is word
-  //! (copy x Bins + bin) x 32 + lane, in bank `lane`, so each warp instruction's atomics are
-  //! conflict-free and never share an address, whatever the data (Copies x Bins x 32 words:
-  //! for small Bins). Warp w counts into copy w % Copies.
-  lanes,
-};
 
 namespace detail {
 
