@@ -26,7 +26,8 @@ constexpr int items = 4;
 
 template <class Keep>
 __global__ void __launch_bounds__(threads) compact(const float* in, int n, float* out, unsigned* out_count, Keep keep) {
-  // Caller-owned temp storage: (256 / 32 + 2) ints of shared memory.
+  // Caller-owned temp storage: 309 ints of shared memory (the default algorithm at 256 threads
+  // rakes; BlockScanAlgorithm::warp_scans would take 256 / 32 + 2).
   __shared__ tilecraft::BlockScanStorage<int, threads> temp;
   __shared__ unsigned run_start;
   const int first = (blockIdx.x * threads + threadIdx.x) * items;

@@ -11,7 +11,7 @@
 //! Major version: changes that break existing code.
 #define TILECRAFT_VERSION_MAJOR 0
 //! Minor version: additions (before 1.0, also breaking changes).
-#define TILECRAFT_VERSION_MINOR 1
+#define TILECRAFT_VERSION_MINOR 2
 //! Patch version: fixes.
 #define TILECRAFT_VERSION_PATCH 0
 //! Single integer version, MMmmpp.

@@ -581,7 +581,7 @@ TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, Matrix
 //!   __shared__ Gemm::TempStorage storage;
 //!   tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * 64LL, blockIdx.x * 64LL);
 //! }
-//! // The same in double: T is the last parameter of TiledGemm, and the call takes it from the storage.
+//! // The same in double: T follows Stages in TiledGemm's parameters, and the call takes it from the storage.
 //! using Dgemm = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>, 8, 4, 3, double>;
 //! __global__ void dgemm_kernel(tilecraft::MatrixRef<const double> a, tilecraft::MatrixRef<const double> b,
 //!                              tilecraft::MatrixRef<double> c) {

@@ -158,8 +158,10 @@ TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, Matrix
 //! Pipeline's producer_commit / consumer_wait. Elements outside src are written with plain
 //! shared stores (any fill value works; they too need the barrier). Below sm_80, or with
 //! TILECRAFT_DISABLE_CP_ASYNC, the copy is synchronous with the same results. Global vectors
-//! are 16 bytes (cp.async.cg) when src's rows are 16-byte aligned; otherwise one element per
-//! copy (1- and 2-byte elements then load synchronously: cp.async moves 4 bytes or more).
+//! are up to 16 bytes (cp.async.cg at 16) when src's rows are 16-byte aligned, as wide as the
+//! tile layout's `vector_bytes` allows (a SharedTile<float, N, 1> row takes 4-byte copies);
+//! otherwise one element per copy (1- and 2-byte elements then load synchronously: cp.async
+//! moves 4 bytes or more).
 //! Threads and `Copy` as for copy_tile (the cache hint does not apply: cp.async has its own).
 //! \code
 //! __shared__ tilecraft::SharedMatrix<float, 32, 64> tile;
