@@ -419,6 +419,41 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands against cublasGemmEx: 1000 x 999 x 1
   check_cublas<T>(cublas, problem(combo(1), 2048, 2048, 2048, 1.0f, 0.0f, layouts[2]), ++salt);  // unaligned path
 }
 
+// BLAS: with k == 0 C = beta C, A and B unread, whatever alpha is: alpha x 0 must not turn C into
+// NaN when alpha is Inf or NaN. beta == 0: C is not read (NaN there).
+TEST_CASE_TEMPLATE("gemm on 16-bit operands: k == 0 scales C by beta whatever alpha is, Inf and NaN included", T,
+                   __half, __nv_bfloat16) {
+  const std::int64_t m = 37, n = 41;  // row-major C, ldc = n + 3
+  const std::int64_t ldc = n + 3;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  auto g = tilecraft::test::rng(4000);
+  std::vector<float> c0(static_cast<std::size_t>(m * ldc));
+  for (float& x : c0) x = static_cast<float>(g.uniform_int(-64, 64)) / 8.0f;
+  const T* null_ab = nullptr;
+  for (float alpha : {inf, -inf, nan, 0.0f, 3.0f}) {
+    for (float beta : {0.5f, 0.0f}) {
+      CAPTURE(alpha);
+      CAPTURE(beta);
+      std::vector<float> start = c0;
+      if (beta == 0.0f) std::fill(start.begin(), start.end(), nan);  // not read
+      DeviceBuffer<float> dc(start);
+      CHECK(tilecraft::gemm(Order::row_major, Op::none, Op::none, m, n, 0, alpha, null_ab, 1, null_ab, n, beta,
+                            dc.get(), ldc) == cudaSuccess);
+      tilecraft::test::sync_and_check();
+      const std::vector<float> got = dc.download();
+      int wrong = 0;
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          const auto at = static_cast<std::size_t>(i * ldc + j);
+          const float want = beta == 0.0f ? 0.0f : beta * c0[at];  // exact: beta is a power of 2
+          if (!(got[at] == want)) ++wrong;
+        }
+      }
+      CHECK(wrong == 0);
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("gemm on 16-bit operands: rejected calls launch nothing and leave C alone; m or n == 0 does nothing",
                    T, __half, __nv_bfloat16) {
   const std::int64_t m = 37, n = 41, k = 29;  // row-major NN: lda = k, ldb = n, ldc = n

@@ -55,8 +55,9 @@ namespace {
 // or forced to 128 x Width (64: 64 x 128). TF32 computes a product whose A is K-contiguous and
 // B N-contiguous, both aligned, as C^T = B^T A^T with B^T from registers (stored transposed:
 // whole tiles, slices and stream-K shares alike); unaligned layouts take the other path, B
-// transposed first.
-template <GemmMath Math, bool Wgmma = false, int Split = 0, int Sms = 0, int Width = 0>
+// transposed first. SmemLimit > 0: the mma.sync path alone, as on a GPU whose blocks may opt in
+// to no more shared memory than that (65536: sm_75's, where it runs one stage fewer).
+template <GemmMath Math, bool Wgmma = false, int Split = 0, int Sms = 0, int Width = 0, int SmemLimit = 0>
 struct Runner {
   static constexpr GemmMath math = Math;
   static constexpr bool wgmma = Wgmma;
@@ -70,6 +71,10 @@ struct Runner {
     }
     t.sms = Sms;
     t.tile_width = Width;
+    if (SmemLimit > 0) {
+      t.min_wave_fill = 1e30;  // never the wgmma kernel
+      t.fallback_smem_limit = SmemLimit;
+    }
     return t;
   }
 };
@@ -84,6 +89,8 @@ using Tf32Split192 = Runner<GemmMath::tf32, true, 1, 0, 192>;
 using Tf32StreamK64 = Runner<GemmMath::tf32, true, 2, 4, 64>;
 using Tf32x3StreamK = Runner<GemmMath::tf32x3, true, 2, 4>;
 using Tf32x3StreamKAll = Runner<GemmMath::tf32x3, true, 2>;
+using Tf32Short = Runner<GemmMath::tf32, true, 0, 0, 0, 65536>;
+using Tf32x3Short = Runner<GemmMath::tf32x3, true, 0, 0, 0, 65536>;
 
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
 
@@ -226,7 +233,7 @@ TEST_CASE("gemm<tf32 / tf32x3>: the Hopper wgmma path runs where the build has s
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders, every op, ld and alignment variants",
                    R, Tf32, Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK,
-                   Tf32x3StreamKAll, Tf32Split192, Tf32StreamK64) {
+                   Tf32x3StreamKAll, Tf32Split192, Tf32StreamK64, Tf32Short, Tf32x3Short) {
   struct Shape {
     std::int64_t m, n, k;
   };
@@ -252,7 +259,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented bound, beside FP32 SIMT gemm", R, Tf32,
                    Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK, Tf32x3StreamKAll,
-                   Tf32Split192, Tf32StreamK64) {
+                   Tf32Split192, Tf32StreamK64, Tf32Short, Tf32x3Short) {
   constexpr GemmMath math = R::math;
   const bool light = tilecraft::test::sanitizer_sized();
   const std::int64_t m = light ? 130 : 1000, n = light ? 150 : 999, k = light ? 200 : 1001;
@@ -312,8 +319,38 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: rejected calls launch nothing and leave
   CHECK(std::all_of(after.begin(), after.end(), [](float x) { return x == 3.0f; }));
 }
 
+// BLAS: with k == 0 (or alpha == 0) C = beta C, A and B unread, whatever alpha is: alpha x 0
+// must not turn C into NaN when alpha is Inf or NaN. beta == 0: C is not read (NaN there).
+TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: k == 0 scales C by beta whatever alpha is, Inf and NaN included", R, Tf32,
+                   Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Short, Tf32x3Short) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::uint64_t salt = 3000;
+  for (float alpha : {inf, -inf, nan_f, 0.0f, 3.0f}) {
+    for (float beta : {0.5f, 0.0f}) {
+      for (int v : {0, 7}) {
+        const Order order = v < 4 ? Order::row_major : Order::col_major;
+        const Op op = v & 1 ? Op::transpose : Op::none;
+        const Problem p{order, op, op, 37, 29, 0, alpha, beta, layouts[v == 7 ? 4 : 0]};
+        CAPTURE(p.str(math_name(R::math), salt));
+        auto g = tilecraft::test::rng(salt++);
+        const Data d = make_data(p, [&] { return static_cast<float>(g.uniform_int(-64, 64)) / 8.0f; });
+        const std::vector<float> got = run_gemm<R>(p, d);
+        int wrong = 0;
+        for (std::int64_t i = 0; i < p.m; ++i) {
+          for (std::int64_t j = 0; j < p.n; ++j) {
+            const float want = beta == 0.0f ? 0.0f : beta * d.c0[p.ic(i, j)];  // exact: beta is a power of 2
+            if (!(got[p.ic(i, j)] == want)) ++wrong;
+          }
+        }
+        CHECK(wrong == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: Inf and NaN operands give FP32's Inf and NaN", R, Tf32, Tf32x3, Tf32Wgmma,
-                   Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK, Tf32x3StreamKAll) {
+                   Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK, Tf32x3StreamKAll, Tf32Short,
+                   Tf32x3Short) {
   constexpr GemmMath math = R::math;
   for (int v : {0, 5}) {
     const Order order = v < 4 ? Order::row_major : Order::col_major;

@@ -247,7 +247,10 @@ template <class T>
                                          const GemmTensorTunables& tunables = GemmTensorTunables{}) {
   TILECRAFT_RETURN_IF_ERROR(check_gemm_args<T, float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
   if (m == 0 || n == 0) return cudaSuccess;
-  if (alpha == 0.0f) k = 0;  // BLAS: A and B are not read
+  if (alpha == 0.0f || k == 0) {  // C = beta C, whatever alpha (Inf, NaN); BLAS: A and B are not read
+    k = 0;
+    alpha = 0.0f;
+  }
   // The row-major form: C (rows x cols) = X (rows x k) Y^T, Y cols x k. A column-major C is the
   // row-major C^T = op(B)^T op(A)^T. x_k / y_k: K is the contiguous side of X / Y.
   const bool row = order == Order::row_major;

@@ -122,6 +122,11 @@ struct GemmTensorTunables {
   //! 168 for 16-bit operands whose Y (the B of the row-major form) is K-contiguous (192
   //! elsewhere).
   int tile_width = 0;
+  //! The shared memory a block of the float operands' mma.sync path may take (bytes; 0: what
+  //! the device lets a block opt in to). Its configurations take 80 KiB (TF32, 4 stages) and 81
+  //! KiB (TF32x3, 3 stages); below that (sm_75 opts in to 64 KiB) the same tiles run one stage
+  //! fewer (60 and 54 KiB). Tests pass 65536 to run those on any GPU.
+  int fallback_smem_limit = 0;
   //! What a column of a 128- and of a 192-wide tile costs against a 256-wide one's
   //! (wgmma_tile_width): measured on the H200, BF16 at 4096^3 (benchmarks/TUNING.md); the
   //! 64-wide option is a tile of 64 x 128 (one computing warpgroup), which costs cost_narrow

@@ -41,6 +41,15 @@ template <GemmMath Math>
 using Tf32FallbackConfig =
     std::conditional_t<Math == GemmMath::tf32, TiledGemm<128, 128, RegBlock<16, 8>, 16, 4, 4, float, GemmMath::tf32>,
                        TiledGemm<64, 128, RegBlock<8, 8>, 32, 4, 3, float, GemmMath::tf32x3>>;
+//! The same tiles one stage shorter, for GPUs whose blocks cannot opt in to the configuration
+//! above's shared memory (sm_75: 64 KiB; GemmTensorTunables::fallback_smem_limit).
+template <GemmMath Math>
+using Tf32FallbackConfigSmall =
+    std::conditional_t<Math == GemmMath::tf32, TiledGemm<128, 128, RegBlock<16, 8>, 16, 4, 3, float, GemmMath::tf32>,
+                       TiledGemm<64, 128, RegBlock<8, 8>, 32, 4, 2, float, GemmMath::tf32x3>>;
+static_assert(Tf32FallbackConfigSmall<GemmMath::tf32>::smem_bytes <= 65536 &&
+                  Tf32FallbackConfigSmall<GemmMath::tf32x3>::smem_bytes <= 65536,
+              "the short configurations must fit sm_75's 64 KiB of opt-in shared memory");
 
 //! The TF32x3 split of a rows x k matrix (element (r, c) at src[r * ld_src + c]): big = x
 //! rounded to TF32, small = (x - big) rounded to TF32, both rows x k at leading dimension ld
@@ -159,7 +168,10 @@ template <GemmMath Math>
   static_assert(Math == GemmMath::tf32 || Math == GemmMath::tf32x3, "gemm_tf32_run: Math must be tf32 or tf32x3");
   TILECRAFT_RETURN_IF_ERROR(check_gemm_args<float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
   if (m == 0 || n == 0) return cudaSuccess;
-  if (alpha == 0.0f) k = 0;  // BLAS: A and B are not read
+  if (alpha == 0.0f || k == 0) {  // C = beta C, whatever alpha (Inf, NaN); BLAS: A and B are not read
+    k = 0;
+    alpha = 0.0f;
+  }
   // The row-major form: C (rows x cols) = X (rows x k) Y^T, Y cols x k (as for 16-bit operands).
   const bool row = order == Order::row_major;
   const std::int64_t rows = row ? m : n, cols = row ? n : m;
@@ -239,9 +251,15 @@ template <GemmMath Math>
     return status;
   }
 
-  // mma.sync (tiled_gemm splits TF32x3 operands in registers), the operands as they are.
-  return launch_tensor_fallback<Tf32FallbackConfig<Math>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha, beta,
-                                                          stream);
+  // mma.sync (tiled_gemm splits TF32x3 operands in registers), the operands as they are; one
+  // stage fewer where a block cannot have the shared memory of four.
+  const int smem_limit = tunables.fallback_smem_limit > 0 ? tunables.fallback_smem_limit : limits.smem_per_block_optin;
+  if (Tf32FallbackConfig<Math>::smem_bytes <= static_cast<std::size_t>(smem_limit)) {
+    return launch_tensor_fallback<Tf32FallbackConfig<Math>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha,
+                                                            beta, stream);
+  }
+  return launch_tensor_fallback<Tf32FallbackConfigSmall<Math>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha,
+                                                               beta, stream);
 }
 
 #endif  // __CUDACC__
