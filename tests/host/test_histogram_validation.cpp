@@ -74,6 +74,17 @@ TEST_CASE("histogram_even rejects bad arguments before launching") {
   CHECK(histogram_even(temp, bytes, inf, hist, 1024, 0.0f, 1e-36f, 10) == bad);
   CHECK(histogram_even(nullptr, query, inf, hist, 1024, 0.0f, 1e-36f, 10) == bad);
   CHECK(histogram_even(nullptr, query, inf, hist, 1024, 0.0f, 1e-30f, 10) == cudaSuccess);
+  // The histogram may share no byte with the samples (it is zeroed while other blocks read
+  // them) or the temp storage. Host compilers answer a call that passes every check with
+  // cudaErrorInvalidDeviceFunction (no kernels): the adjacent ranges pass.
+  const std::uintptr_t at = std::uintptr_t{1} << 20;  // `in`: 10 bytes
+  CHECK(histogram_even(temp, bytes, in, fake<unsigned>(at + 8), 256, 0, 256, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, fake<unsigned>(at - 1020), 256, 0, 256, 10) == bad);  // ends at at + 4
+  CHECK(histogram_even(temp, bytes, in, fake<unsigned>(at + 12), 256, 0, 256, 10) == cudaErrorInvalidDeviceFunction);
+  CHECK(histogram_even(temp, bytes, in, fake<unsigned>(at - 1024), 256, 0, 256, 10) == cudaErrorInvalidDeviceFunction);
+  const std::uintptr_t t = std::uintptr_t{1} << 32;  // `temp`: 16 bytes
+  CHECK(histogram_even(temp, bytes, in, fake<unsigned>(t + 12), 256, 0, 256, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, fake<unsigned>(t + 16), 256, 0, 256, 10) == cudaErrorInvalidDeviceFunction);
 }
 
 TEST_CASE("histogram_range rejects bad arguments before launching") {
@@ -92,4 +103,14 @@ TEST_CASE("histogram_range rejects bad arguments before launching") {
   CHECK(histogram_range(temp, bytes, in, static_cast<unsigned long long*>(nullptr), 2048, levels, 10) == bad);
   std::size_t small = 8;
   CHECK(histogram_range(temp, small, in, hist, 2048, levels, 10) == bad);
+  // Levels (2049 ints from 2^24) and samples (10 ints from 2^20) share no byte with the
+  // histogram (2048 8-byte counters); adjacent ranges pass the checks (see histogram_even's).
+  const std::uintptr_t lv = std::uintptr_t{1} << 24, at = std::uintptr_t{1} << 20;
+  CHECK(histogram_range(temp, bytes, in, fake<unsigned long long>(lv + 2048 * 4), 2048, levels, 10) == bad);
+  CHECK(histogram_range(temp, bytes, in, fake<unsigned long long>(lv + 2049 * 4 + 4), 2048, levels, 10) ==
+        cudaErrorInvalidDeviceFunction);
+  CHECK(histogram_range(temp, bytes, in, fake<unsigned long long>(lv - 2048 * 8 + 8), 2048, levels, 10) == bad);
+  CHECK(histogram_range(temp, bytes, in, fake<unsigned long long>(at + 32), 2048, levels, 10) == bad);
+  CHECK(histogram_range(temp, bytes, in, fake<unsigned long long>(at + 40), 2048, levels, 10) ==
+        cudaErrorInvalidDeviceFunction);
 }

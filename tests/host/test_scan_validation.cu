@@ -47,6 +47,25 @@ TEST_CASE("inclusive_scan and exclusive_scan reject bad arguments before launchi
   REQUIRE(exclusive_scan(nullptr, wide, in, reinterpret_cast<double*>(out), 1 << 20, Sum{}, 0.0) == cudaSuccess);
   CHECK(exclusive_scan(temp, wide, in, reinterpret_cast<double*>(const_cast<float*>(in)), 1 << 20, Sum{}, 0.0) ==
         cudaErrorInvalidValue);
+  // Pointers not aligned to their types.
+  CHECK(inclusive_scan(temp, bytes, reinterpret_cast<const float*>((std::uintptr_t{1} << 20) + 2), out, 1 << 20,
+                       Sum{}) == cudaErrorInvalidValue);
+  CHECK(inclusive_scan(temp, bytes, in, reinterpret_cast<float*>((std::uintptr_t{1} << 30) + 1), 1 << 20, Sum{}) ==
+        cudaErrorInvalidValue);
+  // Streaming loads take the read-only path: no in-place scan with them.
+  using Streaming = ScanPolicy<256, 8, BlockScanAlgorithm::automatic, CacheHint::streaming>;
+  std::size_t streaming = 0;
+  REQUIRE(inclusive_scan<Streaming>(nullptr, streaming, in, out, 1 << 20, Sum{}) == cudaSuccess);
+  CHECK(inclusive_scan<Streaming>(temp, streaming, in, const_cast<float*>(in), 1 << 20, Sum{}) ==
+        cudaErrorInvalidValue);
+  // At most 2^31 - 1 tiles: 2^37 bytes in tiles of 64 are 2^31 of them (the size query too).
+  auto* bytes_in = reinterpret_cast<const std::uint8_t*>(std::uintptr_t{1} << 20);
+  auto* bytes_out = reinterpret_cast<std::uint8_t*>(std::uintptr_t{1} << 30);
+  std::size_t many = 0;
+  CHECK(inclusive_scan<ScanPolicy<64, 1>>(nullptr, many, bytes_in, bytes_out, std::int64_t{1} << 37, Sum{}) ==
+        cudaErrorInvalidValue);
+  CHECK(inclusive_scan<ScanPolicy<64, 1>>(nullptr, many, bytes_in, bytes_out, (std::int64_t{1} << 37) - 64, Sum{}) ==
+        cudaSuccess);
   // n == 0 is a successful no-op, even with null pointers.
   std::size_t zero = 0;
   CHECK(inclusive_scan(nullptr, zero, in, out, 0, Sum{}) == cudaSuccess);
@@ -82,6 +101,17 @@ TEST_CASE("select_if and partition reject bad arguments before launching") {
   CHECK(select_if(nullptr, q, in, out, count_u32, std::int64_t{UINT32_MAX}, positive) == cudaSuccess);
   CHECK(partition(nullptr, q, in, out, count_u32, std::int64_t{UINT32_MAX} + 1, positive) == cudaErrorInvalidValue);
   CHECK(select_if(nullptr, q, in, out, count, std::int64_t{UINT32_MAX} + 1, positive) == cudaSuccess);
+  // Pointers not aligned to their types.
+  CHECK(select_if(temp, sel, reinterpret_cast<const float*>((std::uintptr_t{1} << 20) + 2), out, count, 1 << 20,
+                  positive) == cudaErrorInvalidValue);
+  CHECK(partition(temp, sel, in, reinterpret_cast<float*>((std::uintptr_t{1} << 30) + 2), count, 1 << 20, positive) ==
+        cudaErrorInvalidValue);
+  CHECK(select_if(temp, sel, in, out, reinterpret_cast<long long*>((std::uintptr_t{1} << 34) + 4), 1 << 20, positive) ==
+        cudaErrorInvalidValue);
+  // At most 2^31 - 1 tiles (the size query too).
+  std::size_t many = 0;
+  CHECK(select_if<ScanPolicy<64, 1>>(nullptr, many, in, out, count, std::int64_t{1} << 37, positive) ==
+        cudaErrorInvalidValue);
 }
 
 // The look-back walks back with a warp reduction only where any association gives the same bits.

@@ -28,6 +28,11 @@ TEST_CASE("transpose rejects bad arguments before launching") {
   // In-place or overlapping.
   CHECK(transpose(in, 4, const_cast<float*>(in), 4, 4, 4) == cudaErrorInvalidValue);
   CHECK(transpose(in, 4, const_cast<float*>(in) + 3, 4, 4, 4) == cudaErrorInvalidValue);
+  // Pointers not aligned to the element type.
+  const auto* in_odd = reinterpret_cast<const float*>((std::uintptr_t{1} << 20) + 2);
+  auto* out_odd = reinterpret_cast<double*>((std::uintptr_t{1} << 30) + 4);
+  CHECK(transpose(in_odd, 4, out, 4, 4, 4) == cudaErrorInvalidValue);
+  CHECK(transpose(reinterpret_cast<const double*>(in), 4, out_odd, 4, 4, 4) == cudaErrorInvalidValue);
   // Empty matrices are a successful no-op, even with null pointers.
   CHECK(transpose(static_cast<const float*>(nullptr), 0, static_cast<float*>(nullptr), 0, 0, 7) == cudaSuccess);
   CHECK(transpose(static_cast<const double*>(nullptr), 0, static_cast<double*>(nullptr), 5, 5, 0) == cudaSuccess);
@@ -44,6 +49,11 @@ TEST_CASE("reduce rejects bad arguments before launching") {
   CHECK(reduce(temp, bytes, static_cast<const float*>(nullptr), out, 10, Sum{}, 0.0f) == cudaErrorInvalidValue);
   CHECK(reduce(in, static_cast<float*>(nullptr), 10, Sum{}, 0.0f) == cudaErrorInvalidValue);
   CHECK(reduce(in, out, -1, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  // Pointers not aligned to their types.
+  const auto* in_odd = reinterpret_cast<const float*>((std::uintptr_t{1} << 20) + 2);
+  auto* out_odd = reinterpret_cast<float*>((std::uintptr_t{1} << 30) + 1);
+  CHECK(reduce(temp, bytes, in_odd, out, 10, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  CHECK(reduce(temp, bytes, in, out_odd, 10, Sum{}, 0.0f) == cudaErrorInvalidValue);
   // Sizes whose bytes pass 2^63 (n * sizeof(float) would wrap to a small size), in the size
   // query too; double's limit is half of float's.
   CHECK(reduce(nullptr, bytes, in, out, std::int64_t{1} << 61, Sum{}, 0.0f) == cudaErrorInvalidValue);
@@ -74,6 +84,9 @@ TEST_CASE("stencil_1d rejects bad arguments before launching") {
   CHECK(stencil_1d(in, const_cast<float*>(in), 10, w) == cudaErrorInvalidValue);
   CHECK(stencil_1d(in, const_cast<float*>(in) + 9, 10, w, StencilBoundary::clamp) == cudaErrorInvalidValue);
   CHECK(stencil_1d(in, const_cast<float*>(in) - 9, 10, w) == cudaErrorInvalidValue);
+  // Pointers not aligned to the element type.
+  CHECK(stencil_1d(reinterpret_cast<const float*>((std::uintptr_t{1} << 20) + 2), out, 10, w) == cudaErrorInvalidValue);
+  CHECK(stencil_1d(in, reinterpret_cast<float*>((std::uintptr_t{1} << 30) + 3), 10, w) == cudaErrorInvalidValue);
   // n == 0 is a successful no-op, even with null pointers.
   CHECK(stencil_1d(static_cast<const float*>(nullptr), static_cast<float*>(nullptr), 0, w) == cudaSuccess);
   const StencilWeights<double, 16> wd{};

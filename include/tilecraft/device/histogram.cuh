@@ -106,8 +106,9 @@ using histogram_level_t = detail::histogram_level_t<Sample>;
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_samples < 0, num_bins is outside
 //! [1, 2^22], the levels break the rules above, d_histogram is null, d_samples is null while
-//! num_samples > 0, a pointer is not aligned to its type, or the temp storage is too small or
-//! not 16-byte aligned. Otherwise the launch status.
+//! num_samples > 0, a pointer is not aligned to its type, d_histogram shares bytes with the
+//! samples or the temp storage, or the temp storage is too small or not 16-byte aligned.
+//! Otherwise the launch status.
 //! \code
 //! const auto* d_bytes = reinterpret_cast<const std::uint8_t*>(d_in);  // n bytes
 //! auto* d_hist = reinterpret_cast<unsigned*>(d_out);                   // 256 counters
@@ -146,7 +147,8 @@ template <class Policy = void, class Sample, class Counter, class Level>
 //!   it, a binary search over the levels in global memory and global counters.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, on the errors histogram_even rejects and
-//! when d_levels is null or misaligned. Otherwise the launch status.
+//! when d_levels is null, misaligned or shares bytes with d_histogram. Otherwise the launch
+//! status.
 //! \code
 //! const auto* d_ints = reinterpret_cast<const std::int32_t*>(d_in);    // n samples
 //! const auto* d_levels = reinterpret_cast<const int*>(d_a);            // 2049 levels

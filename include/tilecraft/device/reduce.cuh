@@ -74,12 +74,13 @@ inline constexpr bool is_reduce_policy_v<ReducePolicy<T, V, B, H>> = true;
 //! - `op` must be associative and commutative (elements are dealt to threads in strides, as in
 //!   CUB). Accumulates in Acc = reduce_accumulator_t<Op, Init, In> (what op(init, x) returns;
 //!   16-bit floats accumulate in float); each input is converted to Acc before op combines it.
-//! - Loads are 16 bytes wide when `d_in` allows; any alignment works. num_items up to
+//! - Loads are 16 bytes wide when `d_in` allows; any element offset works. num_items up to
 //!   (2^63 - 1) / sizeof(In) (the input's bytes a 64-bit count).
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items < 0 or above that limit,
-//! d_out is null, d_in is null while num_items > 0, or the given temp storage is too small or
-//! not 16-byte aligned. Otherwise the launch status. `Policy` (default ReducePolicy<>) is a ReducePolicy.
+//! d_out is null, d_in is null while num_items > 0, a pointer is not aligned to its type, or
+//! the given temp storage is too small or not 16-byte aligned. Otherwise the launch status.
+//! `Policy` (default ReducePolicy<>) is a ReducePolicy.
 //! \code
 //! std::size_t bytes = 0;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::reduce(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f));

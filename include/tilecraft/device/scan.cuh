@@ -59,13 +59,15 @@ using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, 
 //!   their neighbours, in order). Accumulates in inclusive_scan_accumulator_t (what op(*d_out,
 //!   *d_in) returns); inputs are converted to it, results converted to Out.
 //! - In place when `d_out` and `d_in` are the same address and the types have one width; other
-//!   overlaps are refused. Any alignment (16-byte vectors when both are 16-byte aligned).
-//!   num_items up to 2^63 / 64 (more than 2^31 elements: tiles and offsets are 64-bit).
+//!   overlaps are refused. Any element offset (16-byte vectors when both are 16-byte aligned).
+//!   num_items up to 2^63 / 64 and up to 2^31 - 1 tiles of the policy's tile_items (more than
+//!   2^31 elements: offsets are 64-bit; the default policies' tiles of 2048 or more elements
+//!   reach 2^42).
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative or too large,
-//! a pointer is null while num_items > 0, the ranges partially overlap, or the given temp
-//! storage is too small or not 16-byte aligned. Otherwise the launch status. `Policy` (default:
-//! by type and size) is a ScanPolicy.
+//! a pointer is null or not aligned to its type while num_items > 0, the ranges partially
+//! overlap, or the given temp storage is too small or not 16-byte aligned. Otherwise the
+//! launch status. `Policy` (default: by type and size) is a ScanPolicy.
 //! \code
 //! std::size_t bytes = 0;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}));

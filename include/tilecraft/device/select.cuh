@@ -29,14 +29,15 @@ namespace tilecraft {
 //!   is not used (no block_scan runs); its threads and items set the tile.
 //!   Every item is read once and every kept item written once; `pred` is called once per item.
 //! - d_out must not overlap d_in and has room for num_items items (as many as may be kept).
-//!   The kept count is exact up to num_items = 2^63 / 64 (32-bit tile counts below 2^32 items,
-//!   64-bit above); `NumSelected` is any integer type of at least 4 bytes.
+//!   The kept count is exact up to num_items = 2^63 / 64 and 2^31 - 1 tiles of the policy's
+//!   tile_items (32-bit tile counts below 2^32 items, 64-bit above); `NumSelected` is any
+//!   integer type of at least 4 bytes.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative, too large, or
 //! more than NumSelected holds (every item may be kept: an int count takes up to 2^31 - 1
-//! items), d_num_selected is null, d_in or d_out is null while num_items > 0, they overlap, or
-//! the temp storage is too small or not 16-byte aligned. num_items == 0 writes 0 to
-//! *d_num_selected.
+//! items), d_num_selected is null, d_in or d_out is null while num_items > 0, a pointer is not
+//! aligned to its type, they overlap, or the temp storage is too small or not 16-byte
+//! aligned. num_items == 0 writes 0 to *d_num_selected.
 //! \code
 //! std::size_t bytes = 0;
 //! std::int64_t* d_count = nullptr;   // device memory for the kept count

@@ -257,13 +257,14 @@ template <int Radius, class Policy, class T>
                                           StencilBoundary boundary, cudaStream_t stream) {
   if (n < 0) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
-  if (out == nullptr || in == nullptr) return cudaErrorInvalidValue;
+  if (out == nullptr || in == nullptr || !detail::element_aligned(in) || !detail::element_aligned(out)) {
+    return cudaErrorInvalidValue;
+  }
   if (n > INT64_MAX / static_cast<std::int64_t>(sizeof(T)) / 2) return cudaErrorInvalidValue;
   if (boundary != StencilBoundary::zero && boundary != StencilBoundary::clamp) return cudaErrorInvalidValue;
   // In-place (or overlapping) stencils would read outputs other blocks already wrote.
-  const auto in_begin = reinterpret_cast<std::uintptr_t>(in), in_end = reinterpret_cast<std::uintptr_t>(in + n);
-  const auto out_begin = reinterpret_cast<std::uintptr_t>(out), out_end = reinterpret_cast<std::uintptr_t>(out + n);
-  if (in_begin < out_end && out_begin < in_end) return cudaErrorInvalidValue;
+  const auto bytes = static_cast<std::size_t>(n) * sizeof(T);
+  if (detail::bytes_overlap(in, bytes, out, bytes)) return cudaErrorInvalidValue;
 
   using Tiling = StencilTiling<T, Radius, Policy>;
   const bool out_vector = reinterpret_cast<std::uintptr_t>(out) % max_vector_bytes == 0;
@@ -302,17 +303,18 @@ template <int Radius, class Policy, class T>
 //! 1D stencil (convolution with halo): out[i] = sum_{j=-R..R} weights.w[j + R] * in[i + j] for
 //! i in [0, n), with in[] outside [0, n) given by `boundary` (zero or clamp). Inputs first, as
 //! every tilecraft whole-array algorithm: (in, out, n, weights, ...). float or double,
-//! any n >= 0, any alignment of `in` and `out` (16-byte-aligned arrays take the vector path),
-//! Radius 1 ... 16 at compile time. Asynchronous on `stream`. The policy picks the algorithm:
+//! any n >= 0, any element offset of `in` and `out` (16-byte-aligned arrays take the vector
+//! path), Radius 1 ... 16 at compile time. Asynchronous on `stream`. The policy picks the algorithm:
 //! tiled (tiles of outputs plus a 16-byte-rounded halo either side, in a shared-memory Pipeline
 //! filled by copy_tile_async: cp.async on sm_80+) or direct (windows read straight from global
 //! memory through L1); DefaultStencilPolicy chooses by radius.
 //! Floating-point results follow the left-to-right fma chain j = -R ... R.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when n is negative or too large for 64-bit
-//! byte offsets, a pointer is null (n > 0), `boundary` is not an enumerator, or `in` and `out`
-//! overlap (in-place is not supported). n == 0 is a successful no-op. Otherwise the launch
-//! status. `Policy` (default DefaultStencilPolicy<T, Radius>) is a StencilPolicy.
+//! byte offsets, a pointer is null (n > 0) or not aligned to T, `boundary` is not an
+//! enumerator, or `in` and `out` overlap (in-place is not supported). n == 0 is a successful
+//! no-op. Otherwise the launch status. `Policy` (default DefaultStencilPolicy<T, Radius>) is a
+//! StencilPolicy.
 //! \code
 //! tilecraft::StencilWeights<float, 2> w{{0.1f, 0.2f, 0.4f, 0.2f, 0.1f}};
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::stencil_1d(d_in, d_out, n, w, tilecraft::StencilBoundary::clamp, stream));

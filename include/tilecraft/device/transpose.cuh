@@ -106,16 +106,17 @@ template <class Policy, class T>
                                          std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
   if (rows == 0 || cols == 0) return cudaSuccess;
-  if (out == nullptr || in == nullptr) return cudaErrorInvalidValue;
+  if (out == nullptr || in == nullptr || !detail::element_aligned(in) || !detail::element_aligned(out)) {
+    return cudaErrorInvalidValue;
+  }
   if (ld_in < cols || ld_out < rows) return cudaErrorInvalidValue;
   constexpr std::int64_t max_elems = INT64_MAX / static_cast<std::int64_t>(sizeof(T));
   if (ld_in > max_elems / rows || ld_out > max_elems / cols) return cudaErrorInvalidValue;
   // Overlap of the byte ranges each matrix spans.
-  const auto in_begin = reinterpret_cast<std::uintptr_t>(in);
-  const auto in_end = reinterpret_cast<std::uintptr_t>(in + (rows - 1) * ld_in + cols);
-  const auto out_begin = reinterpret_cast<std::uintptr_t>(out);
-  const auto out_end = reinterpret_cast<std::uintptr_t>(out + (cols - 1) * ld_out + rows);
-  if (in_begin < out_end && out_begin < in_end) return cudaErrorInvalidValue;
+  if (detail::bytes_overlap(in, static_cast<std::size_t>((rows - 1) * ld_in + cols) * sizeof(T), out,
+                            static_cast<std::size_t>((cols - 1) * ld_out + rows) * sizeof(T))) {
+    return cudaErrorInvalidValue;
+  }
 
   const std::int64_t tile_cols_count = ceil_div<std::int64_t>(cols, Policy::tile_cols);
   const std::int64_t tile_rows_count = ceil_div<std::int64_t>(rows, Policy::tile_rows);
@@ -141,8 +142,9 @@ template <class Policy, class T>
 //! 4 or 8 bytes, asynchronous on `stream`.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when M or N is negative, a pointer is
-//! null while the matrix is not empty, a leading dimension is too small, the extents overflow
-//! 64-bit indexing, or `in` and `out` overlap (in-place transpose is not supported).
+//! null while the matrix is not empty or not aligned to T, a leading dimension is too small,
+//! the extents overflow 64-bit indexing, or `in` and `out` overlap (in-place transpose is not
+//! supported).
 //! M == 0 or N == 0 is a successful no-op. Otherwise returns the launch status.
 //! `Policy` (default DefaultTransposePolicy<T>) is a TransposePolicy for T.
 //! \code

@@ -49,4 +49,14 @@ inline void throw_if_error(cudaError_t status, const char* expr, const char* fil
 //! cudaGetLastError). Launchers call it right after `<<<...>>>`.
 [[nodiscard]] inline cudaError_t last_launch_error() noexcept { return cudaGetLastError(); }
 
+namespace detail {
+//! `status`, the result of a runtime call that a launcher returns as its own (a cooperative or
+//! extended launch, a function attribute), with the runtime's last-error slot cleared when it
+//! failed: the next launcher's last_launch_error() must not report it again as its own.
+[[nodiscard]] inline cudaError_t returned_status(cudaError_t status) noexcept {
+  if (status != cudaSuccess) (void)cudaGetLastError();
+  return status;
+}
+}  // namespace detail
+
 }  // namespace tilecraft

@@ -61,7 +61,8 @@ template <class... Args>
   TILECRAFT_RETURN_IF_ERROR(cudaFuncGetAttributes(&attributes, kernel));
   if (dynamic_bytes + attributes.sharedSizeBytes > static_cast<std::size_t>(optin)) return cudaErrorInvalidValue;
   if (dynamic_bytes <= static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes)) return cudaSuccess;
-  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_bytes));
+  return detail::returned_status(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_bytes)));
 }
 
 namespace detail {
@@ -121,9 +122,7 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, s
   attribute.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  const cudaError_t status = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
-  if (status != cudaSuccess) (void)cudaGetLastError();
-  return status;
+  return returned_status(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 }  // namespace detail
 #endif

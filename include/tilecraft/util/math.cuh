@@ -4,6 +4,8 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
+#include <cstdint>
 
 #include "../config.cuh"
 
@@ -51,5 +53,19 @@ TILECRAFT_HOST_DEVICE constexpr T pow2_ceil(T x) {
   while (p < x) p <<= 1;
   return p;
 }
+
+namespace detail {
+//! True when the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte (the launchers'
+//! argument checks; an empty range shares none).
+inline bool bytes_overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  const auto ab = reinterpret_cast<std::uintptr_t>(a), bb = reinterpret_cast<std::uintptr_t>(b);
+  return a_bytes > 0 && b_bytes > 0 && ab < bb + b_bytes && bb < ab + a_bytes;
+}
+//! True when `p` is aligned to its element type (null is): an array the launchers may index.
+template <class T>
+bool element_aligned(const T* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
+}
+}  // namespace detail
 
 }  // namespace tilecraft

@@ -17,6 +17,7 @@
 #include "../../util/device_cache.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/error.cuh"
+#include "../../util/math.cuh"
 #include "histogram_kernels.cuh"
 
 namespace tilecraft::detail {
@@ -100,8 +101,9 @@ template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter
   plan.sync_first = (tiles + grid - 1) / grid > plan.flush_tiles;
   if (!plan.sync_first) plan.flush_tiles = std::numeric_limits<std::int64_t>::max();
   void* args[] = {&d_samples, &n, &d_histogram, &params, &plan};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(grid)),
-                                     dim3(Policy::threads), args, smem, stream);
+  return returned_status(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
+                                                     dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), args,
+                                                     smem, stream));
 }
 #endif
 
@@ -140,6 +142,13 @@ cudaError_t histogram_check(const void* d_temp_storage, std::size_t temp_storage
     return cudaErrorInvalidValue;
   }
   if (temp_storage_bytes < histogram_temp_bytes || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0) {
+    return cudaErrorInvalidValue;
+  }
+  // The histogram is zeroed while other blocks may still read samples: no sharing of bytes
+  // with the samples or the temp storage.
+  const std::size_t histogram_bytes = static_cast<std::size_t>(num_bins) * sizeof(Counter);
+  if (bytes_overlap(d_histogram, histogram_bytes, d_samples, static_cast<std::size_t>(num_samples) * sizeof(Sample)) ||
+      bytes_overlap(d_histogram, histogram_bytes, d_temp_storage, histogram_temp_bytes)) {
     return cudaErrorInvalidValue;
   }
   return cudaSuccess;
@@ -252,7 +261,9 @@ template <class Policy, class Sample, class Counter, class Level>
       temp_storage_bytes = histogram_temp_bytes;
       return cudaSuccess;
     }
-    if (d_levels == nullptr || reinterpret_cast<std::uintptr_t>(d_levels) % alignof(Level) != 0) {
+    if (d_levels == nullptr || reinterpret_cast<std::uintptr_t>(d_levels) % alignof(Level) != 0 ||
+        bytes_overlap(d_levels, (static_cast<std::size_t>(num_bins) + 1) * sizeof(Level), d_histogram,
+                      static_cast<std::size_t>(num_bins) * sizeof(Counter))) {
       return cudaErrorInvalidValue;
     }
 #if defined(__CUDACC__)

@@ -14,6 +14,7 @@
 #include "../../util/concepts.cuh"
 #include "../../util/device_cache.cuh"
 #include "../../util/error.cuh"
+#include "../../util/math.cuh"
 #include "reduce_kernels.cuh"
 
 namespace tilecraft::detail {
@@ -76,9 +77,9 @@ template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, c
   }
   using Policy = GridPolicy;
   void* args[] = {&d_in, &n, &d_out, &op, &init, &partials};
-  return cudaLaunchCooperativeKernel(
+  return returned_status(cudaLaunchCooperativeKernel(
       reinterpret_cast<const void*>(&reduce_grid_kernel<Policy, Vec, In, Out, Acc, Op, Init>),
-      dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), args, 0, stream);
+      dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), args, 0, stream));
 }
 #endif
 
@@ -90,7 +91,8 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
   constexpr int vec = detail::reduce_vector_elems<In>;
   // An array of num_items items must have a byte size (the launch paths are chosen on it).
   if (num_items < 0 || num_items > INT64_MAX / static_cast<std::int64_t>(sizeof(In))) return cudaErrorInvalidValue;
-  if (d_temp_storage != nullptr && (d_out == nullptr || (num_items > 0 && d_in == nullptr))) {
+  if (d_temp_storage != nullptr && (d_out == nullptr || (num_items > 0 && d_in == nullptr) ||
+                                    !detail::element_aligned(d_in) || !detail::element_aligned(d_out))) {
     return cudaErrorInvalidValue;
   }
   // The temp size must not depend on d_in (it is null in the size query): size it for the

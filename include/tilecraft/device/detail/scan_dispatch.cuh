@@ -48,9 +48,7 @@ inline constexpr std::size_t scan_header_bytes = 16;
 // the same element width (the one overlap a tile-by-tile algorithm can serve: in place).
 inline bool partially_overlapping(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes,
                                   bool same_width) {
-  const auto ab = reinterpret_cast<std::uintptr_t>(a), bb = reinterpret_cast<std::uintptr_t>(b);
-  const bool overlap = ab < bb + b_bytes && bb < ab + a_bytes;
-  return overlap && !(ab == bb && same_width);
+  return bytes_overlap(a, a_bytes, b, b_bytes) && !(a == b && same_width);
 }
 
 // Temp bytes of a single-pass algorithm over `tiles` tiles (Acc states; one at least: a lone
@@ -81,7 +79,9 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
     return cudaErrorInvalidValue;
   }
   if (num_items == 0) return cudaSuccess;
-  if (d_in == nullptr || d_out == nullptr) return cudaErrorInvalidValue;
+  if (d_in == nullptr || d_out == nullptr || !element_aligned(d_in) || !element_aligned(d_out)) {
+    return cudaErrorInvalidValue;
+  }
   if (partially_overlapping(d_in, static_cast<std::size_t>(num_items) * sizeof(In), d_out,
                             static_cast<std::size_t>(num_items) * sizeof(Out), sizeof(In) == sizeof(Out))) {
     return cudaErrorInvalidValue;

@@ -62,8 +62,9 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
   if (temp_storage_bytes < needed || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0) {
     return cudaErrorInvalidValue;
   }
-  if (d_num_selected == nullptr) return cudaErrorInvalidValue;
+  if (d_num_selected == nullptr || !element_aligned(d_num_selected)) return cudaErrorInvalidValue;
   if (num_items > 0 && (d_in == nullptr || d_out == nullptr)) return cudaErrorInvalidValue;
+  if (!element_aligned(d_in) || !element_aligned(d_out)) return cudaErrorInvalidValue;
   const std::size_t bytes = static_cast<std::size_t>(num_items) * sizeof(In);
   if (num_items > 0 && partially_overlapping(d_in, bytes, d_out, bytes, false)) return cudaErrorInvalidValue;
   if (num_items == 0) return cudaMemsetAsync(d_num_selected, 0, sizeof(NumSelected), stream);
