@@ -52,6 +52,9 @@ TEST_CASE("inclusive_scan and exclusive_scan reject bad arguments before launchi
                        Sum{}) == cudaErrorInvalidValue);
   CHECK(inclusive_scan(temp, bytes, in, reinterpret_cast<float*>((std::uintptr_t{1} << 30) + 1), 1 << 20, Sum{}) ==
         cudaErrorInvalidValue);
+  // The temp storage shares no byte with the arrays.
+  CHECK(inclusive_scan(const_cast<float*>(in) + 64, bytes, in, out, 1 << 20, Sum{}) == cudaErrorInvalidValue);
+  CHECK(inclusive_scan(out + (1 << 20) - 4, bytes, in, out, 1 << 20, Sum{}) == cudaErrorInvalidValue);
   // Streaming loads take the read-only path: no in-place scan with them.
   using Streaming = ScanPolicy<256, 8, BlockScanAlgorithm::automatic, CacheHint::streaming>;
   std::size_t streaming = 0;
@@ -108,6 +111,14 @@ TEST_CASE("select_if and partition reject bad arguments before launching") {
         cudaErrorInvalidValue);
   CHECK(select_if(temp, sel, in, out, reinterpret_cast<long long*>((std::uintptr_t{1} << 34) + 4), 1 << 20, positive) ==
         cudaErrorInvalidValue);
+  // The count, the arrays and the temp storage share no byte.
+  CHECK(select_if(temp, sel, in, out, reinterpret_cast<long long*>(out + 8), 1 << 20, positive) ==
+        cudaErrorInvalidValue);
+  CHECK(partition(temp, sel, in, out, reinterpret_cast<long long*>(const_cast<float*>(in) + 2), 1 << 20, positive) ==
+        cudaErrorInvalidValue);
+  CHECK(select_if(reinterpret_cast<char*>(count) - 16, sel, in, out, count, 1 << 20, positive) ==
+        cudaErrorInvalidValue);
+  CHECK(select_if(out + 16, sel, in, out, count, 1 << 20, positive) == cudaErrorInvalidValue);
   // At most 2^31 - 1 tiles (the size query too).
   std::size_t many = 0;
   CHECK(select_if<ScanPolicy<64, 1>>(nullptr, many, in, out, count, std::int64_t{1} << 37, positive) ==

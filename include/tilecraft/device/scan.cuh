@@ -66,8 +66,8 @@ using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, 
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative or too large,
 //! a pointer is null or not aligned to its type while num_items > 0, the ranges partially
-//! overlap, or the given temp storage is too small or not 16-byte aligned. Otherwise the
-//! launch status. `Policy` (default: by type and size) is a ScanPolicy.
+//! overlap, or the given temp storage is too small, not 16-byte aligned or shares bytes with
+//! the arrays. Otherwise the launch status. `Policy` (default: by type and size) is a ScanPolicy.
 //! \code
 //! std::size_t bytes = 0;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}));

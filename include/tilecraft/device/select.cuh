@@ -36,8 +36,8 @@ namespace tilecraft {
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative, too large, or
 //! more than NumSelected holds (every item may be kept: an int count takes up to 2^31 - 1
 //! items), d_num_selected is null, d_in or d_out is null while num_items > 0, a pointer is not
-//! aligned to its type, they overlap, or the temp storage is too small or not 16-byte
-//! aligned. num_items == 0 writes 0 to *d_num_selected.
+//! aligned to its type, the arrays, the count and the temp storage share bytes, or the temp
+//! storage is too small or not 16-byte aligned. num_items == 0 writes 0 to *d_num_selected.
 //! \code
 //! std::size_t bytes = 0;
 //! std::int64_t* d_count = nullptr;   // device memory for the kept count

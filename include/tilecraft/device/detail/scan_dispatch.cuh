@@ -82,8 +82,12 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   if (d_in == nullptr || d_out == nullptr || !element_aligned(d_in) || !element_aligned(d_out)) {
     return cudaErrorInvalidValue;
   }
-  if (partially_overlapping(d_in, static_cast<std::size_t>(num_items) * sizeof(In), d_out,
-                            static_cast<std::size_t>(num_items) * sizeof(Out), sizeof(In) == sizeof(Out))) {
+  const std::size_t in_bytes = static_cast<std::size_t>(num_items) * sizeof(In);
+  const std::size_t out_bytes = static_cast<std::size_t>(num_items) * sizeof(Out);
+  if (partially_overlapping(d_in, in_bytes, d_out, out_bytes, sizeof(In) == sizeof(Out))) return cudaErrorInvalidValue;
+  // The tile states are written while every tile runs.
+  if (bytes_overlap(d_temp_storage, needed, d_in, in_bytes) ||
+      bytes_overlap(d_temp_storage, needed, d_out, out_bytes)) {
     return cudaErrorInvalidValue;
   }
   // Streaming loads take the read-only path: the input must not be written while the scan runs.

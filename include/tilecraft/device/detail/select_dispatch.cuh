@@ -67,7 +67,16 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
   if (!element_aligned(d_in) || !element_aligned(d_out)) return cudaErrorInvalidValue;
   const std::size_t bytes = static_cast<std::size_t>(num_items) * sizeof(In);
   if (num_items > 0 && partially_overlapping(d_in, bytes, d_out, bytes, false)) return cudaErrorInvalidValue;
-  if (num_items == 0) return cudaMemsetAsync(d_num_selected, 0, sizeof(NumSelected), stream);
+  // The count is written while other tiles still read and write the arrays, and the tile states
+  // while every tile runs: none of them may share a byte with another.
+  constexpr std::size_t count_bytes = sizeof(NumSelected);
+  if (bytes_overlap(d_num_selected, count_bytes, d_in, bytes) ||
+      bytes_overlap(d_num_selected, count_bytes, d_out, bytes) || bytes_overlap(d_temp_storage, needed, d_in, bytes) ||
+      bytes_overlap(d_temp_storage, needed, d_out, bytes) ||
+      bytes_overlap(d_temp_storage, needed, d_num_selected, count_bytes)) {
+    return cudaErrorInvalidValue;
+  }
+  if (num_items == 0) return returned_status(cudaMemsetAsync(d_num_selected, 0, sizeof(NumSelected), stream));
   auto* counter = static_cast<unsigned*>(d_temp_storage);
   const TileStatus<Offset> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes,
                                   tiles > 1 ? tiles : 1);
