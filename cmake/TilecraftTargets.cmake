@@ -83,7 +83,7 @@ endfunction()
 
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
 #                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT] [WGMMA] [SM80]
-#                    [COMPAT_SOURCES <files...>])
+#                    [COMPAT_SOURCES <files...>] [REGISTER_AS <tests...>] [VARIANTS_ONLY])
 #   host:   runs everywhere (layouts, bank model, argument validation).
 #   device: needs a GPU; its main exits 77 without one, which ctest reports as skipped.
 #   SKIP_ARCHS: build for the project's architectures less those named (75 drops 75, 75-real
@@ -96,9 +96,12 @@ endfunction()
 #   its compat variants include <name>.sm80, the sm_80 paths run on the same GPU.
 #   WGMMA: the test (not its compat variants, which keep the other paths) builds sm_90 as sm_90a
 #   and, where that applies, is compiled with TILECRAFT_TEST_EXPECT_WGMMA.
+#   REGISTER_AS: the executable is a merged unit of these tests (tilecraft_add_merged_device_tests);
+#   each is registered under its own name (plus the variant's suffix) and runs its own file's
+#   cases. VARIANTS_ONLY: build the compat variants alone, not the plain executable.
 function(tilecraft_add_test)
-  cmake_parse_arguments(ARG "NO_COMPAT;WGMMA;SM80;NO_CTEST" "NAME;KIND" "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES"
-                        ${ARGN})
+  cmake_parse_arguments(ARG "NO_COMPAT;WGMMA;SM80;VARIANTS_ONLY" "NAME;KIND"
+                        "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES;REGISTER_AS" ${ARGN})
   if(NOT ARG_COMPAT_SOURCES)
     set(ARG_COMPAT_SOURCES ${ARG_SOURCES})
   endif()
@@ -128,6 +131,9 @@ function(tilecraft_add_test)
     if(ARG_SM80)
       list(APPEND variants ${ARG_NAME}.sm80)
     endif()
+  endif()
+  if(ARG_VARIANTS_ONLY)
+    list(REMOVE_ITEM variants ${ARG_NAME})
   endif()
   foreach(target IN LISTS variants)
     if(target STREQUAL ARG_NAME)
@@ -171,24 +177,33 @@ function(tilecraft_add_test)
     elseif(NOT archs STREQUAL CMAKE_CUDA_ARCHITECTURES)
       set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
     endif()
-    if(NOT ARG_NO_CTEST)
+    if(ARG_REGISTER_AS)
+      # test_merged_cub_levels.sm75 runs test_warp.sm75, test_block.sm75, ...
+      string(REPLACE "${ARG_NAME}" "" suffix "${target}")
+      foreach(test IN LISTS ARG_REGISTER_AS)
+        add_test(NAME ${test}${suffix} COMMAND ${target} "--source-file=*/${test}.cu")
+        set_tests_properties(${test}${suffix} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
+      endforeach()
+    else()
       add_test(NAME ${target} COMMAND ${target})
       set_tests_properties(${target} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
     endif()
   endforeach()
 endfunction()
 
-# tilecraft_add_merged_device_tests(NAME <target> TESTS <test>...): for builds with
-# TILECRAFT_MERGED_UNITS (the ci preset), device tests whose only source is tests/device/<test>.cu
-# (no libraries, definitions, skipped architectures or compat variants) compiled as one
-# translation unit into one executable, <target>. Each test is still registered under its own
-# name and runs the cases of its own file alone (doctest's --source-file filter on the path of
-# the file that defines them). Why: with device code built for compile speed, what a unit costs
-# is largely fixed (CUB's, Thrust's, doctest's and tilecraft's headers parsed for the host and for
-# each architecture, and the host compile): fourteen tests in two units cost about 210 CPU s on a
-# 2-core machine where fourteen units cost about 370.
+# tilecraft_add_merged_device_tests(NAME <target> TESTS <test>... [VARIANTS_ONLY]): device
+# tests whose only source is tests/device/<test>.cu (no libraries, definitions or skipped
+# architectures) compiled as one translation unit into one executable, <target>. Each test is
+# still registered under its own name and runs the cases of its own file alone (doctest's
+# --source-file filter on the path of the file that defines them). Why: with device code built
+# for compile speed, what a unit costs is largely fixed (CUB's, Thrust's, doctest's and
+# tilecraft's headers parsed for the host and for each architecture, and the host compile):
+# fourteen tests in two units cost about 210 CPU s on a 2-core machine where fourteen units cost
+# about 370. Used for the plain tests by the ci preset (TILECRAFT_MERGED_UNITS), and, with
+# VARIANTS_ONLY, for the compat variants of the GPU check (TILECRAFT_COMPAT_TESTS), whose plain
+# tests stay separate (the sanitizers run them one by one).
 function(tilecraft_add_merged_device_tests)
-  cmake_parse_arguments(ARG "" "NAME" "TESTS" ${ARGN})
+  cmake_parse_arguments(ARG "VARIANTS_ONLY" "NAME" "TESTS" ${ARGN})
   set(includes "")
   foreach(test IN LISTS ARG_TESTS)
     string(APPEND includes "#include \"${CMAKE_CURRENT_SOURCE_DIR}/device/${test}.cu\"\n")
@@ -196,11 +211,11 @@ function(tilecraft_add_merged_device_tests)
   set(merged "${CMAKE_CURRENT_BINARY_DIR}/merged/${ARG_NAME}.cu")
   file(CONFIGURE OUTPUT "${merged}" CONTENT "// Generated (tilecraft_add_merged_device_tests): the device tests of one merged unit.\n@includes@"
        @ONLY)
-  tilecraft_add_test(NAME ${ARG_NAME} KIND device SOURCES "${merged}" NO_CTEST)
-  foreach(test IN LISTS ARG_TESTS)
-    add_test(NAME ${test} COMMAND ${ARG_NAME} "--source-file=*/${test}.cu")
-    set_tests_properties(${test} PROPERTIES LABELS device SKIP_RETURN_CODE 77)
-  endforeach()
+  set(variants_only "")
+  if(ARG_VARIANTS_ONLY)
+    set(variants_only VARIANTS_ONLY)
+  endif()
+  tilecraft_add_test(NAME ${ARG_NAME} KIND device SOURCES "${merged}" REGISTER_AS ${ARG_TESTS} ${variants_only})
 endfunction()
 
 # tilecraft_add_compile_fail_test(<file> <regex> [<max errors>]): compiling <file> must fail,
