@@ -452,4 +452,105 @@ TEST_CASE("the prefix callback carries a running total across tiles") {
   check_walk<1024, 2>(f, test::Affine{1u, 0u}, test::Compose{});
 }
 
+// Partial scans promise that the items past the valid ones never reach op: here they hold a
+// marker, and an operator that sees it raises a flag. Every seed (none, init, a prefix
+// callback), blocks that are not whole warps (the warp scans' partial last warp), and valid
+// counts that end inside a warp, at a warp's end, at one item and at the whole block.
+constexpr int ignored_item = -2147483000;
+struct FlaggingSum {
+  unsigned* misuse;
+  __device__ int operator()(int a, int b) const {
+    if (a == ignored_item || b == ignored_item) atomicOr(misuse, 1u);
+    return a + b;
+  }
+};
+
+template <int Threads, int Items, BlockScanAlgorithm Algo>
+__global__ void __launch_bounds__(Threads)
+    partial_scan_kernel(const int* in, int* out, int* aggregates, const int* valid, FlaggingSum op) {
+  __shared__ BlockScanStorage<int, Threads, Algo> temp;
+  const int b = blockIdx.x;
+  const int t = threadIdx.x;
+  const std::size_t first = (static_cast<std::size_t>(b) * Threads + t) * Items;
+  int v[Items], o[Items];
+  for (int j = 0; j < Items; ++j) v[j] = t * Items + j < valid[b] ? in[first + j] : ignored_item;
+  int agg[2];
+  block_inclusive_scan(temp, v, o, op, ValidItems{valid[b]}, agg[0]);
+  for (int j = 0; j < Items; ++j) out[(first + j) * 3] = o[j];
+  __syncthreads();
+  block_exclusive_scan(temp, v, o, op, 5, ValidItems{valid[b]}, agg[1]);
+  for (int j = 0; j < Items; ++j) out[(first + j) * 3 + 1] = o[j];
+  __syncthreads();
+  Running<int, FlaggingSum> running{-4, true, op};
+  block_inclusive_scan(temp, v, o, op, ValidItems{valid[b]}, running);
+  for (int j = 0; j < Items; ++j) out[(first + j) * 3 + 2] = o[j];
+  if (t == 0) {
+    aggregates[b * 3] = agg[0];
+    aggregates[b * 3 + 1] = agg[1];
+    aggregates[b * 3 + 2] = running.total;
+  }
+}
+
+template <int Threads, int Items, BlockScanAlgorithm Algo>
+void check_partial_guarded(std::uint64_t salt) {
+  CAPTURE(Threads);
+  CAPTURE(Items);
+  CAPTURE(static_cast<int>(Algo));
+  constexpr int per_block = Threads * Items;
+  auto g = tilecraft::test::rng(salt);
+  std::vector<int> valid{1, per_block, per_block - 1, Items * 32, Items * 32 + 1};
+  for (int i = 0; i < 11; ++i) valid.push_back(1 + static_cast<int>(g() % per_block));
+  for (auto& v : valid) v = v < 1 ? 1 : (v > per_block ? per_block : v);
+  const int blocks = static_cast<int>(valid.size());
+  const auto host =
+      tilecraft::test::random_vector<int>(static_cast<std::size_t>(blocks) * per_block, -1000, 1000, salt);
+  DeviceBuffer<int> in(host), out(host.size() * 3), aggregates(static_cast<std::size_t>(blocks) * 3), d_valid(valid);
+  DeviceBuffer<unsigned> misuse(1);
+  out.poison();
+  aggregates.poison();
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(misuse.get(), 0, sizeof(unsigned)));
+  partial_scan_kernel<Threads, Items, Algo>
+      <<<blocks, Threads>>>(in.get(), out.get(), aggregates.get(), d_valid.get(), FlaggingSum{misuse.get()});
+  tilecraft::test::sync_and_check();
+  const auto got = out.download();
+  const auto aggs = aggregates.download();
+  int bad = 0;
+  for (int b = 0; b < blocks; ++b) {
+    const std::size_t first = static_cast<std::size_t>(b) * per_block;
+    int incl = 0;
+    for (int i = 0; i < valid[static_cast<std::size_t>(b)]; ++i) {
+      const std::size_t k = first + static_cast<std::size_t>(i);
+      bad += got[k * 3 + 1] != 5 + incl;
+      incl += host[k];
+      bad += got[k * 3] != incl;
+      bad += got[k * 3 + 2] != -4 + incl;
+    }
+    bad += aggs[static_cast<std::size_t>(b) * 3] != incl;
+    bad += aggs[static_cast<std::size_t>(b) * 3 + 1] != incl;
+    bad += aggs[static_cast<std::size_t>(b) * 3 + 2] != -4 + incl;
+  }
+  CHECK(bad == 0);
+  CHECK(misuse.download()[0] == 0u);
+}
+
+TEST_CASE("partial block scans never pass an ignored item to the operator") {
+  check_partial_guarded<100, 3, BlockScanAlgorithm::warp_scans>(81);  // a partial last warp
+  check_partial_guarded<100, 3, BlockScanAlgorithm::two_level>(82);
+  check_partial_guarded<100, 3, BlockScanAlgorithm::raking>(83);
+  check_partial_guarded<32, 2, BlockScanAlgorithm::warp_scans>(84);  // one warp
+  check_partial_guarded<1024, 2, BlockScanAlgorithm::two_level>(85);
+  check_partial_guarded<256, 4, BlockScanAlgorithm::raking>(86);
+}
+
+// Types under 4 bytes: the raking grid's pass arithmetic (no words of T to spread over), sums
+// wrapping modulo 2^8 and 2^16 the same way on both sides.
+TEST_CASE("block_scan of 1- and 2-byte integers") {
+  check_block_scan<128, 4, BlockScanAlgorithm::raking, false>(
+      tilecraft::test::random_vector<unsigned char>(128 * 4 * 5, 0, 255, 91), static_cast<unsigned char>(3), Sum{}, 92);
+  check_block_scan<256, 1, BlockScanAlgorithm::automatic, false>(
+      tilecraft::test::random_vector<unsigned short>(256 * 5, 0, 65535, 93), static_cast<unsigned short>(7), Sum{}, 94);
+  check_block_scan<96, 2, BlockScanAlgorithm::warp_scans, false>(
+      tilecraft::test::random_vector<signed char>(96 * 2 * 5, -100, 100, 95), static_cast<signed char>(-1), Max{}, 96);
+}
+
 }  // namespace block_scan_tests

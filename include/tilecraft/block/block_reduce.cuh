@@ -22,7 +22,7 @@ namespace tilecraft {
 enum class BlockReduceAlgorithm {
   //! Each warp reduces with shuffles (one redux.sync for 32-bit integer sum/min/max on sm_80+),
   //! one partial per warp goes through shared memory, and thread 0 folds the partials in warp
-  //! order. One barrier (two for the all-threads variant), BlockThreads / 32 + 1 values of
+  //! order. One barrier (two for the all-threads variant), ceil(BlockThreads / 32) + 1 values of
   //! shared memory. Combines in thread-rank order. The default.
   warp_shuffle,
   //! The course's tree: every thread stores its value in shared memory, then log2(BlockThreads)

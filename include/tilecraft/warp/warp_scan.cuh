@@ -79,19 +79,24 @@ TILECRAFT_DEVICE T shuffle_up_add(T value, unsigned offset, unsigned mask) {
   return out;
 }
 
+// Lanes at or past `valid_lanes` keep their own value: op never sees it (a partial block scan's
+// threads past its valid items), and their results are not the scan's. (A sum over float or
+// unsigned, whose shuffles add in place, adds in every lane: no user operator is called.)
 template <int LogicalWarpThreads, class T, class Op>
-TILECRAFT_DEVICE T shuffle_inclusive_scan(T value, Op op, int lane, unsigned mask = full_warp_mask) {
+TILECRAFT_DEVICE T shuffle_inclusive_scan(T value, Op op, int lane, unsigned mask = full_warp_mask,
+                                          int valid_lanes = LogicalWarpThreads) {
   if constexpr (shuffle_add_scan<T, Op>) {
 #pragma unroll
     for (unsigned offset = 1; offset < LogicalWarpThreads; offset *= 2)
       value = shuffle_up_add<LogicalWarpThreads>(value, offset, mask);
     (void)lane;
     (void)op;
+    (void)valid_lanes;
   } else if constexpr (ReductionOp<Op, T>) {  // otherwise the caller's rule has failed already
 #pragma unroll
     for (int offset = 1; offset < LogicalWarpThreads; offset *= 2) {
       const T up = shuffle_up(value, static_cast<unsigned>(offset), LogicalWarpThreads, mask);
-      if (lane >= offset) value = static_cast<T>(op(up, value));
+      if (lane >= offset && lane < valid_lanes) value = static_cast<T>(op(up, value));
     }
   }
   return value;

@@ -39,7 +39,9 @@ struct BlockScanRaking {
   //! The raking row stays lane * stride and its steps immediate offsets, so no instruction is
   //! added; the grid grows by (spread - 1) * (segment - 1) - 1 elements (20 at 256 threads).
   static constexpr int words = static_cast<int>(sizeof(T) / 4);
-  static constexpr int per_pass = sizeof(T) % 4 == 0 && 32 % words == 0 ? 32 / words : 0;
+  // (words is 0 for types under 4 bytes: the modulo takes 1 then, never 0, which nvcc would
+  // warn about even behind the first test.)
+  static constexpr int per_pass = sizeof(T) % 4 == 0 && 32 % (words > 0 ? words : 1) == 0 ? 32 / words : 0;
   static constexpr int spread = per_pass > 0 && per_pass % segment == 0 ? per_pass / segment : 1;
   static_assert(spread == 1 || (stride % 2 == 1 && (spread & (spread - 1)) == 0 && segment * spread == per_pass),
                 "BlockScanRaking: spread segments need an odd stride and a power-of-two spread filling one 128-byte "

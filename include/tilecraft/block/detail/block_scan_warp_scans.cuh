@@ -2,7 +2,7 @@
 //! The algorithms behind block_scan: every warp scans its threads' partials with shuffles and
 //! publishes its total in shared memory; the totals are combined into one prefix per warp either
 //! by every thread folding the totals of the warps before its own (BlockScanAlgorithm::
-//! warp_scans, one barrier) or by warp 0 scanning them (BlockScanAlgorithm::warp_scans_scan,
+//! warp_scans, one barrier) or by warp 0 scanning them (BlockScanAlgorithm::two_level,
 //! two barriers, two shared loads per thread).
 #pragma once
 
@@ -49,11 +49,12 @@ TILECRAFT_HOST_DEVICE constexpr T sum_identity() {
 // The last step of every block_scan algorithm: a thread scans its own Items items from its
 // exclusive prefix (has_prefix false: thread 0 without a seed, nothing precedes it). Each input
 // is read before its output slot is written (out may be in); Partial: only the first my_valid
-// items are combined.
+// items are combined (none, and op is not called, where my_valid <= 0).
 template <bool Exclusive, bool Partial, class T, std::size_t Items, class Op>
 TILECRAFT_DEVICE void scan_thread_items(const T (&in)[Items], T (&out)[Items], Op op, const T& thread_prefix,
                                         bool has_prefix, int my_valid) {
   constexpr int items = static_cast<int>(Items);
+  if (Partial && my_valid <= 0) has_prefix = false;  // (its outputs are unspecified)
   if constexpr (Exclusive) {
     T x = in[0];
     if (has_prefix) x = static_cast<T>(op(thread_prefix, x));
@@ -117,8 +118,8 @@ struct BlockScanWarpScans {
   static constexpr unsigned tail_mask = tail_lanes == 0 ? full_warp_mask : (1u << tail_lanes) - 1u;
 
   struct Storage {
-    T warp_totals[static_cast<std::size_t>(warps)];  // warp w's total; warp_scans_scan: its prefix
-    T block_total;                                   // warp_scans_scan: the block's aggregate
+    T warp_totals[static_cast<std::size_t>(warps)];  // warp w's total; two_level: its prefix
+    T block_total;                                   // two_level: the block's aggregate
     T block_prefix;                                  // what the prefix callback returned
   };
 
@@ -140,11 +141,13 @@ struct BlockScanWarpScans {
 
     const T partial = fold_thread_items<Partial>(in, op, my_valid);
 
-    // Warp scan. Lanes past the valid threads only feed lanes after them, which are not valid
-    // either; lanes of a partial last warp that do not exist are never read (shuffle_up reads
-    // lower lanes only).
+    // Warp scan. Lanes past the valid threads keep their partials (op never sees an ignored
+    // item) and only feed lanes after them, which are not valid either; lanes of a partial last
+    // warp that do not exist are never read (shuffle_up reads lower lanes only).
     const unsigned mask = (tail_lanes != 0 && warp == warps - 1) ? tail_mask : full_warp_mask;
-    const T inclusive = shuffle_inclusive_scan<warp_threads>(partial, op, lane, mask);
+    const bool active = !Partial || my_valid > 0;  // holds a valid item
+    const T inclusive = shuffle_inclusive_scan<warp_threads>(
+        partial, op, lane, mask, Partial ? valid_threads - warp * warp_threads : warp_threads);
     const T previous = shuffle_up(inclusive, 1, warp_threads, mask);
 
     // The last valid lane of each warp publishes the warp's total.
@@ -186,12 +189,13 @@ struct BlockScanWarpScans {
       if (lane == warp_last) s.warp_totals[warp] = inclusive;
       __syncthreads();
       if (warp == 0) {
-        // Warp 0 scans the totals (warps <= 32): lane w ends with the prefix of warp w.
-        T total = s.warp_totals[lane < warps ? lane : warps - 1];
+        // Warp 0 scans the totals (warps <= 32): lane w ends with the prefix of warp w. (Lanes
+        // past the valid warps read the last valid total: no total of this call is unwritten.)
+        T total = s.warp_totals[lane < valid_warps ? lane : valid_warps - 1];
         // Every lane has read before any lane overwrites a total (the shuffles order them too,
         // but only __syncwarp orders shared memory for the tools that check it).
         __syncwarp();
-        const T scanned = shuffle_inclusive_scan<warp_threads>(total, op, lane);
+        const T scanned = shuffle_inclusive_scan<warp_threads>(total, op, lane, full_warp_mask, valid_warps);
         const T before = shuffle_up(scanned, 1);
         total = shuffle_index(scanned, valid_warps - 1);
         if (lane < warps && lane > 0) s.warp_totals[lane] = before;
@@ -210,14 +214,14 @@ struct BlockScanWarpScans {
 
     // The exclusive prefix of this thread within the block (none for thread 0).
     T local = previous;
-    if (warp > 0) local = lane == 0 ? warp_prefix : static_cast<T>(op(warp_prefix, previous));
+    if (warp > 0 && active) local = lane == 0 ? warp_prefix : static_cast<T>(op(warp_prefix, previous));
     bool has_prefix = rank > 0;
     T thread_prefix = local;
     if constexpr (requires { prefix.value; }) {
-      thread_prefix = rank == 0 ? prefix.value : static_cast<T>(op(prefix.value, local));
+      thread_prefix = rank == 0 || !active ? prefix.value : static_cast<T>(op(prefix.value, local));
       has_prefix = true;
     } else if constexpr (requires { prefix.callback; }) {
-      thread_prefix = rank == 0 ? block_prefix : static_cast<T>(op(block_prefix, local));
+      thread_prefix = rank == 0 || !active ? block_prefix : static_cast<T>(op(block_prefix, local));
       has_prefix = true;
     }
 
