@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <tilecraft/block/block_histogram.cuh>
@@ -92,6 +93,61 @@ TEST_CASE("block_histogram: every algorithm against a host count, uniform and al
       check_block_histogram<1, 64, BlockHistogramAlgorithm::block>(n, 1, all_equal, 6u + n);
     }
   }
+}
+
+// 64-bit bin indices: a bin past 2^32 is not counted, whatever its low 32 bits (nor a negative
+// one whose low bits are a bin, nor an unsigned one of 2^63 or more), through the one-item and
+// the array overloads, every algorithm.
+template <BlockHistogramAlgorithm Algorithm>
+__global__ void wide_items_kernel(const long long* items, int n, unsigned* stored) {
+  __shared__ BlockHistogramStorage<64, 128, Algorithm> hist;
+  block_histogram_init(hist);
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += 128) {
+    block_histogram_add(hist, items[i]);
+    const unsigned long long as_unsigned[2] = {static_cast<unsigned long long>(items[i]),
+                                               static_cast<unsigned long long>(items[i])};
+    block_histogram_add(hist, as_unsigned);
+  }
+  block_histogram_store(hist, stored);
+}
+
+template <BlockHistogramAlgorithm Algorithm>
+void check_wide_items(std::uint64_t salt) {
+  CAPTURE(static_cast<int>(Algorithm));
+  auto g = tilecraft::test::rng(salt);
+  std::vector<long long> items;
+  for (int i = 0; i < 3000; ++i) {
+    const long long bin = static_cast<long long>(g() % 64);
+    // 2^32 and a random multiple of it above or below the bin, 2^63 as unsigned, or none.
+    const long long offsets[] = {1ll << 32,
+                                 (static_cast<long long>(g() % 1000) + 1) * (1ll << 32),
+                                 -(1ll << 32),
+                                 std::numeric_limits<long long>::min(),
+                                 0,
+                                 0};
+    items.push_back(bin + offsets[g() % 6]);
+  }
+  std::vector<unsigned> want(64, 0);
+  // Each item counts three times (once as long long, twice as unsigned long long) when valid.
+  for (const long long x : items) {
+    if (x >= 0 && x < 64) want[static_cast<std::size_t>(x)] += 3;
+  }
+  DeviceBuffer<long long> d_items(items);
+  DeviceBuffer<unsigned> stored(64);
+  stored.poison();
+  wide_items_kernel<Algorithm><<<1, 128>>>(d_items.get(), static_cast<int>(items.size()), stored.get());
+  tilecraft::test::sync_and_check();
+  CHECK(stored.download() == want);
+}
+
+TEST_CASE("block_histogram: 64-bit bins at and past 2^32 are not counted") {
+  static_assert(!detail::histogram_bin_valid<64>((1ull << 32) + 3));
+  static_assert(!detail::histogram_bin_valid<64>((1ull << 63) + 3));
+  static_assert(!detail::histogram_bin_valid<64>(-(1ll << 32) + 3));
+  static_assert(detail::histogram_bin_valid<64>(63ull) && !detail::histogram_bin_valid<64>(64));
+  check_wide_items<BlockHistogramAlgorithm::lanes>(11);
+  check_wide_items<BlockHistogramAlgorithm::warps>(12);
+  check_wide_items<BlockHistogramAlgorithm::block>(13);
 }
 
 TEST_CASE("block_histogram: a 2D block ranks threads x fastest") {

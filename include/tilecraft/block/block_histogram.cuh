@@ -77,6 +77,12 @@ struct BlockHistogramCounterRule {
                 "block_histogram: the output counters must be unsigned int or unsigned long long");
   static constexpr bool checked = true;
 };
+// Whether an integer item is a bin of [0, Bins), compared in 64 bits (cut to 32 first, a bin of
+// 2^32 + 3 would pass as bin 3; an unsigned one of 2^63 or more turns negative and fails).
+template <int Bins, class Item>
+TILECRAFT_HOST_DEVICE constexpr bool histogram_bin_valid(Item bin) {
+  return static_cast<long long>(bin) >= 0 && static_cast<long long>(bin) < static_cast<long long>(Bins);
+}
 #if defined(__CUDACC__)
 template <class Storage>
 TILECRAFT_DEVICE HistogramSlot block_histogram_slot(Storage& temp) {
@@ -114,10 +120,7 @@ TILECRAFT_DEVICE void block_histogram_add(BlockHistogramStorage<Bins, BlockThrea
                                           Item bin) {
   static_assert(detail::BlockHistogramItemRule<Item>::checked);
   if constexpr (std::integral<Item>) {
-    // Negative bins become huge unsigned values: one compare rejects both ends.
-    const auto b = static_cast<unsigned>(static_cast<long long>(bin));
-    if (static_cast<long long>(bin) >= 0 && b < static_cast<unsigned>(Bins))
-      detail::block_histogram_slot(temp).add(b, 1);
+    if (detail::histogram_bin_valid<Bins>(bin)) detail::block_histogram_slot(temp).add(static_cast<unsigned>(bin), 1);
   }
 }
 
@@ -136,9 +139,7 @@ TILECRAFT_DEVICE void block_histogram_add(BlockHistogramStorage<Bins, BlockThrea
   static_assert(detail::BlockHistogramItemRule<Item>::checked);
   if constexpr (std::integral<Item>) {
     const detail::HistogramSlot slot = detail::block_histogram_slot(temp);
-    auto valid = [](Item bin) {
-      return static_cast<long long>(bin) >= 0 && static_cast<long long>(bin) < static_cast<long long>(Bins);
-    };
+    auto valid = [](Item bin) { return detail::histogram_bin_valid<Bins>(bin); };
     if constexpr (Algorithm == BlockHistogramAlgorithm::lanes) {
 #pragma unroll
       for (std::size_t i = 0; i < Items; ++i) {
@@ -165,8 +166,9 @@ TILECRAFT_DEVICE void block_histogram_add(BlockHistogramStorage<Bins, BlockThrea
 //! __global__ void count_bytes(const unsigned char* in, int n, unsigned* d_hist) {
 //!   __shared__ tilecraft::BlockHistogramStorage<256, 256> hist;
 //!   tilecraft::block_histogram_init(hist);
-//!   for (int i = blockIdx.x * 256 + threadIdx.x; i < n; i += gridDim.x * 256) tilecraft::block_histogram_add(hist,
-//!   in[i]); tilecraft::block_histogram_merge(hist, d_hist);
+//!   for (int i = blockIdx.x * 256 + threadIdx.x; i < n; i += gridDim.x * 256)
+//!     tilecraft::block_histogram_add(hist, in[i]);
+//!   tilecraft::block_histogram_merge(hist, d_hist);
 //! }
 //! \endcode
 template <int Bins, int BlockThreads, BlockHistogramAlgorithm Algorithm, int Copies, class Counter>
