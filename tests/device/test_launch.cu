@@ -4,6 +4,7 @@
 // cooperative grid passes many barriers in a row, and after each one every block sees what every other block wrote
 // before it. detail::copy_rows (the GEMM's operand copy to aligned rows): random shapes, leading dimensions and
 // misaligned sources, the padding zeroed, nothing written past the rows; bad arguments refused before any launch.
+// TILECRAFT_RETURN_IF_ERROR: a failed call's error returned once, the last-error slot left empty.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -114,6 +115,27 @@ TEST_CASE("opt_in_dynamic_smem: above 48 KiB after the opt-in, refused beyond th
 
   CHECK(tilecraft::opt_in_dynamic_smem(big_smem_kernel, bytes + 16) == cudaErrorInvalidValue);
   CHECK(tilecraft::opt_in_dynamic_smem(big_smem_kernel, 1024) == cudaSuccess);
+}
+
+namespace {
+// A composed call that fails in its runtime call (an attribute beyond any device's limit).
+cudaError_t set_too_much_smem() {
+  TILECRAFT_RETURN_IF_ERROR(
+      cudaFuncSetAttribute(big_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1 << 30));
+  return cudaSuccess;
+}
+}  // namespace
+
+TEST_CASE("TILECRAFT_RETURN_IF_ERROR returns a failed call's error once, leaving the last-error slot empty") {
+  (void)cudaGetLastError();
+  // The runtime keeps a failed call's error in its last-error slot ...
+  CHECK(cudaFuncSetAttribute(big_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1 << 30) ==
+        cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  // ... which the macro clears as it returns the error, so that the next launch check of a
+  // launcher built on it does not report it again as its own.
+  CHECK(set_too_much_smem() == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaSuccess);
 }
 
 TEST_CASE("opt_in_dynamic_smem: static plus dynamic shared memory above 48 KiB, the dynamic part below it") {

@@ -69,6 +69,9 @@ TEST_CASE("reduce rejects bad arguments before launching") {
   std::size_t small = query - 1;
   CHECK(reduce(temp, small, in, out, 1000, Sum{}, 0.0f) == cudaErrorInvalidValue);
   CHECK(reduce(static_cast<char*>(temp) + 4, query, in, out, 1000, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  // Temp storage inside the input (the grid kernel writes its partials while others read).
+  auto* inside_in = const_cast<char*>(reinterpret_cast<const char*>(in)) + 256;
+  CHECK(reduce(inside_in, query, in, out, 1000, Sum{}, 0.0f) == cudaErrorInvalidValue);
 }
 
 TEST_CASE("stencil_1d rejects bad arguments before launching") {

@@ -28,8 +28,9 @@ using reduce_accumulator_t = typename detail::ReduceAccumulator<Op, Init, In>::t
 //! VectorsPerThread independent 16-byte loads per step, with the cache hint Hint (which also
 //! applies to the single-block kernels small inputs take). The default, ReducePolicy<>, keeps
 //! 128 KiB of loads in flight per multiprocessor (benchmarks/TUNING.md).
-//! Rules: Threads a multiple of 32 up to 1024; VectorsPerThread >= 1; BlocksPerSm >= 1 and
-//! Threads * BlocksPerSm <= 1024 (all blocks must be resident at once, also on sm_75).
+//! Rules: Threads a multiple of 32 up to 1024; VectorsPerThread >= 1; BlocksPerSm between 1
+//! and 16 and Threads * BlocksPerSm <= 1024 (all blocks must be resident at once, also on sm_75
+//! and sm_86, which keep at most 16 blocks and 1024 threads on a multiprocessor).
 //! \code
 //! using Narrow = tilecraft::ReducePolicy<128, 4, 8>;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::reduce<Narrow>(d_in, d_out, n, tilecraft::Sum{}, 0.0f, stream));
@@ -39,9 +40,9 @@ struct ReducePolicy {
   static_assert(Threads >= 32 && Threads <= 1024 && Threads % 32 == 0,
                 "ReducePolicy: Threads must be a multiple of 32 between 32 and 1024");
   static_assert(VectorsPerThread >= 1, "ReducePolicy: VectorsPerThread must be >= 1");
-  static_assert(BlocksPerSm >= 1 && Threads * BlocksPerSm <= 1024,
-                "ReducePolicy: BlocksPerSm must be >= 1 and Threads * BlocksPerSm <= 1024 (every block of the "
-                "cooperative grid must be resident, also on sm_75)");
+  static_assert(BlocksPerSm >= 1 && BlocksPerSm <= 16 && Threads * BlocksPerSm <= 1024,
+                "ReducePolicy: BlocksPerSm must be between 1 and 16 and Threads * BlocksPerSm <= 1024 (every block "
+                "of the cooperative grid must be resident, also on sm_75 and sm_86: 16 blocks, 1024 threads an SM)");
   //! Threads per block of the grid kernel.
   static constexpr int threads = Threads;
   //! Independent 16-byte loads per thread per step.
@@ -112,7 +113,7 @@ template <class Policy = void, class In, class Out, class Op, class Init>
   void* temp = nullptr;
   TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
   const cudaError_t status = reduce<Policy>(temp, bytes, d_in, d_out, num_items, op, init, stream);
-  const cudaError_t freed = cudaFreeAsync(temp, stream);
+  const cudaError_t freed = detail::returned_status(cudaFreeAsync(temp, stream));
   return status != cudaSuccess ? status : freed;
 }
 

@@ -122,7 +122,7 @@ template <class Policy = void, class In, class Out, class Op>
   void* temp = nullptr;
   TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
   const cudaError_t status = inclusive_scan<Policy>(temp, bytes, d_in, d_out, num_items, op, stream);
-  const cudaError_t freed = cudaFreeAsync(temp, stream);
+  const cudaError_t freed = detail::returned_status(cudaFreeAsync(temp, stream));
   return status != cudaSuccess ? status : freed;
 }
 
@@ -136,7 +136,7 @@ template <class Policy = void, class In, class Out, class Op, class Init>
   void* temp = nullptr;
   TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
   const cudaError_t status = exclusive_scan<Policy>(temp, bytes, d_in, d_out, num_items, op, init, stream);
-  const cudaError_t freed = cudaFreeAsync(temp, stream);
+  const cudaError_t freed = detail::returned_status(cudaFreeAsync(temp, stream));
   return status != cudaSuccess ? status : freed;
 }
 

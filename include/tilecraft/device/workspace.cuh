@@ -75,7 +75,9 @@ inline cudaError_t workspace_alloc(void** ptr, std::size_t bytes, cudaStream_t s
 }
 
 // Returns workspace_alloc's memory to the pool, in stream order.
-inline cudaError_t workspace_free(void* ptr, cudaStream_t stream) { return cudaFreeAsync(ptr, stream); }
+inline cudaError_t workspace_free(void* ptr, cudaStream_t stream) {
+  return returned_status(cudaFreeAsync(ptr, stream));
+}
 
 }  // namespace detail
 
@@ -93,7 +95,7 @@ inline cudaError_t workspace_free(void* ptr, cudaStream_t stream) { return cudaF
   cudaMemPool_t pool = nullptr;
   if (detail::workspace_pool(device, pool, false, workspace_keep_bytes) != cudaSuccess || pool == nullptr)
     return cudaSuccess;
-  return cudaMemPoolTrimTo(pool, 0);
+  return detail::returned_status(cudaMemPoolTrimTo(pool, 0));
 }
 
 }  // namespace tilecraft

@@ -123,7 +123,7 @@ inline cudaError_t workspace_pool(int device, cudaMemPool_t& pool, bool create, 
   const cudaError_t status = cudaMemPoolSetAttribute(created, cudaMemPoolAttrReleaseThreshold, &keep_bytes);
   if (status != cudaSuccess) {
     (void)cudaMemPoolDestroy(created);
-    return status;
+    return returned_status(status);
   }
   cache.pools[device].store(created, std::memory_order_release);
   pool = created;

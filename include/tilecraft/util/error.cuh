@@ -10,14 +10,16 @@
 
 #include "../config.cuh"
 
-//! Evaluates the expression (a cudaError_t) once; if it is not cudaSuccess, returns it from the
-//! enclosing function. For launchers that compose several CUDA calls.
-#define TILECRAFT_RETURN_IF_ERROR(...)                   \
-  do {                                                   \
-    const cudaError_t tilecraft_status_ = (__VA_ARGS__); \
-    if (tilecraft_status_ != cudaSuccess) {              \
-      return tilecraft_status_;                          \
-    }                                                    \
+//! Evaluates the expression (a cudaError_t) once; if it is not cudaSuccess, clears the runtime's
+//! last-error slot (cudaGetLastError, where a failed runtime call leaves its error too) and
+//! returns it from the enclosing function: the error is reported once, as that function's
+//! result, and not again by the next launch check. For launchers that compose several CUDA calls.
+#define TILECRAFT_RETURN_IF_ERROR(...)                                \
+  do {                                                                \
+    const cudaError_t tilecraft_status_ = (__VA_ARGS__);              \
+    if (tilecraft_status_ != cudaSuccess) {                           \
+      return ::tilecraft::detail::returned_status(tilecraft_status_); \
+    }                                                                 \
   } while (0)
 
 //! Evaluates the expression (a cudaError_t) once and throws tilecraft::CudaError, naming the call and

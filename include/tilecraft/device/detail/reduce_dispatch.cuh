@@ -107,7 +107,9 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
     temp_storage_bytes = needed;
     return cudaSuccess;
   }
-  if (temp_storage_bytes < needed || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0) {
+  // The grid kernel writes its partials into temp while other blocks may still read d_in.
+  if (temp_storage_bytes < needed || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0 ||
+      detail::bytes_overlap(d_temp_storage, needed, d_in, static_cast<std::size_t>(num_items) * sizeof(In))) {
     return cudaErrorInvalidValue;
   }
 #if defined(__CUDACC__)
