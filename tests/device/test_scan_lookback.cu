@@ -315,3 +315,35 @@ TEST_CASE("u8 into i64 past 2^31 elements") {
   tilecraft::test::sync_and_check();
   CHECK(wrong.download()[0] == 0);
 }
+
+// Items of 320 bytes (80 ints added element by element): the default tiles of such wide items
+// are 64 threads of one item, sized so that the staging buffer, block_scan's storage and the
+// look-back's 32 accumulators fit 48 KiB of static shared memory together; 47 tiles, so the
+// look-back walks over many of them.
+struct Wide80 {
+  std::int32_t v[80];
+};
+struct WideSum {
+  TILECRAFT_HOST_DEVICE Wide80 operator()(const Wide80& a, const Wide80& b) const {
+    Wide80 r;
+    for (int i = 0; i < 80; ++i) r.v[i] = a.v[i] + b.v[i];
+    return r;
+  }
+};
+
+TEST_CASE("scans of 320-byte items with the default tiles") {
+  const std::size_t n = 3001;
+  auto g = tilecraft::test::rng(5151);
+  std::vector<Wide80> host(n);
+  for (auto& x : host) {
+    for (auto& e : x.v) e = static_cast<std::int32_t>(g.uniform_int(-1000, 1000));
+  }
+  DeviceBuffer<Wide80> in(host), out(n);
+  const auto n64 = static_cast<std::int64_t>(n);
+  run_scan<false>(in.get(), out.get(), n64, WideSum{});
+  CHECK(mismatches(download(out.get(), n), host_scan<false, Wide80, Wide80>(host, 0, n, WideSum{})) == 0);
+  Wide80 init{};
+  init.v[3] = 7;
+  run_scan<true>(in.get(), out.get(), n64, WideSum{}, init);
+  CHECK(mismatches(download(out.get(), n), host_scan<true, Wide80, Wide80>(host, 0, n, WideSum{}, init)) == 0);
+}

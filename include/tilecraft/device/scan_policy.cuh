@@ -91,11 +91,16 @@ struct DefaultScanShape {
   static constexpr bool two_pass =
       sizeof(In) == sizeof(Out) && sizeof(In) >= 4 && sizeof(In) <= 16 && 16 % sizeof(In) == 0;
   static constexpr int items = two_pass ? scan_min(64, 256 / widest) : register_items;
-  // 256 threads while the staging buffer fits 32 KiB, else 128 or 64 (items above 256 bytes,
-  // up to the 40 KiB a tile may stage: 640 bytes).
-  static constexpr int threads_for(int n) {
-    return 256 * n * widest <= 32768 ? 256 : 128 * n * widest <= 40960 ? 128 : 64;
+  // 256 threads while the staging buffer fits 32 KiB, else 128 (40 KiB) or 64, and only where
+  // the scan kernel's whole static shared memory fits 48 KiB: the staging buffer, block_scan's
+  // storage (warps + 2 accumulators with the look-back's algorithms) and 32 accumulators for
+  // the look-back, each accumulator taken as wide as the wider type (scan_run asserts the real
+  // sizes). So items of up to 480 bytes scan with the default tiles (64 threads above 296).
+  static constexpr bool fits(int t, int n) {
+    return static_cast<long long>(t) * n * widest <= (t == 256 ? 32768 : 40960) &&
+           (static_cast<long long>(t) * n + t / 32 + 34) * widest <= 49152;
   }
+  static constexpr int threads_for(int n) { return fits(256, n) ? 256 : fits(128, n) ? 128 : 64; }
   static constexpr int threads = threads_for(items);
   static constexpr int register_threads = threads_for(register_items);
   static constexpr int small_items =

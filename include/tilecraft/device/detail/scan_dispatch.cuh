@@ -66,8 +66,18 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
                                    bool by_block_allowed = true) {
   static_assert(stage_bytes_of<Policy, In, Out>() <= max_tile_stage_bytes,
                 "tilecraft scan: a tile (Policy threads * items * the wider of the input and output types) must fit 40 "
-                "KiB of static shared memory: take fewer threads or items (the default tiles take items of up to 640 "
+                "KiB of static shared memory: take fewer threads or items (the default tiles take items of up to 480 "
                 "bytes)");
+  // scan_kernel's static shared memory: the stage, block_scan's storage, the look-back's 32
+  // accumulators and the ticket (with room for their alignment).
+  static_assert(stage_bytes_of<Policy, In, Out>() +
+                        sizeof(BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>) +
+                        warp_threads * sizeof(Acc) + 64 <=
+                    48 * 1024,
+                "tilecraft scan: a tile's shared memory (the staging buffer of Policy threads * items of the wider of "
+                "the input and output types, block_scan's storage and 32 accumulators for the look-back) must fit 48 "
+                "KiB of static shared memory: take fewer threads or items, or a narrower accumulator (the default "
+                "tiles take items of up to 480 bytes)");
   const std::int64_t tiles = ceil_div<std::int64_t>(num_items, Policy::tile_items);
   if (tiles > INT_MAX) return cudaErrorInvalidValue;
   const std::size_t needed = single_pass_temp_bytes<Acc>(tiles);
