@@ -1,8 +1,9 @@
 // 1D stencil: tilecraft::stencil_1d against cudaMemcpyAsync of the same bytes (the ceiling),
 // the course's 1D convolution (global memory, then a shared halo) and the same tiling written
 // with libcu++'s cuda::pipeline (benchmarks/stencil_peers.cuh). n = 2^26 floats, radius 1, 4,
-// 8 and 16, zero boundary. Named stencil_f32/<impl>/<n>/r:<radius>; report.py shows each
-// radius as the family stencil_f32_r<radius>.
+// 8 and 16, and 2^26 + 3 floats at radius 4 (a row pitch of no whole vectors), zero boundary.
+// Named stencil_f32/<impl>/<n>/r:<radius>; report.py shows each radius as the family
+// stencil_f32_r<radius>.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -120,6 +121,7 @@ void stencil_f32(benchmark::State& state, StencilImpl impl) {
   BENCHMARK_CAPTURE(stencil_f32, impl, StencilImpl::impl) \
       ->ArgNames({"", "r"})                               \
       ->ArgsProduct({{1 << 26}, {1, 4, 8, 16}})           \
+      ->Args({(1 << 26) + 3, 4})                          \
       ->UseManualTime()                                   \
       ->MinTime(0.1)                                      \
       ->Unit(benchmark::kMicrosecond)

@@ -171,7 +171,8 @@ TEST_CASE_TEMPLATE("tile copies at random origins, every layout and element widt
                    SharedMatrix<float, 64, 32, Swizzled<>>, SharedMatrix<float, 16, 64, Swizzled<16>>,
                    SharedTile<double, 32, 1>, SharedMatrix<double, 8, 16, Swizzled<>>,
                    SharedMatrix<char, 24, 40, Padded<3>>, SharedMatrix<short, 33, 17, Padded<1>>,
-                   SharedMatrix<Quad, 9, 8, Padded<1>>, SharedMatrix<float, 1, 1>, SharedMatrix<float, 3, 5>) {
+                   SharedMatrix<Quad, 9, 8, Padded<1>>, SharedMatrix<float, 1, 1>, SharedMatrix<float, 3, 5>,
+                   SharedMatrix<float, 1, 256>) {
   check_every_load<Tile, 96>(202);
 }
 

@@ -69,5 +69,7 @@ TEST_CASE("carve places objects aligned, in order, without overlap") {
   static_assert(Plan::offset(2) == tilecraft::round_up<std::size_t>(16 + B::bytes, 64));
   static_assert(Plan::offset(3) == Plan::offset(2) + sizeof(C));
   static_assert(Plan::bytes == Plan::offset(3) + sizeof(A));
+  // The buffer must be aligned as the most demanding type (C's 64), not only to 16.
+  static_assert(Plan::alignment == 64 && SharedCarve<A, B>::alignment == 16);
   for (std::size_t i = 0; i < 4; ++i) CHECK(Plan::offset(i) % 16 == 0);
 }

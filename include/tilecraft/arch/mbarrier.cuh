@@ -18,7 +18,9 @@
 //! The wrappers exist on sm_90 and later (the transaction count came with Hopper); elsewhere
 //! they trap: callers select another path with NV_IF_TARGET(NV_PROVIDES_SM_90, ...).
 //! \code
-//! // One producer thread fills `buf` by TMA; every thread of the block waits for the bytes.
+//! // One producer thread fills `buf` by TMA from `map` (a 32 x 32 float box without swizzle: a
+//! // 128-byte swizzled box needs alignas(1024) and reads through the swizzle); every thread of
+//! // the block waits for the bytes.
 //! __global__ void stage_once(const __grid_constant__ CUtensorMap map, float* out) {
 //!   __shared__ alignas(128) float buf[32 * 32];
 //!   __shared__ std::uint64_t full;

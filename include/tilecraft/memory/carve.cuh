@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -26,10 +27,12 @@ struct CarveTypeAt<0, T, Ts...> {
 template <class... Ts>
 class CarvedObjects;
 
-//! Places objects of types Ts... one after another in a shared-memory buffer, each aligned to
-//! max(alignof(T), 16) bytes (16 keeps every tile ready for 16-byte vector and cp.async
-//! accesses). `bytes` is the dynamic shared memory to launch with; `offset(i)` where object i
-//! starts. All types must be trivial (tiles and temp storages are), since carving creates no
+//! Places objects of types Ts... one after another in a shared-memory buffer, each at an offset
+//! that is a multiple of max(alignof(T), 16) bytes (16 keeps every tile ready for 16-byte vector
+//! and cp.async accesses): the objects are that aligned when the buffer is aligned to
+//! `alignment`, the largest of those (16 unless a type asks for more, e.g. a TMA destination of
+//! alignof 1024). `bytes` is the dynamic shared memory to launch with; `offset(i)` where object
+//! i starts. All types must be trivial (tiles and temp storages are), since carving creates no
 //! objects and runs no constructors.
 //! \code
 //! using Smem = tilecraft::SharedCarve<TileA, TileB>;          // host: Smem::bytes
@@ -43,9 +46,15 @@ struct SharedCarve {
                 "SharedCarve: every type must be trivially default constructible and destructible "
                 "(tiles and temp storage are), because carving runs no constructors");
 
-  //! Alignment of every placed object (and required of the buffer).
+  //! Alignment of every placed object.
   template <class T>
   static constexpr std::size_t align_of = alignof(T) > std::size_t{16} ? alignof(T) : std::size_t{16};
+  //! Alignment required of the buffer: the largest align_of.
+  static constexpr std::size_t alignment = [] {
+    std::size_t a = 16;
+    ((a = align_of<Ts> > a ? align_of<Ts> : a), ...);
+    return a;
+  }();
 
  private:
   struct Plan {
@@ -68,10 +77,13 @@ struct SharedCarve {
   static constexpr std::size_t bytes = plan().bytes;
 
 #if defined(__CUDACC__)
-  //! The objects placed in `base` (a 16-byte-aligned shared buffer of at least `bytes` bytes),
-  //! to unpack with a structured binding. Each call returns the same addresses; it costs only
+  //! The objects placed in `base` (a shared buffer of at least `bytes` bytes aligned to
+  //! `alignment`: `extern __shared__ __align__(16)` where no type asks for more than 16), to
+  //! unpack with a structured binding. Each call returns the same addresses; it costs only
   //! pointer arithmetic.
   TILECRAFT_DEVICE static CarvedObjects<Ts...> carve(void* base) {
+    TILECRAFT_ASSERT(reinterpret_cast<std::uintptr_t>(base) % alignment == 0 &&
+                     "SharedCarve::carve: the buffer must be aligned to SharedCarve::alignment");
     return CarvedObjects<Ts...>(static_cast<unsigned char*>(base));
   }
 #endif

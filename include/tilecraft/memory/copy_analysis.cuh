@@ -71,8 +71,10 @@ constexpr int transposed_blocks_conflict_factor() {
 }  // namespace detail
 
 //! The worst shared-memory conflict factor (wavefronts over the conflict-free minimum) of any
-//! shared-memory instruction copy_tile (or copy_tile_async, whose shared side is the same)
-//! issues for this tile or view with this mapping, assuming whole warps. 1 means every access
+//! shared-memory instruction copy_tile issues for this tile or view with this mapping, assuming
+//! whole warps. copy_tile_async's shared side is the same where the layout keeps the
+//! partition's whole vectors contiguous; where it keeps fewer bytes contiguous, cp.async moves
+//! chunks of that width (which this model does not count) and copy_tile single elements. 1 means every access
 //! of the copy is conflict-free. constexpr, host only: inside device code (a kernel's
 //! static_assert) use the variable copy_tile_conflict_factor_v.
 //! \code

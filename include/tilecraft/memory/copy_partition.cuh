@@ -185,8 +185,10 @@ struct TileWindow {
   std::uintptr_t origin_address;  // address of tile element (0, 0), wrapped modulo 2^64
   std::int64_t ld;
   int row_lo, row_hi, col_lo, col_hi;
-  //! Every row of the tile starts aligned to Shape::vector_bytes (the origin's address and the
-  //! row pitch are multiples of it), so whole vectors may be moved at once.
+  //! Every row of the tile starts aligned to Shape::vector_bytes (the origin's address and, for
+  //! tiles of more than one row, the row pitch are multiples of it), so whole vectors may be
+  //! moved at once. (A one-row tile never steps by ld: a 1 x n array of odd n, as stencil_1d
+  //! reads it, keeps its vectors.)
   bool vector_global;
 
   TILECRAFT_HOST_DEVICE static TileWindow make(MatrixRef<T> m, std::int64_t row0, std::int64_t col0) {
@@ -201,7 +203,8 @@ struct TileWindow {
     w.origin_address =
         reinterpret_cast<std::uintptr_t>(m.data) + static_cast<std::uintptr_t>(row0 * m.ld + col0) * sizeof(T);
     constexpr std::uintptr_t mask = static_cast<std::uintptr_t>(Shape::vector_bytes) - 1;
-    w.vector_global = ((w.origin_address | static_cast<std::uintptr_t>(m.ld) * sizeof(T)) & mask) == 0;
+    const std::uintptr_t pitch = TileRows == 1 ? 0 : static_cast<std::uintptr_t>(m.ld) * sizeof(T);
+    w.vector_global = ((w.origin_address | pitch) & mask) == 0;
     return w;
   }
   //! The whole tile lies inside the matrix.
