@@ -142,11 +142,12 @@ void check_warp_scan(const std::vector<T>& host, T init, Op op) {
     T excl = init;
     for (int l = 0; l < W; ++l) {
       const std::size_t t = static_cast<std::size_t>(w * W + l);
+      const T before = incl;  // x_0 op ... op x_{l-1} for l > 0 (the unseeded exclusive result)
       if (l > 0) incl = op(incl, host[t]);
       const T* o = got.data() + t * 8;
       bad += !(o[0] == incl) + !(o[1] == incl) + !(o[2] == total);
       bad += !(o[3] == excl) + !(o[4] == excl) + !(o[5] == total);
-      bad += !(o[6] == (l == 0 ? host[t] : excl));  // init is an identity: excl is x_0 op ... op x_{l-1}
+      bad += !(o[6] == (l == 0 ? host[t] : before));
       if constexpr (WithCub) bad += !(o[7] == incl);
       excl = op(excl, host[t]);
     }
@@ -154,18 +155,23 @@ void check_warp_scan(const std::vector<T>& host, T init, Op op) {
   CHECK(bad == 0);
 }
 
-// Every init is the operator's identity, so the seeded exclusive result of lane l > 0 is also
-// what the unseeded one must return.
+// Seeds that are the operator's identity and seeds that are not (a seed must enter on the
+// left: init op x_0 op ...); float and unsigned sums, whose shuffles add in place, on small
+// integers (exact in any order).
 template <int W>
 void check_all() {
   const int n = 256 * 4;
   const auto ints = tilecraft::test::random_vector<int>(n, -1000, 1000, 1 + W);
   check_warp_scan<W, true>(ints, 0, Sum{});
+  check_warp_scan<W, false>(ints, 7, Sum{});
   check_warp_scan<W, false>(ints, INT32_MIN, Max{});
+  check_warp_scan<W, false>(std::vector<float>(ints.begin(), ints.end()), -2.5f, Sum{});
+  check_warp_scan<W, false>(tilecraft::test::random_vector<unsigned>(n, 0, 4000000000.0, 40 + W), 3u, Sum{});
   auto g = tilecraft::test::rng(60 + W);
   std::vector<test::Affine> affine(n);
   for (auto& f : affine) f = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
   check_warp_scan<W, false>(affine, test::Affine{1u, 0u}, test::Compose{});  // identity map
+  check_warp_scan<W, false>(affine, test::Affine{3u, 5u}, test::Compose{});
 }
 
 TEST_CASE("warp_scan over every logical warp size") {

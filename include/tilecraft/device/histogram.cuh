@@ -89,8 +89,9 @@ using histogram_level_t = detail::histogram_level_t<Sample>;
 //! learn `temp_storage_bytes`, allocate, call again.
 //!
 //! - Samples: std::uint8_t, std::uint16_t, std::int32_t or float, any alignment of the array;
-//!   Level: int for integer samples (lower >= the smallest sample value, upper <= the largest + 1),
-//!   float for float samples (finite, upper - lower finite, and num_bins / (upper - lower)
+//!   Level: int for integer samples (lower >= the smallest sample value, upper <= the largest + 1;
+//!   for int32 samples upper is at most INT_MAX, so the sample INT_MAX is never counted, as with
+//!   CUB's int levels), float for float samples (finite, upper - lower finite, and num_bins / (upper - lower)
 //!   finite: a width that narrow would put every sample in one bin). Samples outside [lower, upper)
 //!   and NaN are not counted.
 //! - Bins, integer samples: bin = floor((x - lower) * num_bins / (upper - lower)), exact.
