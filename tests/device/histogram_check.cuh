@@ -72,29 +72,50 @@ Counts host_range(const std::vector<Sample>& v, std::size_t first, std::int64_t 
   return c;
 }
 
+// Poisoned guard counters on both sides of the histogram: a count written past either end
+// (a sample at upper or below lower put in bin -1 or `bins`) fails the run.
+constexpr std::size_t histogram_guard = 16;
+
+// The histogram of `bins` counters between the guards of `out`, after checking the guards.
+template <class Counter>
+Counts unguarded(const DeviceBuffer<Counter>& out, int bins) {
+  const auto all = out.download();
+  int touched = 0;
+  for (std::size_t i = 0; i < histogram_guard; ++i) {
+    touched += !tilecraft::test::same_bits(all[i], tilecraft::test::poison_value<Counter>());
+    touched += !tilecraft::test::same_bits(all[histogram_guard + static_cast<std::size_t>(bins) + i],
+                                           tilecraft::test::poison_value<Counter>());
+  }
+  CHECK_MESSAGE(touched == 0, "counters written outside the histogram");
+  const auto first = all.begin() + static_cast<std::ptrdiff_t>(histogram_guard);
+  return Counts(first, first + bins);
+}
+
 template <class Counter, class Sample>
 Counts run_even(const Sample* d, std::int64_t n, int bins, Level<Sample> lower, Level<Sample> upper) {
-  DeviceBuffer<Counter> out(static_cast<std::size_t>(bins));
+  DeviceBuffer<Counter> out(static_cast<std::size_t>(bins) + 2 * histogram_guard);
   out.poison();  // the launcher zeroes the histogram itself
+  Counter* hist = out.get() + histogram_guard;
   std::size_t bytes = 0;
-  REQUIRE(tilecraft::histogram_even(nullptr, bytes, d, out.get(), bins, lower, upper, n) == cudaSuccess);
+  REQUIRE(tilecraft::histogram_even(nullptr, bytes, d, hist, bins, lower, upper, n) == cudaSuccess);
   DeviceBuffer<unsigned char> temp(bytes);
-  REQUIRE(tilecraft::histogram_even(temp.get(), bytes, d, out.get(), bins, lower, upper, n) == cudaSuccess);
+  REQUIRE(tilecraft::histogram_even(temp.get(), bytes, d, hist, bins, lower, upper, n) == cudaSuccess);
   tilecraft::test::sync_and_check();
-  return widen(out.download());
+  return unguarded(out, bins);
 }
 
 template <class Counter, class Sample>
 Counts run_range(const Sample* d, std::int64_t n, const DeviceBuffer<Level<Sample>>& levels) {
   const int bins = static_cast<int>(levels.size()) - 1;
-  DeviceBuffer<Counter> out(static_cast<std::size_t>(bins));
+  DeviceBuffer<Counter> out(static_cast<std::size_t>(bins) + 2 * histogram_guard);
   out.poison();
+  Counter* hist = out.get() + histogram_guard;
   std::size_t bytes = 0;
-  REQUIRE(tilecraft::histogram_range(nullptr, bytes, d, out.get(), bins, levels.get(), n) == cudaSuccess);
+  REQUIRE(tilecraft::histogram_range(nullptr, bytes, d, hist, bins, levels.get(), n) == cudaSuccess);
   DeviceBuffer<unsigned char> temp(bytes);
-  REQUIRE(tilecraft::histogram_range(temp.get(), bytes, d, out.get(), bins, levels.get(), n) == cudaSuccess);
+  REQUIRE(tilecraft::histogram_range(temp.get(), bytes, d, hist, bins, levels.get(), n) == cudaSuccess);
   tilecraft::test::sync_and_check();
-  return widen(out.download());
+  return unguarded(out, bins);
 }
 
 template <class Sample>

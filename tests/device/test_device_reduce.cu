@@ -90,7 +90,7 @@ TEST_CASE("integer sums, minima and maxima equal CUB's exactly at every size and
       CAPTURE(n);
       CAPTURE(shift);
       const auto host =
-          tilecraft::test::random_vector<int>(static_cast<std::size_t>(n + shift), -1000000, 1000000, n + shift);
+          tilecraft::test::random_vector<int>(static_cast<std::size_t>(n + shift), -1000000, 1000000, 4 * n + shift);
       DeviceBuffer<int> in(host);
       const int* p = in.get() + shift;
       const int* h = host.data() + shift;

@@ -224,8 +224,9 @@ TEST_CASE("float even bins: the host formula at every edge, NaN and infinities, 
         CAPTURE(shift);
         CAPTURE(b.bins);
         CAPTURE(b.lower);
-        const auto host = make_samples(static_cast<std::size_t>(n + shift), b.lower - 0.1 * (b.upper - b.lower),
-                                       b.upper + 0.1 * (b.upper - b.lower), b.bins, b.lower, b.upper, n + b.bins);
+        const auto host =
+            make_samples(static_cast<std::size_t>(n + shift), b.lower - 0.1 * (b.upper - b.lower),
+                         b.upper + 0.1 * (b.upper - b.lower), b.bins, b.lower, b.upper, n * 65537 + b.bins);
         DeviceBuffer<float> in(host);
         const Counts want = host_even(host, static_cast<std::size_t>(shift), n, b.bins, b.lower, b.upper);
         CHECK(run_even<unsigned>(in.get() + shift, n, b.bins, b.lower, b.upper) == want);
@@ -271,7 +272,7 @@ TEST_CASE("float range bins: levels with -0, negative and positive values, NaN n
         CAPTURE(bins);
         CAPTURE(n);
         CAPTURE(shift);
-        auto host = make_samples(static_cast<std::size_t>(n + shift), -1.2, 1.2, 4, -1.0f, 1.0f, n + bins);
+        auto host = make_samples(static_cast<std::size_t>(n + shift), -1.2, 1.2, 4, -1.0f, 1.0f, n * 65537 + bins);
         for (std::size_t i = 0; i < host.size() && i < 3 * levels.size(); ++i) {
           const float l = levels[i / 3 % levels.size()];
           host[(i * 104729) % host.size()] = i % 3 == 0 ? l : std::nextafter(l, i % 3 == 1 ? 2.0f : -2.0f);

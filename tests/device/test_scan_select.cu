@@ -2,6 +2,7 @@
 // translation unit (CUB's headers cost more compile time per unit than the cases).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -196,6 +197,17 @@ TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
   CHECK(inclusive_scan(nullptr, bytes, in.get(), out.get(), 0, Sum{}) == cudaSuccess);
   CHECK(inclusive_scan(nullptr, bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 0, Sum{}) ==
         cudaSuccess);
+  // Run with n == 0 (temp of the queried size): the output keeps its poison.
+  std::size_t ex_bytes = 0;
+  CHECK(exclusive_scan(nullptr, ex_bytes, in.get(), out.get(), 0, Sum{}, 3) == cudaSuccess);
+  DeviceBuffer<unsigned char> temp(std::max<std::size_t>({bytes, ex_bytes, 1}));
+  out.poison();
+  CHECK(inclusive_scan(temp.get(), bytes, in.get(), out.get(), 0, Sum{}) == cudaSuccess);
+  CHECK(exclusive_scan(temp.get(), ex_bytes, in.get(), out.get(), 0, Sum{}, 3) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  std::size_t touched = 0;
+  for (const int v : out.download()) touched += v != tilecraft::test::poison_value<int>();
+  CHECK(touched == 0);
   cudaStream_t stream;
   TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
   out.poison();
@@ -285,6 +297,12 @@ void check_select(const std::vector<T>& host, std::size_t shift, Pred pred) {
   std::size_t bad = 0;
   for (std::size_t i = 0; i < kept.size(); ++i) bad += !(sel[i] == kept[i]);
   CHECK(bad == 0);
+  // select_if writes the kept items only: the rest of the output keeps its poison.
+  std::size_t written_past = 0;
+  for (std::size_t i = kept.size(); i < sel.size(); ++i) {
+    written_past += !tilecraft::test::same_bits(sel[i], tilecraft::test::poison_value<T>());
+  }
+  CHECK(written_past == 0);
   const auto [part, pcount] = run_select<true, Policy>(in.get() + shift, n, pred);
   CHECK(pcount == static_cast<std::int64_t>(kept.size()));
   bad = 0;

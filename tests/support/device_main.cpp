@@ -8,7 +8,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
-#include <cstring>
 
 #include "test_util.cuh"
 
@@ -16,32 +15,17 @@
 // in a file cmake/TilecraftTargets.cmake writes for each test.
 int tilecraft_test_min_sm();
 
-namespace {
-bool only_lists(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    for (const char* flag : {"-ltc", "-lts", "-lr", "-h", "-?", "-v", "-c"}) {
-      if (std::strcmp(a, flag) == 0) return true;
-    }
-    for (const char* prefix : {"--list", "--dt-list", "--help", "--version", "--count", "--dt-count"}) {
-      if (std::strncmp(a, prefix, std::strlen(prefix)) == 0) return true;
-    }
-  }
-  return false;
-}
-}  // namespace
-
 int main(int argc, char** argv) {
-  if (!only_lists(argc, argv)) {
+  if (!tilecraft::test::only_lists(argc, argv)) {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
       std::printf("no CUDA device: device tests skipped\n");
       return 77;
     }
+    std::printf("seed: %llu\n", static_cast<unsigned long long>(tilecraft::test::seed()));
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
-      std::printf("device: %s (sm_%d%d), seed: %llu\n", prop.name, prop.major, prop.minor,
-                  static_cast<unsigned long long>(tilecraft::test::seed()));
+      std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
       // A twin built without code for older GPUs (tests/CMakeLists.txt: SKIP_ARCHS), whose
       // plain test runs the same paths there.
       const int min_sm = tilecraft_test_min_sm();

@@ -35,6 +35,21 @@ inline std::uint64_t seed() {
   return s;
 }
 
+//! Whether the command line only asks doctest to list, count or explain (test discovery): the
+//! mains then print nothing of their own and, without a GPU, still answer.
+inline bool only_lists(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    for (const char* flag : {"-ltc", "-lts", "-lr", "-h", "-?", "-v", "-c"}) {
+      if (std::strcmp(a, flag) == 0) return true;
+    }
+    for (const char* prefix : {"--list", "--dt-list", "--help", "--version", "--count", "--dt-count"}) {
+      if (std::strncmp(a, prefix, std::strlen(prefix)) == 0) return true;
+    }
+  }
+  return false;
+}
+
 //! True under the GPU check's sanitizer runs (TILECRAFT_TEST_HUGE=0): the long-running cases
 //! shrink to sizes a sanitizer finishes in seconds.
 inline bool sanitizer_sized() {
