@@ -18,6 +18,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -348,9 +349,9 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: k == 0 scales C by beta whatever alpha 
   }
 }
 
-TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: Inf and NaN operands give FP32's Inf and NaN", R, Tf32, Tf32x3, Tf32Wgmma,
-                   Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK, Tf32x3StreamKAll, Tf32Short,
-                   Tf32x3Short) {
+TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: Inf and NaN operands give FP32's Inf and NaN, near-FLT_MAX ones finite", R,
+                   Tf32, Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK,
+                   Tf32x3StreamKAll, Tf32Short, Tf32x3Short) {
   constexpr GemmMath math = R::math;
   for (int v : {0, 5}) {
     const Order order = v < 4 ? Order::row_major : Order::col_major;
@@ -368,6 +369,15 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: Inf and NaN operands give FP32's Inf an
     for (std::int64_t j = 0; j < 10; ++j) d.b[p.ib(5, j)] = 0.0f;
     d.b[p.ib(40, 7)] = -inf;
     d.a[p.ia(10, 2)] = nan_f;
+    if constexpr (math == GemmMath::tf32x3) {
+      // Finite operands within half a TF32 unit of FLT_MAX (their TF32 rounding is Inf): row 20
+      // of op(A) holds only 0x7f7ff000 at K 9, column 50 of op(B) only its negative at K 33. Each
+      // is the largest finite TF32 value plus a remainder of one bit, so FP32 products with
+      // multiples of 1/8 are exact: 3xTF32 must give them, not Inf or NaN.
+      const float near_max = std::bit_cast<float>(0x7f7ff000u);
+      for (std::int64_t q = 0; q < p.k; ++q) d.a[p.ia(20, q)] = q == 9 ? near_max : 0.0f;
+      for (std::int64_t q = 0; q < p.k; ++q) d.b[p.ib(q, 50)] = q == 33 ? -near_max : 0.0f;
+    }
     std::vector<double> want, mag;
     reference(p, d, want, mag);
     const std::vector<float> got = run_gemm<R>(p, d);

@@ -10,9 +10,12 @@
 //!     and acc += small_a big_b + big_a small_b + big_a big_b (small_a small_b, below 2^-22 of
 //!     the product, is dropped), each k step's three products summed apart and added to the
 //!     accumulators in FP32: FP32 accuracy from three MMAs (each product within 3 * 2^-22 of
-//!     exact, then FP32 accumulation). Inf and NaN operands give what FP32 products give.
+//!     exact, then FP32 accumulation). Inf and NaN operands give what FP32 products give, and
+//!     finite ones near FLT_MAX (whose TF32 rounding is Inf) stay finite: a k step holding any
+//!     of them reads and splits its fragments again on an exact path.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -107,59 +110,22 @@ class WarpMmaTf32 {
                   "32) floats; K-contiguous rows of 4 (mod 8))");
     constexpr auto mt = static_cast<std::size_t>(tiles_m);
     constexpr auto nt = static_cast<std::size_t>(tiles_n);
-    const int g = lane() / 4;
-    const int t = lane() % 4;
 #pragma unroll
     for (int k = 0; k < TileA::rows; k += 8) {
       std::uint32_t a_big[mt][4], a_small[mt][4];
       std::uint32_t b_big[nt][2], b_small[nt][2];
-      bool special = false;  // an operand of this lane is Inf or NaN
-#pragma unroll
-      for (int i = 0; i < tiles_m; ++i) {
-        const int m = m0_ + 16 * i;
-        float x[4];
-        if constexpr (by_ldmatrix<ViewA>) {
-          // One ldmatrix.x4 of the K-contiguous tile: matrix q holds rows m + 8 (q % 2) ...,
-          // columns k + 4 (q / 2) ...: lane (g, t) receives (row g, column t) of each, the
-          // fragment's (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
-          std::uint32_t r[4];
-          const int l = lane();
-          arch::ldmatrix<4>(r, &a.tile(m + l % 8 + 8 * (l / 8 % 2), k + 4 * (l / 16)));
-#pragma unroll
-          for (int q = 0; q < 4; ++q) std::memcpy(&x[q], &r[q], 4);
-        } else {
-          x[0] = a(k + t, m + g);
-          x[1] = a(k + t, m + g + 8);
-          x[2] = a(k + t + 4, m + g);
-          x[3] = a(k + t + 4, m + g + 8);
-        }
-#pragma unroll
-        for (int q = 0; q < 4; ++q) special |= split(x[q], a_big[i][q], a_small[i][q]);
-      }
-#pragma unroll
-      for (int j = 0; j < tiles_n; ++j) {
-        const int n = n0_ + 8 * j;
-        float x[2];
-        if constexpr (by_ldmatrix<ViewB>) {
-          // ldmatrix.x2: rows n ... n + 7, columns k ... k + 3 and k + 4 ... k + 7.
-          std::uint32_t r[2];
-          const int l = lane() % 16;
-          arch::ldmatrix<2>(r, &b.tile(n + l % 8, k + 4 * (l / 8)));
-          std::memcpy(&x[0], &r[0], 4);
-          std::memcpy(&x[1], &r[1], 4);
-        } else {
-          x[0] = b(k + t, n + g);
-          x[1] = b(k + t + 4, n + g);
-        }
-        special |= split(x[0], b_big[j][0], b_small[j][0]);
-        special |= split(x[1], b_big[j][1], b_small[j][1]);
-      }
+      // Whether an operand of this lane is Inf or NaN, or a finite one whose big part rounded
+      // to Inf (within half a TF32 unit of FLT_MAX).
+      const bool special = load_split<false>(a, b, k, a_big, a_small, b_big, b_small);
       if constexpr (Math == GemmMath::tf32x3) {
         // An infinite big part would meet the other operand's remainder in a cross term (Inf
         // times 0, or times a remainder of the other sign, is NaN): in a step where any lane
-        // holds a non-finite operand, the cross terms take 0 for its parts, and the big product
-        // alone carries the Inf or NaN, as an FP32 product would.
+        // holds a non-finite operand, the fragments are read and split again, a finite x near
+        // FLT_MAX into the largest finite TF32 value and its exact remainder, and the cross
+        // terms take 0 for Inf and NaN parts, so that the big product alone carries the Inf or
+        // NaN, as an FP32 product would.
         if (__any_sync(0xffffffffu, special)) {
+          (void)load_split<true>(a, b, k, a_big, a_small, b_big, b_small);
           products<true>(a_big, a_small, b_big, b_small, acc);
         } else {
           products<false>(a_big, a_small, b_big, b_small, acc);
@@ -171,6 +137,57 @@ class WarpMmaTf32 {
   }
 
  private:
+  // Reads the lane's A and B fragments of k step k and splits them (split<Exact>); returns
+  // whether any of them is special (split's result).
+  template <bool Exact, class ViewA, class ViewB, class FragA, class FragB>
+  TILECRAFT_DEVICE bool load_split(const ViewA& a, const ViewB& b, int k, FragA& a_big, FragA& a_small, FragB& b_big,
+                                   FragB& b_small) const {
+    const int g = lane() / 4;
+    const int t = lane() % 4;
+    bool special = false;
+#pragma unroll
+    for (int i = 0; i < tiles_m; ++i) {
+      const int m = m0_ + 16 * i;
+      float x[4];
+      if constexpr (by_ldmatrix<ViewA>) {
+        // One ldmatrix.x4 of the K-contiguous tile: matrix q holds rows m + 8 (q % 2) ...,
+        // columns k + 4 (q / 2) ...: lane (g, t) receives (row g, column t) of each, the
+        // fragment's (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
+        std::uint32_t r[4];
+        const int l = lane();
+        arch::ldmatrix<4>(r, &a.tile(m + l % 8 + 8 * (l / 8 % 2), k + 4 * (l / 16)));
+#pragma unroll
+        for (int q = 0; q < 4; ++q) std::memcpy(&x[q], &r[q], 4);
+      } else {
+        x[0] = a(k + t, m + g);
+        x[1] = a(k + t, m + g + 8);
+        x[2] = a(k + t + 4, m + g);
+        x[3] = a(k + t + 4, m + g + 8);
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) special |= split<Exact>(x[q], a_big[i][q], a_small[i][q]);
+    }
+#pragma unroll
+    for (int j = 0; j < tiles_n; ++j) {
+      const int n = n0_ + 8 * j;
+      float x[2];
+      if constexpr (by_ldmatrix<ViewB>) {
+        // ldmatrix.x2: rows n ... n + 7, columns k ... k + 3 and k + 4 ... k + 7.
+        std::uint32_t r[2];
+        const int l = lane() % 16;
+        arch::ldmatrix<2>(r, &b.tile(n + l % 8, k + 4 * (l / 8)));
+        std::memcpy(&x[0], &r[0], 4);
+        std::memcpy(&x[1], &r[1], 4);
+      } else {
+        x[0] = b(k + t, n + g);
+        x[1] = b(k + t + 4, n + g);
+      }
+      special |= split<Exact>(x[0], b_big[j][0], b_small[j][0]);
+      special |= split<Exact>(x[1], b_big[j][1], b_small[j][1]);
+    }
+    return special;
+  }
+
   // (A variable, so that the host-side bank model runs at compile time, not in device code.)
   template <class View>
   static constexpr bool tf32_conflict_free = detail::tf32_fragment_wavefronts<View>() == 1;
@@ -205,18 +222,35 @@ class WarpMmaTf32 {
   TILECRAFT_DEVICE static int lane() { return lane_id(); }
 
   // x = big + small (+ what TF32x3 drops): big = tf32(x), small = tf32(x - big), as MMA
-  // operands (arch::to_tf32_operand: one instruction each). Returns whether x is Inf or NaN
-  // (x - big is then NaN). TF32 math needs big only.
+  // operands (arch::to_tf32_operand: one instruction each). Returns whether x - big is not
+  // finite: x is Inf or NaN, or (not Exact) a finite x within half a TF32 unit of FLT_MAX whose
+  // big part rounded to Inf. Exact: such an x splits into the largest finite TF32 value of its
+  // sign and its exact remainder instead, and a NaN into a NaN the MMA reads as one (a few more
+  // instructions: the rare path only). TF32 math needs big only.
+  template <bool Exact>
   TILECRAFT_DEVICE static bool split(float x, std::uint32_t& big, std::uint32_t& small) {
     big = arch::to_tf32_operand(x);
     small = 0u;
     if constexpr (Math == GemmMath::tf32x3) {
+      std::uint32_t big_bits = big & 0xffffe000u;  // the value the MMA reads
+      if constexpr (Exact) {
+        std::uint32_t x_bits;
+        std::memcpy(&x_bits, &x, 4);
+        if (x != x) {
+          // (cvt passes a NaN through: one whose payload lies only in the 13 bits the MMA
+          // ignores would be read as Inf.)
+          big_bits = 0x7fffe000u;
+          big = big_bits;
+        } else if ((big_bits & 0x7fffffffu) == 0x7f800000u && (x_bits & 0x7f800000u) != 0x7f800000u) {
+          big_bits = (x_bits & 0x80000000u) | 0x7f7fe000u;
+          big = big_bits;
+        }
+      }
       float b;
-      const std::uint32_t big_bits = big & 0xffffe000u;  // the value the MMA reads
       std::memcpy(&b, &big_bits, 4);
       const float rest = x - b;
       small = arch::to_tf32_operand(rest);
-      return rest != rest;
+      return !(std::fabs(rest) <= 3.402823466e38f);
     }
     return false;
   }

@@ -67,8 +67,13 @@ __global__ void tf32_split_kernel(const T* src, std::int64_t ld_src, T* big, T* 
   static_assert(std::is_same_v<T, float>, "tf32_split_kernel: float only");
   const std::int64_t col = (std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) * 4;
   if (col >= k) return;
+  // A finite x within half a TF32 unit of FLT_MAX rounds to Inf: its big part is the largest
+  // finite TF32 value of its sign instead, so that x - big stays finite (and exact).
   auto split = [](float x, float& hi, float& lo) {
-    hi = __uint_as_float(arch::to_tf32(x));
+    std::uint32_t h = arch::to_tf32(x);
+    const std::uint32_t xb = __float_as_uint(x);
+    if ((h & 0x7fffffffu) == 0x7f800000u && (xb & 0x7f800000u) != 0x7f800000u) h = (xb & 0x80000000u) | 0x7f7fe000u;
+    hi = __uint_as_float(h);
     lo = __uint_as_float(arch::to_tf32(x - hi));
   };
   for (std::int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
