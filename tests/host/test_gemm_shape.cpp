@@ -8,9 +8,22 @@
 #include <type_traits>
 
 #include <tilecraft/device/gemm_policy.cuh>
+#include <tilecraft/gemm/epilogue.cuh>
 #include <tilecraft/gemm/gemm_shape.cuh>
 
 using namespace tilecraft;
+
+// Epilogues: the float one is not a double GEMM's (it would round every element), the double
+// one serves double; a float GEMM takes an epilogue returning double (converted once).
+namespace {
+struct ReturnsDouble {
+  bool reads_c() const { return false; }
+  double operator()(float acc, float, std::int64_t, std::int64_t) const { return 2.0 * acc; }
+};
+}  // namespace
+static_assert(GemmEpilogue<LinearCombination> && GemmEpilogue<BasicLinearCombination<double>, double>);
+static_assert(!GemmEpilogue<LinearCombination, double>);
+static_assert(GemmEpilogue<ReturnsDouble, float>);
 
 namespace {
 template <class Shape, class Map, int Width, int L>

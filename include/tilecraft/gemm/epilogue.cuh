@@ -7,15 +7,31 @@
 
 #include <concepts>
 #include <cstdint>
+#include <type_traits>
 
 #include "../config.cuh"
 
 namespace tilecraft {
 
+namespace detail {
+// Whether R is a floating type narrower than T: an epilogue returning it would round every
+// element (a float epilogue, LinearCombination, on a double GEMM).
+template <class R, class T>
+constexpr bool narrower_floating() {
+  using U = std::remove_cvref_t<R>;
+  if constexpr (std::is_floating_point_v<T> && std::is_floating_point_v<U>) {
+    return sizeof(U) < sizeof(T);
+  } else {
+    return false;
+  }
+}
+}  // namespace detail
+
 //! A GEMM epilogue for elements of type T (float, the default, or double): `e.reads_c()` says
 //! whether the old C is needed (when false, C is not read, so NaN or uninitialised memory in C
 //! cannot leak into the result; the functor then gets 0), and `e(acc, c_old, row, col)`
-//! returns the value to store at C(row, col).
+//! returns the value to store at C(row, col): something convertible to T, but not a narrower
+//! floating type (LinearCombination, float's, is not a double GEMM's epilogue).
 //! \code
 //! struct Scale {
 //!   double s;
@@ -28,7 +44,7 @@ template <class E, class T = float>
 concept GemmEpilogue = std::copy_constructible<E> && requires(const E& e, T x, std::int64_t i) {
   { e.reads_c() } -> std::convertible_to<bool>;
   { e(x, x, i, i) } -> std::convertible_to<T>;
-};
+} && !detail::narrower_floating<std::invoke_result_t<const E&, T, T, std::int64_t, std::int64_t>, T>();
 
 //! BLAS's epilogue on elements of type T: C = alpha * acc + beta * C. With beta == 0, C is not
 //! read (BLAS semantics: C may hold NaN or be uninitialised). LinearCombination is the float

@@ -535,7 +535,8 @@ TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, Matrix
   using Out = typename Gemm::output_type;
   static_assert(GemmEpilogue<Epilogue, Out>,
                 "tiled_gemm: the epilogue must be a GemmEpilogue for the output type (e.reads_c() and "
-                "e(acc, c_old, row, col) on C's type)");
+                "e(acc, c_old, row, col) on C's type, returning no narrower floating type: "
+                "BasicLinearCombination<double> for double)");
   // A broken configuration has stated its rule (GemmShape): nothing more to compile.
   if constexpr (Gemm::shape::rules_ok && GemmEpilogue<Epilogue, Out>) {
     const MatrixRef<const T, OA> ca{a.data, a.rows, a.cols, a.ld};
@@ -572,8 +573,7 @@ TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, Matrix
 //! TiledGemm::threads threads. `storage` must be free on entry (its first copies are issued
 //! without a barrier: if the block used that memory just before, run `__syncthreads()`
 //! first). Barriers: one per K step, plus one at the end, after which `storage` may be reused.
-//! Shared memory: TiledGemm::smem_bytes. K / TK must be below 2^31 (the pipeline counts steps
-//! in int).
+//! Shared memory: TiledGemm::smem_bytes.
 //! \code
 //! using Gemm = tilecraft::TiledGemm<64, 64, tilecraft::RegBlock<4, 4>>;
 //! __global__ void gemm_kernel(tilecraft::MatrixRef<const float> a, tilecraft::MatrixRef<const float> b,
