@@ -448,7 +448,8 @@ struct GemmShape {
   static constexpr bool fill_scatter_rule = detail::divide_one_another(threads / fill_k_run, tile_m) &&
                                             detail::divide_one_another(threads / fill_k_run, tile_n);
   static_assert(!(own && fill_rows_rule) || fill_scatter_rule,
-                "GemmShape: threads / min(TK, 8) and the tile width (TM, TN) must divide one another");
+                "GemmShape: threads / min(TK, 8) (min(TK, 4) with tensor-core math) and the tile width (TM, TN) must "
+                "divide one another");
   //! The rules so far hold (so the bank-conflict analysis below is worth running).
   static constexpr bool shape_ok = own && fill_rows_rule && fill_scatter_rule;
 
@@ -494,7 +495,8 @@ struct GemmShape {
     //! Threads that share one k (one per column of an R x (threads / R) block).
     static constexpr int columns = threads / fill_k_run;
     static_assert(!shape_ok || detail::divide_one_another(columns, L),
-                  "GemmShape: threads / min(TK, 8) and the tile width (TM, TN) must divide one another");
+                  "GemmShape: threads / min(TK, 8) (min(TK, 4) with tensor-core math) and the tile width (TM, TN) must "
+                  "divide one another");
     //! Elements per tile.
     static constexpr int elements = tile_k * L;
     //! Elements per thread (in a ragged last pass, guard with `row < TK`).
@@ -623,7 +625,7 @@ struct GemmShape {
                 "quarter-warp reads one A vector or consecutive ones)");
   static_assert(fragment_a_rule || !tensor_math,
                 "GemmShape: the tensor-core fragment loads must be bank-conflict free (tile rows of 8 or 24 (mod 32) "
-                "floats)");
+                "floats; for 16-bit operands, rows of an odd number of 16-byte chunks)");
   //! The B fragment loads are conflict-free (computed only when shape_ok).
   static constexpr bool fragment_b_rule = !shape_ok || fragment_conflict_factor<true>() == 1;
   static_assert(!fragment_a_rule || fragment_b_rule || tensor_math,
@@ -631,7 +633,7 @@ struct GemmShape {
                 "quarter-warp reads consecutive B vectors)");
   static_assert(!fragment_a_rule || fragment_b_rule || !tensor_math,
                 "GemmShape: the tensor-core fragment loads must be bank-conflict free (tile rows of 8 or 24 (mod 32) "
-                "floats)");
+                "floats; for 16-bit operands, rows of an odd number of 16-byte chunks)");
   //! The shared writes of every fill are conflict-free (computed only when shape_ok).
   //! (GemmMath::mma16 has no element-wise K-contiguous fill: those operands fill TileAk, TileBk.)
   static constexpr bool fill_conflict_rule =
