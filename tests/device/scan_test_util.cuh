@@ -76,6 +76,18 @@ inline std::size_t float_sum_errors(const std::vector<float>& got, const std::ve
   return bad;
 }
 
+//! Elements of `buf` (poisoned before the run) outside [first, first + n) that lost their
+//! poison: writes before or past an output.
+template <class T>
+std::size_t guards_touched(const DeviceBuffer<T>& buf, std::size_t first, std::size_t n) {
+  const auto all = buf.download();
+  std::size_t touched = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i < first || i >= first + n) touched += !same_bits(all[i], poison_value<T>());
+  }
+  return touched;
+}
+
 //! Elements where a and b differ bitwise.
 template <class T>
 std::size_t mismatches(const std::vector<T>& a, const std::vector<T>& b) {

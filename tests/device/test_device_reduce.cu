@@ -8,6 +8,7 @@
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -184,8 +185,15 @@ TEST_CASE("float sums: exact on integer values, within the rounding bound on rea
         abs_sum += std::fabs(real[static_cast<std::size_t>(i + shift)]);
       }
       const float got = run_reduce<float, float>(in.get() + shift, n, Sum{}, 0.0f);
-      // Longest dependent chain: a thread's share of the array plus the tree levels.
-      const double depth = static_cast<double>(n) / 256.0 + 64;
+      // Longest dependent chain: a thread's share of the array plus the tree levels. The share:
+      // up to 256 KiB one block of at least 256 threads; above, a grid of up to 4 blocks of 256
+      // threads an SM (ReducePolicy<>), each block one tile of 8192 floats at least (a share of
+      // 32 and a few for the head and tail).
+      int sms = 0;
+      TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+      const double share = n * 4 <= (256 << 10) ? static_cast<double>(n) / 256.0
+                                                : std::max(static_cast<double>(n) / (sms * 1024.0), 64.0);
+      const double depth = share + 64;
       CHECK(std::fabs(got - rref) <= tilecraft::test::sum_tolerance(abs_sum, depth, 0x1p-24));
       float mn = std::numeric_limits<float>::infinity();
       for (std::int64_t i = 0; i < n; ++i) mn = std::fmin(mn, real[static_cast<std::size_t>(i + shift)]);

@@ -132,11 +132,15 @@ TEST_CASE("floats: exact on small integers, within the rounding bound on real va
       // Values 0..3: every prefix is an integer below 2^24, exact in any association.
       const auto ints = tilecraft::test::random_vector<int>(m + s, 0, 3, 7 * n + shift);
       std::vector<float> exact(ints.begin(), ints.end());
-      DeviceBuffer<float> in(exact), out(m + s);
+      // (16 guard elements past the output, and the shift before it: nothing written there.)
+      DeviceBuffer<float> in(exact), out(m + s + 16);
+      out.poison();
       run_scan<false>(in.get() + shift, out.get() + shift, n, Sum{});
       CHECK(mismatches(download(out.get() + shift, m), host_scan<false, float, float>(exact, s, m, Sum{})) == 0);
+      CHECK(tilecraft::test::guards_touched(out, s, m) == 0);
       run_scan<true>(in.get() + shift, out.get() + shift, n, Sum{}, 0.5f);
       CHECK(mismatches(download(out.get() + shift, m), host_scan<true, float, float>(exact, s, m, Sum{}, 0.5f)) == 0);
+      CHECK(tilecraft::test::guards_touched(out, s, m) == 0);
       // Real values against a double prefix: error bound from the depth of the association
       // (tile count + tile-local levels).
       const auto real = tilecraft::test::random_vector<float>(m + s, -1.0, 1.0, 11 * n + shift);
@@ -156,13 +160,15 @@ TEST_CASE("u8 into i64, natural i8 and i16, double and in place") {
       const auto ints = tilecraft::test::random_vector<int>(m + s, 0, 255, 13 * n + shift);
       const std::vector<std::uint8_t> bytes(ints.begin(), ints.end());
       DeviceBuffer<std::uint8_t> in(bytes);
-      DeviceBuffer<std::int64_t> out(m + s);
+      DeviceBuffer<std::int64_t> out(m + s + 16);
+      out.poison();
       run_scan<false>(in.get() + shift, out.get() + shift, n, Sum{});
       CHECK(mismatches(download(out.get() + shift, m),
                        host_scan<false, std::int64_t, std::int64_t>(bytes, s, m, Sum{})) == 0);
       run_scan<true>(in.get() + shift, out.get() + shift, n, Sum{}, std::int64_t{-5});
       CHECK(mismatches(download(out.get() + shift, m),
                        host_scan<true, std::int64_t, std::int64_t>(bytes, s, m, Sum{}, std::int64_t{-5})) == 0);
+      CHECK(tilecraft::test::guards_touched(out, s, m) == 0);
 
       // i8 into i8 and i16 into i16 (accumulated in int, wrapped on output).
       std::vector<std::int8_t> i8(m + s);

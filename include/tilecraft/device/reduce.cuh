@@ -80,7 +80,8 @@ inline constexpr bool is_reduce_policy_v<ReducePolicy<T, V, B, H>> = true;
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items < 0 or above that limit,
 //! d_out is null, d_in is null while num_items > 0, a pointer is not aligned to its type, or
-//! the given temp storage is too small or not 16-byte aligned. Otherwise the launch status.
+//! the given temp storage is too small, shares bytes with the input, or is not aligned to 16
+//! bytes (or to the accumulator's alignment, where larger). Otherwise the launch status.
 //! `Policy` (default ReducePolicy<>) is a ReducePolicy.
 //! \code
 //! std::size_t bytes = 0;

@@ -108,7 +108,9 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
     return cudaSuccess;
   }
   // The grid kernel writes its partials into temp while other blocks may still read d_in.
-  if (temp_storage_bytes < needed || reinterpret_cast<std::uintptr_t>(d_temp_storage) % 16 != 0 ||
+  // (The partials are Acc values at the start of temp: aligned for Acc, and to 16 bytes.)
+  constexpr std::size_t temp_alignment = alignof(Acc) > 16 ? alignof(Acc) : 16;
+  if (temp_storage_bytes < needed || reinterpret_cast<std::uintptr_t>(d_temp_storage) % temp_alignment != 0 ||
       detail::bytes_overlap(d_temp_storage, needed, d_in, static_cast<std::size_t>(num_items) * sizeof(In))) {
     return cudaErrorInvalidValue;
   }
