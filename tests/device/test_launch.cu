@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,8 @@ cudaError_t set_too_much_smem() {
 }  // namespace
 
 TEST_CASE("TILECRAFT_RETURN_IF_ERROR returns a failed call's error once, leaving the last-error slot empty") {
+  // Its runtime calls fail on purpose, which compute-sanitizer reports as errors.
+  if (std::getenv("TILECRAFT_TEST_SANITIZER") != nullptr) return;
   (void)cudaGetLastError();
   // The runtime keeps a failed call's error in its last-error slot ...
   CHECK(cudaFuncSetAttribute(big_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1 << 30) ==
