@@ -39,6 +39,20 @@ __global__ void user_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, Matri
   }
 }
 
+// Tiles off the 64 x 64 grid: block (x, y) computes the tile at ((y - 2) * 64 + shift_m,
+// (x - 2) * 64 + shift_n), shifts in (-64, 64). A grid of tiles_m + 4 by tiles_n + 4 blocks
+// then covers every element of C exactly once, with tiles at negative origins, tiles
+// overhanging every edge, and on each side one tile wholly outside C (which must read and
+// write nothing).
+template <class TA, Order OA, class TB, Order OB, class T, Order OC>
+__global__ void shifted_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<T, OC> c,
+                                    BasicLinearCombination<T> epi, int shift_m, int shift_n) {
+  __shared__ typename UserGemm<T>::TempStorage storage;
+  const std::int64_t m0 = (std::int64_t{blockIdx.y} - 2) * 64 + shift_m;
+  const std::int64_t n0 = (std::int64_t{blockIdx.x} - 2) * 64 + shift_n;
+  tilecraft::tiled_gemm<64, 64, RegBlock<4, 4>>(storage, a, b, c, m0, n0, epi);
+}
+
 // The documentation's kernel: one tile per block of a 2-D grid, the default epilogue (C = A B).
 template <class T>
 __global__ void doc_gemm_kernel(MatrixRef<const T> a, MatrixRef<const T> b, MatrixRef<T> c) {
@@ -59,13 +73,15 @@ static_assert(TensorGemm<tilecraft::GemmMath::tf32x3>::threads == 256 &&
 using WideTensorGemm = tilecraft::TiledGemm<128, 64, RegBlock<8, 8>, 32, 4, 3, float, tilecraft::GemmMath::tf32x3>;
 static_assert(WideTensorGemm::threads == 128 && WideTensorGemm::smem_bytes > 48 * 1024);
 
+// One tile per block of a 2-D grid; with shifts, tiles off the grid as in shifted_gemm_kernel
+// (`border` tiles before C on each side).
 template <class Gemm, class TA, Order OA, class TB, Order OB>
 __global__ void tensor_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<float> c,
-                                   BasicLinearCombination<float> epi) {
+                                   BasicLinearCombination<float> epi, int border, int shift_m, int shift_n) {
   extern __shared__ __align__(16) unsigned char tensor_smem[];
   auto& storage = *reinterpret_cast<typename Gemm::TempStorage*>(tensor_smem);
-  tilecraft::tiled_gemm(storage, a, b, c, blockIdx.y * std::int64_t{Gemm::shape::tile_m},
-                        blockIdx.x * std::int64_t{Gemm::shape::tile_n}, epi);
+  tilecraft::tiled_gemm(storage, a, b, c, (std::int64_t{blockIdx.y} - border) * Gemm::shape::tile_m + shift_m,
+                        (std::int64_t{blockIdx.x} - border) * Gemm::shape::tile_n + shift_n, epi);
 }
 
 // op(X) (rows x cols) as a view: the stored matrix in order O, or the transposed() view of the
@@ -106,6 +122,31 @@ struct UserKernelRun {
   }
 };
 
+// A runner for check_gemm: shifted_gemm_kernel, shifts in (-64, 64).
+struct ShiftedRun {
+  int shift_m, shift_n;
+  template <Order O, class T>
+  void launch(const Problem<T>& p, const T* a, const T* b, T* c, cudaStream_t stream) const {
+    const dim3 grid(static_cast<unsigned>((p.n + 63) / 64 + 4), static_cast<unsigned>((p.m + 63) / 64 + 4));
+    operand_view<O>(a, p.m, p.k, p.lda(), p.ta(), [&](auto av) {
+      operand_view<O>(b, p.k, p.n, p.ldb(), p.tb(), [&](auto bv) {
+        shifted_gemm_kernel<<<grid, UserGemm<T>::threads, 0, stream>>>(av, bv, MatrixRef<T, O>{c, p.m, p.n, p.ldc()},
+                                                                       BasicLinearCombination<T>{p.alpha, p.beta},
+                                                                       shift_m, shift_n);
+      });
+    });
+  }
+  template <class T>
+  cudaError_t operator()(const Problem<T>& p, const T* a, const T* b, T* c, cudaStream_t stream) const {
+    if (p.row()) {
+      launch<Order::row_major>(p, a, b, c, stream);
+    } else {
+      launch<Order::col_major>(p, a, b, c, stream);
+    }
+    return cudaGetLastError();
+  }
+};
+
 // A runner for check_gemm: tensor_gemm_kernel on row-major problems. Each math fills both
 // operand tiles from both orders (a K-major and an M- or N-major fill each), on half of the op
 // pairs: TF32 A and B in the same order (none and none, transpose and transpose), TF32x3 in
@@ -114,16 +155,20 @@ struct UserKernelRun {
 template <tilecraft::GemmMath Math, class Gemm = TensorGemm<Math>>
 struct TensorKernelRun {
   static constexpr bool same_ops = Math == tilecraft::GemmMath::tf32;
+  int shift_m = 0, shift_n = 0;  // nonzero: tiles off the grid (tensor_gemm_kernel), |shift| < the tile
   cudaError_t operator()(const Problem<float>& p, const float* a, const float* b, float* c, cudaStream_t stream) const {
     if ((p.ta() == p.tb()) != same_ops) return cudaErrorInvalidValue;  // an op pair this math does not run
     constexpr int tm = Gemm::shape::tile_m, tn = Gemm::shape::tile_n;
-    const dim3 grid(static_cast<unsigned>((p.n + tn - 1) / tn), static_cast<unsigned>((p.m + tm - 1) / tm));
+    const int border = shift_m != 0 || shift_n != 0 ? 2 : 0;
+    const dim3 grid(static_cast<unsigned>((p.n + tn - 1) / tn + 2 * border),
+                    static_cast<unsigned>((p.m + tm - 1) / tm + 2 * border));
     const auto run = [&](auto av, auto bv) {
       const auto kernel = tensor_gemm_kernel<Gemm, const float, decltype(av)::order, const float, decltype(bv)::order>;
       const cudaError_t opted = tilecraft::opt_in_dynamic_smem(kernel, Gemm::smem_bytes);
       if (opted != cudaSuccess) return opted;
       kernel<<<grid, Gemm::threads, Gemm::smem_bytes, stream>>>(av, bv, MatrixRef<float>{c, p.m, p.n, p.ldc()},
-                                                                BasicLinearCombination<float>{p.alpha, p.beta});
+                                                                BasicLinearCombination<float>{p.alpha, p.beta}, border,
+                                                                shift_m, shift_n);
       return cudaGetLastError();
     };
     // op(X) as in operand_view: the stored matrix, or the transposed() view of the stored op(X)^T.
@@ -218,5 +263,49 @@ TEST_CASE_TEMPLATE(
           return cudaGetLastError();
         },
         nullptr, true);
+  }
+}
+
+TEST_CASE_TEMPLATE("tiled_gemm at any origin: tiles at negative and past-the-end origins, wholly outside C too", T,
+                   float, double) {
+  // Random shifts (multiples of the vector width and not: the vector and element fills), every
+  // order and op pair, layouts with NaN beside A and B and poison beside C: a read outside an
+  // operand shows as NaN in C, a write outside C as a changed poison element.
+  const std::int64_t shapes[][3] = {{1, 1, 1}, {64, 64, 64}, {127, 129, 65}, {200, 130, 77}};
+  std::uint64_t salt = 7300;
+  auto g = tilecraft::test::rng(salt);
+  const auto shift = [&](bool vector) {
+    int v = static_cast<int>(g() % 127) - 63;  // (-64, 64)
+    if (vector) v -= v % 4;                    // a multiple of 4 (of 2 doubles too): the vector fill
+    return v;
+  };
+  for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
+    const Problem<T> p = make_problem(c, s[0], s[1], s[2], layout, T(1.5), variant % 2 ? T(-0.5) : T(0));
+    const ShiftedRun run{shift(variant % 2 == 0), shift(variant % 3 == 0)};
+    INFO("shift_m = " << run.shift_m << ", shift_n = " << run.shift_n);
+    check_gemm(p, ++salt, run, nullptr, true);
+  });
+  // The tensor cores' fills (L x TK tiles of K-contiguous operands, K-major tiles of the others),
+  // each math on its op pairs (TensorKernelRun).
+  if constexpr (std::is_same_v<T, float>) {
+    const std::int64_t tensor_shapes[][3] = {{1, 1, 1}, {127, 129, 65}};
+    for (const auto& s : tensor_shapes) {
+      for (int r = 0; r < 4; ++r) {
+        const bool tf32 = r % 2 == 1;
+        const Problem<float> p =
+            make_problem(combos[tf32 ? 0 : 1], s[0], s[1], s[2], layouts[r % layout_count], 1.5f, tf32 ? -0.5f : 0.0f);
+        const auto check = [&](auto run, tilecraft::GemmMath math) {
+          run.shift_m = shift(r < 2);
+          run.shift_n = shift(r >= 2);
+          INFO("tensor cores, shift_m = " << run.shift_m << ", shift_n = " << run.shift_n);
+          check_gemm(p, ++salt, run, nullptr, true, {}, math);
+        };
+        if (tf32) {
+          check(TensorKernelRun<tilecraft::GemmMath::tf32>{}, tilecraft::GemmMath::tf32);
+        } else {
+          check(TensorKernelRun<tilecraft::GemmMath::tf32x3>{}, tilecraft::GemmMath::tf32x3);
+        }
+      }
+    }
   }
 }

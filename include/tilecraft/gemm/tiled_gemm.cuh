@@ -52,6 +52,16 @@ TILECRAFT_DEVICE TC from_float(V x) {
     return x;
   }
 }
+// Whether row or column i of a tile lies inside C's n (0 <= i < n; AnyOrigin: i may be
+// negative, one unsigned compare).
+template <bool AnyOrigin>
+TILECRAFT_DEVICE bool index_inside(std::int64_t i, std::int64_t n) {
+  if constexpr (AnyOrigin) {
+    return static_cast<std::uint64_t>(i) < static_cast<std::uint64_t>(n);
+  } else {
+    return i < n;
+  }
+}
 }  // namespace detail
 #endif
 
@@ -129,11 +139,14 @@ struct TiledGemm {
   }
 
   //! Computes the tile of C at (m0, n0) and stores it through `epi` (see tiled_gemm(), which
-  //! chooses VectorFill and is the entry to call). VectorFill: fill the operands that are not
-  //! K-contiguous in 16-byte vectors, which needs vector_fill_ok(a, b) and m0, n0 multiples
-  //! of shape::vector_elems; otherwise element by element. Preconditions (checked with
-  //! TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c M x N; m0, n0 >= 0.
-  template <bool VectorFill, Order OA, Order OB, class TC, Order OC, class Epilogue>
+  //! chooses VectorFill and AnyOrigin and is the entry to call). VectorFill: fill the operands
+  //! that are not K-contiguous in 16-byte vectors, which needs vector_fill_ok(a, b) and m0, n0
+  //! multiples of shape::vector_elems; otherwise element by element. AnyOrigin: m0 and n0 may
+  //! be negative (elements outside C are neither read nor written, as past the far edges);
+  //! without it they must be >= 0, and the fills spend no register on the near edges.
+  //! Preconditions (checked with TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c
+  //! M x N; m0, n0 >= 0 unless AnyOrigin.
+  template <bool VectorFill, bool AnyOrigin = false, Order OA, Order OB, class TC, Order OC, class Epilogue>
   TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const T, OA> a, MatrixRef<const T, OB> b,
                                    MatrixRef<TC, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
     static_assert(c_type_ok<TC>, "TiledGemm::run: C must hold output_type (or T for 16-bit operands)");
@@ -142,15 +155,16 @@ struct TiledGemm {
                      "tiled_gemm: blockDim.x * blockDim.y * blockDim.z must equal TiledGemm::threads");
     TILECRAFT_ASSERT(a.cols == b.rows && a.rows == c.rows && b.cols == c.cols &&
                      "tiled_gemm: a must be M x K, b K x N and c M x N");
-    TILECRAFT_ASSERT(m0 >= 0 && n0 >= 0 && "tiled_gemm: tile origins must be >= 0");
+    TILECRAFT_ASSERT((AnyOrigin || (m0 >= 0 && n0 >= 0)) &&
+                     "TiledGemm::run: origins must be >= 0 unless AnyOrigin (tiled_gemm() takes any)");
     TILECRAFT_ASSERT(
         (!VectorFill || (vector_fill_ok(a, b) && m0 % shape::vector_elems == 0 && n0 % shape::vector_elems == 0)) &&
         "tiled_gemm: the vector fill needs aligned operands and origins that are multiples of "
         "16 / sizeof(T)");
     const warp_mma mma = make_warp_mma(thread / warp_threads);
     typename warp_mma::Accumulators acc = {};
-    accumulate<VectorFill>(storage, mma, a, b, m0, n0, thread, acc);
-    store(mma, acc, c, m0, n0, epi);
+    accumulate<VectorFill, AnyOrigin>(storage, mma, a, b, m0, n0, thread, acc);
+    store<AnyOrigin>(mma, acc, c, m0, n0, epi);
   }
 
  private:
@@ -230,7 +244,7 @@ struct TiledGemm {
       !shape::tensor_math && RegBlockT::rows * RegBlockT::cols >= 32 &&
       ((OA == Order::row_major || OB == Order::col_major) || (TK <= 16 && RegBlockT::rows * RegBlockT::cols == 64));
 
-  template <bool VectorFill, Order OA, Order OB, class Acc>
+  template <bool VectorFill, bool AnyOrigin, Order OA, Order OB, class Acc>
   TILECRAFT_DEVICE static void accumulate(TempStorage& storage, const warp_mma& mma, MatrixRef<const T, OA> a,
                                           MatrixRef<const T, OB> b, std::int64_t m0, std::int64_t n0, int thread,
                                           Acc& acc) {
@@ -247,12 +261,12 @@ struct TiledGemm {
                                       a_k         ? FillKind::k_rows
                                       : a_scatter ? FillKind::scatter
                                                   : FillKind::rows,
-                                      (VectorFill && (a_k || !a_scatter)) ? vector : 1>;
+                                      (VectorFill && (a_k || !a_scatter)) ? vector : 1, AnyOrigin>;
     using FillB = detail::OperandFill<shape, std::conditional_t<b_k, typename shape::TileBk, typename shape::TileB>,
                                       b_k         ? FillKind::k_rows
                                       : b_scatter ? FillKind::scatter
                                                   : FillKind::rows,
-                                      (VectorFill && (b_k || !b_scatter)) ? vector : 1>;
+                                      (VectorFill && (b_k || !b_scatter)) ? vector : 1, AnyOrigin>;
     const std::int64_t k_count = a.cols;
     const FillA fill_a(a.data, a.ld, a.rows, k_count, m0, thread);
     const FillB fill_b(b.data, b.ld, b.cols, k_count, n0, thread);
@@ -405,13 +419,13 @@ struct TiledGemm {
     }
   }
 
-  template <class TC, Order OC, class Acc, class Epilogue>
+  template <bool AnyOrigin, class TC, Order OC, class Acc, class Epilogue>
   TILECRAFT_DEVICE static void store(const warp_mma& mma, const Acc& acc, MatrixRef<TC, OC> c, std::int64_t m0,
                                      std::int64_t n0, const Epilogue& epi) {
     if constexpr (shape::tensor_math) {
-      store_tensor(mma, acc, c, m0, n0, epi);
+      store_tensor<AnyOrigin>(mma, acc, c, m0, n0, epi);
     } else {
-      store_simt(mma, acc, c, m0, n0, epi);
+      store_simt<AnyOrigin>(mma, acc, c, m0, n0, epi);
     }
   }
 
@@ -419,7 +433,7 @@ struct TiledGemm {
   // holds pairs of adjacent columns; row-major C takes a pair in one 8-byte store (4 bytes for a
   // 16-bit C) when aligned. The epilogue works in float; a 16-bit C is read into float and
   // written rounded to nearest.
-  template <class TC, Order OC, class Acc, class Epilogue>
+  template <bool AnyOrigin, class TC, Order OC, class Acc, class Epilogue>
   TILECRAFT_DEVICE static void store_tensor(const warp_mma& mma, const Acc& acc, MatrixRef<TC, OC> c, std::int64_t m0,
                                             std::int64_t n0, const Epilogue& epi) {
     const bool reads = epi.reads_c();
@@ -431,13 +445,13 @@ struct TiledGemm {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const std::int64_t r = m0 + mma.row(i, 2 * h);
-        if (r >= c.rows) continue;
+        if (!detail::index_inside<AnyOrigin>(r, c.rows)) continue;
 #pragma unroll
         for (int j = 0; j < warp_mma::tiles_n; ++j) {
           const std::int64_t c0 = n0 + mma.col(j, 0);
           const float* const v = &acc[i][j][2 * h];
           if constexpr (OC == Order::row_major) {
-            if (pair_store && c0 + 1 < c.cols) {
+            if (pair_store && (!AnyOrigin || c0 >= 0) && c0 + 1 < c.cols) {
               if constexpr (std::is_same_v<TC, float>) {
                 float2* const p = reinterpret_cast<float2*>(c.data + r * c.ld + c0);
                 const float2 old = reads ? *p : float2{0.0f, 0.0f};
@@ -458,7 +472,7 @@ struct TiledGemm {
           }
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            if (c0 + e < c.cols) {
+            if (detail::index_inside<AnyOrigin>(c0 + e, c.cols)) {
               TC& dst = c(r, c0 + e);
               dst = detail::from_float<TC>(epi(v[e], reads ? detail::to_float(dst) : 0.0f, r, c0 + e));
             }
@@ -468,7 +482,7 @@ struct TiledGemm {
     }
   }
 
-  template <Order OC, class Acc, class Epilogue>
+  template <bool AnyOrigin, Order OC, class Acc, class Epilogue>
   TILECRAFT_DEVICE static void store_simt(const warp_mma& mma, const Acc& acc, MatrixRef<output_type, OC> c,
                                           std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
     using Rb = typename shape::reg_block;
@@ -483,13 +497,13 @@ struct TiledGemm {
 #pragma unroll
     for (int i = 0; i < Rb::rows; ++i) {
       const std::int64_t r = m0 + mma.row(i);
-      if (r >= c.rows) continue;
+      if (!detail::index_inside<AnyOrigin>(r, c.rows)) continue;
 #pragma unroll
       for (int g = 0; g < shape::groups_n; ++g) {
         const std::int64_t c0 = n0 + mma.col(g * vn);
         const T* const v = &acc[i][g * vn];
         if constexpr (OC == Order::row_major && whole_vectors) {
-          if (vector_store && c0 + vn <= c.cols) {
+          if (vector_store && (!AnyOrigin || c0 >= 0) && c0 + vn <= c.cols) {
             if constexpr (std::is_same_v<T, float>) {
               float4* const p = reinterpret_cast<float4*>(c.data + r * c.ld + c0);
               const float4 old = reads ? *p : float4{0.0f, 0.0f, 0.0f, 0.0f};
@@ -505,7 +519,7 @@ struct TiledGemm {
         }
 #pragma unroll
         for (int j = 0; j < vn; ++j) {
-          if (c0 + j < c.cols) {
+          if (detail::index_inside<AnyOrigin>(c0 + j, c.cols)) {
             T& dst = c(r, c0 + j);
             dst = epi(v[j], reads ? dst : T(0), r, c0 + j);
           }
@@ -543,10 +557,12 @@ TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, Matrix
     const MatrixRef<const T, OB> cb{b.data, b.rows, b.cols, b.ld};
     constexpr int v = Gemm::shape::vector_elems;
     // 16-byte vectors start at the tile's origin along M (A column-major) and N (B row-major).
-    if (Gemm::vector_fill_ok(ca, cb) && m0 % v == 0 && n0 % v == 0) {
+    // Two paths, as few as before tiles could start anywhere: the vector fill for aligned
+    // operands and origins >= 0, the element fill (which takes any origin) for the rest.
+    if (m0 >= 0 && n0 >= 0 && Gemm::vector_fill_ok(ca, cb) && m0 % v == 0 && n0 % v == 0) {
       Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
     } else {
-      Gemm::template run<false>(storage, ca, cb, c, m0, n0, epi);
+      Gemm::template run<false, true>(storage, ca, cb, c, m0, n0, epi);
     }
   }
 }
@@ -566,9 +582,10 @@ TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, Matrix
 //! GemmEpilogue for output_type (default: BasicLinearCombination of it, C = A B).
 //! Any M, N, K >= 0, any leading dimension, any alignment of T: operands filled in 16-byte
 //! vectors when aligned for it (TiledGemm::vector_fill_ok, and m0, n0 multiples of 16 /
-//! sizeof(T)), element by element otherwise; elements past M, N or K read as zeros, so tiles
-//! may overhang the far edges.
-//! Rule: m0 >= 0 and n0 >= 0 (checked with TILECRAFT_ENABLE_DEVICE_ASSERTIONS).
+//! sizeof(T), and m0, n0 >= 0), element by element otherwise; elements past M, N or K read as
+//! zeros. Any origin, negative or past the end: only the tile's elements inside C are computed
+//! and stored (a tile wholly outside C reads and writes nothing), so tiles may overhang every
+//! edge.
 //! Every thread of the block calls it, with the same arguments; the block must have exactly
 //! TiledGemm::threads threads. `storage` must be free on entry (its first copies are issued
 //! without a barrier: if the block used that memory just before, run `__syncthreads()`

@@ -38,8 +38,10 @@ enum class FillKind {
 //! along K, in vectors of Width elements (GemmShape::FillKRows).
 //! A thread keeps the global offset and tile position of its first element only; the others
 //! are compile-time steps away (GemmShape::FillRows / FillScatter). A K step that lies wholly
-//! inside the operand is copied without predicates (issue_whole(), load()).
-template <class Shape, class Tile, FillKind Kind, int Width>
+//! inside the operand is copied without predicates (issue_whole(), load()). AnyOrigin: the
+//! tile may start before the operand along L (l0 < 0); without it l0 >= 0 (the launchers'
+//! tiles), which keeps a register and a compare out of their fills.
+template <class Shape, class Tile, FillKind Kind, int Width, bool AnyOrigin = false>
 class OperandFill {
   static constexpr int rows = Tile::rows;
   static constexpr int cols = Tile::cols;
@@ -49,6 +51,7 @@ class OperandFill {
   static constexpr bool l_rows = Kind == FillKind::k_rows;
   // The tile's extent along L.
   static constexpr int tile_l = l_rows ? rows : cols;
+  static_assert(tile_l < (1 << 15), "OperandFill: a tile spans fewer than 2^15 elements along L");
   static_assert(!scatter || Width == 1, "OperandFill: a scatter moves single elements");
   using T = typename Shape::element_type;
   static constexpr int elem_bytes = static_cast<int>(sizeof(T));
@@ -80,9 +83,15 @@ class OperandFill {
     // l * ld + k (K contiguous: scatter) or k * ld + l; of an L x TK tile (k_rows) it is
     // (k, l) = (col, l0 + row), at l * ld + k.
     offset_ = scatter ? (l0 + col_) * ld + row_ : l_rows ? (l0 + row_) * ld + col_ : row_ * ld + (l0 + col_);
+    // The tile's part inside the operand along L: tile indices [l_lo(), l_left()), empty for a
+    // tile wholly outside.
     const std::int64_t l_left = l_count - l0;
-    l_left_ = static_cast<int>(l_left < 0 ? 0 : (l_left > tile_l ? tile_l : l_left));
+    bounds_ = static_cast<int>(l_left < 0 ? 0 : (l_left > tile_l ? tile_l : l_left));
     full_l_ = l0 + tile_l <= l_count;
+    if constexpr (AnyOrigin) {
+      bounds_ |= static_cast<int>(l0 >= 0 ? 0 : (-l0 > tile_l ? tile_l : -l0)) << 16;  // one word for both
+      full_l_ = full_l_ && l0 >= 0;
+    }
   }
 
   // The asynchronous transfer (the cp.async mainloop of sm_80+). A mainloop keeps, per
@@ -217,17 +226,24 @@ class OperandFill {
 
   // How many of the Width elements from tile (row, col) lie inside the operand, with k_left
   // elements of K left from the step's start: along K (rows of a K-major tile, columns of an
-  // L x TK one) and along L.
+  // L x TK one) and along L. A vector of Width elements along L starts at a multiple of Width,
+  // and so does l_lo() (the vector fill needs origins that are multiples of it): no vector
+  // straddles the operand's first row or column.
   TILECRAFT_DEVICE int inside(int row, int col, std::int64_t k_left) const {
+    if constexpr (AnyOrigin) {
+      if (l_rows ? row < l_lo() : col < l_lo()) return 0;
+    }
     if constexpr (l_rows) {
-      if (row >= l_left_ || col >= k_left) return 0;
+      if (row >= l_left() || col >= k_left) return 0;
       const std::int64_t left = k_left - col;
       return left < Width ? static_cast<int>(left) : Width;
     } else {
-      const int left = l_left_ - col;
+      const int left = l_left() - col;
       return row >= k_left || left <= 0 ? 0 : (left < Width ? left : Width);
     }
   }
+  TILECRAFT_DEVICE int l_lo() const { return AnyOrigin ? bounds_ >> 16 : 0; }
+  TILECRAFT_DEVICE int l_left() const { return AnyOrigin ? bounds_ & 0xFFFF : bounds_; }
 
   // Global offset of element i from element 0 of this thread.
   TILECRAFT_DEVICE std::int64_t global_step(int i) const {
@@ -241,7 +257,7 @@ class OperandFill {
   int row_;              // its tile row
   int col_;              // its tile column
   int tile_offset_;      // its offset in the tile
-  int l_left_;           // operand extent along L from the tile's start (capped at L)
+  int bounds_;           // l_left() (| l_lo() << 16 with AnyOrigin)
   bool full_l_;          // the whole tile lies inside the operand along L
 };
 
