@@ -5,12 +5,14 @@
 //! nothing from being kept in L1 or L2, and loses when it pushes out data that is reused.
 //! These wrappers say so to the memory system:
 //!   - ld_global_stream: `ld.global.nc.L1::no_allocate` (read-only path, no L1 line), plus
-//!     `.L2::256B` on sm_80+, which lets L2 fetch the whole 256-byte block a warp's neighbours
-//!     will read next in one DRAM access instead of several 32-byte sectors;
-//!   - st_global_stream: `st.global.cs` (evict-first: the line leaves L2 as soon as it is
-//!     written back).
+//!     `.L2::256B` on sm_80+, a prefetch-size hint: L2 fetches the 256-byte block around the
+//!     sectors asked for, which a warp's neighbours read next;
+//!   - st_global_stream: `st.global.cs` (cache streaming: the line is allocated evict-first, so
+//!     it is the first to leave L2).
 //! The `.nc` load requires that nothing writes the location while the kernel runs. The loads
-//! are not `volatile`: the compiler may schedule them like ordinary loads.
+//! are neither `volatile` nor memory-clobbering, so that the compiler schedules them freely:
+//! it may move one across barriers, fences and `griddepcontrol.wait` (arch::wait_for_dependencies),
+//! so data that a programmatic-launch predecessor writes must not be read with them.
 #pragma once
 
 #include <vector_types.h>

@@ -8,8 +8,9 @@
 //! and B in shared memory, each named by a 64-bit descriptor (wgmma_descriptor). It is
 //! asynchronous: the instruction returns at once, the accumulator registers and the operands'
 //! shared memory stay in use until a later wgmma_wait<...>() says the group that holds it is
-//! complete. Order: wgmma_fence() (before the first product that touches accumulators written by
-//! ordinary instructions), products, wgmma_commit(), wgmma_wait<Pending>().
+//! complete. Order: wgmma_fence() (before a warpgroup's first product, and after any ordinary
+//! write to registers a product reads: its accumulators, or the A fragment of the
+//! register-A form), products, wgmma_commit(), wgmma_wait<Pending>().
 //!
 //! Accumulator layout (N / 2 floats a thread): warp w of the warpgroup holds rows 16 w ... 16 w
 //! + 15; with g = lane / 4 and t = lane % 4, d[4 j + 0 .. 3] are (16 w + g, 8 j + 2 t),
@@ -302,7 +303,8 @@ TILECRAFT_DEVICE void wgmma_async(float (&d)[static_cast<std::size_t>(N / 2)], s
 //! 16 rows: thread t of the warpgroup holds rows 16 (t / 32) + (t % 32) / 4 (a[0], a[2]) and + 8
 //! (a[1], a[3]), K indices t % 4 (a[0], a[1]) and + 4 (a[2], a[3]). B K-major in shared memory
 //! through its descriptor. Asynchronous: a[0 ... 3] must not change until the product is complete
-//! (wgmma_wait), like the accumulators. Every thread of the warpgroup executes it.
+//! (wgmma_wait), like the accumulators, and a wgmma_fence() must come between the last write
+//! to a[] (or d) and the product. Every thread of the warpgroup executes it.
 template <int N>
 TILECRAFT_DEVICE void wgmma_async_tf32_rs(float (&d)[static_cast<std::size_t>(N / 2)], const float* a,
                                           std::uint64_t desc_b, std::uint32_t accumulate) {
