@@ -57,6 +57,12 @@ TEST_CASE("histogram_even rejects bad arguments before launching") {
   auto* in16 = fake<const std::uint16_t>(std::uintptr_t{1} << 20);
   CHECK(histogram_even(temp, bytes, in16, hist, 256, 0, 65537, 10) == bad);
   CHECK(histogram_even(nullptr, query, in16, hist, 256, 0, 65536, 10) == cudaSuccess);
+  // Samples whose bytes overflow 64 bits (the size query too); bytes up to 2^63 - 1 samples.
+  constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  CHECK(histogram_even(nullptr, query, in16, hist, 256, 0, 65536, most / 2 + 1) == bad);
+  CHECK(histogram_even(temp, bytes, in16, hist, 256, 0, 65536, most / 2 + 1) == bad);
+  CHECK(histogram_even(nullptr, query, in16, hist, 256, 0, 65536, most / 2) == cudaSuccess);
+  CHECK(histogram_even(nullptr, query, in, hist, 256, 0, 256, most) == cudaSuccess);
   auto* in32 = fake<const std::int32_t>(std::uintptr_t{1} << 20);
   CHECK(histogram_even(nullptr, query, in32, hist, 256, std::numeric_limits<int>::min(),
                        std::numeric_limits<int>::max(), 10) == cudaSuccess);

@@ -2,6 +2,7 @@
 // without a GPU: every rejection happens before the first CUDA call.
 #include <doctest/doctest.h>
 
+#include <climits>
 #include <cstdint>
 #include <type_traits>
 
@@ -116,6 +117,11 @@ TEST_CASE("gemm checks its arguments before its quick return") {
   CHECK(call(7, 7, a, nullptr) == cudaErrorInvalidValue);  // null C
   CHECK(call(7, 7, a, c + 1) == cudaSuccess);              // aligned to the element: fine
   CHECK(gemm<GemmPolicySmall>(static_cast<Order>(5), none, none, 5, 6, 7, 0.0f, a, 7, b, 6, 1.0f, c, 6) ==
+        cudaErrorInvalidValue);
+  // 2^31 K steps of the policy's 16 (an int count in the mainloop), a real product (alpha = 1):
+  // refused before anything asks the device (or packs), so without a GPU too.
+  const std::int64_t k_steps_over = std::int64_t{INT_MAX} * GemmPolicySmall::tile_k + 1;
+  CHECK(gemm<GemmPolicySmall>(row, none, none, 5, 6, k_steps_over, 1.0f, a, k_steps_over, b, 6, 0.0f, c, 6) ==
         cudaErrorInvalidValue);
 }
 

@@ -56,6 +56,9 @@ def header_snippets(root):
         lines = path.read_text().splitlines()
         i = 0
         while i < len(lines):
+            # A \code not on a line of its own (a reflowed comment) would hide its snippet.
+            if "\\code" in lines[i] and lines[i].strip() != "//! \\code":
+                raise SystemExit(f"{path}:{i + 1}: \\code must stand alone on a `//! \\code` line")
             if lines[i].strip() == "//! \\code":
                 start = i + 1
                 body = []

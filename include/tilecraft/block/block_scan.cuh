@@ -145,8 +145,10 @@ TILECRAFT_DEVICE T block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algori
 
 //! As block_inclusive_scan, seeded by a prefix callback: the first warp calls
 //! `prefix_callback(block_aggregate)` and every result is prefixed with what lane 0 returned
-//! (thread t receives prefix op x_0 op ... op x_t). One barrier more than the plain scan with warp_scans, none more
-//! with the others. \code struct Running {                       // carries the total across the tiles a block walks
+//! (thread t receives prefix op x_0 op ... op x_t). One barrier more than the plain scan with
+//! warp_scans, none more with the others.
+//! \code
+//! struct Running {  // carries the total across the tiles a block walks
 //!   int total;
 //!   __device__ int operator()(int block_aggregate) {
 //!     const int before = total;

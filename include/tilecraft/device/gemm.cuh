@@ -132,7 +132,8 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! m, n or k is negative; a leading dimension is below BLAS's minimum (max(1, elements of a
 //! stored row for row-major, of a stored column for column-major)); C (m, n > 0), or A or B
 //! (k > 0, whatever alpha) is null or not float-aligned; the sizes overflow 64-bit byte offsets,
-//! the grid or the K steps (k / TK >= 2^31); a user Policy needs more shared memory than the
+//! the grid or the K steps (k / TK >= 2^31, TK the policy's K step or the shortest of the
+//! defaults': 16 for float, 8 for double); a user Policy needs more shared memory than the
 //! device gives a block. m == 0 or n == 0 is a successful no-op. Otherwise the launch status.
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n).

@@ -101,11 +101,13 @@ using histogram_level_t = detail::histogram_level_t<Sample>;
 //!   CUB computes the same product but does not clamp.
 //! - Counter: unsigned int (default; counts wrap modulo 2^32) or unsigned long long. num_bins
 //!   from 1 to 2^22; up to what a block's shared memory holds (4096 and more) the counters are
-//!   privatized in shared memory, beyond it they are global atomics. num_samples up to 2^63 - 1.
+//!   privatized in shared memory, beyond it they are global atomics. num_samples up to
+//!   (2^63 - 1) / sizeof(Sample).
 //! - One cooperative launch and nothing else enqueued (the kernel zeroes the histogram itself);
 //!   the temp storage (16 bytes) is not used.
 //!
-//! Returns cudaErrorInvalidValue, launching nothing, when num_samples < 0, num_bins is outside
+//! Returns cudaErrorInvalidValue, launching nothing, when num_samples < 0 or its bytes overflow
+//! 64 bits, num_bins is outside
 //! [1, 2^22], the levels break the rules above, d_histogram is null, d_samples is null while
 //! num_samples > 0, a pointer is not aligned to its type, d_histogram shares bytes with the
 //! samples or the temp storage, or the temp storage is too small or not 16-byte aligned.

@@ -89,6 +89,13 @@ struct StencilPolicy {
   static constexpr StencilAlgorithm algorithm = Algorithm;
 };
 
+//! Whether P is a StencilPolicy.
+template <class P>
+inline constexpr bool is_stencil_policy_v = false;
+template <int Threads, int VectorsPerThread, int Stages, int TilesPerBlock, StencilAlgorithm Algorithm>
+inline constexpr bool is_stencil_policy_v<StencilPolicy<Threads, VectorsPerThread, Stages, TilesPerBlock, Algorithm>> =
+    true;
+
 //! stencil_1d's default policy, by the width of a thread's halo in 16-byte vectors
 //! (h = ceil(Radius * sizeof(T) / 16)) (measured: benchmarks/TUNING.md):
 //!   h == 1 (float R <= 4, double R <= 2): direct, 256 threads, one vector each;
@@ -312,9 +319,9 @@ template <int Radius, class Policy, class T>
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when n is negative or too large for 64-bit
 //! byte offsets, a pointer is null (n > 0) or not aligned to T, `boundary` is not an
-//! enumerator, or `in` and `out` overlap (in-place is not supported). n == 0 is a successful
-//! no-op. Otherwise the launch status. `Policy` (default DefaultStencilPolicy<T, Radius>) is a
-//! StencilPolicy.
+//! enumerator, `in` and `out` overlap (in-place is not supported), or the grid would need more
+//! than 2^31 - 1 blocks. n == 0 is a successful no-op. Otherwise the launch status. `Policy`
+//! (default DefaultStencilPolicy<T, Radius>) is a StencilPolicy.
 //! \code
 //! tilecraft::StencilWeights<float, 2> w{{0.1f, 0.2f, 0.4f, 0.2f, 0.1f}};
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::stencil_1d(d_in, d_out, n, w, tilecraft::StencilBoundary::clamp, stream));
@@ -323,8 +330,14 @@ template <int Radius, class Policy = void, class T>
 [[nodiscard]] cudaError_t stencil_1d(const T* in, T* out, std::int64_t n, const StencilWeights<T, Radius>& weights,
                                      StencilBoundary boundary = StencilBoundary::zero, cudaStream_t stream = nullptr) {
   TILECRAFT_NVTX_RANGE("tilecraft::stencil_1d");
-  using P = std::conditional_t<std::is_void_v<Policy>, DefaultStencilPolicy<T, Radius>, Policy>;
-  return detail::stencil_1d_with<Radius, P>(in, out, n, weights, boundary, stream);
+  static_assert(std::is_void_v<Policy> || is_stencil_policy_v<Policy>,
+                "tilecraft::stencil_1d<Radius, Policy>: Policy must be a tilecraft::StencilPolicy");
+  if constexpr (std::is_void_v<Policy> || is_stencil_policy_v<Policy>) {
+    using P = std::conditional_t<std::is_void_v<Policy>, DefaultStencilPolicy<T, Radius>, Policy>;
+    return detail::stencil_1d_with<Radius, P>(in, out, n, weights, boundary, stream);
+  } else {
+    return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace tilecraft

@@ -143,8 +143,8 @@ template <class Policy, class T>
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when M or N is negative, a pointer is
 //! null while the matrix is not empty or not aligned to T, a leading dimension is too small,
-//! the extents overflow 64-bit indexing, or `in` and `out` overlap (in-place transpose is not
-//! supported).
+//! the extents overflow 64-bit indexing or the grid's limits (2^31 - 1 tile columns, 65535^2
+//! tile rows), or `in` and `out` overlap (in-place transpose is not supported).
 //! M == 0 or N == 0 is a successful no-op. Otherwise returns the launch status.
 //! `Policy` (default DefaultTransposePolicy<T>) is a TransposePolicy for T.
 //! \code

@@ -40,26 +40,6 @@
 
 namespace tilecraft {
 
-//! A GEMM block configuration, in TiledGemm's parameter order. TM x TN: the C tile one block
-//! computes; RegBlockT: the thread's RegBlock<RM, RN>; TK: the K step (one stage of the A and
-//! B tiles); LanesM: rows of the warp's lane grid (LanesN = 32 / LanesM); Stages: A/B tile
-//! pairs in flight; T: the element type of A and B (float, double, __half or __nv_bfloat16; C
-//! and the accumulators: T, or float for the 16-bit types). The full list of rules is at
-//! GemmShape below; the SIMT ones: T is float or double; RegBlockT is a RegBlock whose
-//! RM * RN * sizeof(T) is at most 512 bytes (64 double accumulators); LanesM is a power of two
-//! from 1 to 32; TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN;
-//! the block has 1 to 32 warps; TM and TN are multiples of V = 16 / sizeof(T); TK is 1, 2, 4
-//! or a multiple of 8; 2 <= Stages <= 8; the thread count and each fill's vectors per tile row
-//! (TM / V, TN / V, TM, TN) divide one another, as do threads / min(TK, 8) and TM, TN (so a
-//! thread's fill elements are compile-time steps apart); the stages fit one block's shared
-//! memory (227 KiB); every fragment load and every shared write of the fills is bank-conflict
-//! free.
-//! \code
-//! using Shape = tilecraft::GemmShape<128, 128, tilecraft::RegBlock<8, 8>, 8>;
-//! static_assert(Shape::threads == 256 && Shape::warp_m == 32 && Shape::warp_n == 64);
-//! using Dgemm = tilecraft::GemmShape<128, 64, tilecraft::RegBlock<4, 8>, 8, 4, 3, double>;
-//! static_assert(Dgemm::threads == 256 && Dgemm::vector_elems == 2 && Dgemm::smem_bytes <= 48 * 1024);
-//! \endcode
 namespace detail {
 
 // RM and RN of a RegBlock, read without instantiating it, and whether RegBlock's own rules

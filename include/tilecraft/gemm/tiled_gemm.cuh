@@ -145,7 +145,8 @@ struct TiledGemm {
   //! be negative (elements outside C are neither read nor written, as past the far edges);
   //! without it they must be >= 0, and the fills spend no register on the near edges.
   //! Preconditions (checked with TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c
-  //! M x N; m0, n0 >= 0 unless AnyOrigin.
+  //! M x N; m0, n0 >= 0 unless AnyOrigin. Every thread of the block (exactly `threads`) calls it
+  //! with the same arguments; barriers and shared memory as tiled_gemm()'s.
   template <bool VectorFill, bool AnyOrigin = false, Order OA, Order OB, class TC, Order OC, class Epilogue>
   TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const T, OA> a, MatrixRef<const T, OB> b,
                                    MatrixRef<TC, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {

@@ -119,7 +119,9 @@ TILECRAFT_DEVICE T warp_reduce(T value, Op op) {
 }
 
 //! As warp_reduce, but only the first `valid_lanes` lanes (1 ... LogicalWarpThreads) of each
-//! logical warp contribute; the others' values are ignored. For partially filled warps.
+//! logical warp contribute; the others' values are ignored. For partially filled warps. (With
+//! valid_lanes <= 0 no lane contributes and the result is unspecified: block_reduce's partial
+//! form calls it so in warps past its valid items, and discards what they return.)
 //! Result: in the first lane of each logical warp (every lane on the redux.sync path, as
 //! warp_reduce). `member_mask`: the lanes that call it, all of them together; the default,
 //! the whole warp, is what the shuffles need unless every logical warp lies inside the mask.

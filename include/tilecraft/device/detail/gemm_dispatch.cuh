@@ -284,6 +284,26 @@ template <class T, class Epilogue>
   }
 }
 
+//! The shortest K step among the policies dispatch may run: Policy's, or the defaults' for T.
+template <class Policy, class T>
+constexpr std::int64_t shortest_k_step() {
+  if constexpr (!std::is_void_v<Policy>) {
+    return Policy::tile_k;
+  } else {
+    const auto shortest = [](auto... policies) {
+      std::int64_t k = INT_MAX;
+      ((k = decltype(policies)::tile_k < k ? decltype(policies)::tile_k : k), ...);
+      return k;
+    };
+    if constexpr (std::is_same_v<T, float>) {
+      return shortest(GemmPolicyLarge{}, GemmPolicyLarge3{}, GemmPolicyHuge{}, GemmPolicySkinny{}, GemmPolicyMedium{},
+                      GemmPolicySmall{});
+    } else {
+      return shortest(GemmPolicyLargeF64{}, GemmPolicyMediumF64{}, GemmPolicySmallF64{});
+    }
+  }
+}
+
 //! C = epi(op(A) * op(B), C) for a checked call with m, n > 0: the row-major problem, the
 //! default policy by shape (Policy void) or the user's. The default path peels C's ragged edge
 //! off into thin products where edge_plan says so.
@@ -297,6 +317,9 @@ template <class Policy, class T, class Epilogue>
                          std::conditional_t<std::is_same_v<T, float>, GemmPolicySmall, GemmPolicySmallF64>, Policy>;
   constexpr std::int64_t side = Smallest::tile_m < Smallest::tile_n ? Smallest::tile_m : Smallest::tile_n;
   if (!grid_fits(p.c.rows, p.c.cols, side, side)) return cudaErrorInvalidValue;
+  // So is the mainloop's int count of K steps, for the shortest K step the plan may take
+  // (launch_product checks its own policy's again, after any packing has run).
+  if (ceil_div<std::int64_t>(p.a.cols, shortest_k_step<Policy, T>()) > INT_MAX) return cudaErrorInvalidValue;
   const LauncherEpilogue<T, Epilogue> epi{user_epi, p.transposed};
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));

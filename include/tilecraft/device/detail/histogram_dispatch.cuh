@@ -134,7 +134,11 @@ constexpr bool histogram_types_ok() {
 template <class Sample, class Counter>
 cudaError_t histogram_check(const void* d_temp_storage, std::size_t temp_storage_bytes, const Sample* d_samples,
                             const Counter* d_histogram, int num_bins, std::int64_t num_samples) {
-  if (num_samples < 0 || num_bins < 1 || num_bins > histogram_max_bins) return cudaErrorInvalidValue;
+  // (The samples' bytes must fit 64 bits: the overlap checks below count them.)
+  if (num_samples < 0 || num_samples > INT64_MAX / static_cast<std::int64_t>(sizeof(Sample)) || num_bins < 1 ||
+      num_bins > histogram_max_bins) {
+    return cudaErrorInvalidValue;
+  }
   if (d_temp_storage == nullptr) return cudaSuccess;  // the size query
   if (d_histogram == nullptr || (num_samples > 0 && d_samples == nullptr)) return cudaErrorInvalidValue;
   if (reinterpret_cast<std::uintptr_t>(d_samples) % alignof(Sample) != 0 ||
