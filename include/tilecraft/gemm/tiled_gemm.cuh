@@ -52,16 +52,6 @@ TILECRAFT_DEVICE TC from_float(V x) {
     return x;
   }
 }
-// Whether row or column i of a tile lies inside C's n (0 <= i < n; AnyOrigin: i may be
-// negative, one unsigned compare).
-template <bool AnyOrigin>
-TILECRAFT_DEVICE bool index_inside(std::int64_t i, std::int64_t n) {
-  if constexpr (AnyOrigin) {
-    return static_cast<std::uint64_t>(i) < static_cast<std::uint64_t>(n);
-  } else {
-    return i < n;
-  }
-}
 }  // namespace detail
 #endif
 
@@ -446,7 +436,10 @@ struct TiledGemm {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const std::int64_t r = m0 + mma.row(i, 2 * h);
-        if (!detail::index_inside<AnyOrigin>(r, c.rows)) continue;
+        if (r >= c.rows) continue;
+        if constexpr (AnyOrigin) {
+          if (r < 0) continue;
+        }
 #pragma unroll
         for (int j = 0; j < warp_mma::tiles_n; ++j) {
           const std::int64_t c0 = n0 + mma.col(j, 0);
@@ -473,7 +466,7 @@ struct TiledGemm {
           }
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            if (detail::index_inside<AnyOrigin>(c0 + e, c.cols)) {
+            if (c0 + e < c.cols && (!AnyOrigin || c0 + e >= 0)) {
               TC& dst = c(r, c0 + e);
               dst = detail::from_float<TC>(epi(v[e], reads ? detail::to_float(dst) : 0.0f, r, c0 + e));
             }
@@ -498,7 +491,10 @@ struct TiledGemm {
 #pragma unroll
     for (int i = 0; i < Rb::rows; ++i) {
       const std::int64_t r = m0 + mma.row(i);
-      if (!detail::index_inside<AnyOrigin>(r, c.rows)) continue;
+      if (r >= c.rows) continue;
+      if constexpr (AnyOrigin) {
+        if (r < 0) continue;
+      }
 #pragma unroll
       for (int g = 0; g < shape::groups_n; ++g) {
         const std::int64_t c0 = n0 + mma.col(g * vn);
@@ -520,7 +516,7 @@ struct TiledGemm {
         }
 #pragma unroll
         for (int j = 0; j < vn; ++j) {
-          if (detail::index_inside<AnyOrigin>(c0 + j, c.cols)) {
+          if (c0 + j < c.cols && (!AnyOrigin || c0 + j >= 0)) {
             T& dst = c(r, c0 + j);
             dst = epi(v[j], reads ? dst : T(0), r, c0 + j);
           }
