@@ -97,6 +97,7 @@ TILECRAFT_DEVICE void mbarrier_arrive_expect_tx(std::uint64_t* bar, unsigned byt
 //! semantics: what the arrivals released, and the bytes the copies wrote, are visible). Spins
 //! on `mbarrier.try_wait`, which itself suspends the thread for a while before it fails.
 TILECRAFT_DEVICE void mbarrier_wait(std::uint32_t bar, unsigned parity) {
+  TILECRAFT_ASSERT(parity <= 1 && "mbarrier_wait: parity must be 0 or 1");
   NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90,
                     (asm volatile("{\n"
                                   ".reg .pred done;\n"

@@ -50,6 +50,8 @@ TILECRAFT_DEVICE void store_release(unsigned* p, unsigned v) {
 //! arrived at barrier `id` (1 ... 15: __syncthreads() uses 0). Lets a part of a block (the
 //! computing warps of a warp-specialized kernel) synchronize without the rest.
 TILECRAFT_DEVICE void named_barrier_sync(unsigned id, unsigned threads) {
+  TILECRAFT_ASSERT(id >= 1 && id <= 15 && threads > 0 && threads % 32 == 0 &&
+                   "named_barrier_sync: id must be 1 ... 15 and threads a positive multiple of 32");
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 

@@ -89,12 +89,14 @@ struct StencilPolicy {
   static constexpr StencilAlgorithm algorithm = Algorithm;
 };
 
-//! Whether P is a StencilPolicy.
+//! True for every StencilPolicy instantiation.
 template <class P>
 inline constexpr bool is_stencil_policy_v = false;
+//! \cond SPECIALIZATIONS
 template <int Threads, int VectorsPerThread, int Stages, int TilesPerBlock, StencilAlgorithm Algorithm>
 inline constexpr bool is_stencil_policy_v<StencilPolicy<Threads, VectorsPerThread, Stages, TilesPerBlock, Algorithm>> =
     true;
+//! \endcond
 
 //! stencil_1d's default policy, by the width of a thread's halo in 16-byte vectors
 //! (h = ceil(Radius * sizeof(T) / 16)) (measured: benchmarks/TUNING.md):

@@ -65,7 +65,10 @@ class WarpMma16 {
   using Accumulators = float[static_cast<std::size_t>(tiles_m)][static_cast<std::size_t>(tiles_n)][4];
 
   //! The warp tile whose first element is (m0, n0) of the block tile (multiples of 8).
-  TILECRAFT_DEVICE WarpMma16(int m0, int n0) : m0_(m0), n0_(n0) {}
+  TILECRAFT_DEVICE WarpMma16(int m0, int n0) : m0_(m0), n0_(n0) {
+    TILECRAFT_ASSERT(m0 >= 0 && n0 >= 0 && m0 % 8 == 0 && n0 % 8 == 0 &&
+                     "WarpMma16: the warp tile's origin (m0, n0) must be non-negative multiples of 8");
+  }
 
   //! Block-tile row of accumulator [i][.][r].
   TILECRAFT_DEVICE int row(int i, int r) const { return m0_ + 16 * i + lane_id() / 4 + 8 * (r / 2); }
