@@ -124,6 +124,8 @@ TILECRAFT_DEVICE void copy_async(void* dst, const void* src, bool inside) {
   static_assert(AsyncCopyBytes<Bytes>, "copy_async<Bytes>: an asynchronous copy moves 4, 8 or 16 bytes");
   TILECRAFT_ASSERT(__isShared(dst) && "copy_async: dst must point into shared memory");
   TILECRAFT_ASSERT((reinterpret_cast<std::uintptr_t>(dst) % Bytes) == 0 && "copy_async: dst must be Bytes-aligned");
+  TILECRAFT_ASSERT((!inside || (__isGlobal(src) && reinterpret_cast<std::uintptr_t>(src) % Bytes == 0)) &&
+                   "copy_async: a copied src must be Bytes-aligned global memory");
   if constexpr (!AsyncCopyBytes<Bytes>) {
     return;  // the static_assert above has said why
   } else if constexpr (cp_async_disabled) {
@@ -149,6 +151,8 @@ template <int Bytes>
 TILECRAFT_DEVICE void copy_async(std::uint32_t dst, const void* src, bool inside) {
   static_assert(AsyncCopyBytes<Bytes>, "copy_async<Bytes>: an asynchronous copy moves 4, 8 or 16 bytes");
   TILECRAFT_ASSERT(dst % Bytes == 0 && "copy_async: dst must be Bytes-aligned");
+  TILECRAFT_ASSERT((!inside || (__isGlobal(src) && reinterpret_cast<std::uintptr_t>(src) % Bytes == 0)) &&
+                   "copy_async: a copied src must be Bytes-aligned global memory");
   if constexpr (!AsyncCopyBytes<Bytes>) {
     return;  // the static_assert above has said why
   } else if constexpr (cp_async_disabled) {
