@@ -539,7 +539,9 @@ inline constexpr bool is_tiled_gemm_storage_v = requires {
 };
 
 // tiled_gemm once its configuration Gemm is known and the matrices hold Gemm's element type.
-template <class Gemm, class TA, Order OA, class TB, Order OB, class TC, Order OC, class Epilogue>
+// AnyOrigin false: the caller's origins are >= 0 (a launcher's tiles), and the element fill
+// needs no near-edge code either.
+template <class Gemm, bool AnyOrigin = true, class TA, Order OA, class TB, Order OB, class TC, Order OC, class Epilogue>
 TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, MatrixRef<TA, OA> a, MatrixRef<TB, OB> b,
                                      MatrixRef<TC, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
   using T = typename Gemm::element_type;
@@ -556,10 +558,10 @@ TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, Matrix
     // 16-byte vectors start at the tile's origin along M (A column-major) and N (B row-major).
     // Two paths, as few as before tiles could start anywhere: the vector fill for aligned
     // operands and origins >= 0, the element fill (which takes any origin) for the rest.
-    if (m0 >= 0 && n0 >= 0 && Gemm::vector_fill_ok(ca, cb) && m0 % v == 0 && n0 % v == 0) {
+    if ((!AnyOrigin || (m0 >= 0 && n0 >= 0)) && Gemm::vector_fill_ok(ca, cb) && m0 % v == 0 && n0 % v == 0) {
       Gemm::template run<true>(storage, ca, cb, c, m0, n0, epi);
     } else {
-      Gemm::template run<false, true>(storage, ca, cb, c, m0, n0, epi);
+      Gemm::template run<false, AnyOrigin>(storage, ca, cb, c, m0, n0, epi);
     }
   }
 }

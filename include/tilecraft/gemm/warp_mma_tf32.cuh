@@ -86,8 +86,7 @@ class WarpMmaTf32 {
   //! The warp tile whose first element is (m0, n0) of the block tile: columns m0 ... m0 + WM - 1
   //! of TileA and n0 ... n0 + WN - 1 of TileB (multiples of 8 keep the bank rule's guarantee).
   TILECRAFT_DEVICE WarpMmaTf32(int m0, int n0) : m0_(m0), n0_(n0) {
-    TILECRAFT_ASSERT(m0 >= 0 && n0 >= 0 && m0 % 8 == 0 && n0 % 8 == 0 &&
-                     "WarpMmaTf32: the warp tile's origin (m0, n0) must be non-negative multiples of 8");
+    TILECRAFT_ASSERT(m0 >= 0 && n0 >= 0 && "WarpMmaTf32: the warp tile's origin (m0, n0) must be non-negative");
   }
 
   //! Block-tile row of accumulator [i][.][r].

@@ -865,8 +865,9 @@ __global__ void __launch_bounds__(G::threads)
   auto& storage = *reinterpret_cast<typename G::TempStorage*>(tensor_fallback_smem);
   const std::int64_t tiles_n = (c.cols + G::shape::tile_n - 1) / G::shape::tile_n;
   const std::int64_t t = blockIdx.x;
-  tiled_gemm(storage, a, b, c, (t / tiles_n) * G::shape::tile_m, (t % tiles_n) * G::shape::tile_n,
-             BasicLinearCombination<float>{alpha, beta});
+  // (Origins >= 0: tiled_gemm without its near-edge code.)
+  tiled_gemm_run<G, false>(storage, a, b, c, (t / tiles_n) * G::shape::tile_m, (t % tiles_n) * G::shape::tile_n,
+                           BasicLinearCombination<float>{alpha, beta});
 }
 
 #endif  // __CUDACC__
