@@ -64,8 +64,12 @@ def header_snippets(root):
                 body = []
                 i += 1
                 while i < len(lines) and lines[i].strip() != "//! \\endcode":
+                    if "\\endcode" in lines[i] or "\\code" in lines[i]:
+                        raise SystemExit(f"{path}:{i + 1}: \\endcode must stand alone on a `//! \\endcode` line")
                     body.append(re.sub(r"^\s*//! ?", "", lines[i]))
                     i += 1
+                if i == len(lines):
+                    raise SystemExit(f"{path}:{start}: a \\code block without its `//! \\endcode`")
                 yield path, start + 1, "\n".join(body)
             i += 1
 
