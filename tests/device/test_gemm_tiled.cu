@@ -95,6 +95,17 @@ void operand_view(const T* x, std::int64_t rows, std::int64_t cols, std::int64_t
   }
 }
 
+// run.launch<O>(...) for the problem's order O; the launch status.
+template <class Run, class T>
+cudaError_t launch_in_order(const Run& run, const Problem<T>& p, const T* a, const T* b, T* c, cudaStream_t stream) {
+  if (p.row()) {
+    run.template launch<Order::row_major>(p, a, b, c, stream);
+  } else {
+    run.template launch<Order::col_major>(p, a, b, c, stream);
+  }
+  return cudaGetLastError();
+}
+
 // A runner for check_gemm: user_gemm_kernel on `blocks` blocks (0: one per tile) of shape
 // `block`.
 struct UserKernelRun {
@@ -113,12 +124,7 @@ struct UserKernelRun {
   }
   template <class T>
   cudaError_t operator()(const Problem<T>& p, const T* a, const T* b, T* c, cudaStream_t stream) const {
-    if (p.row()) {
-      launch<Order::row_major>(p, a, b, c, stream);
-    } else {
-      launch<Order::col_major>(p, a, b, c, stream);
-    }
-    return cudaGetLastError();
+    return launch_in_order(*this, p, a, b, c, stream);
   }
 };
 
@@ -138,12 +144,7 @@ struct ShiftedRun {
   }
   template <class T>
   cudaError_t operator()(const Problem<T>& p, const T* a, const T* b, T* c, cudaStream_t stream) const {
-    if (p.row()) {
-      launch<Order::row_major>(p, a, b, c, stream);
-    } else {
-      launch<Order::col_major>(p, a, b, c, stream);
-    }
-    return cudaGetLastError();
+    return launch_in_order(*this, p, a, b, c, stream);
   }
 };
 
