@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "test_util.cuh"
 
@@ -33,6 +34,16 @@ int main(int argc, char** argv) {
         std::printf("built for sm_%d and newer: skipped on this device (the plain test covers it)\n", min_sm);
         return 77;
       }
+    }
+    // TILECRAFT_TEST_LOAD_ONLY=1: create the context and exit without running a test. Under
+    // CUDA_MODULE_LOADING=EAGER the driver then loads every kernel of the executable, and for a
+    // PTX-only build (the sm_75 compat variants on a newer GPU) JIT-compiles it into its compute
+    // cache, so that the tests' later runs start at once (.ci/gpu-check does this while the
+    // other variants build: the JIT was most of test_gemm.sm75's and test_mma.sm75's 50 s).
+    if (const char* load_only = std::getenv("TILECRAFT_TEST_LOAD_ONLY"); load_only && load_only[0] == '1') {
+      const cudaError_t status = cudaFree(nullptr);
+      std::printf("modules loaded: %s\n", cudaGetErrorString(status));
+      return status == cudaSuccess ? 0 : 1;
     }
   }
   doctest::Context context;
