@@ -157,10 +157,11 @@ TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before 
   // no synchronization between the two products: the second one reads every element of the
   // first's C, its peeled rows and columns included. Each chain runs twice, unsynchronized and
   // with the stream synchronized between the products, and the two D must be the same bits (the
-  // products are deterministic); the small shapes are checked against the host as well. The
-  // long K (full runs only, 4 x 10^9 multiply-adds): each thin block walks all of K while the
-  // tiles split it into 64 slices, so the edge takes about as long as the tiles or longer, and a
-  // chain that did not wait for it would likely read an unfinished edge. (On an H200 the test
+  // products are deterministic); both products are checked against a reference as well (the
+  // host's for the small shapes, cublasDgemm's for the long K). The long K (full runs only,
+  // 4 x 10^9 multiply-adds): each thin block walks all of K while the tiles split it into 64
+  // slices, so the edge takes about as long as the tiles or longer, and a chain that did not
+  // wait for it would likely read an unfinished edge. (On an H200 the test
   // also passed with the exit waits removed, when the edge was launched before the tiles: the
   // order held there without them, see benchmarks/TUNING.md; the waits stay, as the programming
   // model asks.) 136 x 135 peels 8 and 7 (the thin kernel of 8 accumulators). Packed operands
@@ -170,6 +171,8 @@ TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before 
   // read on two) and the unsynchronized chain alone, against the host: the same kernels and
   // paths at an eighth of the work (it was a third of the racecheck time of test_gemm).
   const bool racecheck = tilecraft::test::racecheck_sized();
+  std::optional<Cublas> slot;
+  const Cublas* cublas = cublas_if_full(slot);  // (the long K's reference)
   tilecraft::detail::GemmTunables split = tunables_split_small();
   split.edge.min_volume = 0.0;
   const tilecraft::detail::GemmTunables packed = tunables_pack<T>(16 << 10, split);
@@ -225,22 +228,54 @@ TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before 
       };
       const std::vector<T> got = chain(false);
       if (!racecheck) CHECK(same_buffer(got, chain(true)));
-      if (!small) continue;
-      // The host reference in long double, and a bound for the two products' roundings: C's
-      // error (2 (k + 2) u (sum |a b| + |beta c0|)) carried through E, plus D's own.
+      // C's reference and sum |a b| + |beta c0|, for a bound on the two products' roundings: C's
+      // error (2 (k + 2) (u + u_ref) sum |a b| + |beta c0|, u_ref the reference's own unit
+      // roundoff) carried through E, plus D's own. Small shapes: on the host in long double
+      // (u_ref negligible). The long K, too large for the host: cublasDgemm on the operands in
+      // double (u_ref = 2^-53: far below float's bound; for double as large as the library's
+      // own error, so the bound counts it twice).
       const long double u = std::is_same_v<T, float> ? 0x1p-24L : 0x1p-53L;
+      long double u_ref = 0;
       std::vector<long double> c_ref(static_cast<std::size_t>(m * n)), c_abs(c_ref.size());
-      for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) {
-          long double sum = static_cast<long double>(beta) * c0[i * n + j];
-          long double mag = std::fabs(sum);
-          for (std::int64_t kk = 0; kk < k; ++kk) {
-            sum += static_cast<long double>(a[i * k + kk]) * b[kk * n + j];
-            mag += std::fabs(static_cast<long double>(a[i * k + kk]) * b[kk * n + j]);
+      if (small) {
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t j = 0; j < n; ++j) {
+            long double sum = static_cast<long double>(beta) * c0[i * n + j];
+            long double mag = std::fabs(sum);
+            for (std::int64_t kk = 0; kk < k; ++kk) {
+              sum += static_cast<long double>(a[i * k + kk]) * b[kk * n + j];
+              mag += std::fabs(static_cast<long double>(a[i * k + kk]) * b[kk * n + j]);
+            }
+            c_ref[i * n + j] = sum;
+            c_abs[i * n + j] = mag;
           }
-          c_ref[i * n + j] = sum;
-          c_abs[i * n + j] = mag;
+      } else {
+        REQUIRE(cublas != nullptr);
+        u_ref = 0x1p-53L;
+        auto product = [&](bool absolute) {  // A B (or |A| |B|), row-major, in double
+          auto wide = [&](const std::vector<T>& x) {
+            std::vector<double> w(x.size());
+            for (std::size_t i = 0; i < x.size(); ++i) w[i] = absolute ? std::fabs(double(x[i])) : double(x[i]);
+            return w;
+          };
+          DeviceBuffer<double> wa(wide(a)), wb(wide(b)), wc(static_cast<std::size_t>(m * n));
+          wc.poison();
+          Problem<double> q;
+          q.m = m;
+          q.n = n;
+          q.k = k;
+          Stream stream;
+          REQUIRE(cublas->gemm(q, 1.0, wa.get(), wb.get(), 0.0, wc.get(), stream.s) == CUBLAS_STATUS_SUCCESS);
+          TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.s));
+          return wc.download();
+        };
+        const std::vector<double> ab = product(false), ab_abs = product(true);
+        for (std::size_t i = 0; i < c_ref.size(); ++i) {
+          const long double scaled = static_cast<long double>(beta) * c0[i];
+          c_ref[i] = ab[i] + scaled;
+          c_abs[i] = ab_abs[i] + std::fabs(scaled);
         }
+      }
       int bad = 0;
       for (std::int64_t i = 0; i < m; ++i)
         for (std::int64_t l = 0; l < p; ++l) {
@@ -248,7 +283,7 @@ TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before 
           for (std::int64_t j = 0; j < n; ++j) {
             const long double x = e[j * p + l];
             sum += c_ref[i * n + j] * x;
-            carried += 2 * (k + 2) * u * c_abs[i * n + j] * std::fabs(x);
+            carried += 2 * (k + 2) * (u + u_ref) * c_abs[i * n + j] * std::fabs(x);
             mag += std::fabs(c_ref[i * n + j] * x);
           }
           const long double bound = carried + 2 * (n + 2) * u * (mag + carried);
