@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 
 int main(int argc, char** argv) {
@@ -12,13 +13,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tilecraft_bench: no CUDA device, nothing to measure\n");
     return 77;
   }
+  // The context every result is read with: a query that fails stops the run, rather than
+  // labelling the results with zeros.
   cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, 0);
   int sm_clock_khz = 0, mem_clock_khz = 0, driver = 0, runtime = 0;
-  cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, 0);
-  cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
+  for (const cudaError_t status :
+       {cudaGetDeviceProperties(&prop, 0), cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, 0),
+        cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0), cudaDriverGetVersion(&driver),
+        cudaRuntimeGetVersion(&runtime)}) {
+    if (status != cudaSuccess) {
+      std::fprintf(stderr, "tilecraft_bench: a device query failed: %s\n", cudaGetErrorString(status));
+      return 1;
+    }
+  }
   benchmark::AddCustomContext("gpu", prop.name);
   benchmark::AddCustomContext("gpu_sm", std::to_string(prop.major) + std::to_string(prop.minor));
   benchmark::AddCustomContext("gpu_sms", std::to_string(prop.multiProcessorCount));

@@ -33,7 +33,9 @@ class DeviceMemory {
   }
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
-  ~DeviceMemory() { cudaFree(ptr_); }
+  // (A destructor cannot report: a free that fails means a broken context, which the next
+  // checked call reports.)
+  ~DeviceMemory() { (void)cudaFree(ptr_); }
   template <class T>
   T* as() const {
     return static_cast<T*>(ptr_);
@@ -81,7 +83,7 @@ class L2Flusher {
     bytes_ = 2 * static_cast<std::size_t>(l2 > 0 ? l2 : (64 << 20));
     TILECRAFT_BENCH_CHECK(cudaMalloc(&buffer_, bytes_));
   }
-  ~L2Flusher() { cudaFree(buffer_); }
+  ~L2Flusher() { (void)cudaFree(buffer_); }  // (as DeviceMemory's; at exit the runtime may be unloading)
   void flush(cudaStream_t stream) { TILECRAFT_BENCH_CHECK(cudaMemsetAsync(buffer_, ++round_ & 0xff, bytes_, stream)); }
 
  private:
@@ -145,9 +147,9 @@ double time_it(benchmark::State& state, Run&& run, Measure m, const std::string&
     const auto it = peer_times().find(ratio_to);
     if (it != peer_times().end() && median > 0) state.counters["ratio"] = benchmark::Counter(it->second / median);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  cudaStreamDestroy(stream);
+  TILECRAFT_BENCH_CHECK(cudaEventDestroy(start));
+  TILECRAFT_BENCH_CHECK(cudaEventDestroy(stop));
+  TILECRAFT_BENCH_CHECK(cudaStreamDestroy(stream));
   return median;
 }
 

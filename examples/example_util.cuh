@@ -24,8 +24,8 @@ double time_ms(F&& f, int reps = 20) {
   TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
   float ms = 0;
   TILECRAFT_THROW_IF_ERROR(cudaEventElapsedTime(&ms, a, b));
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
+  TILECRAFT_THROW_IF_ERROR(cudaEventDestroy(a));
+  TILECRAFT_THROW_IF_ERROR(cudaEventDestroy(b));
   return ms / reps;
 }
 

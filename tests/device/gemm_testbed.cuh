@@ -268,7 +268,7 @@ struct Stream {
   Stream() { TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&s)); }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
-  ~Stream() { cudaStreamDestroy(s); }
+  ~Stream() { (void)cudaStreamDestroy(s); }  // (a destructor cannot report; as DeviceBuffer's)
 };
 
 // ---- references and the comparison -------------------------------------------------------
@@ -404,7 +404,7 @@ class Cublas {
   }
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;
-  ~Cublas() { cublasDestroy(handle_); }
+  ~Cublas() { (void)cublasDestroy(handle_); }  // (a destructor cannot report; as DeviceBuffer's)
 
   // p's product with cuBLAS (column-major): a row-major C is the column-major C^T =
   // op(B)^T op(A)^T, and a row-major X read as column-major is X^T, so the operands swap and

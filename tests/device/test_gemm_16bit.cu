@@ -221,7 +221,7 @@ class Cublas {
   }
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;
-  ~Cublas() { cublasDestroy(handle_); }
+  ~Cublas() { (void)cublasDestroy(handle_); }  // (a destructor cannot report; as DeviceBuffer's)
 
   // p with cublasGemmEx (column-major): a row-major C is the column-major C^T = op(B)^T op(A)^T,
   // a row-major X read as column-major X^T, so the operands swap and keep their ops.

@@ -25,15 +25,17 @@ int main(int argc, char** argv) {
     }
     std::printf("seed: %llu\n", static_cast<unsigned long long>(tilecraft::test::seed()));
     cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
-      std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
-      // A twin built without code for older GPUs (tests/CMakeLists.txt: SKIP_ARCHS), whose
-      // plain test runs the same paths there.
-      const int min_sm = tilecraft_test_min_sm();
-      if (min_sm > 0 && prop.major * 10 + prop.minor < min_sm) {
-        std::printf("built for sm_%d and newer: skipped on this device (the plain test covers it)\n", min_sm);
-        return 77;
-      }
+    if (const cudaError_t status = cudaGetDeviceProperties(&prop, 0); status != cudaSuccess) {
+      std::printf("cudaGetDeviceProperties failed: %s\n", cudaGetErrorString(status));
+      return 1;
+    }
+    std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
+    // A twin built without code for older GPUs (tests/CMakeLists.txt: SKIP_ARCHS), whose plain
+    // test runs the same paths there.
+    const int min_sm = tilecraft_test_min_sm();
+    if (min_sm > 0 && prop.major * 10 + prop.minor < min_sm) {
+      std::printf("built for sm_%d and newer: skipped on this device (the plain test covers it)\n", min_sm);
+      return 77;
     }
     // TILECRAFT_TEST_LOAD_ONLY=1: create the context and exit without running a test. Under
     // CUDA_MODULE_LOADING=EAGER the driver then loads every kernel of the executable, and for a

@@ -95,9 +95,12 @@ inline bool waits_for_dependency(const void* kernel) {
     if (known != 0) return known == 2;
   }
   cudaFuncAttributes attributes{};
-  const bool waits = cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess && attributes.ptxVersion >= 90 &&
-                     attributes.binaryVersion >= 90;
-  (void)cudaGetLastError();
+  const cudaError_t status = cudaFuncGetAttributes(&attributes, kernel);
+  const bool waits = status == cudaSuccess && attributes.ptxVersion >= 90 && attributes.binaryVersion >= 90;
+  // A failed query answers "no" (an ordinary launch follows, and its own check reports what
+  // fails there); only its own error is taken out of the runtime's slot, not one the caller
+  // left there.
+  if (status != cudaSuccess) (void)cudaGetLastError();
   if (cacheable) store_kernel_entry(key, waits ? 2 : 1);
   return waits;
 }

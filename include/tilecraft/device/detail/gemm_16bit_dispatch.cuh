@@ -44,14 +44,18 @@ bool gemm_wgmma_runs_on(int device) {
   }
   int major = 0, minor = 0;
   bool runs = false;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess && major == 9 &&
-      minor == 0) {
+  cudaError_t status = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  if (status == cudaSuccess && major == 9 && minor == 0) {
     cudaFuncAttributes attributes{};
     // The sm_90a branch of the probe declares 128 bytes of shared memory, the other one 16.
-    runs = cudaFuncGetAttributes(&attributes, gemm_wgmma_probe_kernel<T>) == cudaSuccess &&
-           attributes.sharedSizeBytes >= 128;
+    status = cudaFuncGetAttributes(&attributes, gemm_wgmma_probe_kernel<T>);
+    runs = status == cudaSuccess && attributes.sharedSizeBytes >= 128;
   }
+  // A failed query answers "no wgmma" (the mma.sync path runs, and reports what fails there);
+  // its error must not stay in the runtime's slot, where the next launch check would take it
+  // for its own. (Such failures do not pass: no code for the device, an invalid device.)
+  if (status != cudaSuccess) (void)cudaGetLastError();
   if (cacheable) store_kernel_entry(key, runs ? 2 : 1);
   return runs;
 }
