@@ -57,17 +57,15 @@ using TileA = tilecraft::SharedMatrix<T, tile_m, tile_k<T>, tilecraft::Padded<st
 // bytes are 9 chunks, odd again for ldmatrix.
 template <class T>
 using TileB = tilecraft::SharedMatrix<T, tile_k<T>, tile_n, tilecraft::Padded<8>>;
-// The warp classes are declared over K x M and K x N tiles (the layout a SIMT GEMM stages);
-// multiply() also takes a TransposedView of an M x K tile of the same extents, which is how A
-// is read here. This type only names those extents (and, for WarpMmaTf32, must pass the
-// class's bank rule for K-major tiles too); no tile of it is ever declared.
+// The warp classes take their operands as K x M and K x N: B's slice is that already, A's is
+// named by the view multiply() reads, a TransposedView of its M x K tile.
 template <class T>
-using TileAKxM = tilecraft::SharedMatrix<T, tile_k<T>, tile_m, tilecraft::Padded<8>>;
+using ViewA = tilecraft::TransposedView<const TileA<T>>;
 
 template <class T, GemmMath Math>
 using WarpTileMma =
-    std::conditional_t<Math == GemmMath::mma16, tilecraft::WarpMma16<TileAKxM<T>, TileB<T>, warp_m, warp_n>,
-                       tilecraft::WarpMmaTf32<TileAKxM<T>, TileB<T>, warp_m, warp_n, Math>>;
+    std::conditional_t<Math == GemmMath::mma16, tilecraft::WarpMma16<ViewA<T>, TileB<T>, warp_m, warp_n>,
+                       tilecraft::WarpMmaTf32<ViewA<T>, TileB<T>, warp_m, warp_n, Math>>;
 
 // One block: the 64 x 64 tile of C at (blockIdx.y, blockIdx.x) * 64. T is float (Math tf32 or
 // tf32x3) or __nv_bfloat16 (Math mma16); C is float either way.

@@ -27,7 +27,8 @@ namespace tilecraft {
 //! Warp level on the tensor cores for 16-bit operands: one warp's WM x WN tile of C, starting
 //! at column `m0` of TileA and column `n0` of TileB, accumulated over all TileA::rows rows of K
 //! of one stage. TileA is a K x M SharedMatrix and TileB a K x N one (K-major, as GemmShape lays
-//! out a stage) of __half or __nv_bfloat16, K a multiple of 16.
+//! out a stage) of __half or __nv_bfloat16, K a multiple of 16, or either one the TransposedView
+//! that multiply() reads of a K-contiguous tile (as WarpMmaTf32's second snippet shows).
 //! Rules (static_asserts): 16-bit tiles of one type, WM a multiple of 16 and WN of 8, K a
 //! multiple of 16, and every 8 x 8 matrix a warp's ldmatrix reads conflict-free by the bank
 //! model (rows of an odd number of 16-byte chunks: GemmShape pads them so).
@@ -45,8 +46,9 @@ namespace tilecraft {
 //! \endcode
 template <class TileA, class TileB, int WM, int WN>
 class WarpMma16 {
-  static_assert(is_shared_matrix_v<TileA> && is_shared_matrix_v<TileB>,
-                "WarpMma16: TileA and TileB must be SharedMatrix tiles (K x M and K x N)");
+  static_assert(detail::is_tile_or_view_v<TileA> && detail::is_tile_or_view_v<TileB>,
+                "WarpMma16: TileA and TileB must be SharedMatrix tiles (K x M and K x N) or TransposedViews of M x K "
+                "and N x K ones");
   using T = typename TileA::value_type;
   static_assert(is_gemm_16bit_v<T> && std::is_same_v<typename TileB::value_type, T>,
                 "WarpMma16: the tiles must hold one 16-bit type, __half or __nv_bfloat16");

@@ -37,7 +37,9 @@ namespace tilecraft {
 //! Warp level on the tensor cores: one warp's WM x WN tile of C, starting at column `m0` of
 //! TileA and column `n0` of TileB, accumulated over all TileA::rows rows of K of one stage.
 //! TileA is a K x M SharedMatrix<float> and TileB a K x N one (K-major, as GemmShape lays out
-//! a stage), with K a multiple of 8. Math is GemmMath::tf32 or GemmMath::tf32x3.
+//! a stage), with K a multiple of 8, or either one the TransposedView that multiply() reads of
+//! a K-contiguous tile (`TransposedView<const SharedMatrix<float, M, K, ...>>`: A's own layout
+//! when A is row-major). Math is GemmMath::tf32 or GemmMath::tf32x3.
 //! Each lane (g, t) = (lane / 4, lane % 4) reads its fragments with 4-byte loads: row k + t and
 //! k + t + 4, columns g and g + 8 of each 16-column A block and g of each 8-column B block; from
 //! a TransposedView of a K-contiguous tile (multiply's views) with one `ldmatrix` per fragment
@@ -58,10 +60,23 @@ namespace tilecraft {
 //!   mma.multiply(a, b, acc);
 //! }
 //! \endcode
+//! A row-major A staged in its own layout (M x K, K contiguous: ldmatrix fragments) is named
+//! by the view multiply() reads:
+//! \code
+//! using TileMK = tilecraft::SharedMatrix<float, 64, 16, tilecraft::Padded<4>>;  // M x K
+//! using TileB = tilecraft::SharedMatrix<float, 16, 64, tilecraft::Padded<8>>;   // K x N
+//! using Mma = tilecraft::WarpMmaTf32<tilecraft::TransposedView<const TileMK>, TileB, 32, 32>;
+//! __device__ void step(const TileMK& a, const TileB& b, Mma::Accumulators& acc) {
+//!   const int warp = threadIdx.x / 32;  // 4 warps: 2 x 2 warp tiles of 32 x 32
+//!   const Mma mma((warp / 2) * 32, (warp % 2) * 32);
+//!   mma.multiply(tilecraft::transposed(a), b, acc);
+//! }
+//! \endcode
 template <class TileA, class TileB, int WM, int WN, GemmMath Math = GemmMath::tf32>
 class WarpMmaTf32 {
-  static_assert(is_shared_matrix_v<TileA> && is_shared_matrix_v<TileB>,
-                "WarpMmaTf32: TileA and TileB must be SharedMatrix tiles (K x M and K x N)");
+  static_assert(detail::is_tile_or_view_v<TileA> && detail::is_tile_or_view_v<TileB>,
+                "WarpMmaTf32: TileA and TileB must be SharedMatrix tiles (K x M and K x N) or TransposedViews of "
+                "M x K and N x K ones");
   static_assert(std::is_same_v<typename TileA::value_type, float> && std::is_same_v<typename TileB::value_type, float>,
                 "WarpMmaTf32: the tiles must hold float (TF32 MMAs read FP32 operands)");
   static_assert(Math == GemmMath::tf32 || Math == GemmMath::tf32x3,

@@ -119,6 +119,20 @@ struct TransposedView {
   TILECRAFT_DEVICE const value_type& operator()(int r, int c) const { return tile(c, r); }
 };
 
+//! True for every TransposedView instantiation.
+template <class>
+inline constexpr bool is_transposed_view_v = false;
+//! \cond SPECIALIZATIONS
+template <class Tile>
+inline constexpr bool is_transposed_view_v<TransposedView<Tile>> = true;
+//! \endcond
+
+namespace detail {
+// A SharedMatrix or a TransposedView of one: what the warp MMA classes take as an operand.
+template <class T>
+inline constexpr bool is_tile_or_view_v = is_shared_matrix_v<T> || is_transposed_view_v<T>;
+}  // namespace detail
+
 //! A transposed, read-only view of `tile`.
 template <class T, int R, int C, class L>
 TILECRAFT_DEVICE TransposedView<const SharedMatrix<T, R, C, L>> transposed(const SharedMatrix<T, R, C, L>& tile) {
