@@ -1,6 +1,7 @@
 // The README's usage example, compiled and checked: each block transposes one 32 x 32 tile of a
 // matrix of any size through a padded shared tile and sums the tile's elements.
-#include <tilecraft/tilecraft.cuh>
+#include <tilecraft/block/block_reduce.cuh>
+#include <tilecraft/memory/tile_copy.cuh>
 
 #include <cstdio>
 #include <vector>

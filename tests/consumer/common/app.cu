@@ -1,5 +1,12 @@
-// A consumer's CUDA source: the umbrella header and one launcher, run when a GPU is present.
+// A consumer's CUDA source: one launcher, run when a GPU is present. The installed package's
+// consumer includes the umbrella header (every header it names must have been installed); the
+// add_subdirectory one, whose headers are the source tree's, the launcher's own header (the
+// umbrella would double its compile time for nothing that header does not show).
+#ifdef CONSUMER_ONE_HEADER
+#include <tilecraft/device/reduce.cuh>
+#else
 #include <tilecraft/tilecraft.cuh>
+#endif
 
 #include <cstdio>
 
