@@ -25,6 +25,14 @@
       std::exit(1);                                                                        \
     }                                                                                      \
   } while (0)
+#define CKB(x)                                                                \
+  do {                                                                        \
+    cublasStatus_t s_ = (x);                                                  \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                        \
+      std::printf("cuBLAS error %d at line %d: %s\n", int(s_), __LINE__, #x); \
+      std::exit(1);                                                           \
+    }                                                                         \
+  } while (0)
 
 namespace {
 
@@ -72,7 +80,7 @@ struct Shape {
 int main() {
   CK(cudaMalloc(&flush_buffer, flush_bytes));
   cublasHandle_t handle;
-  cublasCreate(&handle);
+  CKB(cublasCreate(&handle));
   const float one = 1.0f, zero = 0.0f;
   const Shape shapes[] = {
       {1024, 1024, 1024}, {2048, 2048, 2048}, {3072, 3072, 3072}, {4096, 4096, 4096}, {8192, 8192, 8192}};
@@ -87,34 +95,38 @@ int main() {
     CK(cudaMalloc(&b, std::size_t(n) * k * 4));
     CK(cudaMalloc(&c, std::size_t(m) * n * 4));
     fill<<<1024, 256>>>(a, std::size_t(m) * k, 1);
+    CK(cudaGetLastError());
     fill<<<1024, 256>>>(b, std::size_t(n) * k, 2);
+    CK(cudaGetLastError());
     __nv_bfloat16 *a16, *b16;
     CK(cudaMalloc(&a16, std::size_t(m) * k * 2));
     CK(cudaMalloc(&b16, std::size_t(n) * k * 2));
     fill<<<1024, 256>>>(a16, std::size_t(m) * k, 3);
+    CK(cudaGetLastError());
     fill<<<1024, 256>>>(b16, std::size_t(n) * k, 4);
+    CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     for (bool tn : {false, true}) {
       const Op op_b = tn ? Op::transpose : Op::none;
       const int ldb = tn ? k : n;
       const cublasOperation_t cb = tn ? CUBLAS_OP_T : CUBLAS_OP_N;
-      cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+      CKB(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
       const double c16 = median_us([&] {
-        cublasGemmEx(handle, cb, CUBLAS_OP_N, n, m, k, &one, b16, CUDA_R_16BF, ldb, a16, CUDA_R_16BF, k, &zero, c,
-                     CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        CKB(cublasGemmEx(handle, cb, CUBLAS_OP_N, n, m, k, &one, b16, CUDA_R_16BF, ldb, a16, CUDA_R_16BF, k, &zero, c,
+                         CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
       });
       const double t16 = median_us(
           [&] { CK(tilecraft::gemm(Order::row_major, Op::none, op_b, m, n, k, 1.0f, a16, k, b16, ldb, 0.0f, c, n)); });
       const double ctf = median_us([&] {
-        cublasGemmEx(handle, cb, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_32F, ldb, a, CUDA_R_32F, k, &zero, c, CUDA_R_32F,
-                     n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+        CKB(cublasGemmEx(handle, cb, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_32F, ldb, a, CUDA_R_32F, k, &zero, c,
+                         CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
       });
       const double ttf = median_us([&] {
         CK(tilecraft::gemm<GemmMath::tf32>(Order::row_major, Op::none, op_b, m, n, k, 1.0f, a, k, b, ldb, 0.0f, c, n));
       });
-      cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH);
+      CKB(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
       const double c32 =
-          median_us([&] { cublasSgemm(handle, cb, CUBLAS_OP_N, n, m, k, &one, b, ldb, a, k, &zero, c, n); });
+          median_us([&] { CKB(cublasSgemm(handle, cb, CUBLAS_OP_N, n, m, k, &one, b, ldb, a, k, &zero, c, n)); });
       const double tx3 = median_us([&] {
         CK(tilecraft::gemm<GemmMath::tf32x3>(Order::row_major, Op::none, op_b, m, n, k, 1.0f, a, k, b, ldb, 0.0f, c,
                                              n));
@@ -131,6 +143,6 @@ int main() {
     CK(cudaFree(a16));
     CK(cudaFree(b16));
   }
-  cublasDestroy(handle);
+  CKB(cublasDestroy(handle));
   return 0;
 }

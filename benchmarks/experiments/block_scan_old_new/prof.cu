@@ -41,6 +41,7 @@ static double median_us(const std::function<void()>& f) {
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
   f();
+  CK(cudaGetLastError());  // (a launch in f that failed)
   std::vector<double> t;
   for (int r = 0; r < 21; ++r) {
     CK(cudaEventRecord(a));

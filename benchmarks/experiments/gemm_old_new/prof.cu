@@ -16,6 +16,14 @@
       std::exit(1);                                                      \
     }                                                                    \
   } while (0)
+#define CKB(x)                                                                \
+  do {                                                                        \
+    cublasStatus_t s_ = (x);                                                  \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                        \
+      std::printf("cuBLAS error %d at line %d: %s\n", int(s_), __LINE__, #x); \
+      std::exit(1);                                                           \
+    }                                                                         \
+  } while (0)
 cudaError_t gemm_old(int, int, int, const float*, const float*, float*, cudaStream_t);
 cudaError_t gemm_new(int, int, int, const float*, const float*, float*, cudaStream_t);
 static char* flush_buf;
@@ -23,18 +31,18 @@ static const size_t flush_bytes = 256u << 20;
 template <class F>
 double median_us(F f, int reps) {
   cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
   std::vector<float> t;
   for (int i = 0; i < 2; ++i) f();
   for (int i = 0; i < reps; ++i) {
-    cudaMemsetAsync(flush_buf, i, flush_bytes);
-    cudaEventRecord(a);
+    CK(cudaMemsetAsync(flush_buf, i, flush_bytes));
+    CK(cudaEventRecord(a));
     f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
     float ms;
-    cudaEventElapsedTime(&ms, a, b);
+    CK(cudaEventElapsedTime(&ms, a, b));
     t.push_back(ms * 1000);
   }
   std::sort(t.begin(), t.end());
@@ -54,18 +62,20 @@ int main(int argc, char** argv) {
   int reps = argc > 4 ? atoi(argv[4]) : 15;
   CK(cudaMalloc(&flush_buf, flush_bytes));
   cublasHandle_t h;
-  cublasCreate(&h);
-  cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
+  CKB(cublasCreate(&h));
+  CKB(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
   float *a, *b, *c, *c2;
   CK(cudaMalloc(&a, size_t(m) * k * 4));
   CK(cudaMalloc(&b, size_t(n) * k * 4));
   CK(cudaMalloc(&c, size_t(m) * n * 4));
   CK(cudaMalloc(&c2, size_t(m) * n * 4));
   fill<<<512, 256>>>(a, size_t(m) * k, 1);
+  CK(cudaGetLastError());
   fill<<<512, 256>>>(b, size_t(n) * k, 2);
+  CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
   const float one = 1, zero = 0;
-  auto cub = [&] { cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c2, n); };
+  auto cub = [&] { CKB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c2, n)); };
   auto t_old = [&] { CK(gemm_old(m, n, k, a, b, c, 0)); };
   auto t_new = [&] { CK(gemm_new(m, n, k, a, b, c, 0)); };
   std::vector<float> x(size_t(m) * n), y(size_t(m) * n);
