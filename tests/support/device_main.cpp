@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "test_util.cuh"
 
@@ -42,7 +43,8 @@ int main(int argc, char** argv) {
     // PTX-only build (the sm_75 compat variants on a newer GPU) JIT-compiles it into its compute
     // cache, so that the tests' later runs start at once (.ci/gpu-check does this while the
     // other variants build: the JIT was most of test_gemm.sm75's and test_mma.sm75's 50 s).
-    if (const char* load_only = std::getenv("TILECRAFT_TEST_LOAD_ONLY"); load_only && load_only[0] == '1') {
+    if (const char* load_only = std::getenv("TILECRAFT_TEST_LOAD_ONLY");
+        load_only && std::strcmp(load_only, "1") == 0) {
       const cudaError_t status = cudaFree(nullptr);
       std::printf("modules loaded: %s\n", cudaGetErrorString(status));
       return status == cudaSuccess ? 0 : 1;

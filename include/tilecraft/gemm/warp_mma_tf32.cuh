@@ -87,8 +87,9 @@ class WarpMmaTf32 {
                 "WarpMmaTf32: TileA and TileB must have the same rows (K), a multiple of 8 (the MMA's k)");
   static_assert(WM <= TileA::cols && WN <= TileB::cols, "WarpMmaTf32: the warp tile must fit the tiles' columns");
   static_assert(detail::tf32_fragment_wavefronts<TileA>() == 1 && detail::tf32_fragment_wavefronts<TileB>() == 1,
-                "WarpMmaTf32: the fragment loads must be bank-conflict free: tile rows of 8 or 24 (mod 32) floats "
-                "(pad each row, e.g. Padded<8> for 128 or 64 columns)");
+                "WarpMmaTf32: the fragment loads must be bank-conflict free: K-major tile rows of 8 or 24 (mod 32) "
+                "floats (pad each row, e.g. Padded<8> for 128 or 64 columns); a TransposedView's K-contiguous rows "
+                "of 4 (mod 8)");
 
  public:
   //! MMA tiles along M (16 rows each).
