@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <tilecraft/device/gemm.cuh>
+#include "cublas_check.cuh"
 
 #define CK(x)                                                                              \
   do {                                                                                     \
@@ -24,14 +25,6 @@
       std::printf("CUDA error %s at line %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); \
       std::exit(1);                                                                        \
     }                                                                                      \
-  } while (0)
-#define CKB(x)                                                                \
-  do {                                                                        \
-    cublasStatus_t s_ = (x);                                                  \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                        \
-      std::printf("cuBLAS error %d at line %d: %s\n", int(s_), __LINE__, #x); \
-      std::exit(1);                                                           \
-    }                                                                         \
   } while (0)
 
 namespace {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 #include <cmath>
+#include "../cublas_check.cuh"
 #define CK(x)                                                            \
   do {                                                                   \
     cudaError_t e_ = (x);                                                \
@@ -15,14 +16,6 @@
       std::printf("err %s line %d\n", cudaGetErrorString(e_), __LINE__); \
       std::exit(1);                                                      \
     }                                                                    \
-  } while (0)
-#define CKB(x)                                                                \
-  do {                                                                        \
-    cublasStatus_t s_ = (x);                                                  \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                        \
-      std::printf("cuBLAS error %d at line %d: %s\n", int(s_), __LINE__, #x); \
-      std::exit(1);                                                           \
-    }                                                                         \
   } while (0)
 cudaError_t gemm_old(int, int, int, const float*, const float*, float*, cudaStream_t);
 cudaError_t gemm_new(int, int, int, const float*, const float*, float*, cudaStream_t);
