@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #include <tilecraft/util/error.cuh>
 
@@ -54,6 +55,15 @@ inline const char* verdict(bool correct) { return correct ? "ok" : "WRONG"; }
 //! The same line for compute-bound work: time and TFLOP/s.
 inline void report_flops(const char* step, double ms, double flops, const char* verdict) {
   std::printf("  %-34s %9.1f us %8.2f TFLOP/s  %s\n", step, ms * 1e3, flops / (ms * 1e-3) * 1e-12, verdict);
+}
+
+//! A device copy of a host vector (cudaMalloc'd: the caller frees it).
+template <class T>
+T* device_copy(const std::vector<T>& h) {
+  T* d = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d, h.size() * sizeof(T)));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
 }
 
 //! True when a GPU is present; otherwise says so (the examples then exit 0).

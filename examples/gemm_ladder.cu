@@ -84,14 +84,6 @@ void cublas_gemm(cublasHandle_t handle, std::int64_t m, std::int64_t n, std::int
                            static_cast<int>(n)));
 }
 
-template <class T>
-T* device_copy(const std::vector<T>& h) {
-  T* d = nullptr;
-  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d, h.size() * sizeof(T)));
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
 // Rungs 6-8: tiled_gemm on the tensor cores, one tile of C per block, the configurations the
 // benchmarks measured best: TF32 128 x 128 in 4 warps of 64 x 64 (RegBlock<16, 8> on a 4 x 8
 // lane grid), K steps of 16 in 4 stages; TF32x3, whose split operands take more registers,
@@ -163,7 +155,8 @@ int main(int argc, char** argv) {
   for (auto& x : hb) x = dist();
   std::transform(ha.begin(), ha.end(), abs_a.begin(), [](float x) { return std::fabs(x); });
   std::transform(hb.begin(), hb.end(), abs_b.begin(), [](float x) { return std::fabs(x); });
-  float *a = device_copy(ha), *b = device_copy(hb), *da = device_copy(abs_a), *db = device_copy(abs_b);
+  float *a = example::device_copy(ha), *b = example::device_copy(hb), *da = example::device_copy(abs_a),
+        *db = example::device_copy(abs_b);
   float *c = nullptr, *scale = nullptr;
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&c, mn * sizeof(float)));
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&scale, mn * sizeof(float)));
@@ -174,7 +167,7 @@ int main(int argc, char** argv) {
   // The FP64 reference (cublasDgemm on the same values: C^T = B^T A^T, as cublas_gemm), and the
   // size of each element's terms (|A| |B|): the rounding errors scale with it.
   std::vector<double> ha64(ha.begin(), ha.end()), hb64(hb.begin(), hb.end());
-  double *a64 = device_copy(ha64), *b64 = device_copy(hb64), *ref = nullptr;
+  double *a64 = example::device_copy(ha64), *b64 = example::device_copy(hb64), *ref = nullptr;
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&ref, mn * sizeof(double)));
   const double one = 1.0, zero = 0.0;
   CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),

@@ -170,15 +170,6 @@ bool run(const char* label, tilecraft::MatrixRef<const T> a, tilecraft::MatrixRe
   return ok;
 }
 
-// A device copy of a host vector.
-template <class T>
-T* to_device(const std::vector<T>& h) {
-  T* d = nullptr;
-  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d, h.size() * sizeof(T)));
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
 }  // namespace
 
 int main() {
@@ -212,8 +203,8 @@ int main() {
   std::printf("Relative errors against the exact product of the float data; FP32 on the host: %.1e\n",
               relative_error(fp32, exact.c));
 
-  float *a = to_device(ha), *b = to_device(hb), *c = nullptr;
-  __nv_bfloat16 *a16 = to_device(ha16), *b16 = to_device(hb16);
+  float *a = example::device_copy(ha), *b = example::device_copy(hb), *c = nullptr;
+  __nv_bfloat16 *a16 = example::device_copy(ha16), *b16 = example::device_copy(hb16);
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&c, static_cast<std::size_t>(m) * n * sizeof(float)));
   const tilecraft::MatrixRef<const float> ra{a, m, k, k}, rb{b, k, n, n};
   const tilecraft::MatrixRef<const __nv_bfloat16> ra16{a16, m, k, k}, rb16{b16, k, n, n};
