@@ -47,8 +47,10 @@
 #include "../examples/course/gemm_course.cuh"
 #include "harness.cuh"
 
-// The 16-bit and TF32 launchers' kernels compile in tests/support/gemm_instance_*.cu
-// (tilecraft_gemm_instances).
+// The default float and double, 16-bit and TF32 launchers' kernels compile in
+// tests/support/gemm_instance_*.cu (tilecraft_gemm_instances).
+TILECRAFT_GEMM_INSTANCE(extern, float);
+TILECRAFT_GEMM_INSTANCE(extern, double);
 TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);
 TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half);
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);

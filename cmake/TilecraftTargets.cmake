@@ -65,18 +65,22 @@ function(tilecraft_use_wgmma target)
 endfunction()
 
 # tilecraft_gemm_instances(): the OBJECT library tilecraft_gemm_instances, made once: the device
-# GEMM's launchers on 16-bit (bf16, f16) and TF32 / TF32x3 operands with their kernels
-# (TILECRAFT_GEMM_16BIT_INSTANCE, TILECRAFT_GEMM_TF32_INSTANCE), built for the project's
-# architectures with sm_90 as sm_90a. test_gemm_16bit, test_gemm_tf32, the benchmark binary and
-# the gemm_ladder example link it and declare the instantiations extern: one compilation of these kernels instead of
-# one per program (each is a minute or more of compilation per architecture).
+# GEMM's launchers on 16-bit (bf16, f16) and TF32 / TF32x3 operands, and on float and double
+# with the default policy, with their kernels (TILECRAFT_GEMM_16BIT_INSTANCE,
+# TILECRAFT_GEMM_TF32_INSTANCE, TILECRAFT_GEMM_INSTANCE), built for the project's architectures
+# with sm_90 as sm_90a. test_gemm (not its variants), test_gemm_16bit, test_gemm_tf32, the
+# benchmark binary and the gemm_ladder example link it and declare the instantiations extern:
+# one compilation of these kernels instead of one per program (each is half a minute or more of
+# compilation per architecture).
 function(tilecraft_gemm_instances)
   if(TARGET tilecraft_gemm_instances)
     return()
   endif()
   add_library(tilecraft_gemm_instances OBJECT "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_bf16.cu"
                                               "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_f16.cu"
-                                              "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_tf32.cu")
+                                              "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_tf32.cu"
+                                              "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_f32.cu"
+                                              "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_f64.cu")
   target_link_libraries(tilecraft_gemm_instances PRIVATE tilecraft_dev_flags)
   tilecraft_use_wgmma(tilecraft_gemm_instances)
 endfunction()

@@ -29,7 +29,7 @@
 // product), 1e-2 for BF16 (inputs rounded to 8 significant bits: 2^-8 each, about 2^-7 per
 // product). cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH: FFMA
 // only, no TF32) is the speed reference.
-// The launchers of rungs 9-11 are compiled once for the project (tests/support/gemm_instance_*.cu,
+// The launchers of rungs 5 and 9-11 are compiled once for the project (tests/support/gemm_instance_*.cu,
 // which define what the extern declarations below declare): in your own code, either include
 // <tilecraft/device/gemm.cuh> and call gemm() (it compiles in your unit), or do the same.
 // Usage: gemm_ladder [N | M N K]   (default 2048^3; the course's kernels take square matrices
@@ -52,7 +52,8 @@
 #include <tilecraft/gemm/tiled_gemm.cuh>
 #include <tilecraft/util/launch.cuh>
 
-// Rungs 9-11's launchers and kernels: compiled in another unit (see the file comment).
+// Rungs 5 and 9-11's launchers and kernels: compiled in another unit (see the file comment).
+TILECRAFT_GEMM_INSTANCE(extern, float);
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32x3);
 TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);

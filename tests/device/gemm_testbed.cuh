@@ -55,6 +55,15 @@
 
 #include "test_util.cuh"
 
+// The plain test_gemm calls the default float and double launchers compiled once, in the unit
+// the benchmark binary and gemm_ladder link too (tilecraft_gemm_instances); its compat variants
+// and its synchronous twin compile their own (for their architecture, with assertions, with
+// synchronous fills).
+#if defined(TILECRAFT_TEST_GEMM_INSTANCES)
+TILECRAFT_GEMM_INSTANCE(extern, float);
+TILECRAFT_GEMM_INSTANCE(extern, double);
+#endif
+
 namespace tilecraft::test::gemm {
 
 // The host reference's type: wider than T, so its own rounding is negligible against T's bound

@@ -444,3 +444,14 @@ template <class Policy, class T>
 }  // namespace tilecraft::detail
 
 #endif  // __CUDACC__
+
+//! Declares (Prefix `extern`) or defines (Prefix empty) the instantiation of tilecraft::gemm's
+//! launcher for T operands (float or double) with the default policy (chosen by shape) and its
+//! kernels (every default policy's for each operand order, the thin and edge kernels, split-K's
+//! reduction, the packing copies: half a minute or more of compilation per architecture), as
+//! TILECRAFT_GEMM_16BIT_INSTANCE does for 16-bit operands. gemm<Policy>() with a Policy of the
+//! user's stays a template of the caller's unit.
+#define TILECRAFT_GEMM_INSTANCE(Prefix, T)                                                                   \
+  Prefix template cudaError_t tilecraft::detail::gemm_run<void, T>(                                          \
+      tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, T, const T*, \
+      std::int64_t, const T*, std::int64_t, T, T*, std::int64_t, const tilecraft::detail::GemmTunables&, cudaStream_t)
