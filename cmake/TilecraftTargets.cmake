@@ -76,11 +76,17 @@ function(tilecraft_gemm_instances)
   if(TARGET tilecraft_gemm_instances)
     return()
   endif()
-  add_library(tilecraft_gemm_instances OBJECT "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_bf16.cu"
-                                              "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_f16.cu"
-                                              "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_tf32.cu"
-                                              "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_f32.cu"
-                                              "${PROJECT_SOURCE_DIR}/tests/support/gemm_instance_f64.cu")
+  # TILECRAFT_MERGED_UNITS (the ci preset, device code built for compile speed): one unit of
+  # all five, whose fixed cost (headers for every architecture, the host compile: about 20 CPU s
+  # of each unit's 25-28) is then paid once.
+  if(TILECRAFT_MERGED_UNITS)
+    set(units gemm_instances_merged)
+  else()
+    set(units gemm_instance_bf16 gemm_instance_f16 gemm_instance_tf32 gemm_instance_f32 gemm_instance_f64)
+  endif()
+  list(TRANSFORM units PREPEND "${PROJECT_SOURCE_DIR}/tests/support/")
+  list(TRANSFORM units APPEND ".cu")
+  add_library(tilecraft_gemm_instances OBJECT ${units})
   target_link_libraries(tilecraft_gemm_instances PRIVATE tilecraft_dev_flags)
   tilecraft_use_wgmma(tilecraft_gemm_instances)
 endfunction()

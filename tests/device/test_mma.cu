@@ -5,7 +5,9 @@
 // the result must equal the host's); m16n8k8 on TF32 within the FP32 rounding bound of its
 // 8-term sums; the warp level WarpMmaTf32 (TF32 and TF32x3) on warp tiles of a block tile over
 // K steps, against the exact product of the TF32-rounded operands (TF32) and of the operands
-// themselves (TF32x3, within FP32's bound), Inf and NaN operands included; the block level
+// themselves (TF32x3, within FP32's bound), Inf and NaN operands included; WarpMmaTf32 and
+// WarpMma16 on each operand kind (a K-major tile, or the transposed view of a K-contiguous one)
+// on small integers, against the exact product bit for bit; the block level
 // tiled_gemm on __half and __nv_bfloat16 operands (GemmMath::mma16, float C) in two
 // configurations, every order of A, B and C, odd shapes, padded and misaligned operands, alpha
 // and beta, on values whose products and sums are exact in FP32 (the result must equal the
@@ -399,6 +401,155 @@ TEST_CASE_TEMPLATE("WarpMmaTf32: TF32 equals the TF32 product, TF32x3 the FP32 p
     check_warp_mma_tf32<64, 64, 32, 32, Math::value>(k_total, false);       // 2 x 2 warps of 2 x 4 MMA tiles
     check_warp_mma_tf32<32, 16, 16, 8, Math::value>(k_total, k_total > 7);  // 2 x 2 warps of one MMA tile
   }
+}
+
+// ---- the warp classes on every operand kind: K-major tiles and transposed views -------------
+
+namespace {
+
+// One block computes C (64 x 32, row-major) = A (64 x K, row-major) B (K x 32, row-major) with
+// 2 x 2 warps of 32 x 16, K in steps of TK through shared tiles (zeros past K). Each operand is
+// staged either K-major (A as a K x 64 tile, B as K x 32: what the warp classes read directly)
+// or K-contiguous (A as 64 x K, B as 32 x K: the layout of a row-major A or a column-major B),
+// then handed to multiply() as its transposed() view. Math: tf32 or tf32x3 (WarpMmaTf32, float
+// operands) or mma16 (WarpMma16, T __half or __nv_bfloat16).
+template <class T, tilecraft::GemmMath Math, bool ViewA, bool ViewB>
+struct WarpViewsCase {
+  static constexpr int tm = 64, tn = 32, wm = 32, wn = 16, threads = 4 * 32;
+  static constexpr int tk = static_cast<int>(64 / sizeof(T));  // 16 floats, 32 16-bit values
+  // K-contiguous rows of TK + 16 bytes: an odd number of 16-byte chunks (20 floats, 40 16-bit
+  // values), so the 8 rows of a fragment load fall on 8 different bank groups. K-major rows of
+  // TM or TN + 8 elements: 72 / 40 floats (8 mod 32), 144 / 80 bytes (9 / 5 chunks).
+  using StoreA = std::conditional_t<ViewA, tilecraft::SharedMatrix<T, tm, tk, tilecraft::Padded<16 / sizeof(T)>>,
+                                    tilecraft::SharedMatrix<T, tk, tm, tilecraft::Padded<8>>>;
+  using StoreB = std::conditional_t<ViewB, tilecraft::SharedMatrix<T, tn, tk, tilecraft::Padded<16 / sizeof(T)>>,
+                                    tilecraft::SharedMatrix<T, tk, tn, tilecraft::Padded<8>>>;
+  using OperandA = std::conditional_t<ViewA, tilecraft::TransposedView<const StoreA>, StoreA>;
+  using OperandB = std::conditional_t<ViewB, tilecraft::TransposedView<const StoreB>, StoreB>;
+  using Mma = std::conditional_t<Math == tilecraft::GemmMath::mma16, tilecraft::WarpMma16<OperandA, OperandB, wm, wn>,
+                                 tilecraft::WarpMmaTf32<OperandA, OperandB, wm, wn, Math>>;
+  static_assert(Mma::tiles_m == 2 && Mma::tiles_n == 2);
+};
+
+template <class T, tilecraft::GemmMath Math, bool ViewA, bool ViewB>
+__global__ void warp_mma_views_kernel(const T* a, const T* b, float* c, int k_total) {
+  using Case = WarpViewsCase<T, Math, ViewA, ViewB>;
+  constexpr int tm = Case::tm, tn = Case::tn, tk = Case::tk;
+  __shared__ typename Case::StoreA sa;
+  __shared__ typename Case::StoreB sb;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const typename Case::Mma mma((warp / 2) * Case::wm, (warp % 2) * Case::wn);
+  typename Case::Mma::Accumulators acc = {};
+  const T zero{};
+  for (int k0 = 0; k0 < k_total; k0 += tk) {
+    for (int e = static_cast<int>(threadIdx.x); e < tk * tm; e += Case::threads) {
+      const int k = e % tk, m = e / tk;
+      const T v = k0 + k < k_total ? a[m * k_total + k0 + k] : zero;
+      if constexpr (ViewA) {
+        sa(m, k) = v;
+      } else {
+        sa(k, m) = v;
+      }
+    }
+    for (int e = static_cast<int>(threadIdx.x); e < tk * tn; e += Case::threads) {
+      const int k = e / tn, n = e % tn;
+      const T v = k0 + k < k_total ? b[(k0 + k) * tn + n] : zero;
+      if constexpr (ViewB) {
+        sb(n, k) = v;
+      } else {
+        sb(k, n) = v;
+      }
+    }
+    __syncthreads();
+    if constexpr (ViewA && ViewB) {
+      mma.multiply(tilecraft::transposed(sa), tilecraft::transposed(sb), acc);
+    } else if constexpr (ViewA) {
+      mma.multiply(tilecraft::transposed(sa), sb, acc);
+    } else if constexpr (ViewB) {
+      mma.multiply(sa, tilecraft::transposed(sb), acc);
+    } else {
+      mma.multiply(sa, sb, acc);
+    }
+    __syncthreads();
+  }
+  for (int i = 0; i < Case::Mma::tiles_m; ++i) {
+    for (int j = 0; j < Case::Mma::tiles_n; ++j) {
+      for (int r = 0; r < 4; ++r) c[mma.row(i, r) * tn + mma.col(j, r)] = acc[i][j][r];
+    }
+  }
+}
+
+// Small integers (-4 .. 4: exact in TF32, FP16 and BF16; products and K-term sums exact in
+// FP32, whatever the tensor cores' rounding), so C must equal the host's integer product bit
+// for bit: what is checked is that every element comes from the right operands' elements.
+template <class T, tilecraft::GemmMath Math, bool ViewA, bool ViewB>
+void check_warp_mma_views(int k_total) {
+  using Case = WarpViewsCase<T, Math, ViewA, ViewB>;
+  constexpr int tm = Case::tm, tn = Case::tn;
+  const std::uint64_t salt = static_cast<std::uint64_t>(k_total) * 16 + (ViewA ? 8 : 0) + (ViewB ? 4 : 0) +
+                             static_cast<std::uint64_t>(Math) + (std::is_same_v<T, __half> ? 1000 : 0);
+  const auto ia = tilecraft::test::random_vector<int>(static_cast<std::size_t>(tm) * k_total, -4, 4, salt);
+  const auto ib = tilecraft::test::random_vector<int>(static_cast<std::size_t>(k_total) * tn, -4, 4, salt + 1);
+  const auto to_t = [](const std::vector<int>& v) {
+    std::vector<T> out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const auto x = static_cast<float>(v[i]);
+      if constexpr (std::is_same_v<T, __half>) {
+        out[i] = __float2half(x);
+      } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        out[i] = __float2bfloat16(x);
+      } else {
+        out[i] = x;
+      }
+    }
+    return out;
+  };
+  DeviceBuffer<T> da(to_t(ia)), db(to_t(ib));
+  DeviceBuffer<float> dc(static_cast<std::size_t>(tm) * tn);
+  dc.poison();
+  warp_mma_views_kernel<T, Math, ViewA, ViewB><<<1, Case::threads>>>(da.get(), db.get(), dc.get(), k_total);
+  tilecraft::test::sync_and_check();
+  const auto got = dc.download();
+  int bad = 0;
+  for (int m = 0; m < tm; ++m) {
+    for (int n = 0; n < tn; ++n) {
+      long long ref = 0;
+      for (int k = 0; k < k_total; ++k) {
+        ref += static_cast<long long>(ia[static_cast<std::size_t>(m * k_total + k)]) *
+               ib[static_cast<std::size_t>(k * tn + n)];
+      }
+      const float g = got[static_cast<std::size_t>(m * tn + n)];
+      if (!(g == static_cast<float>(ref)) && bad++ < 4) {
+        MESSAGE("C(" << m << ", " << n << ") = " << g << ", expected " << ref);
+      }
+    }
+  }
+  CHECK(bad == 0);
+}
+
+// Every operand kind for one math per class; the other (TF32x3, BF16) loads its fragments the
+// same way, so one kind (both operands transposed views) covers it.
+template <class T, tilecraft::GemmMath Math, bool AllKinds>
+void check_warp_mma_all_views() {
+  for (int k_total : {1, 64, 100}) {  // one partial step, whole steps, whole steps and a partial one
+    CAPTURE(k_total);
+    if constexpr (AllKinds) {
+      check_warp_mma_views<T, Math, false, false>(k_total);
+      check_warp_mma_views<T, Math, true, false>(k_total);
+      check_warp_mma_views<T, Math, false, true>(k_total);
+    }
+    check_warp_mma_views<T, Math, true, true>(k_total);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("WarpMmaTf32 and WarpMma16 on K-major tiles and transposed views of K-contiguous ones: the exact product") {
+  using tilecraft::GemmMath;
+  SUBCASE("WarpMmaTf32, TF32") { check_warp_mma_all_views<float, GemmMath::tf32, true>(); }
+  SUBCASE("WarpMmaTf32, TF32x3") { check_warp_mma_all_views<float, GemmMath::tf32x3, false>(); }
+  SUBCASE("WarpMma16, FP16") { check_warp_mma_all_views<__half, GemmMath::mma16, true>(); }
+  SUBCASE("WarpMma16, BF16") { check_warp_mma_all_views<__nv_bfloat16, GemmMath::mma16, false>(); }
 }
 
 // ---- tiled_gemm on 16-bit operands (GemmMath::mma16) ----------------------------------------
