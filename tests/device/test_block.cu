@@ -454,8 +454,8 @@ TEST_CASE("the prefix callback carries a running total across tiles") {
 
 // Partial scans promise that the items past the valid ones never reach op: here they hold a
 // marker, and an operator that sees it raises a flag. Every seed (none, init, a prefix
-// callback), blocks that are not whole warps (the warp scans' partial last warp), and valid
-// counts that end inside a warp, at a warp's end, at one item and at the whole block.
+// callback, for the inclusive and the exclusive scan), blocks that are not whole warps (the warp scans' partial last
+// warp), and valid counts that end inside a warp, at a warp's end, at one item and at the whole block.
 constexpr int ignored_item = -2147483000;
 struct FlaggingSum {
   unsigned* misuse;
@@ -476,18 +476,23 @@ __global__ void __launch_bounds__(Threads)
   for (int j = 0; j < Items; ++j) v[j] = t * Items + j < valid[b] ? in[first + j] : ignored_item;
   int agg[2];
   block_inclusive_scan(temp, v, o, op, ValidItems{valid[b]}, agg[0]);
-  for (int j = 0; j < Items; ++j) out[(first + j) * 3] = o[j];
+  for (int j = 0; j < Items; ++j) out[(first + j) * 4] = o[j];
   __syncthreads();
   block_exclusive_scan(temp, v, o, op, 5, ValidItems{valid[b]}, agg[1]);
-  for (int j = 0; j < Items; ++j) out[(first + j) * 3 + 1] = o[j];
+  for (int j = 0; j < Items; ++j) out[(first + j) * 4 + 1] = o[j];
   __syncthreads();
   Running<int, FlaggingSum> running{-4, true, op};
   block_inclusive_scan(temp, v, o, op, ValidItems{valid[b]}, running);
-  for (int j = 0; j < Items; ++j) out[(first + j) * 3 + 2] = o[j];
+  for (int j = 0; j < Items; ++j) out[(first + j) * 4 + 2] = o[j];
+  __syncthreads();
+  Running<int, FlaggingSum> exclusive_running{-7, true, op};
+  block_exclusive_scan(temp, v, o, op, ValidItems{valid[b]}, exclusive_running);
+  for (int j = 0; j < Items; ++j) out[(first + j) * 4 + 3] = o[j];
   if (t == 0) {
-    aggregates[b * 3] = agg[0];
-    aggregates[b * 3 + 1] = agg[1];
-    aggregates[b * 3 + 2] = running.total;
+    aggregates[b * 4] = agg[0];
+    aggregates[b * 4 + 1] = agg[1];
+    aggregates[b * 4 + 2] = running.total;
+    aggregates[b * 4 + 3] = exclusive_running.total;
   }
 }
 
@@ -504,7 +509,7 @@ void check_partial_guarded(std::uint64_t salt) {
   const int blocks = static_cast<int>(valid.size());
   const auto host =
       tilecraft::test::random_vector<int>(static_cast<std::size_t>(blocks) * per_block, -1000, 1000, salt);
-  DeviceBuffer<int> in(host), out(host.size() * 3), aggregates(static_cast<std::size_t>(blocks) * 3), d_valid(valid);
+  DeviceBuffer<int> in(host), out(host.size() * 4), aggregates(static_cast<std::size_t>(blocks) * 4), d_valid(valid);
   DeviceBuffer<unsigned> misuse(1);
   out.poison();
   aggregates.poison();
@@ -520,14 +525,16 @@ void check_partial_guarded(std::uint64_t salt) {
     int incl = 0;
     for (int i = 0; i < valid[static_cast<std::size_t>(b)]; ++i) {
       const std::size_t k = first + static_cast<std::size_t>(i);
-      bad += got[k * 3 + 1] != 5 + incl;
+      bad += got[k * 4 + 1] != 5 + incl;
+      bad += got[k * 4 + 3] != -7 + incl;
       incl += host[k];
-      bad += got[k * 3] != incl;
-      bad += got[k * 3 + 2] != -4 + incl;
+      bad += got[k * 4] != incl;
+      bad += got[k * 4 + 2] != -4 + incl;
     }
-    bad += aggs[static_cast<std::size_t>(b) * 3] != incl;
-    bad += aggs[static_cast<std::size_t>(b) * 3 + 1] != incl;
-    bad += aggs[static_cast<std::size_t>(b) * 3 + 2] != -4 + incl;
+    bad += aggs[static_cast<std::size_t>(b) * 4] != incl;
+    bad += aggs[static_cast<std::size_t>(b) * 4 + 1] != incl;
+    bad += aggs[static_cast<std::size_t>(b) * 4 + 2] != -4 + incl;
+    bad += aggs[static_cast<std::size_t>(b) * 4 + 3] != -7 + incl;
   }
   CHECK(bad == 0);
   CHECK(misuse.download()[0] == 0u);

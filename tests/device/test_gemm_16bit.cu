@@ -459,7 +459,9 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: rejected calls launch nothing and l
   const std::int64_t m = 37, n = 41, k = 29;  // row-major NN: lda = k, ldb = n, ldc = n
   DeviceBuffer<T> da(static_cast<std::size_t>(m * k + 8)), db(static_cast<std::size_t>(k * n + 8));
   DeviceBuffer<float> dc(static_cast<std::size_t>(m * n + 8));
-  dc.poison();
+  // C all NaN of payload 0xffffffff: a call that rewrote C, even as 1 * C + 0, would leave the
+  // GPU's canonical NaN (0x7fffffff) instead.
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(dc.get(), 0xff, static_cast<std::size_t>(m * n + 8) * sizeof(float)));
   const std::vector<float> before = dc.download();
   const T* a = da.get();
   const T* b = db.get();

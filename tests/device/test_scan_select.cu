@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -429,6 +430,38 @@ TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If"
     for (std::int64_t i = 0; i < want; ++i) bad += sel[static_cast<std::size_t>(i)] != ref[static_cast<std::size_t>(i)];
     CHECK(bad == 0);
   }
+}
+
+struct NotOne {
+  __host__ __device__ bool operator()(std::uint8_t v) const { return v != 1; }
+};
+
+// Past 2^32 items the kept count and the output offsets are 64-bit (select_dispatch's wide
+// path): bytes all 1 but five marks (the first, around 2^31 and 2^32, the last), one byte in
+// (unaligned), kept in order by select_if and partition, whose rejected items fill the rest.
+TEST_CASE("select_if and partition past 2^32 items") {
+  if (const char* env = std::getenv("TILECRAFT_TEST_HUGE"); env != nullptr && std::strcmp(env, "0") == 0) {
+    MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^32 + 5 item case");
+    return;
+  }
+  const std::int64_t n = (std::int64_t{1} << 32) + 5;
+  DeviceBuffer<std::uint8_t> in(static_cast<std::size_t>(n) + 1);
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 1, static_cast<std::size_t>(n) + 1));
+  const std::uint8_t marks[] = {2, 3, 4, 5, 6};
+  const std::int64_t where[] = {0, std::int64_t{1} << 31, (std::int64_t{1} << 32) - 1, std::int64_t{1} << 32, n - 1};
+  for (int i = 0; i < 5; ++i) {
+    TILECRAFT_THROW_IF_ERROR(cudaMemcpy(in.get() + 1 + where[i], &marks[i], 1, cudaMemcpyHostToDevice));
+  }
+  {
+    const auto [sel, count] = run_select<false>(in.get() + 1, n, NotOne{});
+    CHECK(count == 5);
+    CHECK(std::equal(marks, marks + 5, sel.begin()));
+    CHECK(tilecraft::test::same_bits(sel[5], tilecraft::test::poison_value<std::uint8_t>()));
+  }
+  const auto [part, count] = run_select<true>(in.get() + 1, n, NotOne{});
+  CHECK(count == 5);
+  CHECK(std::equal(marks, marks + 5, part.begin()));
+  CHECK(std::count(part.begin() + 5, part.end(), std::uint8_t{1}) == n - 5);
 }
 
 }  // namespace select_tests

@@ -22,12 +22,14 @@ using tilecraft::test::DeviceBuffer;
 namespace warp_reduce_tests {
 
 template <int W, class T, class Op>
-__global__ void warp_kernel(const T* in, T* first, T* all, T* partial, T* cub_first, const int* valid, Op op) {
+__global__ void warp_kernel(const T* in, T* first, T* all, T* partial, T* all_partial, T* cub_first, const int* valid,
+                            Op op) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const T v = in[t];
   first[t] = warp_reduce<W>(v, op);
   all[t] = warp_all_reduce<W>(v, op);
   partial[t] = warp_reduce<W>(v, op, valid[t / W]);
+  all_partial[t] = warp_all_reduce<W>(v, op, valid[t / W]);
   using CubWarp = cub::WarpReduce<T, W>;
   __shared__ typename CubWarp::TempStorage cub_temp[256 / W];
   cub_first[t] = CubWarp(cub_temp[threadIdx.x / W]).Reduce(v, op);
@@ -40,13 +42,14 @@ void check_warp(const std::vector<T>& host, Op op, bool compare_cub, std::uint64
   auto g = tilecraft::test::rng(salt);
   std::vector<int> valid(static_cast<std::size_t>(n / W));
   for (auto& v : valid) v = 1 + static_cast<int>(g() % W);
-  DeviceBuffer<T> in(host), first(n), all(n), partial(n), cub_first(n);
+  DeviceBuffer<T> in(host), first(n), all(n), partial(n), all_partial(n), cub_first(n);
   DeviceBuffer<int> d_valid(valid);
-  for (auto* b : {&first, &all, &partial, &cub_first}) b->poison();
-  warp_kernel<W><<<n / 256, 256>>>(in.get(), first.get(), all.get(), partial.get(), cub_first.get(), d_valid.get(), op);
+  for (auto* b : {&first, &all, &partial, &all_partial, &cub_first}) b->poison();
+  warp_kernel<W><<<n / 256, 256>>>(in.get(), first.get(), all.get(), partial.get(), all_partial.get(), cub_first.get(),
+                                   d_valid.get(), op);
   tilecraft::test::sync_and_check();
   const auto h_first = first.download(), h_all = all.download(), h_partial = partial.download(),
-             h_cub = cub_first.download();
+             h_all_partial = all_partial.download(), h_cub = cub_first.download();
   int bad = 0;
   for (int w = 0; w < n / W; ++w) {
     T ref = host[static_cast<std::size_t>(w * W)];
@@ -58,7 +61,52 @@ void check_warp(const std::vector<T>& host, Op op, bool compare_cub, std::uint64
     bad += !(h_first[static_cast<std::size_t>(w * W)] == ref);
     bad += !(h_partial[static_cast<std::size_t>(w * W)] == ref_partial);
     if (compare_cub) bad += !(h_cub[static_cast<std::size_t>(w * W)] == ref);
-    for (int l = 0; l < W; ++l) bad += !(h_all[static_cast<std::size_t>(w * W + l)] == ref);
+    for (int l = 0; l < W; ++l) {
+      bad += !(h_all[static_cast<std::size_t>(w * W + l)] == ref);
+      bad += !(h_all_partial[static_cast<std::size_t>(w * W + l)] == ref_partial);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+// member_mask: only the lanes of the logical warps inside the mask call warp_reduce (the rest
+// of the warp takes the other branch): lanes 0-15 as two logical warps of 8 (mask 0x0000ffff),
+// lanes 16-31 as one of 16 (mask 0xffff0000), each with its own count of valid lanes (stored
+// at its first thread's index).
+template <class T, class Op>
+__global__ void warp_mask_kernel(const T* in, T* out, const int* valid, Op op) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const T v = in[t];
+  if (threadIdx.x % 32 < 16) {
+    out[t] = warp_reduce<8>(v, op, valid[t - t % 8], 0x0000ffffu);
+  } else {
+    out[t] = warp_reduce<16>(v, op, valid[t - t % 16], 0xffff0000u);
+  }
+}
+
+template <class T, class Op>
+void check_warp_mask(const std::vector<T>& host, Op op, std::uint64_t salt) {
+  const int n = static_cast<int>(host.size());  // a multiple of 256
+  auto g = tilecraft::test::rng(salt);
+  std::vector<int> valid(static_cast<std::size_t>(n), 0);
+  std::vector<int> firsts;  // each logical warp's first thread
+  for (int w = 0; w < n; w += 32) {
+    for (int f : {w, w + 8, w + 16}) {
+      valid[static_cast<std::size_t>(f)] = 1 + static_cast<int>(g() % (f < w + 16 ? 8 : 16));
+      firsts.push_back(f);
+    }
+  }
+  DeviceBuffer<T> in(host), out(static_cast<std::size_t>(n));
+  DeviceBuffer<int> d_valid(valid);
+  out.poison();
+  warp_mask_kernel<<<n / 256, 256>>>(in.get(), out.get(), d_valid.get(), op);
+  tilecraft::test::sync_and_check();
+  const auto got = out.download();
+  int bad = 0;
+  for (int f : firsts) {
+    T ref = host[static_cast<std::size_t>(f)];
+    for (int l = 1; l < valid[static_cast<std::size_t>(f)]; ++l) ref = op(ref, host[static_cast<std::size_t>(f + l)]);
+    bad += !(got[static_cast<std::size_t>(f)] == ref);
   }
   CHECK(bad == 0);
 }
@@ -82,6 +130,22 @@ void check_all_types() {
   std::vector<test::ArgMin> args(n);
   for (int i = 0; i < n; ++i) args[static_cast<std::size_t>(i)] = {static_cast<float>(g() % 50), i};
   check_warp<W>(args, test::ArgMinOp{}, true, 80 + W);
+  if constexpr (W == 32) {
+    // The rest of redux.sync's types and operators (sm_80 on; shuffles below), partial warps
+    // included (their fill-in values: 0 for Sum and Max, UINT_MAX / INT_MAX for Min). Unsigned
+    // sums wrap modulo 2^32 the same way on both sides.
+    const auto uints = tilecraft::test::random_vector<unsigned>(n, 0, 4000000000.0, 90);
+    check_warp<W>(uints, Sum{}, true, 91);
+    check_warp<W>(uints, Min{}, true, 92);
+    check_warp<W>(uints, Max{}, true, 93);
+    check_warp<W>(ints, Min{}, true, 94);
+  }
+}
+
+TEST_CASE("warp_reduce with a member mask: only the logical warps inside it call") {
+  const auto ints = tilecraft::test::random_vector<int>(256 * 3, -1000, 1000, 100);
+  check_warp_mask(ints, Sum{}, 101);
+  check_warp_mask(std::vector<float>(ints.begin(), ints.end()), Max{}, 102);
 }
 
 TEST_CASE("warp_reduce over every logical warp size") {

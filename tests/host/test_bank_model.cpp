@@ -9,6 +9,8 @@
 #include <tilecraft/memory/shared_tile.cuh>
 #include <tilecraft/memory/tile_copy.cuh>
 
+#include "test_util.cuh"
+
 using namespace tilecraft;
 using bank::Coord;
 
@@ -94,7 +96,7 @@ TEST_CASE("8- and 16-byte accesses are served in half- and quarter-warp phases")
 }
 
 TEST_CASE("the model agrees with a brute-force count on random warp patterns") {
-  std::mt19937_64 g(std::random_device{}());
+  auto g = tilecraft::test::rng(1);  // the printed seed (TILECRAFT_TEST_SEED replays it)
   for (int bytes : {1, 2, 4, 8, 16}) {
     for (int trial = 0; trial < 300; ++trial) {
       long long addr[32];
@@ -236,9 +238,7 @@ TEST_CASE("ldmatrix: one phase of 8 rows of 16 bytes per matrix") {
   CHECK(bank::tile_ldmatrix_wavefronts<Swz>(rows, 2) == 2);
   CHECK(bank::tile_ldmatrix_wavefronts<Plain>(rows, 1) == 8);
   // Against the brute-force count of 16-byte phases, with the lanes past 8 * matrices inactive.
-  const unsigned seed = std::random_device{}();
-  CAPTURE(seed);
-  std::mt19937 g(seed);
+  auto g = tilecraft::test::rng(2);
   for (int trial = 0; trial < 300; ++trial) {
     const int matrices = 1 << (trial % 3);
     long long addr[32];
