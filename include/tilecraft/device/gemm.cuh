@@ -89,7 +89,8 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! C = alpha * op(A) * op(B) + beta * C for float matrices in `order` (all row-major or all
 //! column-major), op(A) m x k, op(B) k x n, C m x n, with BLAS semantics: beta == 0 means C is
 //! not read (NaN in C does not propagate); k == 0 or alpha == 0 scales C by beta (whatever
-//! alpha, A and B hold). Any sizes and leading dimensions, any float-aligned pointers
+//! alpha, A and B hold; with beta == 1 nothing is launched, C is left as it is). Any sizes
+//! and leading dimensions, any float-aligned pointers
 //! (16-byte-aligned operands with leading dimensions that are multiples of 4 take the vector
 //! path). FP32 FMAs only (no TF32). Asynchronous on `stream`. C must not share elements with A
 //! or B (not checked, as in BLAS: disjoint blocks of one allocation are fine).

@@ -250,7 +250,8 @@ template <class T>
                                          float beta, float* c, std::int64_t ldc, cudaStream_t stream,
                                          const GemmTensorTunables& tunables = GemmTensorTunables{}) {
   TILECRAFT_RETURN_IF_ERROR(check_gemm_args<T, float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
-  if (m == 0 || n == 0) return cudaSuccess;
+  // BLAS's quick return: nothing to add and C kept as is (not rewritten as 1 * C).
+  if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return cudaSuccess;
   if (alpha == 0.0f || k == 0) {  // C = beta C, whatever alpha (Inf, NaN); BLAS: A and B are not read
     k = 0;
     alpha = 0.0f;

@@ -172,7 +172,8 @@ template <GemmMath Math>
                                         const GemmTensorTunables& tunables = GemmTensorTunables{}) {
   static_assert(Math == GemmMath::tf32 || Math == GemmMath::tf32x3, "gemm_tf32_run: Math must be tf32 or tf32x3");
   TILECRAFT_RETURN_IF_ERROR(check_gemm_args<float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
-  if (m == 0 || n == 0) return cudaSuccess;
+  // BLAS's quick return: nothing to add and C kept as is (not rewritten as 1 * C).
+  if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return cudaSuccess;
   if (alpha == 0.0f || k == 0) {  // C = beta C, whatever alpha (Inf, NaN); BLAS: A and B are not read
     k = 0;
     alpha = 0.0f;
