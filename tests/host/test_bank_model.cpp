@@ -248,3 +248,63 @@ TEST_CASE("ldmatrix: one phase of 8 rows of 16 bytes per matrix") {
     CHECK(bank::ldmatrix_wavefronts([&](int lane) { return addr[lane]; }, matrices) == brute_force(active, 16));
   }
 }
+
+// The fragment models against the brute-force count, over addresses built again from the PTX
+// ISA's fragment layouts and, for a TransposedView, from its stored tile (element (r, c) of the
+// view is (c, r) of the tile): every fragment origin of padded, swizzled and plain layouts.
+template <class Tile>
+long long stored_address(int r, int c) {
+  using T = typename Tile::value_type;
+  if constexpr (is_transposed_view_v<Tile>) {
+    return static_cast<long long>(Tile::tile_type::offset(c, r)) * static_cast<long long>(sizeof(T));
+  } else {
+    return static_cast<long long>(Tile::offset(r, c)) * static_cast<long long>(sizeof(T));
+  }
+}
+
+// m16n8k8 TF32: lane (g, t) reads element (k0 + t, mn0 + g) of a K-major tile or view.
+template <class Tile>
+void check_tf32_fragments() {
+  for (int k0 = 0; k0 + 4 <= Tile::rows; k0 += 4) {
+    for (int mn0 = 0; mn0 + 8 <= Tile::cols; mn0 += 8) {
+      long long addr[32];
+      for (int lane = 0; lane < 32; ++lane) addr[lane] = stored_address<Tile>(k0 + lane % 4, mn0 + lane / 4);
+      CHECK(bank::fragment_tf32_wavefronts<Tile>(k0, mn0) == brute_force(addr, 4));
+    }
+  }
+}
+
+// ldmatrix, one 16-byte row per lane and one 8-lane phase per matrix (brute_force's 16-byte
+// phases): .x4 for the m16n8k16 A fragment (rows row0 + lane % 16, columns col0 and col0 + 8),
+// .x2.trans for the B fragment (rows k0 + lane for lanes 0-15, the rest inactive).
+template <class Tile>
+void check_ldmatrix_fragments() {
+  for (int r0 = 0; r0 + 16 <= Tile::rows; r0 += 8) {
+    for (int c0 = 0; c0 + 8 <= Tile::cols; c0 += 8) {
+      long long addr[32];
+      if (c0 + 16 <= Tile::cols) {
+        for (int lane = 0; lane < 32; ++lane) addr[lane] = stored_address<Tile>(r0 + lane % 16, c0 + (lane / 16) * 8);
+        CHECK(bank::fragment_a_ldmatrix_wavefronts<Tile>(r0, c0) == brute_force(addr, 16));
+      }
+      for (int lane = 0; lane < 32; ++lane) addr[lane] = lane < 16 ? stored_address<Tile>(r0 + lane, c0) : -1;
+      CHECK(bank::fragment_b_ldmatrix_wavefronts<Tile>(r0, c0) == brute_force(addr, 16));
+    }
+  }
+}
+
+TEST_CASE("the fragment models equal a brute-force count of the fragments' addresses at every origin") {
+  check_tf32_fragments<SharedMatrix<float, 8, 128>>();
+  check_tf32_fragments<SharedMatrix<float, 8, 128, Padded<4>>>();
+  check_tf32_fragments<SharedMatrix<float, 16, 64, Padded<8>>>();
+  check_tf32_fragments<SharedMatrix<float, 16, 64, Swizzled<>>>();
+  check_tf32_fragments<SharedMatrix<float, 16, 64, Swizzled<16>>>();
+  check_tf32_fragments<TransposedView<const SharedMatrix<float, 128, 16>>>();
+  check_tf32_fragments<TransposedView<const SharedMatrix<float, 64, 16, Padded<4>>>>();
+  check_tf32_fragments<TransposedView<const SharedMatrix<float, 64, 32, Padded<8>>>>();
+  check_tf32_fragments<TransposedView<const SharedMatrix<float, 64, 32, Swizzled<16>>>>();
+  check_ldmatrix_fragments<SharedMatrix<std::uint16_t, 32, 64>>();
+  check_ldmatrix_fragments<SharedMatrix<std::uint16_t, 32, 64, Padded<8>>>();
+  check_ldmatrix_fragments<SharedMatrix<std::uint16_t, 32, 64, Swizzled<16>>>();
+  check_ldmatrix_fragments<SharedMatrix<std::uint16_t, 32, 32, Swizzled<16>>>();
+  check_ldmatrix_fragments<SharedMatrix<std::uint16_t, 64, 40, Padded<8>>>();
+}
