@@ -55,15 +55,6 @@
 
 #include "test_util.cuh"
 
-// The plain test_gemm calls the default float and double launchers compiled once, in the unit
-// the benchmark binary and gemm_ladder link too (tilecraft_gemm_instances); its compat variants
-// and its synchronous twin compile their own (for their architecture, with assertions, with
-// synchronous fills).
-#if defined(TILECRAFT_TEST_GEMM_INSTANCES)
-TILECRAFT_GEMM_INSTANCE(extern, float);
-TILECRAFT_GEMM_INSTANCE(extern, double);
-#endif
-
 namespace tilecraft::test::gemm {
 
 // The host reference's type: wider than T, so its own rounding is negligible against T's bound
@@ -608,14 +599,12 @@ void check_policy() {
 }  // namespace tilecraft::test::gemm
 
 // The default-policy launchers every file of the executable calls, compiled once: declared
-// here (extern), each instantiated in one file (gemm_run<void, float> in test_gemm_shapes.cu,
-// <void, double> in test_gemm_tiled.cu, the BiasRelu epilogues in the two policy files), so
-// each file compiles only its own kernels and no file all of them. (The same works in a
-// user's project with many files that call gemm().)
-#define TILECRAFT_TEST_GEMM_RUN(PREFIX, T)                                                                   \
-  PREFIX template cudaError_t tilecraft::detail::gemm_run<void, T>(                                          \
-      tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, T, const T*, \
-      std::int64_t, const T*, std::int64_t, T, T*, std::int64_t, const tilecraft::detail::GemmTunables&, cudaStream_t)
+// here (extern), each instantiated in one file (TILECRAFT_GEMM_INSTANCE: gemm_run<void, float>
+// in test_gemm_shapes.cu, <void, double> in test_gemm_tiled.cu; the BiasRelu epilogues in the
+// two policy files), so each file compiles only its own kernels and no file all of them, and
+// every build of the executable (each compat variant, the synchronous twin) compiles them for
+// its own architecture and macros. (The same works in a user's project with many files that
+// call gemm().)
 #define TILECRAFT_TEST_GEMM_EPILOGUE_RUN(PREFIX, T)                                                              \
   PREFIX template cudaError_t tilecraft::detail::gemm_epilogue_run<void, T, tilecraft::test::gemm::BiasRelu<T>>( \
       tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, const T*,        \
@@ -641,7 +630,7 @@ void check_policy() {
   TILECRAFT_TEST_GEMM_PRODUCT(PREFIX, tilecraft::GemmPolicySmallF64, double)
 TILECRAFT_TEST_GEMM_DEFAULT_PRODUCTS(extern);
 TILECRAFT_TEST_GEMM_DEFAULT_PRODUCTS_F64(extern);
-TILECRAFT_TEST_GEMM_RUN(extern, float);
-TILECRAFT_TEST_GEMM_RUN(extern, double);
+TILECRAFT_GEMM_INSTANCE(extern, float);
+TILECRAFT_GEMM_INSTANCE(extern, double);
 TILECRAFT_TEST_GEMM_EPILOGUE_RUN(extern, float);
 TILECRAFT_TEST_GEMM_EPILOGUE_RUN(extern, double);

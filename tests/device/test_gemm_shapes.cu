@@ -14,7 +14,7 @@ using namespace tilecraft::test::gemm;
 
 // Compiled here for the whole executable (see gemm_testbed.cuh).
 TILECRAFT_TEST_GEMM_DEFAULT_PRODUCTS();
-TILECRAFT_TEST_GEMM_RUN(, float);
+TILECRAFT_GEMM_INSTANCE(, float);
 using tilecraft::Op;
 using tilecraft::Order;
 

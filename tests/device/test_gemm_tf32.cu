@@ -320,6 +320,30 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: rejected calls launch nothing and leave
   CHECK(std::all_of(after.begin(), after.end(), [](float x) { return x == 3.0f; }));
 }
 
+// BLAS's quick return: alpha == 0 or k == 0 with beta == 1 leaves C as it is. C all NaN of
+// payload 0xffffffff: a call that rewrote C, even as 1 * C + 0, would leave the GPU's canonical
+// NaN (0x7fffffff) instead.
+TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: alpha == 0 or k == 0 with beta == 1 returns at once, C untouched", R, Tf32,
+                   Tf32x3) {
+  constexpr GemmMath math = R::math;
+  const std::int64_t m = 37, n = 41, k = 29;
+  DeviceBuffer<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)),
+      c(static_cast<std::size_t>(m * n));
+  a.poison();
+  b.poison();
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(c.get(), 0xff, static_cast<std::size_t>(m * n) * sizeof(float)));
+  const std::vector<float> before = c.download();
+  const auto row = Order::row_major, col = Order::col_major;
+  const auto none = Op::none;
+  CHECK(tilecraft::gemm<math>(row, none, none, m, n, 0, 1.0f, a.get(), 1, b.get(), n, 1.0f, c.get(), n) == cudaSuccess);
+  CHECK(tilecraft::gemm<math>(row, none, none, m, n, k, 0.0f, a.get(), k, b.get(), n, 1.0f, c.get(), n) == cudaSuccess);
+  CHECK(tilecraft::gemm<math>(col, none, Op::transpose, m, n, k, 0.0f, a.get(), m, b.get(), n, 1.0f, c.get(), m) ==
+        cudaSuccess);
+  tilecraft::test::sync_and_check();
+  const std::vector<float> after = c.download();
+  CHECK(std::memcmp(after.data(), before.data(), before.size() * sizeof(float)) == 0);
+}
+
 // BLAS: with k == 0 (or alpha == 0) C = beta C, A and B unread, whatever alpha is: alpha x 0
 // must not turn C into NaN when alpha is Inf or NaN. beta == 0: C is not read (NaN there).
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: k == 0 scales C by beta whatever alpha is, Inf and NaN included", R, Tf32,

@@ -15,7 +15,7 @@ using namespace tilecraft::test::gemm;
 
 // Compiled here for the whole executable (see gemm_testbed.cuh).
 TILECRAFT_TEST_GEMM_DEFAULT_PRODUCTS_F64();
-TILECRAFT_TEST_GEMM_RUN(, double);
+TILECRAFT_GEMM_INSTANCE(, double);
 using tilecraft::BasicLinearCombination;
 using tilecraft::MatrixRef;
 using tilecraft::Order;

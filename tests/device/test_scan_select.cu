@@ -435,10 +435,14 @@ TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If"
 struct NotOne {
   __host__ __device__ bool operator()(std::uint8_t v) const { return v != 1; }
 };
+struct NotZero {
+  __host__ __device__ bool operator()(std::uint8_t v) const { return v != 0; }
+};
 
 // Past 2^32 items the kept count and the output offsets are 64-bit (select_dispatch's wide
 // path): bytes all 1 but five marks (the first, around 2^31 and 2^32, the last), one byte in
-// (unaligned), kept in order by select_if and partition, whose rejected items fill the rest.
+// (unaligned), kept in order by select_if and partition, whose rejected items fill the rest;
+// then every item kept (a count past 2^32).
 TEST_CASE("select_if and partition past 2^32 items") {
   if (const char* env = std::getenv("TILECRAFT_TEST_HUGE"); env != nullptr && std::strcmp(env, "0") == 0) {
     MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^32 + 5 item case");
@@ -458,10 +462,18 @@ TEST_CASE("select_if and partition past 2^32 items") {
     CHECK(std::equal(marks, marks + 5, sel.begin()));
     CHECK(tilecraft::test::same_bits(sel[5], tilecraft::test::poison_value<std::uint8_t>()));
   }
-  const auto [part, count] = run_select<true>(in.get() + 1, n, NotOne{});
-  CHECK(count == 5);
-  CHECK(std::equal(marks, marks + 5, part.begin()));
-  CHECK(std::count(part.begin() + 5, part.end(), std::uint8_t{1}) == n - 5);
+  {
+    const auto [part, count] = run_select<true>(in.get() + 1, n, NotOne{});
+    CHECK(count == 5);
+    CHECK(std::equal(marks, marks + 5, part.begin()));
+    CHECK(std::count(part.begin() + 5, part.end(), std::uint8_t{1}) == n - 5);
+  }
+  // Every item kept: the kept count itself past 2^32.
+  const auto [all, count] = run_select<false>(in.get() + 1, n, NotZero{});
+  CHECK(count == n);
+  std::vector<std::uint8_t> want(static_cast<std::size_t>(n), 1);
+  for (int i = 0; i < 5; ++i) want[static_cast<std::size_t>(where[i])] = marks[i];
+  CHECK(all == want);
 }
 
 }  // namespace select_tests
