@@ -1,0 +1,15 @@
+// tiled_gemm on BF16 operands (GemmMath::mma16) against the exact product: the cases of
+// mma16_testbed.cuh for __nv_bfloat16.
+#include "mma16_testbed.cuh"
+
+TEST_CASE("tiled_gemm on BF16 operands (GemmMath::mma16) equals the exact product, every order and layout") {
+  tilecraft::test::mma16::check_every_order_and_layout<__nv_bfloat16>();
+}
+
+TEST_CASE("tiled_gemm on BF16 operands with C of the same type: the exact product rounded once") {
+  tilecraft::test::mma16::check_c_of_operand_type<__nv_bfloat16>();
+}
+
+TEST_CASE("tiled_gemm on BF16 operands: warp tiles one MMA tile wide (B fragments by ldmatrix.x2)") {
+  tilecraft::test::mma16::check_narrow_warp_tiles<__nv_bfloat16>();
+}
