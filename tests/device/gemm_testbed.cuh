@@ -72,10 +72,7 @@ T nan_value() {
 }
 
 // False under TILECRAFT_TEST_HUGE=0 (the sanitizer runs): see the file comment.
-inline bool full_run() {
-  const char* env = std::getenv("TILECRAFT_TEST_HUGE");
-  return env == nullptr || std::strcmp(env, "0") != 0;
-}
+inline bool full_run() { return !tilecraft::test::sanitizer_sized(); }
 
 // Light runs skip shapes above this many multiply-adds.
 inline constexpr std::int64_t light_max_macs = 1100000;

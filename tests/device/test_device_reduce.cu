@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -238,7 +237,7 @@ TEST_CASE("double, half and user-type reductions") {
 }
 
 TEST_CASE("int8 inputs past 2^31 elements, accumulated in 64 bits") {
-  if (const char* env = std::getenv("TILECRAFT_TEST_HUGE"); env != nullptr && std::strcmp(env, "0") == 0) {
+  if (tilecraft::test::sanitizer_sized()) {
     MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^31 + 5 element case");
     return;
   }

@@ -7,8 +7,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -150,7 +148,7 @@ TEST_CASE("32-bit shared counters flushed between tiles give the same counts") {
 }
 
 TEST_CASE("64-bit counters past 2^32 samples") {
-  if (const char* env = std::getenv("TILECRAFT_TEST_HUGE"); env != nullptr && std::strcmp(env, "0") == 0) {
+  if (tilecraft::test::sanitizer_sized()) {
     MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^32 + 5 sample case");
     return;
   }

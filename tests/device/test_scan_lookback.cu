@@ -6,8 +6,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -300,7 +298,7 @@ __global__ void count_wrong(const std::int64_t* out, std::int64_t n, const std::
 }
 
 TEST_CASE("u8 into i64 past 2^31 elements") {
-  if (const char* env = std::getenv("TILECRAFT_TEST_HUGE"); env != nullptr && std::strcmp(env, "0") == 0) {
+  if (tilecraft::test::sanitizer_sized()) {
     MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^31 + 5 element case");
     return;
   }

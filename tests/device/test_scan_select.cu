@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -444,7 +443,7 @@ struct NotZero {
 // (unaligned), kept in order by select_if and partition, whose rejected items fill the rest;
 // then every item kept (a count past 2^32).
 TEST_CASE("select_if and partition past 2^32 items") {
-  if (const char* env = std::getenv("TILECRAFT_TEST_HUGE"); env != nullptr && std::strcmp(env, "0") == 0) {
+  if (tilecraft::test::sanitizer_sized()) {
     MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^32 + 5 item case");
     return;
   }
