@@ -1,4 +1,4 @@
-// A GEMM kernel launched from two translation units (test_gemm_policies.cu and
+// A GEMM kernel launched from two translation units (test_gemm_policies_library.cu and
 // test_gemm_other_tu.cu) through two different launcher functions: nvcc gives each file its own
 // copy of the kernel, and each copy must be opted in to its dynamic shared memory on its own.
 // (Through one launcher function both files would run the one copy of it the linker keeps.)

@@ -9,8 +9,9 @@
 // user policies, custom epilogues, and tiled_gemm inside a user's kernel on MatrixRef and
 // transposed() views. The cases:
 //   test_gemm_shapes.cu      odd shapes, K = 0, the beta / alpha rules, rejected calls
-//   test_gemm_policies.cu    user configurations (float; double in test_gemm_policies_f64.cu),
-//                            one kernel from two files (with test_gemm_other_tu.cu)
+//   test_gemm_policies.cu    user configurations (float; double in test_gemm_policies_f64.cu)
+//   test_gemm_policies_library.cu  the library's float policies chosen explicitly, one kernel
+//                            from two files (with test_gemm_other_tu.cu)
 //   test_gemm_tiled.cu       tiled_gemm in a user's kernel
 //   test_gemm_launcher.cu    split K, packing and its panels, release_workspace, gemm_epilogue,
 //                            large shapes against cuBLAS only
@@ -597,11 +598,11 @@ void check_policy() {
 
 // The default-policy launchers every file of the executable calls, compiled once: declared
 // here (extern), each instantiated in one file (TILECRAFT_GEMM_INSTANCE: gemm_run<void, float>
-// in test_gemm_shapes.cu, <void, double> in test_gemm_tiled.cu; the BiasRelu epilogues in the
-// two policy files), so each file compiles only its own kernels and no file all of them, and
-// every build of the executable (each compat variant, the synchronous twin) compiles them for
-// its own architecture and macros. (The same works in a user's project with many files that
-// call gemm().)
+// in test_gemm_shapes.cu, <void, double> in test_gemm_tiled.cu; the BiasRelu epilogues in
+// test_gemm_policies.cu and test_gemm_policies_f64.cu), so each file compiles only its
+// own kernels and no file all of them, and every build of the executable (each compat variant,
+// the synchronous twin) compiles them for its own architecture and macros. (The same works in
+// a user's project with many files that call gemm().)
 #define TILECRAFT_TEST_GEMM_EPILOGUE_RUN(PREFIX, T)                                                              \
   PREFIX template cudaError_t tilecraft::detail::gemm_epilogue_run<void, T, tilecraft::test::gemm::BiasRelu<T>>( \
       tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, const T*,        \

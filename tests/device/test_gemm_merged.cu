@@ -6,6 +6,7 @@
 // GPU check's longest compiles, and apart they build in parallel.
 #include "test_gemm_launcher.cu"
 #include "test_gemm_policies.cu"
+#include "test_gemm_policies_library.cu"
 #include "test_gemm_policies_f64.cu"
 #include "test_gemm_shapes.cu"
 #include "test_gemm_tiled.cu"
