@@ -189,6 +189,10 @@ TEST_CASE_TEMPLATE_DEFINE("block_reduce at every block size", Algo, block_sizes)
   check_block_size<A, 2, 1000>();
   check_block_size<A, 0, 1024>();
   check_block_size<A, 2, 4, 4, 4>();  // 3D
+  // One partial warp of at most 16 lanes: the warps' partials come from a single warp.
+  check_block_size<A, 1, 1>();
+  check_block_size<A, 2, 5>();
+  check_block_size<A, 0, 16>();
 }
 TEST_CASE_TEMPLATE_INVOKE(block_sizes, std::integral_constant<BlockReduceAlgorithm, BlockReduceAlgorithm::warp_shuffle>,
                           std::integral_constant<BlockReduceAlgorithm, BlockReduceAlgorithm::shared_tree>);
@@ -379,6 +383,14 @@ TEST_CASE("block_scan with the automatic algorithm, odd block sizes and many ite
   check_shape<200, 3, BlockScanAlgorithm::raking>();  // raking lanes 29 to 31 rake nothing
   check_shape<512, 1, BlockScanAlgorithm::automatic>();
   check_shape<1024, 16, BlockScanAlgorithm::automatic>();
+}
+
+TEST_CASE("block_scan in blocks of one partial warp (1 to 16 threads)") {
+  check_shape<1, 1, BlockScanAlgorithm::automatic>();
+  check_shape<1, 5, BlockScanAlgorithm::warp_scans>();
+  check_shape<5, 3, BlockScanAlgorithm::raking>();  // segments of one thread: 27 lanes rake nothing
+  check_shape<7, 2, BlockScanAlgorithm::two_level>();
+  check_shape<16, 4, BlockScanAlgorithm::raking>();
 }
 
 // The prefix callback: one block walks `tiles` tiles in order, carrying the running total.

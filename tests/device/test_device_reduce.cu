@@ -84,7 +84,7 @@ Out run_cub(const In* d_in, std::int64_t n, Op op, Init init) {
 const std::int64_t reduce_sizes[] = {0,    1,    2,     31,    33,    1000,      4093,    4095,          4096,
                                      4097, 4115, 16384, 16385, 32769, 65536 + 3, 1 << 16, (1 << 20) + 7, (1 << 22) + 1};
 
-TEST_CASE("integer sums, minima and maxima equal CUB's exactly at every size and alignment") {
+TEST_CASE("integer sums, minima and maxima equal CUB's and the host's exactly at every size and alignment") {
   for (std::int64_t n : reduce_sizes) {
     for (int shift : {0, 1, 3}) {
       CAPTURE(n);
@@ -94,16 +94,23 @@ TEST_CASE("integer sums, minima and maxima equal CUB's exactly at every size and
       DeviceBuffer<int> in(host);
       const int* p = in.get() + shift;
       const int* h = host.data() + shift;
-      CHECK(run_reduce<int, int>(p, n, Sum{}, 7) == host_fold(h, n, WrappingSum{}, 7));
-      CHECK(run_reduce<int, int>(p, n, Min{}, INT32_MAX) == host_fold(h, n, HostMin{}, INT32_MAX));
-      CHECK(run_reduce<int, int>(p, n, Max{}, INT32_MIN) == host_fold(h, n, HostMax{}, INT32_MIN));
+      const int sum = host_fold(h, n, WrappingSum{}, 7);
+      const int min = host_fold(h, n, HostMin{}, INT32_MAX), max = host_fold(h, n, HostMax{}, INT32_MIN);
+      CHECK(run_reduce<int, int>(p, n, Sum{}, 7) == sum);
+      CHECK(run_reduce<int, int>(p, n, Min{}, INT32_MAX) == min);
+      CHECK(run_reduce<int, int>(p, n, Max{}, INT32_MIN) == max);
+      CHECK(run_cub<int, int>(p, n, Sum{}, 7) == sum);
+      CHECK(run_cub<int, int>(p, n, Min{}, INT32_MAX) == min);
+      CHECK(run_cub<int, int>(p, n, Max{}, INT32_MIN) == max);
       // 64-bit accumulation of 32-bit inputs (the init's type decides, as in CUB).
-      CHECK(run_reduce<int, long long>(p, n, Sum{}, 0LL) == host_fold(h, n, std::plus<long long>{}, 0LL));
+      const long long wide = host_fold(h, n, std::plus<long long>{}, 0LL);
+      CHECK(run_reduce<int, long long>(p, n, Sum{}, 0LL) == wide);
+      CHECK(run_cub<int, long long>(p, n, Sum{}, 0LL) == wide);
     }
   }
 }
 
-TEST_CASE("every grid policy (loads in flight, cache hints) equals CUB exactly at every size and alignment") {
+TEST_CASE("every grid policy (loads in flight, cache hints) equals the host's sum at every size and alignment") {
   using Streaming = ReducePolicy<256, 8, 4, CacheHint::streaming>;
   using Normal = ReducePolicy<256, 8, 4, CacheHint::normal>;
   using Narrow = ReducePolicy<128, 4, 8, CacheHint::streaming>;

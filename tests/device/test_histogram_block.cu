@@ -91,6 +91,10 @@ TEST_CASE("block_histogram: every algorithm against a host count, uniform and al
       check_block_histogram<37, 96, BlockHistogramAlgorithm::lanes>(n, 50, all_equal, 4u + n);
       check_block_histogram<4096, 256, BlockHistogramAlgorithm::warps>(n, 10, all_equal, 5u + n);
       check_block_histogram<1, 64, BlockHistogramAlgorithm::block>(n, 1, all_equal, 6u + n);
+      // Blocks of one partial warp.
+      check_block_histogram<37, 13, BlockHistogramAlgorithm::lanes>(n, 5, all_equal, 7u + n);
+      check_block_histogram<256, 1, BlockHistogramAlgorithm::warps>(n, 2, all_equal, 8u + n);
+      check_block_histogram<100, 16, BlockHistogramAlgorithm::block>(n, 7, all_equal, 9u + n);
     }
   }
 }

@@ -1,5 +1,5 @@
-// The warp level against CUB's warp primitives and host folds, in one translation unit (CUB's
-// headers cost more compile time per unit than the cases).
+// The warp level against CUB's warp primitives, host folds and a host model of the shuffles, in
+// one translation unit (CUB's headers cost more compile time per unit than the cases).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <tilecraft/util/functional.cuh>
+#include <tilecraft/warp/shuffle.cuh>
 #include <tilecraft/warp/warp_reduce.cuh>
 #include <tilecraft/warp/warp_scan.cuh>
 
@@ -248,3 +249,94 @@ TEST_CASE("warp_scan over every logical warp size") {
 }
 
 }  // namespace warp_scan_tests
+
+// shuffle_down / shuffle_up / shuffle_index moved word by word: types of 1, 6, 12 and 20 bytes
+// (a last partial word; alignment 1), and 8-byte doubles; logical warps of 2 to 32 lanes, with
+// member masks that name only some of a warp's segments (the lanes outside return at once and
+// must keep their poisoned outputs). Against a host model of the shuffles' lane arithmetic.
+namespace shuffle_tests {
+
+template <int N>
+struct Bytes {
+  unsigned char b[N];
+};
+static_assert(sizeof(Bytes<6>) == 6 && alignof(Bytes<6>) == 1);
+
+template <class T>
+__global__ void shuffle_kernel(const T* in, T* down, T* up, T* index, int width, unsigned mask, unsigned delta,
+                               int src) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (((mask >> (threadIdx.x % 32)) & 1u) == 0) return;
+  const T v = in[t];
+  down[t] = shuffle_down(v, delta, width, mask);
+  up[t] = shuffle_up(v, delta, width, mask);
+  index[t] = shuffle_index(v, src, width, mask);
+}
+
+struct Case {
+  int width;
+  unsigned mask;  // whole segments of `width` lanes only: every shuffle's source lane calls
+  unsigned delta;
+  int src;  // may be past the segment: shuffle_index takes it modulo the width
+};
+
+template <class T>
+void check_shuffles(const Case& c, std::uint64_t salt) {
+  CAPTURE(sizeof(T));
+  CAPTURE(c.width);
+  CAPTURE(c.mask);
+  CAPTURE(c.delta);
+  CAPTURE(c.src);
+  const int n = 256 * 3;
+  auto g = tilecraft::test::rng(salt);
+  std::vector<T> host(static_cast<std::size_t>(n));
+  for (auto& v : host) v = tilecraft::test::make_value<T>(g());
+  DeviceBuffer<T> in(host), down(host.size()), up(host.size()), index(host.size());
+  for (auto* b : {&down, &up, &index}) b->poison();
+  shuffle_kernel<<<n / 256, 256>>>(in.get(), down.get(), up.get(), index.get(), c.width, c.mask, c.delta, c.src);
+  tilecraft::test::sync_and_check();
+  const auto h_down = down.download(), h_up = up.download(), h_index = index.download();
+  const T poison = tilecraft::test::poison_value<T>();
+  const int w = c.width, d = static_cast<int>(c.delta);
+  int bad = 0, called = 0;
+  for (int t = 0; t < n; ++t) {
+    const std::size_t i = static_cast<std::size_t>(t);
+    const int lane = t % 32, in_segment = lane % w, first = t - in_segment;
+    if (((c.mask >> lane) & 1u) == 0) {
+      bad += !tilecraft::test::same_bits(h_down[i], poison) + !tilecraft::test::same_bits(h_up[i], poison) +
+             !tilecraft::test::same_bits(h_index[i], poison);
+      continue;
+    }
+    ++called;
+    const std::size_t from_down = static_cast<std::size_t>(in_segment + d < w ? t + d : t);
+    const std::size_t from_up = static_cast<std::size_t>(in_segment >= d ? t - d : t);
+    const std::size_t from_index = static_cast<std::size_t>(first + c.src % w);
+    bad += !tilecraft::test::same_bits(h_down[i], host[from_down]);
+    bad += !tilecraft::test::same_bits(h_up[i], host[from_up]);
+    bad += !tilecraft::test::same_bits(h_index[i], host[from_index]);
+  }
+  CHECK(called > 0);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("shuffles of any trivially copyable type, in segments and under member masks") {
+  const Case cases[] = {
+      {32, full_warp_mask, 3, 33},   // index past the warp: lane 1
+      {32, full_warp_mask, 31, 31},  // down: lane 0 alone takes a value (31's); up: lane 31 (0's)
+      {8, full_warp_mask, 5, 6},     // segments of 8
+      {4, 0x000fffffu, 1, 2},        // the first five segments of 4 lanes
+      {16, 0xffff0000u, 7, 21},      // the upper half alone
+      {2, 0x0000ff00u, 1, 1},        // four pairs in the middle
+      {1, 0x80000001u, 1, 0},        // one-lane segments: every lane keeps its own value
+  };
+  std::uint64_t salt = 500;
+  for (const Case& c : cases) {
+    check_shuffles<Bytes<1>>(c, ++salt);
+    check_shuffles<Bytes<6>>(c, ++salt);
+    check_shuffles<Bytes<12>>(c, ++salt);
+    check_shuffles<Bytes<20>>(c, ++salt);
+    check_shuffles<double>(c, ++salt);
+  }
+}
+
+}  // namespace shuffle_tests
