@@ -26,6 +26,7 @@
 #include <tilecraft/gemm/tiled_gemm.cuh>
 #include <tilecraft/util/launch.cuh>
 
+#include "sixteen_bit.cuh"
 #include "test_util.cuh"
 
 namespace tilecraft::test::mma16 {
@@ -115,15 +116,7 @@ struct Mma16Problem {
 
 inline const char* order_name(Order o) { return o == Order::row_major ? "row" : "col"; }
 
-template <class T>
-T to_16bit(float v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half(v);
-  } else {
-    return __float2bfloat16(v);
-  }
-}
-// A float as a C element of type TC (rounded to nearest for the 16-bit types), and back.
+// A float as a C element of type TC (rounded to nearest for the 16-bit types; back: to_float).
 template <class TC>
 TC to_c(float v) {
   if constexpr (std::is_same_v<TC, float>) {
@@ -132,9 +125,6 @@ TC to_c(float v) {
     return to_16bit<TC>(v);
   }
 }
-inline float c_value(float v) { return v; }
-inline float c_value(__half v) { return __half2float(v); }
-inline float c_value(__nv_bfloat16 v) { return __bfloat162float(v); }
 template <class T>
 T from_bits(std::uint16_t bits) {
   std::conditional_t<std::is_same_v<T, __half>, __half_raw, __nv_bfloat16_raw> raw{};
@@ -241,17 +231,17 @@ void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T, TC> l
       for (std::int64_t q = 0; q < p.k; ++q) ref += static_cast<double>(fa[p.ia(i, q)]) * fb[p.ib(q, j)];
       ref *= p.alpha;
       if (p.beta != 0.0f) ref += static_cast<double>(p.beta) * c0[p.ic(i, j)];
-      const float value = c_value(got[p.ic(i, j)]);
+      const float value = to_float(got[p.ic(i, j)]);
       inside[p.ic(i, j)] = 1;
       // (ref is exact in float: the float epilogue computed it exactly; a 16-bit C rounds it once.)
-      const double want = static_cast<double>(c_value(to_c<TC>(static_cast<float>(ref))));
+      const double want = static_cast<double>(to_float(to_c<TC>(static_cast<float>(ref))));
       if (!(static_cast<double>(value) == want)) report(i, j, value, std::to_string(want));
     }
   }
   int outside_bad = 0;
   for (std::size_t e = 0; e < got.size(); ++e) {
     if (!inside[e] && !tilecraft::test::same_bits(got[e], c0_stored[e]) && ++outside_bad <= 5) {
-      MESSAGE("the C buffer's element " << e << " (outside C) was written: " << c_value(got[e]));
+      MESSAGE("the C buffer's element " << e << " (outside C) was written: " << to_float(got[e]));
     }
   }
   if (bad > 0) MESSAGE(bad << " of " << p.m * p.n << " elements of C differ");

@@ -34,6 +34,7 @@
 #include <tilecraft/device/gemm.cuh>
 
 #include "gemm_problem.cuh"
+#include "sixteen_bit.cuh"
 #include "test_util.cuh"
 
 // The launcher's kernels compile in tests/support/gemm_instance_bf16.cu and _f16.cu
@@ -45,22 +46,14 @@ using tilecraft::Op;
 using tilecraft::Order;
 using tilecraft::test::DeviceBuffer;
 using tilecraft::test::GemmLayout;
+using tilecraft::test::to_16bit;
+using tilecraft::test::to_float;
 
 namespace {
 
 constexpr double fp32_unit_roundoff = 0x1p-24;
 constexpr std::int64_t light_max_macs = 1100000;  // light runs skip bigger shapes
 
-template <class T>
-T to_t(float v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(v);
-  } else {
-    return __float2bfloat16_rn(v);
-  }
-}
-inline float to_float(__half v) { return __half2float(v); }
-inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 template <class T>
 T nan_t() {  // 0x7fff: a NaN in both formats
   std::conditional_t<std::is_same_v<T, __half>, __half_raw, __nv_bfloat16_raw> raw{};
@@ -111,7 +104,7 @@ Operands<T> make_operands(const Problem& p, bool fill, Draw&& draw) {
   const auto set = [&](std::vector<T>& stored, std::vector<float>& dense, std::size_t rows, auto&& pos) {
     for (std::size_t r = 0; r < rows; ++r) {
       for (std::size_t q = 0; q < k; ++q) {
-        const T v = to_t<T>(draw());
+        const T v = to_16bit<T>(draw());
         stored[pos(std::int64_t(r), std::int64_t(q))] = v;
         dense[r * k + q] = to_float(v);
       }
@@ -252,7 +245,7 @@ void check_cublas(const Cublas& cublas, const Problem& p, std::uint64_t salt) {
   const Operands<T> o = make_operands<T>(p, true, [&] { return static_cast<float>(g.uniform_real(-1.0, 1.0)); });
   Operands<T> abs_o = o;
   for (auto* v : {&abs_o.a, &abs_o.b})
-    for (T& x : *v) x = to_t<T>(std::fabs(to_float(x)));  // exact; NaN stays NaN
+    for (T& x : *v) x = to_16bit<T>(std::fabs(to_float(x)));  // exact; NaN stays NaN
   std::vector<float> c0(p.size_c()), abs_c0(p.size_c(), 0.0f);
   if (p.beta != 0.0f) {
     for (std::size_t e = 0; e < c0.size(); ++e) abs_c0[e] = std::fabs(c0[e] = float(g.uniform_real(-1.0, 1.0)));
