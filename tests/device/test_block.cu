@@ -291,7 +291,7 @@ void check_block_scan(const std::vector<T>& host, T init, Op op, std::uint64_t s
   for (auto& v : valid) v = 1 + static_cast<int>(g() % per_block);
   valid[0] = per_block;
   if (blocks > 1) valid[1] = 1;
-  if (blocks > 2) valid[2] = per_block - 1;
+  if (blocks > 2 && per_block > 1) valid[2] = per_block - 1;  // (a count of 0 breaks ValidItems' rule)
   DeviceBuffer<T> in(host), out(host.size() * 5), aggregates(static_cast<std::size_t>(blocks) * 4);
   DeviceBuffer<int> d_valid(valid);
   out.poison();
