@@ -353,3 +353,72 @@ TEST_CASE("scans of 320-byte items with the default tiles") {
   run_scan<true>(in.get(), out.get(), n64, WideSum{}, init);
   CHECK(mismatches(download(out.get(), n), host_scan<true, Wide80, Wide80>(host, 0, n, WideSum{}, init)) == 0);
 }
+
+// Tile states of accumulators that are not whole aligned words: 12 bytes of alignment 1 (flags
+// and values apart, the values moved byte by byte) and 6 bytes of alignment 2 (the two-word
+// layout, the second word's half partly used). Non-commutative maps over bytes and 16-bit
+// words, so a tile folded out of order or twice shows; over hundreds of tiles and a few.
+struct Maps12 {
+  std::uint8_t m[6], a[6];  // six affine maps mod 2^8: x -> m x + a
+};
+struct ComposeMaps12 {
+  TILECRAFT_HOST_DEVICE Maps12 operator()(const Maps12& f, const Maps12& g) const {
+    Maps12 r;
+    for (int i = 0; i < 6; ++i) {
+      r.m[i] = static_cast<std::uint8_t>(g.m[i] * f.m[i]);
+      r.a[i] = static_cast<std::uint8_t>(g.m[i] * f.a[i] + g.a[i]);
+    }
+    return r;
+  }
+};
+struct Map6 {
+  std::uint16_t m, a, s;  // x -> m x + a mod 2^16, and a plain sum
+};
+struct ComposeMap6 {
+  TILECRAFT_HOST_DEVICE Map6 operator()(const Map6& f, const Map6& g) const {
+    return Map6{static_cast<std::uint16_t>(g.m * f.m), static_cast<std::uint16_t>(g.m * f.a + g.a),
+                static_cast<std::uint16_t>(f.s + g.s)};
+  }
+};
+static_assert(sizeof(Maps12) == 12 && alignof(Maps12) == 1 && tilecraft::detail::tile_status_kind<Maps12> == 2);
+static_assert(sizeof(Map6) == 6 && alignof(Map6) == 2 && tilecraft::detail::tile_status_kind<Map6> == 1);
+
+template <class T, class Op, class Make>
+void check_odd_width(std::size_t n, Op op, const T& init, Make make) {
+  CAPTURE(sizeof(T));
+  CAPTURE(n);
+  std::vector<T> host(n);
+  for (auto& x : host) x = make();
+  DeviceBuffer<T> in(host), out(n);
+  const auto n64 = static_cast<std::int64_t>(n);
+  run_scan<false>(in.get(), out.get(), n64, op);
+  CHECK(mismatches(download(out.get(), n), host_scan<false, T, T>(host, 0, n, op)) == 0);
+  run_scan<true>(in.get(), out.get(), n64, op, init);
+  CHECK(mismatches(download(out.get(), n), host_scan<true, T, T>(host, 0, n, op, init)) == 0);
+}
+
+TEST_CASE("tile states of accumulators of 12 bytes of alignment 1 and 6 bytes of alignment 2") {
+  auto g = tilecraft::test::rng(6262);
+  auto odd = [&] { return static_cast<std::uint8_t>(g() | 1u); };
+  auto any8 = [&] { return static_cast<std::uint8_t>(g()); };
+  auto make12 = [&] {
+    Maps12 x;
+    for (int i = 0; i < 6; ++i) {
+      x.m[i] = odd();
+      x.a[i] = any8();
+    }
+    return x;
+  };
+  auto make6 = [&] {
+    return Map6{static_cast<std::uint16_t>(g() | 1u), static_cast<std::uint16_t>(g()), static_cast<std::uint16_t>(g())};
+  };
+  Maps12 init12;
+  for (int i = 0; i < 6; ++i) {
+    init12.m[i] = 3;
+    init12.a[i] = static_cast<std::uint8_t>(i);
+  }
+  for (std::size_t n : {std::size_t{1}, std::size_t{777}, std::size_t{20000}, std::size_t{300001}}) {
+    check_odd_width(n, ComposeMaps12{}, init12, make12);
+    check_odd_width(n, ComposeMap6{}, Map6{5, 7, 9}, make6);
+  }
+}

@@ -33,7 +33,8 @@ using tilecraft::test::run_scan;
 namespace scan_tests {
 
 // The small default tile of 4-byte types is 256 x 8 = 2048 elements (inputs up to 512 KiB:
-// 131072 elements), the large one 512 x 16 = 8192.
+// 131072 elements), the register tile 256 x 32, the large one 128 x 64 = 8192 (two passes over
+// shared memory).
 const std::int64_t sizes[] = {0, 1, 31, 32, 33, 1000, 2047, 2048, 2049, 4097, 65536 + 3, 131072, 131073, (1 << 20) + 7};
 
 TEST_CASE("integer sum, min and max scans equal the host fold and CUB at every size and alignment") {
@@ -69,7 +70,8 @@ TEST_CASE("integer sum, min and max scans equal the host fold and CUB at every s
 }
 
 // Both tile paths with 8192-element tiles: 512 x 16 in registers, 128 x 64 in two passes over
-// shared memory (detail::two_pass_tile), inclusive and exclusive, aligned and not.
+// shared memory (detail::two_pass_tile), inclusive and exclusive, aligned and not; with the
+// streaming cache hint too (its own loads and stores in each path).
 template <class Policy>
 void check_large_tile() {
   for (std::int64_t n : {std::int64_t{8191}, std::int64_t{8192}, std::int64_t{8193}, std::int64_t{3 * 8192 + 5},
@@ -96,6 +98,8 @@ TEST_CASE("the large tiles: one tile - 1, + 0, + 1 and a few tiles, with explici
   static_assert(tilecraft::detail::two_pass_tile<ScanPolicy<128, 64>, int, int>);
   check_large_tile<ScanPolicy<512, 16>>();
   check_large_tile<ScanPolicy<128, 64>>();
+  check_large_tile<ScanPolicy<512, 16, detail::look_back_block_scan<512>, CacheHint::streaming>>();
+  check_large_tile<ScanPolicy<128, 64, detail::look_back_block_scan<128>, CacheHint::streaming>>();
 }
 
 TEST_CASE("non-commutative operators: affine maps as an 8-byte struct and packed in 32 bits") {
@@ -184,7 +188,7 @@ TEST_CASE("u8 into i64, natural i8 and i16, double and in place") {
       run_scan<false>(b.get() + shift, bo.get() + shift, n, Sum{});
       CHECK(mismatches(download(bo.get() + shift, m), host_scan<false, int, std::int16_t>(i16, s, m, Sum{})) == 0);
 
-      // double (8-byte accumulator: flags and values apart), in place.
+      // double (8-byte accumulator: the two-word tile state), in place.
       std::vector<double> d(ints.begin(), ints.end());
       DeviceBuffer<double> dd(d);
       run_scan<true>(dd.get() + shift, dd.get() + shift, n, Sum{}, 1.0, nullptr, false);
@@ -369,6 +373,7 @@ TEST_CASE("select_if and partition: every tile arrangement and default tile") {
     check_select_modes<ScanPolicy<128, 32>, double>(n, 50 + n);
     check_select_modes<ScanPolicy<256, 40>, short>(n, 60 + n);
     check_select_modes<ScanPolicy<64, 20>, std::int64_t>(n, 70 + n);
+    check_select_modes<ScanPolicy<256, 8, detail::look_back_block_scan<256>, CacheHint::streaming>, float>(n, 90 + n);
   }
   const bool small = tilecraft::test::sanitizer_sized();
   // Past the 512 KiB and (unless under a sanitizer) 32 MiB thresholds of each type.

@@ -60,7 +60,7 @@ using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, 
 //!   *d_in) returns); inputs are converted to it, results converted to Out.
 //! - In place when `d_out` and `d_in` are the same address and the types have one width; other
 //!   overlaps are refused. Any element offset (16-byte vectors when both are 16-byte aligned).
-//!   num_items up to 2^63 / 64 and up to 2^31 - 1 tiles of the policy's tile_items (more than
+//!   num_items up to (2^63 - 1) / 64 and up to 2^31 - 1 tiles of the policy's tile_items (more than
 //!   2^31 elements: offsets are 64-bit; the default policies' tiles of 2048 or more elements
 //!   reach 2^42).
 //!

@@ -29,7 +29,7 @@ namespace tilecraft {
 //!   is not used (no block_scan runs); its threads and items set the tile.
 //!   Every item is read once and every kept item written once; `pred` is called once per item.
 //! - d_out must not overlap d_in and has room for num_items items (as many as may be kept).
-//!   The kept count is exact up to num_items = 2^63 / 64 and 2^31 - 1 tiles of the policy's
+//!   The kept count is exact up to num_items = (2^63 - 1) / 64 and 2^31 - 1 tiles of the policy's
 //!   tile_items (32-bit tile counts below 2^32 items, 64-bit above); `NumSelected` is any
 //!   integer type of at least 4 bytes.
 //!
