@@ -423,4 +423,60 @@ TEST_CASE("int32 even bins: exact at every edge, the full int range, bins 1 ... 
   }
 }
 
+// The plans the cases above do not reach on an H200: one block an SM (bins too many for the
+// policy's blocks per SM to share one, few enough for one block: even int bins from about 19,200
+// and range bins, with their lookup table, from about 7,550), 64-bit counters on the global
+// counters (more bins than one block holds), and a policy that counts a 16-byte vector of one
+// value sample by sample (VectorRuns false).
+TEST_CASE("one block an SM, 64-bit global counters, and a policy without vector runs") {
+  const std::int64_t n = tilecraft::test::sanitizer_sized() ? 100003 : (1 << 20) + 5;
+  const auto m = static_cast<std::size_t>(n);
+  for (int bins : {20000, 40000}) {
+    CAPTURE(bins);
+    const auto host = tilecraft::test::random_vector<int>(m + 1, -1000010.0, 1000010.0, 31u * bins);
+    DeviceBuffer<int> in(host);
+    const Counts want = host_even(host, 1, n, bins, -1000000, 1000000);
+    CHECK(run_even<unsigned>(in.get() + 1, n, bins, -1000000, 1000000) == want);
+    CHECK(run_even<unsigned long long>(in.get() + 1, n, bins, -1000000, 1000000) == want);
+  }
+  for (int bins : {8000, 20000}) {
+    for (bool even : {true, false}) {
+      CAPTURE(bins);
+      CAPTURE(even);
+      const auto levels = make_levels(bins, -100000, 100000, even, 37u * bins + even);
+      DeviceBuffer<int> d_levels(levels);
+      const auto host = make_samples<int>(m, -120000, 120000, levels, 41u * bins + even);
+      DeviceBuffer<int> in(host);
+      CHECK(run_range<unsigned>(in.get(), n, d_levels) == host_range(host, 0, n, levels));
+    }
+  }
+  {
+    const auto h16 = tilecraft::test::random_vector<std::uint16_t>(m, 0, 65535, 43);
+    DeviceBuffer<std::uint16_t> in16(h16);
+    CHECK(run_even<unsigned long long>(in16.get(), n, 65536, 0, 65536) == host_even(h16, 0, n, 65536, 0, 65536));
+    const auto levels = make_levels(65536, -100000, 100000, false, 47);
+    DeviceBuffer<int> d_levels(levels);
+    const auto host = make_samples<int>(m, -120000, 120000, levels, 53);
+    DeviceBuffer<int> in(host);
+    CHECK(run_range<unsigned long long>(in.get(), n, d_levels) == host_range(host, 0, n, levels));
+  }
+  using NoRuns = tilecraft::HistogramPolicy<256, 8, 4, 256, 3, false>;
+  for (bool one_value : {false, true}) {
+    CAPTURE(one_value);
+    auto bytes = tilecraft::test::random_vector<std::uint8_t>(m + 3, 0, 255, 59u + one_value);
+    if (one_value) std::fill(bytes.begin(), bytes.end(), std::uint8_t{201});
+    DeviceBuffer<std::uint8_t> in(bytes);
+    DeviceBuffer<unsigned> out(256);
+    out.poison();
+    std::size_t temp_bytes = 0;
+    REQUIRE(tilecraft::histogram_even<NoRuns>(nullptr, temp_bytes, in.get() + 3, out.get(), 256, 0, 256, n) ==
+            cudaSuccess);
+    DeviceBuffer<unsigned char> temp(temp_bytes);
+    REQUIRE(tilecraft::histogram_even<NoRuns>(temp.get(), temp_bytes, in.get() + 3, out.get(), 256, 0, 256, n) ==
+            cudaSuccess);
+    tilecraft::test::sync_and_check();
+    CHECK(widen(out.download()) == host_even(bytes, 3, n, 256, 0, 256));
+  }
+}
+
 }  // namespace range_bins
