@@ -98,7 +98,10 @@ using histogram_level_t = detail::histogram_level_t<Sample>;
 //!   Float samples (the formula to reproduce on the host, in float arithmetic, each operation
 //!   rounded to nearest, no fused multiply-add):
 //!   `scale = (float)num_bins / (upper - lower); bin = min((int)((x - lower) * scale), num_bins - 1)`.
-//!   CUB computes the same product but does not clamp.
+//!   CUB computes the same product but does not clamp. In a build that flushes subnormals to
+//!   zero (`-ftz=true`, `--use_fast_math`) the kernel's float operations flush them too, as every
+//!   float operation of that build does: the formula then holds for the flushed values (only
+//!   levels, samples, widths or scales below FLT_MIN are affected).
 //! - Counter: unsigned int (default; counts wrap modulo 2^32) or unsigned long long. num_bins
 //!   from 1 to 2^22; up to what a block's shared memory holds (4096 and more) the counters are
 //!   privatized in shared memory, beyond it they are global atomics. num_samples up to

@@ -30,6 +30,9 @@ inline constexpr int histogram_max_bins = 1 << 22;
 inline constexpr std::size_t histogram_temp_bytes = 16;
 
 //! Lookup cells for range bins: twice the bins, as a power of two from 64 to 4096.
+//! The most range bins the lookup cells' 16-bit bin indices address.
+inline constexpr int histogram_range_max_cell_bins = 1 << 16;
+
 constexpr int histogram_range_cells(int bins) {
   int cells = 64;
   while (cells < 2 * bins && cells < 4096) cells *= 2;
@@ -96,7 +99,8 @@ template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter
       static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread * histogram_vector_elems<Sample>;
   const std::int64_t tiles = n / tile_samples + 1;
   const int grid = static_cast<int>(tiles < resident ? tiles : resident);
-  // 32-bit shared counters: no block may add 2^31 or more samples to them between flushes.
+  // 32-bit shared counters: a block flushes them after flush_samples (2^31) samples and at most
+  // a few more (the array's unaligned ends), well below the 2^32 they hold.
   plan.flush_tiles = flush_samples / tile_samples > 0 ? flush_samples / tile_samples : 1;
   plan.sync_first = (tiles + grid - 1) / grid > plan.flush_tiles;
   if (!plan.sync_first) plan.flush_tiles = std::numeric_limits<std::int64_t>::max();
@@ -178,6 +182,9 @@ template <class Policy, class Sample, class Counter, class Params>
   const std::int64_t budget = share < limits.smem_per_block_optin ? share : limits.smem_per_block_optin;
   HistogramPlan plan = histogram_plan<Policy>(bins, extra, budget);
   if (plan.copies == 0) plan = histogram_plan<Policy>(bins, extra, limits.smem_per_block_optin);
+  // The lookup cells hold 16-bit bin indices: more range bins search the levels in global
+  // memory (no device today gives a block the shared memory for that many).
+  if (Params::is_range && bins > histogram_range_max_cell_bins) plan.copies = 0;
   plan.cells = cells;
   if (plan.copies == 0) {
     plan.cells = 0;
