@@ -429,7 +429,7 @@ TEST_CASE("int32 even bins: exact at every edge, the full int range, bins 1 ... 
 // counters (more bins than one block holds), and a policy that counts a 16-byte vector of one
 // value sample by sample (VectorRuns false).
 TEST_CASE("one block an SM, 64-bit global counters, and a policy without vector runs") {
-  const std::int64_t n = tilecraft::test::sanitizer_sized() ? 100003 : (1 << 20) + 5;
+  const std::int64_t n = tilecraft::test::sanitizer_sized() ? 30011 : (1 << 20) + 5;
   const auto m = static_cast<std::size_t>(n);
   for (int bins : {20000, 40000}) {
     CAPTURE(bins);
