@@ -170,16 +170,23 @@ struct BlockShape {
 template <class View>
 using BlockShapeOf = BlockShape<View::rows, View::cols, static_cast<int>(sizeof(typename View::value_type))>;
 
-// Clamp x to [0, hi].
-TILECRAFT_HOST_DEVICE constexpr int clamp_extent(std::int64_t x, int hi) {
-  return x <= 0 ? 0 : (x >= hi ? hi : static_cast<int>(x));
+// Where [x0, x0 + n) meets [0, extent): the offsets from x0 of its first and end elements inside,
+// each clamped to [0, n]. For every x0 (no signed overflow: the origin may be anywhere).
+TILECRAFT_HOST_DEVICE constexpr int window_lo(std::int64_t x0, int n) {
+  return x0 >= 0 ? 0 : (x0 <= -static_cast<std::int64_t>(n) ? n : static_cast<int>(-x0));
+}
+TILECRAFT_HOST_DEVICE constexpr int window_hi(std::int64_t extent, std::int64_t x0, int n) {
+  if (x0 >= extent) return 0;
+  const std::uint64_t inside = static_cast<std::uint64_t>(extent) - static_cast<std::uint64_t>(x0);  // > 0, exact
+  return inside >= static_cast<std::uint64_t>(n) ? n : static_cast<int>(inside);
 }
 
 //! Where a TileRows x TileCols tile whose element (0, 0) sits at (row0, col0) of a global
 //! matrix meets the matrix: tile rows [row_lo, row_hi) and columns [col_lo, col_hi) are
-//! inside. Origins may be negative or past the end on either axis. The origin's address is
-//! kept as an integer, so no pointer outside the matrix is ever formed: at() makes pointers
-//! for elements inside only.
+//! inside. Origins may be anywhere, negative or past the end on either axis. The origin's
+//! address is kept as an integer, computed in wrapping unsigned arithmetic: at() makes pointers
+//! for elements inside only. (A copy's GlobalWalk forms a per-thread base pointer from a full
+//! tile's origin even for threads that move nothing; it dereferences addresses inside only.)
 template <class Shape, class T, int TileRows, int TileCols>
 struct TileWindow {
   std::uintptr_t origin_address;  // address of tile element (0, 0), wrapped modulo 2^64
@@ -194,14 +201,15 @@ struct TileWindow {
   TILECRAFT_HOST_DEVICE static TileWindow make(MatrixRef<T> m, std::int64_t row0, std::int64_t col0) {
     TileWindow w;
     w.ld = m.ld;
-    w.row_lo = clamp_extent(-row0, TileRows);
-    w.row_hi = clamp_extent(m.rows - row0, TileRows);
-    w.col_lo = clamp_extent(-col0, TileCols);
-    w.col_hi = clamp_extent(m.cols - col0, TileCols);
+    w.row_lo = window_lo(row0, TileRows);
+    w.row_hi = window_hi(m.rows, row0, TileRows);
+    w.col_lo = window_lo(col0, TileCols);
+    w.col_hi = window_hi(m.cols, col0, TileCols);
     // Unsigned arithmetic wraps, which keeps the address exact for every element inside and
     // the low bits (all alignment needs) exact everywhere.
-    w.origin_address =
-        reinterpret_cast<std::uintptr_t>(m.data) + static_cast<std::uintptr_t>(row0 * m.ld + col0) * sizeof(T);
+    const std::uint64_t offset =
+        static_cast<std::uint64_t>(row0) * static_cast<std::uint64_t>(m.ld) + static_cast<std::uint64_t>(col0);
+    w.origin_address = reinterpret_cast<std::uintptr_t>(m.data) + static_cast<std::uintptr_t>(offset) * sizeof(T);
     constexpr std::uintptr_t mask = static_cast<std::uintptr_t>(Shape::vector_bytes) - 1;
     const std::uintptr_t pitch = TileRows == 1 ? 0 : static_cast<std::uintptr_t>(m.ld) * sizeof(T);
     w.vector_global = ((w.origin_address | pitch) & mask) == 0;
