@@ -326,14 +326,15 @@ TEST_CASE("the workspace pool keeps the most it has held, until release_workspac
   }
   int device = 0;
   TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
-  auto reserved = [&] {
+  auto attribute = [&](cudaMemPoolAttr which) {
     cudaMemPool_t pool = nullptr;
     REQUIRE(tilecraft::detail::workspace_pool(device, pool, false, tilecraft::workspace_keep_bytes) == cudaSuccess);
     REQUIRE(pool != nullptr);
     std::uint64_t value = 0;
-    REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &value) == cudaSuccess);
+    REQUIRE(cudaMemPoolGetAttribute(pool, which, &value) == cudaSuccess);
     return value;
   };
+  auto reserved = [&] { return attribute(cudaMemPoolAttrReservedMemCurrent); };
   CHECK(tilecraft::release_workspace() == cudaSuccess);
   for (int round = 0; round < 2; ++round) {
     void* p = nullptr;
@@ -343,8 +344,11 @@ TEST_CASE("the workspace pool keeps the most it has held, until release_workspac
     REQUIRE(tilecraft::detail::workspace_free(p, nullptr) == cudaSuccess);
     TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());  // a pool releases beyond its threshold here
     CHECK(reserved() >= bytes);
+    CHECK(attribute(cudaMemPoolAttrReleaseThreshold) >= bytes);  // kept until released
     CHECK(tilecraft::release_workspace() == cudaSuccess);
     CHECK(reserved() == 0);
+    // What it keeps is workspace_keep_bytes again: a later phase of small work keeps no more.
+    CHECK(attribute(cudaMemPoolAttrReleaseThreshold) == tilecraft::workspace_keep_bytes);
   }
 }
 

@@ -120,7 +120,7 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! before them by the policy their own shape takes. An
 //! operand whose K index is the contiguous one (A row-major or B column-major as computed: the
 //! common NN case of either order) is first transposed into workspace when the product reuses
-//! it enough (the other side of C at least 1024 and M * N * K >= 2^30), and an operand whose
+//! it enough (the other side of C at least 1024 and M * N * K >= 3 x 2^30), and an operand whose
 //! rows are not 16-byte aligned (a leading dimension that is not a multiple of 16 bytes, or an
 //! offset base pointer) is copied into rows that are (the same rule with M * N * K >= 2^32): the
 //! shared tiles then fill in 16-byte vectors, which costs one copy and saves more than that in
@@ -188,13 +188,14 @@ template <class Policy = void>
 //! K-contiguous, B N-contiguous; either order) runs as its transpose, C^T = B^T A^T with A as the
 //! K-contiguous operand and C stored transposed through shared memory, where that takes those
 //! widths, or 64 x 128 tiles over K >= 2048 (1536^3: 0.81x -> 0.91-0.94x, 2304^3: 0.94x -> 1.05x,
-//! 1024 x 1024 x 4096: 0.84x -> 0.87x). When C has fewer
-//! tiles than the GPU has SMs, K is split into
-//! slices of at least 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB
-//! of float partial sums in workspace) that a second kernel sums in slice order: the same bits
-//! on every run. Everything else runs the block-level tiled_gemm on `mma.sync`
-//! (GemmMath::mma16, 128 x 128 tiles, about 0.45x cuBLAS), without workspace. Workspace comes
-//! from tilecraft's stream-ordered pool (see release_workspace()). Asynchronous on `stream`.
+//! 1024 x 1024 x 4096: 0.84x -> 0.87x). The tiles of a last wave that fills at most half of
+//! the SMs (every tile where C has at most half as many tiles as the GPU has SMs) have their K
+//! split into about SMs / tiles slices of at least 256 (products of at least 2^28
+//! multiply-adds, at most 16 slices and 64 MiB of float partial sums in workspace) that a
+//! second kernel sums in slice order: the same bits on every run. Everything else runs the
+//! block-level tiled_gemm on `mma.sync` (GemmMath::mma16, 128 x 128 tiles, about 0.45x cuBLAS),
+//! without workspace. Workspace comes from tilecraft's stream-ordered pool (see
+//! release_workspace()). Asynchronous on `stream`.
 //! Returns cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments
 //! (and a grid or K step count above 2^31 - 1), the pool's error when no workspace can be had;
 //! m == 0 or n == 0 is a successful no-op; otherwise the launch status.

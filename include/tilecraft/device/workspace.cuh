@@ -82,9 +82,11 @@ inline cudaError_t workspace_free(void* ptr, cudaStream_t stream) {
 }  // namespace detail
 
 //! Hands the workspace tilecraft's pool keeps on the current device (see
-//! workspace_keep_bytes) back to the driver. Call it once the work that used it has finished
-//! (after a synchronization), when a phase of the application that ran GEMMs is over and the
-//! memory is wanted elsewhere. cudaSuccess when there is nothing to release.
+//! workspace_keep_bytes) back to the driver, and lowers what the pool keeps from then on to
+//! workspace_keep_bytes again (the most it had held no longer counts). Call it once the work
+//! that used it has finished (after a synchronization), when a phase of the application that
+//! ran GEMMs is over and the memory is wanted elsewhere. cudaSuccess when there is nothing to
+//! release.
 //! \code
 //! TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::release_workspace());
@@ -95,6 +97,9 @@ inline cudaError_t workspace_free(void* ptr, cudaStream_t stream) {
   cudaMemPool_t pool = nullptr;
   if (detail::workspace_pool(device, pool, false, workspace_keep_bytes) != cudaSuccess || pool == nullptr)
     return cudaSuccess;
+  std::uint64_t keep = workspace_keep_bytes;
+  TILECRAFT_RETURN_IF_ERROR(
+      detail::returned_status(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep)));
   return detail::returned_status(cudaMemPoolTrimTo(pool, 0));
 }
 
