@@ -115,6 +115,16 @@ TEST_CASE("stencil_1d: 2^24 + 3 elements") {
   check_stencil<8, void, double>((std::int64_t{1} << 24) + 3, StencilBoundary::zero, 0, 1, 11);
 }
 
+TEST_CASE("stencil_1d: persistent grids whose blocks walk several tiles") {
+  // Blocks of 32 threads, as many as fit (4224 on an H200), over 2 * 10^6 + 3 elements in tiles
+  // of 32 vectors: about four tiles a block of floats, eight of doubles, each stage refilled on
+  // the way; one stage (acquire after the compute) and two and three.
+  const std::int64_t n = 2000003;
+  check_stencil<4, StencilPolicy<32, 1, 2>, float>(n, StencilBoundary::clamp, 0, 0, 40);
+  check_stencil<2, StencilPolicy<32, 1, 1>, float>(n, StencilBoundary::zero, 1, 0, 41);
+  check_stencil<8, StencilPolicy<32, 1, 3>, double>(n, StencilBoundary::zero, 0, 1, 42);
+}
+
 TEST_CASE("stencil_1d: user policies, both algorithms, persistent and per-block grids, 1 to 8 stages") {
   constexpr auto direct = StencilAlgorithm::direct;
   for (std::int64_t n : {1, 33, 5000, 77777}) {

@@ -26,6 +26,10 @@ TEST_CASE("transpose rejects bad arguments before launching") {
   CHECK(transpose(in, 3, out, 4, 4, 4) == cudaErrorInvalidValue);              // ld_in < cols
   CHECK(transpose(in, 4, out, 3, 4, 4) == cudaErrorInvalidValue);              // ld_out < rows
   CHECK(transpose(in, INT64_MAX / 2, out, 4, 4, 4) == cudaErrorInvalidValue);  // overflows
+  CHECK(transpose(in, 4, out, INT64_MAX / 2, 4, 4) == cudaErrorInvalidValue);  // the output's extent overflows
+  // 2^38 columns: more tile columns than a grid's x dimension holds (the arrays 1 TiB each, apart).
+  auto* far_out = reinterpret_cast<float*>(std::uintptr_t{1} << 50);
+  CHECK(transpose(in, std::int64_t{1} << 38, far_out, 1, 1, std::int64_t{1} << 38) == cudaErrorInvalidValue);
   // In-place or overlapping.
   CHECK(transpose(in, 4, const_cast<float*>(in), 4, 4, 4) == cudaErrorInvalidValue);
   CHECK(transpose(in, 4, const_cast<float*>(in) + 3, 4, 4, 4) == cudaErrorInvalidValue);
@@ -84,6 +88,12 @@ TEST_CASE("stencil_1d rejects bad arguments before launching") {
   CHECK(stencil_1d(static_cast<const float*>(nullptr), out, 10, w) == cudaErrorInvalidValue);
   CHECK(stencil_1d(in, out, INT64_MAX / 2, w) == cudaErrorInvalidValue);  // byte offsets overflow
   CHECK(stencil_1d(in, out, 10, w, static_cast<StencilBoundary>(7)) == cudaErrorInvalidValue);
+  // 2^42 elements (16 TiB each, apart): more blocks than a grid holds, one tile a block
+  // (radius 2) and the per-block grid of radius 8.
+  auto* far_out = reinterpret_cast<float*>(std::uintptr_t{1} << 50);
+  CHECK(stencil_1d(in, far_out, std::int64_t{1} << 42, w) == cudaErrorInvalidValue);
+  const StencilWeights<float, 8> w8{};
+  CHECK(stencil_1d(in, far_out, std::int64_t{1} << 42, w8) == cudaErrorInvalidValue);
   // In-place or overlapping.
   CHECK(stencil_1d(in, const_cast<float*>(in), 10, w) == cudaErrorInvalidValue);
   CHECK(stencil_1d(in, const_cast<float*>(in) + 9, 10, w, StencilBoundary::clamp) == cudaErrorInvalidValue);
@@ -131,4 +141,48 @@ TEST_CASE("gemm checks its arguments before its quick return") {
   __shared__ SharedTile<float, 32, 1> tile;
   copy_tile<128>(tile, MatrixRef<const float>{in, 32, 32, 32}, 0, 0, 0);
   copy_tile_async<128>(tile, MatrixRef<const float>{in, 32, 32, 32}, 0, 0, -1);
+}
+
+TEST_CASE("a tile copy's window at any origin: the rows and columns inside, no overflow") {
+  // The window a cooperative copy computes once per tile: which of a Rows x Cols tile's rows and
+  // columns lie inside the matrix, and the address of its element (0, 0), for origins anywhere
+  // (the extremes of int64 too), against the same quantities in 128-bit arithmetic.
+  constexpr int rows = 8, cols = 16;
+  using Window = detail::TileWindow<detail::CopyShape<rows, cols, 4>, float, rows, cols>;
+  auto* base = reinterpret_cast<float*>(std::uintptr_t{1} << 20);  // never dereferenced
+  const MatrixRef<float> m{base, 5, 37, std::int64_t{1} << 40};
+  using Wide = __int128;
+  auto clamp = [](Wide x, int hi) { return static_cast<int>(x <= 0 ? 0 : (x >= hi ? hi : x)); };
+  const std::int64_t origins[][2] = {{INT64_MIN, INT64_MIN},
+                                     {INT64_MAX, 3},
+                                     {-3, INT64_MAX},
+                                     {1 << 24, 0},
+                                     {-7, -15},
+                                     {2, 30},
+                                     {4, 36},
+                                     {5, 0},
+                                     {-8, 0},
+                                     {0, -16},
+                                     {-1, -1},
+                                     {INT64_MIN + 1, 2}};
+  for (const auto& o : origins) {
+    CAPTURE(o[0]);
+    CAPTURE(o[1]);
+    const Window w = Window::make(m, o[0], o[1]);
+    CHECK(w.row_lo == clamp(-Wide{o[0]}, rows));
+    CHECK(w.row_hi == clamp(Wide{m.rows} - o[0], rows));
+    CHECK(w.col_lo == clamp(-Wide{o[1]}, cols));
+    CHECK(w.col_hi == clamp(Wide{m.cols} - o[1], cols));
+    const auto address = static_cast<unsigned __int128>(reinterpret_cast<std::uintptr_t>(base)) +
+                         static_cast<unsigned __int128>(Wide{o[0]} * m.ld + o[1]) * sizeof(float);
+    CHECK(w.origin_address == static_cast<std::uintptr_t>(address));  // modulo 2^64
+  }
+  // Inside: the window is the exact intersection, and at() the element's address.
+  const Window w = Window::make(m, -2, 30);
+  CHECK(w.row_lo == 2);
+  CHECK(w.row_hi == 7);
+  CHECK(w.col_lo == 0);
+  CHECK(w.col_hi == 7);
+  CHECK(!w.empty());
+  CHECK(w.at(2, 6) == &m(0, 36));
 }
