@@ -424,10 +424,10 @@ TEST_CASE("int32 even bins: exact at every edge, the full int range, bins 1 ... 
 }
 
 // The plans the cases above do not reach on an H200: one block an SM (bins too many for the
-// policy's blocks per SM to share one, few enough for one block: even int bins from about 19,200
-// and range bins, with their lookup table, from about 7,550), 64-bit counters on the global
-// counters (more bins than one block holds), and a policy that counts a 16-byte vector of one
-// value sample by sample (VectorRuns false).
+// policy's blocks per SM to share one, few enough for one block: even int bins from about
+// 19,200 and range bins, with their levels and lookup cells, from about 8,300), 64-bit counters
+// on the global counters (more bins than one block holds), and a policy that counts a 16-byte
+// vector of one value sample by sample (VectorRuns false).
 TEST_CASE("one block an SM, 64-bit global counters, and a policy without vector runs") {
   const std::int64_t n = tilecraft::test::sanitizer_sized() ? 30011 : (1 << 20) + 5;
   const auto m = static_cast<std::size_t>(n);
@@ -439,7 +439,7 @@ TEST_CASE("one block an SM, 64-bit global counters, and a policy without vector 
     CHECK(run_even<unsigned>(in.get() + 1, n, bins, -1000000, 1000000) == want);
     CHECK(run_even<unsigned long long>(in.get() + 1, n, bins, -1000000, 1000000) == want);
   }
-  for (int bins : {8000, 20000}) {
+  for (int bins : {10000, 20000}) {
     for (bool even : {true, false}) {
       CAPTURE(bins);
       CAPTURE(even);

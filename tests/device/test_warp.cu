@@ -251,7 +251,7 @@ TEST_CASE("warp_scan over every logical warp size") {
 }  // namespace warp_scan_tests
 
 // shuffle_down / shuffle_up / shuffle_index moved word by word: types of 1, 6, 12 and 20 bytes
-// (a last partial word; alignment 1), and 8-byte doubles; logical warps of 2 to 32 lanes, with
+// (a last partial word; alignment 1), and 8-byte doubles; logical warps of 1 to 32 lanes, with
 // member masks that name only some of a warp's segments (the lanes outside return at once and
 // must keep their poisoned outputs). Against a host model of the shuffles' lane arithmetic.
 namespace shuffle_tests {

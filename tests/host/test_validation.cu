@@ -88,8 +88,8 @@ TEST_CASE("stencil_1d rejects bad arguments before launching") {
   CHECK(stencil_1d(static_cast<const float*>(nullptr), out, 10, w) == cudaErrorInvalidValue);
   CHECK(stencil_1d(in, out, INT64_MAX / 2, w) == cudaErrorInvalidValue);  // byte offsets overflow
   CHECK(stencil_1d(in, out, 10, w, static_cast<StencilBoundary>(7)) == cudaErrorInvalidValue);
-  // 2^42 elements (16 TiB each, apart): more blocks than a grid holds, one tile a block
-  // (radius 2) and the per-block grid of radius 8.
+  // 2^42 elements (16 TiB each, apart): more blocks than a grid holds, for radius 2's direct
+  // policy and for radius 8's tiled one of one tile a block.
   auto* far_out = reinterpret_cast<float*>(std::uintptr_t{1} << 50);
   CHECK(stencil_1d(in, far_out, std::int64_t{1} << 42, w) == cudaErrorInvalidValue);
   const StencilWeights<float, 8> w8{};

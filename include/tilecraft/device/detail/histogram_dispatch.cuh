@@ -29,10 +29,10 @@ inline constexpr int histogram_max_bins = 1 << 22;
 //! Temp storage the launchers ask for: none is used, 16 bytes keep CUB's two-phase protocol.
 inline constexpr std::size_t histogram_temp_bytes = 16;
 
-//! Lookup cells for range bins: twice the bins, as a power of two from 64 to 4096.
 //! The most range bins the lookup cells' 16-bit bin indices address.
 inline constexpr int histogram_range_max_cell_bins = 1 << 16;
 
+//! Lookup cells for range bins: twice the bins, as a power of two from 64 to 4096.
 constexpr int histogram_range_cells(int bins) {
   int cells = 64;
   while (cells < 2 * bins && cells < 4096) cells *= 2;
