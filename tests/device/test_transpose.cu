@@ -74,7 +74,7 @@ TEST_CASE("transpose of more tile rows than a grid's y dimension holds") {
   // 2^22 + 1 rows: 65537 tile rows of 64 (float) and 131073 of 32 (double) past the 65535 of
   // grid y: grids of 2 and 3 layers in z, most of the last layer's blocks without a tile.
   check_transpose<float>((std::int64_t{1} << 22) + 1, 1, 0, 0, 0, 900);
-  check_transpose<double>((std::int64_t{1} << 22) + 1, 3, 0, 2, 1, 901);
+  if (!tilecraft::test::sanitizer_sized()) check_transpose<double>((std::int64_t{1} << 22) + 1, 3, 0, 2, 1, 901);
 }
 
 TEST_CASE_TEMPLATE("user policies: layouts, mappings, cache hints, register caps", T, float, double) {
