@@ -442,7 +442,6 @@ TEST_CASE("one block an SM, 64-bit global counters, and a policy without vector 
     DeviceBuffer<int> in(host);
     const Counts want = host_even(host, 1, n, bins, -1000000, 1000000);
     CHECK(run_even<unsigned>(in.get() + 1, n, bins, -1000000, 1000000) == want);
-    CHECK(run_even<unsigned long long>(in.get() + 1, n, bins, -1000000, 1000000) == want);
   }
   for (int bins : range_bins) {
     for (bool even : {true, false}) {

@@ -384,8 +384,10 @@ struct ComposeMap6 {
 static_assert(sizeof(Maps12) == 12 && alignof(Maps12) == 1 && tilecraft::detail::tile_status_kind<Maps12> == 2);
 static_assert(sizeof(Map6) == 6 && alignof(Map6) == 2 && tilecraft::detail::tile_status_kind<Map6> == 1);
 
+// Inclusive only: an exclusive scan's tile states are the same (one kernel fewer a type, for
+// every architecture CI builds).
 template <class T, class Op, class Make>
-void check_odd_width(std::size_t n, Op op, const T& init, Make make) {
+void check_odd_width(std::size_t n, Op op, Make make) {
   CAPTURE(sizeof(T));
   CAPTURE(n);
   std::vector<T> host(n);
@@ -394,8 +396,6 @@ void check_odd_width(std::size_t n, Op op, const T& init, Make make) {
   const auto n64 = static_cast<std::int64_t>(n);
   run_scan<false>(in.get(), out.get(), n64, op);
   CHECK(mismatches(download(out.get(), n), host_scan<false, T, T>(host, 0, n, op)) == 0);
-  run_scan<true>(in.get(), out.get(), n64, op, init);
-  CHECK(mismatches(download(out.get(), n), host_scan<true, T, T>(host, 0, n, op, init)) == 0);
 }
 
 TEST_CASE("tile states of accumulators of 12 bytes of alignment 1 and 6 bytes of alignment 2") {
@@ -413,14 +413,9 @@ TEST_CASE("tile states of accumulators of 12 bytes of alignment 1 and 6 bytes of
   auto make6 = [&] {
     return Map6{static_cast<std::uint16_t>(g() | 1u), static_cast<std::uint16_t>(g()), static_cast<std::uint16_t>(g())};
   };
-  Maps12 init12;
-  for (int i = 0; i < 6; ++i) {
-    init12.m[i] = 3;
-    init12.a[i] = static_cast<std::uint8_t>(i);
-  }
   const std::size_t most = tilecraft::test::sanitizer_sized() ? 300001 : 1000003;  // 118 and 56 tiles
   for (std::size_t n : {std::size_t{1}, std::size_t{777}, std::size_t{20000}, most}) {
-    check_odd_width(n, ComposeMaps12{}, init12, make12);
-    check_odd_width(n, ComposeMap6{}, Map6{5, 7, 9}, make6);
+    check_odd_width<Maps12>(n, ComposeMaps12{}, make12);
+    check_odd_width<Map6>(n, ComposeMap6{}, make6);
   }
 }

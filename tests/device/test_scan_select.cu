@@ -89,9 +89,12 @@ void check_large_tile() {
       out.poison();
       run_scan<false, Policy>(in.get() + shift, out.get() + shift, n, Sum{});
       CHECK(mismatches(download(out.get() + shift, m), host_scan<false, int, int>(host, s, m, Sum{})) == 0);
-      out.poison();
-      run_scan<true, Policy>(in.get() + shift, out.get() + shift, n, Min{}, 777);
-      CHECK(mismatches(download(out.get() + shift, m), host_scan<true, int, int>(host, s, m, Min{}, 777)) == 0);
+      // (The streaming hint's loads and stores are an inclusive scan's too: one kernel fewer.)
+      if constexpr (Policy::hint != CacheHint::streaming) {
+        out.poison();
+        run_scan<true, Policy>(in.get() + shift, out.get() + shift, n, Min{}, 777);
+        CHECK(mismatches(download(out.get() + shift, m), host_scan<true, int, int>(host, s, m, Min{}, 777)) == 0);
+      }
     }
   }
 }

@@ -116,13 +116,13 @@ TEST_CASE("stencil_1d: 2^24 + 3 elements") {
 }
 
 TEST_CASE("stencil_1d: persistent grids whose blocks walk several tiles") {
-  // Blocks of 32 threads, as many as fit (4224 on an H200), over 2 * 10^6 + 3 elements in tiles
-  // of 32 vectors: about four tiles a block of floats, eight of doubles, each stage refilled on
-  // the way; one stage (acquire after the compute) and two and three.
-  const std::int64_t n = 2000003;
-  check_stencil<4, StencilPolicy<32, 1, 2>, float>(n, StencilBoundary::clamp, 0, 0, 40);
-  check_stencil<2, StencilPolicy<32, 1, 1>, float>(n, StencilBoundary::zero, 1, 0, 41);
-  check_stencil<8, StencilPolicy<32, 1, 3>, double>(n, StencilBoundary::zero, 0, 1, 42);
+  // The user policies below (no new kernels), on as many blocks as fit (an H200 holds 32 blocks
+  // of 32 or 64 threads an SM, 16 of 128) over more elements than one tile a block: 64 x 2
+  // vectors of floats, one stage (acquire after the compute), about 2.8 tiles a block; 128 x 2,
+  // two stages, 2.8; 32 x 1 vectors of doubles, eight stages, 7.4: each stage refilled on the way.
+  check_stencil<3, StencilPolicy<64, 2, 1>, float>(6000007, StencilBoundary::clamp, 0, 0, 40);
+  check_stencil<4, StencilPolicy<128, 2, 2>, float>(6000007, StencilBoundary::zero, 1, 0, 41);
+  check_stencil<16, StencilPolicy<32, 1, 8>, double>(2000003, StencilBoundary::clamp, 0, 1, 42);
 }
 
 TEST_CASE("stencil_1d: user policies, both algorithms, persistent and per-block grids, 1 to 8 stages") {
