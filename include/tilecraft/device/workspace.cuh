@@ -98,8 +98,7 @@ inline cudaError_t workspace_free(void* ptr, cudaStream_t stream) {
   if (detail::workspace_pool(device, pool, false, workspace_keep_bytes) != cudaSuccess || pool == nullptr)
     return cudaSuccess;
   std::uint64_t keep = workspace_keep_bytes;
-  TILECRAFT_RETURN_IF_ERROR(
-      detail::returned_status(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep)));
+  TILECRAFT_RETURN_IF_ERROR(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
   return detail::returned_status(cudaMemPoolTrimTo(pool, 0));
 }
 
