@@ -694,15 +694,30 @@ TEST_CASE("the wgmma kernel's plan: whole waves, then stream-K shares that cover
       REQUIRE(end - begin <= wgmma_stream_k_begin(p, 1));
       if (tiles > sms) REQUIRE(end - begin >= ktiles);
       if (tiles <= sms) REQUIRE((end - begin) * tile_k >= std::min<std::int64_t>(t.split.min_slice, ktiles * tile_k));
-      // The pieces of the share, one a tile (as for_each_wgmma_unit cuts it): a piece that
-      // starts inside a tile comes first, one that a later share continues comes last.
-      for (std::int64_t s = begin; s < end;) {
-        const std::int64_t x = s / ktiles, kt0 = s % ktiles, kt1 = std::min(ktiles, kt0 + (end - s));
-        if (kt0 > 0) REQUIRE(s == begin);
-        if (kt1 < ktiles) REQUIRE(s + (kt1 - kt0) == end);
-        if (kt0 == 0) ++owners[static_cast<std::size_t>(x)];
+      // The pieces of the share, one a tile, cut as for_each_wgmma_unit cuts them (from the
+      // share's end back): only the share's first piece may start inside a tile, only its last
+      // may stop inside one (a partial, which a later share continues); a tile's owner is the
+      // piece holding its last step, and its other pieces lie in earlier shares.
+      for (std::int64_t i = end; i > begin;) {
+        const std::int64_t tile_begin = (i - 1) / ktiles * ktiles, i0 = std::max(tile_begin, begin);
+        const std::int64_t x = tile_begin / ktiles, kt0 = i0 - tile_begin, kt1 = i - tile_begin;
+        if (kt0 > 0) REQUIRE(i0 == begin);
+        if (kt1 < ktiles) REQUIRE(i == end);
+        if (kt1 == ktiles) {
+          ++owners[static_cast<std::size_t>(x)];
+          // The owner's loop: the blocks before it whose shares end inside the tile hold the
+          // rest of it, each in its share's last piece.
+          std::int64_t rest = kt0;
+          for (int j = b - 1; j >= 0 && wgmma_stream_k_begin(p, j + 1) > tile_begin; --j) {
+            const std::int64_t piece_end = wgmma_stream_k_begin(p, j + 1);
+            const std::int64_t piece_begin = std::max(tile_begin, wgmma_stream_k_begin(p, j));
+            REQUIRE(piece_end - tile_begin < ktiles);
+            rest -= piece_end - piece_begin;
+          }
+          REQUIRE(rest == 0);
+        }
         covered[static_cast<std::size_t>(x)] += kt1 - kt0;
-        s += kt1 - kt0;
+        i = i0;
       }
     }
     for (std::size_t x = 0; x < covered.size(); ++x) {

@@ -454,8 +454,8 @@ inline SplitPlan split_k_plan(const PolicyFacts& f, std::int64_t m, std::int64_t
 //!     slice order by a second kernel (gemm_wgmma_slices_reduce_kernel);
 //!   - otherwise stream-K (when whole < tiles): their K steps, tile after tile, dealt out to the
 //!     blocks in equal shares (wgmma_stream_k_begin); a tile's steps that fall to several blocks
-//!     are summed by the block holding its first one (the owner), which waits for the others'
-//!     partial sums and adds them in K order; whole is then a multiple of blocks.
+//!     are summed by the block holding its last one (the owner), which waits for the earlier
+//!     blocks' partial sums and adds them in a fixed order; whole is then a multiple of blocks.
 //! Either way the same bits on every run.
 struct WgmmaPlan {
   std::int64_t tiles = 0;
@@ -506,7 +506,7 @@ inline WgmmaPlan wgmma_slices_plan(std::int64_t tiles, std::int64_t ktiles, doub
 
 //! What stream-K `plan` takes, in K steps of its whole tiles: the whole tiles' waves, then the
 //! longest share, its steps costing `step` each, and its partial sums (`fixup` steps each: the
-//! one a block writes when its share starts inside a tile, and the ones the owner reads: a
+//! one a block writes when its share ends inside a tile, and the ones the owner reads: a
 //! tile's steps meet ceil(ktiles / share) + 1 blocks at most).
 inline double wgmma_plan_steps(const WgmmaPlan& plan, double step, double fixup) {
   if (plan.blocks <= 0) return 0.0;

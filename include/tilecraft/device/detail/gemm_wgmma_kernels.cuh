@@ -451,24 +451,29 @@ TILECRAFT_DEVICE void tma_load_operand(std::uint32_t dst, const CUtensorMap* map
 //!   - whole: every K step of the tile; C = alpha * sums + beta * C;
 //!   - slice: a K slice of a tile of the last wave: the sums, as a tile_m x tile_n block, to
 //!     block `slot` of the partial sums (gemm_wgmma_slices_reduce_kernel adds them);
-//!   - partial: a stream-K share's K steps that continue a tile begun by another block: the
-//!     sums go to the block's slot of partial sums and its flag is raised;
-//!   - owner: a tile's first K steps, which other blocks' shares continue: their partial sums
-//!     are added in K order, then C is stored as for a whole tile.
+//!   - partial: a stream-K share's last K steps, which do not end their tile (the tile goes on
+//!     in the next blocks' shares): the sums go to the block's slot of partial sums and its flag
+//!     is raised;
+//!   - owner: a tile's last K steps, begun in the shares of the blocks before this one: their
+//!     partial sums are added, nearest block first, then C is stored as for a whole tile.
 struct WgmmaUnit {
   enum Kind { whole, slice, partial, owner };
   std::int64_t m0, n0;
   std::int64_t kt0;
   int ktiles;
   Kind kind;
-  std::int64_t tile_end;  //!< owner: the stream-K step after the tile's last one
-  std::int64_t slot;      //!< slice: its block of partial sums
+  std::int64_t tile_begin;  //!< owner: the stream-K step of the tile's first one
+  std::int64_t slot;        //!< slice: its block of partial sums
 };
 
 //! Calls f(unit) for every unit of block b of `plan`, in the order the block computes them:
 //! its units b, b + blocks, ... of the round robin (whole tiles, then K slices), then the
-//! pieces of its stream-K share, one a tile, in K order (the first may be partial, the last an
-//! owner).
+//! pieces of its stream-K share, one a tile, from the share's end back to its start: the last
+//! piece (partial when it does not end its tile) first, so that its flag is up early, the first
+//! (an owner when it ends a tile begun before the share) last. An owner thus waits only for
+//! blocks before it, which started before it and compute their partial piece first: no block
+//! waits for one that may not have started (where other kernels hold SMs, the blocks after an
+//! owner need not be resident).
 template <class S, class F>
 TILECRAFT_DEVICE void for_each_wgmma_unit(const WgmmaPlan& plan, std::int64_t b, std::int64_t m, std::int64_t n,
                                           F&& f) {
@@ -489,22 +494,25 @@ TILECRAFT_DEVICE void for_each_wgmma_unit(const WgmmaPlan& plan, std::int64_t b,
     f(unit);
   }
   if (!plan.stream_k()) return;
-  const std::int64_t end = wgmma_stream_k_begin(plan, b + 1);
-  for (std::int64_t i = wgmma_stream_k_begin(plan, b); i < end;) {
-    const std::int64_t tile = plan.whole + i / plan.ktiles, kt0 = i % plan.ktiles;
-    const std::int64_t kt1 = plan.ktiles < kt0 + (end - i) ? plan.ktiles : kt0 + (end - i);
+  const std::int64_t begin = wgmma_stream_k_begin(plan, b);
+  for (std::int64_t i = wgmma_stream_k_begin(plan, b + 1); i > begin;) {
+    // The piece ending at stream-K step i: from the later of its tile's first step and the
+    // share's start.
+    const std::int64_t tile_begin = (i - 1) / plan.ktiles * plan.ktiles;
+    const std::int64_t i0 = tile_begin > begin ? tile_begin : begin;
+    const std::int64_t kt0 = i0 - tile_begin, kt1 = i - tile_begin;
     WgmmaUnit unit{0,
                    0,
                    kt0,
                    static_cast<int>(kt1 - kt0),
-                   kt0 > 0             ? WgmmaUnit::partial
-                   : kt1 < plan.ktiles ? WgmmaUnit::owner
-                                       : WgmmaUnit::whole,
-                   i - kt0 + plan.ktiles,
+                   kt1 < plan.ktiles ? WgmmaUnit::partial
+                   : kt0 > 0         ? WgmmaUnit::owner
+                                     : WgmmaUnit::whole,
+                   tile_begin,
                    0};
-    wgmma_tile_origin<S>(tile, m, n, unit.m0, unit.n0);
+    wgmma_tile_origin<S>(plan.whole + tile_begin / plan.ktiles, m, n, unit.m0, unit.n0);
     f(unit);
-    i += kt1 - kt0;
+    i = i0;
   }
 }
 
@@ -776,18 +784,19 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
       arch::wait_for_dependencies();
     }
     if (unit.kind == WgmmaUnit::partial) {
-      // Continues a tile another block owns: its sums to this block's slot, then the flag
-      // (every computing thread's stores ordered before the release by the barrier).
+      // Part of a tile a later block owns: its sums to this block's slot, then the flag (every
+      // computing thread's stores ordered before the release by the barrier).
       wgmma_store_partial<S>(acc, partial + b * tile_elems);
       arch::named_barrier_sync(consumers_barrier, S::threads);
       if (t == 0) arch::store_release(&flags[b], 1u);
       return;
     }
     if (unit.kind == WgmmaUnit::owner) {
-      // The tile's other K steps are the first pieces of the next blocks' shares (each a
-      // partial unit, the first one those blocks compute in their shares, so none of them
-      // waits for this block): add their sums in K order.
-      for (std::int64_t j = b + 1; wgmma_stream_k_begin(plan, j) < unit.tile_end; ++j) {
+      // The tile's earlier K steps are the last pieces of the shares of the blocks before this
+      // one (each a partial unit, the first those blocks compute in their shares, so none of
+      // them waits for anything): add their sums, nearest block first (a fixed order: the same
+      // bits every run).
+      for (std::int64_t j = b - 1; j >= 0 && wgmma_stream_k_begin(plan, j + 1) > unit.tile_begin; --j) {
         if (t == 0) {
           while (arch::load_acquire(&flags[j]) == 0u) __nanosleep(32);
         }
@@ -822,8 +831,8 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! tiles owned by other blocks go to its slot of `partial` (a tile of floats a block) and raise
 //! flags[b]. `flags` (plan.blocks words, stream-K only) must be zero when the first block starts,
 //! or be cleared by gemm_stream_k_reset_kernel launched just before this kernel, which may then be
-//! its programmatic dependent. Launch plan.blocks blocks, at most one per SM (an owner waits for
-//! the blocks after it). The warp after the computing ones (its first lane; Split: warpgroup 2,
+//! its programmatic dependent. Launch plan.blocks blocks, at most one per SM (an owner waits only
+//! for blocks before it, which start first). The warp after the computing ones (its first lane; Split: warpgroup 2,
 //! which gives its registers to the other two) fills a ring of S::stages stages by TMA, each
 //! guarded by a full and an empty mbarrier; the computing warpgroups wait on `full`, multiply
 //! (`wgmma.mma_async.m64nN` straight from shared memory), and release a stage as soon as its
