@@ -278,7 +278,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented boun
     const double bound = bound_of(math, k);
     const std::vector<float> got = run_gemm<R>(p, d);
     const double worst = check_c(p, got, d, want, mag, bound);
-    // The same bits on every run (stream-K adds its partial sums in K order).
+    // The same bits on every run (stream-K adds its partial sums in a fixed order).
     if constexpr (R::wgmma) {
       const std::vector<float> again = run_gemm<R>(p, d);
       CHECK(std::memcmp(again.data(), got.data(), got.size() * sizeof(float)) == 0);

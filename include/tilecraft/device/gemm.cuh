@@ -227,8 +227,8 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! On an H100 / H200 whose code was compiled for sm_90a (see the 16-bit gemm()), products whose
 //! blocks fill at least half of the SMs run Hopper's warpgroup MMA (the last wave's K split as
 //! for 16-bit operands; TF32x3 with fewer tiles than SMs stream-K instead: every tile's K steps
-//! dealt out to every SM in equal shares, the block holding a tile's first steps adding the
-//! others' partial sums in K order, the same bits every run; 1.3 to 2.7 times faster there on
+//! dealt out to every SM in equal shares, the block holding a tile's last steps adding the
+//! earlier blocks' partial sums in a fixed order, the same bits every run; 1.3 to 2.7 times faster there on
 //! an H200): TF32 on 128 x 256 tiles (128 x 192, 128 x 128 or 64 x 128 where those take less
 //! time by waves, the 16-bit path's rule) fed by TMA, the
 //! operands truncated to TF32 by the tensor cores (about twice the error of rounding them, well

@@ -16,8 +16,8 @@
 //!     the tile of C then stored transposed through shared memory.
 //!     Persistent (one block per SM): whole tiles first, then, as the plan says, the last
 //!     wave's tiles in K slices (summed by gemm_wgmma_slices_reduce_kernel) or stream-K (their
-//!     K steps shared out evenly; partial sums added in K order by the block that holds a
-//!     tile's first steps): see WgmmaPlan.
+//!     K steps shared out evenly; partial sums added in a fixed order by the block that holds
+//!     a tile's last steps, which waits only for blocks before it): see WgmmaPlan.
 //!   - gemm_tensor_fallback_kernel: the same product on every other GPU (and for 16-bit operands
 //!     that are not 16-byte aligned), one tile of the block-level tiled_gemm (mma.sync) per block.
 //! Both take the problem in its row-major form (C row-major, m x n; see GemmProblem) and
