@@ -613,7 +613,7 @@ void check_policy() {
   PREFIX template cudaError_t tilecraft::detail::launch_product<P, false, T, tilecraft::BasicLinearCombination<T>>( \
       const tilecraft::detail::GemmProblem<T>&,                                                                     \
       tilecraft::detail::LauncherEpilogue<T, tilecraft::BasicLinearCombination<T>>, int,                            \
-      const tilecraft::detail::GemmSplitLimits&, cudaStream_t, const tilecraft::detail::LaunchAfter&)
+      const tilecraft::detail::GemmSplitLimits&, cudaStream_t, const tilecraft::detail::LaunchAfter&, std::int64_t)
 // The defaults' kernels: instantiated with gemm_run<void, T> (float in test_gemm_shapes.cu,
 // double in test_gemm_tiled.cu), not again where a test names a default policy.
 #define TILECRAFT_TEST_GEMM_DEFAULT_PRODUCTS(PREFIX)                       \

@@ -392,6 +392,40 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stre
   }
 }
 
+TEST_CASE_TEMPLATE("gemm on 16-bit operands without workspace: copies become mma.sync, split K every tile whole", T,
+                   __half, __nv_bfloat16) {
+  // workspace_limit 0: every workspace request refused, as an exhausted pool refuses it.
+  // Operands that would be copied for wgmma (ld + 3) run on mma.sync as stored; aligned ones run
+  // wgmma with the K split forced (slices, then stream-K; planned for the device's SMs and for
+  // 4), which without workspace for the partial sums runs every tile whole.
+  tilecraft::detail::GemmTensorTunables forced;
+  forced.split = {64, 0.0, std::int64_t{64} << 20};
+  forced.fixup = 0.0;
+  forced.pack_min_volume = 0.0;
+  forced.workspace_limit = 0;
+  const std::int64_t shapes[][3] = {{136, 264, 520}, {304, 600, 336}, {200, 1104, 200}, {67, 45, 130}};
+  const bool full = !tilecraft::test::sanitizer_sized();
+  std::uint64_t salt = std::is_same_v<T, __half> ? 28000 : 29000;
+  int v = 0;
+  for (int stream_k : {-1, 1}) {
+    forced.stream_k = stream_k;
+    for (int sms : {0, 4}) {
+      forced.sms = sms;
+      CAPTURE(stream_k);
+      CAPTURE(sms);
+      for (const auto& s : shapes) {
+        for (int c : {0, 1, 5, 6}) {
+          const int w = v++;
+          if (!full && w % 4 != 0) continue;
+          const float alpha = w % 5 == 4 ? 0.0f : (w % 2 ? 1.0f : -0.5f), beta = w % 3 == 0 ? 0.0f : 2.0f;
+          const GemmLayout& l = (w / 4) % 2 == 0 ? layouts[c == 0 ? 0 : 1] : layouts[2];
+          check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, l), ++salt, &forced);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("gemm on 16-bit operands against cublasGemmEx: 1000 x 999 x 1001, both orders, and 2048^3", T,
                    __half, __nv_bfloat16) {
   const bool full = !tilecraft::test::sanitizer_sized();

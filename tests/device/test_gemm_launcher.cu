@@ -116,6 +116,13 @@ TEST_CASE_TEMPLATE(
     const Problem<T> p = make_problem(c, s[0], s[1], s[2], layout, T(0.75), variant % 2 ? T(0) : T(1.5));
     check_gemm(p, ++salt, run_gemm<T>(tunables), cublas, true, Fill{false, variant % 2 == 1});
     if (variant % 3 == 0) check_gemm(p, ++salt, run_gemm<T, Large>(tunables), nullptr, true);
+    if (variant % 3 == 1) {
+      // Without workspace (every request refused, as an exhausted pool refuses it): unpacked
+      // and unsplit, the same result.
+      tilecraft::detail::GemmTunables none = tunables;
+      none.workspace_limit = 0;
+      check_gemm(p, ++salt, run_gemm<T>(none), nullptr, true);
+    }
   });
 }
 

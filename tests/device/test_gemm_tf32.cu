@@ -58,7 +58,11 @@ namespace {
 // whole tiles, slices and stream-K shares alike); unaligned layouts take the other path, B
 // transposed first. SmemLimit > 0: the mma.sync path alone, as on a GPU whose blocks may opt in
 // to no more shared memory than that (65536: sm_75's, where it runs one stage fewer).
-template <GemmMath Math, bool Wgmma = false, int Split = 0, int Sms = 0, int Width = 0, int SmemLimit = 0>
+// WorkspaceLimit >= 0: workspace requests above it refused as an exhausted pool refuses them
+// (0: operands that need copying or splitting run on mma.sync as they are; split or stream-K K
+// on operands read as stored runs every tile whole).
+template <GemmMath Math, bool Wgmma = false, int Split = 0, int Sms = 0, int Width = 0, int SmemLimit = 0,
+          std::int64_t WorkspaceLimit = -1>
 struct Runner {
   static constexpr GemmMath math = Math;
   static constexpr bool wgmma = Wgmma;
@@ -72,6 +76,7 @@ struct Runner {
     }
     t.sms = Sms;
     t.tile_width = Width;
+    t.workspace_limit = WorkspaceLimit;
     if (SmemLimit > 0) {
       t.min_wave_fill = 1e30;  // never the wgmma kernel
       t.fallback_smem_limit = SmemLimit;
@@ -92,6 +97,9 @@ using Tf32x3StreamK = Runner<GemmMath::tf32x3, true, 2, 4>;
 using Tf32x3StreamKAll = Runner<GemmMath::tf32x3, true, 2>;
 using Tf32Short = Runner<GemmMath::tf32, true, 0, 0, 0, 65536>;
 using Tf32x3Short = Runner<GemmMath::tf32x3, true, 0, 0, 0, 65536>;
+using Tf32StreamKNoWorkspace = Runner<GemmMath::tf32, true, 2, 4, 256, 0, 0>;
+using Tf32SplitNoWorkspace = Runner<GemmMath::tf32, true, 1, 0, 128, 0, 0>;
+using Tf32x3StreamKNoWorkspace = Runner<GemmMath::tf32x3, true, 2, 4, 0, 0, 0>;
 
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
 
@@ -260,13 +268,16 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders
 
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented bound, beside FP32 SIMT gemm", R, Tf32,
                    Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK, Tf32x3StreamKAll,
-                   Tf32Split192, Tf32StreamK64, Tf32Short, Tf32x3Short) {
+                   Tf32Split192, Tf32StreamK64, Tf32Short, Tf32x3Short, Tf32StreamKNoWorkspace, Tf32SplitNoWorkspace,
+                   Tf32x3StreamKNoWorkspace) {
   constexpr GemmMath math = R::math;
   const bool light = tilecraft::test::sanitizer_sized();
   const std::int64_t m = light ? 130 : 1000, n = light ? 150 : 999, k = light ? 200 : 1001;
   std::uint64_t salt = 1000;
   for (int v : {0, 7, 4, 1}) {
-    if (light && v != 7) continue;
+    // Light runs: the unaligned layout; without workspace also the aligned row-major NN product
+    // (operands read as stored: the split K's fallback).
+    if (light && v != 7 && !(R::tunables().workspace_limit >= 0 && v == 0)) continue;
     const Order order = v < 4 ? Order::row_major : Order::col_major;
     const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
     const Problem p{order, op_a, op_b, m, n, k, 1.5f, v == 7 ? -0.75f : 0.0f, layouts[v == 7 ? 2 : 0]};

@@ -195,10 +195,11 @@ template <class Policy = void>
 //! second kernel sums in slice order: the same bits on every run. Everything else runs the
 //! block-level tiled_gemm on `mma.sync` (GemmMath::mma16, 128 x 128 tiles, about 0.45x cuBLAS),
 //! without workspace. Workspace comes from tilecraft's stream-ordered pool (see
-//! release_workspace()). Asynchronous on `stream`.
+//! release_workspace()); where none can be had, copied operands run on mma.sync as they are
+//! instead, and split K on wgmma every tile whole. Asynchronous on `stream`.
 //! Returns cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments
-//! (and a grid or K step count above 2^31 - 1), the pool's error when no workspace can be had;
-//! m == 0 or n == 0 is a successful no-op; otherwise the launch status.
+//! (and a grid or K step count above 2^31 - 1); m == 0 or n == 0 is a successful no-op;
+//! otherwise the launch status.
 //! \code
 //! // Row-major C (m x n, float) = A (m x k) * B (k x n), A and B in BF16.
 //! cudaError_t run(const __nv_bfloat16* a, const __nv_bfloat16* b, float* c, int m, int n, int k, cudaStream_t s) {
@@ -244,13 +245,14 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! when both operands have 16-byte aligned rows: the product runs as C^T = B^T A^T, B^T read as
 //! stored into registers for wgmma, C stored transposed.
 //! Everything else runs the block-level tiled_gemm on mma.sync on the operands as they are
-//! (operands rounded to nearest; FMAs below sm_80), without workspace. Returns
-//! cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments (and a grid
-//! or K step count above 2^31 - 1), the pool's error when no workspace can be had; m == 0 or n == 0
-//! is a successful no-op; otherwise the launch status. Performance on an H200 (benchmarks/results):
-//! TF32 0.95 to 1.17x cuBLAS's TF32 from 1024^3 to 8192^3, 0.90x or more at the other shapes
-//! measured with M, N, K >= 1024 and at 128 x 8192 x 8192; TF32x3 about 2.2x cuBLAS's FP32 SGEMM
-//! at 4096^3 and 8192^3.
+//! (operands rounded to nearest; FMAs below sm_80), without workspace; and so does a product
+//! whose operands' workspace cannot be had (a split or stream-K K whose partial sums' workspace
+//! cannot be had runs every tile whole instead). Returns cudaErrorInvalidValue, launching
+//! nothing, for the float gemm()'s invalid arguments (and a grid or K step count above
+//! 2^31 - 1); m == 0 or n == 0 is a successful no-op; otherwise the launch status.
+//! Performance on an H200 (benchmarks/results): TF32 0.95 to 1.17x cuBLAS's TF32 from 1024^3 to
+//! 8192^3, 0.90x or more at the other shapes measured with M, N, K >= 1024 and at
+//! 128 x 8192 x 8192; TF32x3 about 2.2x cuBLAS's FP32 SGEMM at 4096^3 and 8192^3.
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
 //! cudaError_t run(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {

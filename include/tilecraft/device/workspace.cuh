@@ -58,9 +58,12 @@ inline void keep_workspace(cudaMemPool_t pool) {
 // `bytes` of workspace on the current device, usable on `stream` from now on in stream order;
 // free it with workspace_free on the same stream. On failure (no memory pools, out of memory)
 // returns the error and clears it from the runtime's last-error state, so the caller can fall
-// back to a path without workspace.
-inline cudaError_t workspace_alloc(void** ptr, std::size_t bytes, cudaStream_t stream) {
+// back to a path without workspace. `limit` >= 0: a request of more bytes is refused as an
+// exhausted pool refuses it (cudaErrorMemoryAllocation; the launchers' tunables pass it, so that
+// tests run those fallbacks).
+inline cudaError_t workspace_alloc(void** ptr, std::size_t bytes, cudaStream_t stream, std::int64_t limit = -1) {
   *ptr = nullptr;
+  if (limit >= 0 && bytes > static_cast<std::uint64_t>(limit)) return cudaErrorMemoryAllocation;
   int device = 0;
   cudaError_t status = cudaGetDevice(&device);
   cudaMemPool_t pool = nullptr;

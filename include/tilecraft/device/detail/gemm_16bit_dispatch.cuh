@@ -131,14 +131,16 @@ inline bool wgmma_tma_available(std::int64_t rows, std::int64_t cols, std::int64
 //! dimensions that are multiples of 16 bytes; Split (TF32x3): their small parts at x + small_x
 //! and y + small_y, the same shapes and leading dimensions (16-byte aligned too). TransposedC:
 //! `c` holds C transposed (cols x rows, element (r, c) at c[c * ldc + r]), as it must where a
-//! float X is not K-contiguous (it goes to wgmma from registers). Returns cudaErrorInvalidValue,
-//! launching nothing, when the tiles or the K steps exceed 2^31 - 1; the pool's error when no
-//! workspace can be had.
+//! float X is not K-contiguous (it goes to wgmma from registers). Where the partial sums' (and
+//! flags') workspace cannot be had (at most workspace_limit bytes where that is not negative),
+//! every tile runs whole instead (wgmma_whole_plan). Returns cudaErrorInvalidValue, launching
+//! nothing, when the tiles or the K steps exceed 2^31 - 1.
 template <class S, class T, bool XK, bool YK, bool Split = false, bool TransposedC = std::is_same_v<T, float> && !XK>
 [[nodiscard]] cudaError_t launch_wgmma_tma(const T* x, std::int64_t ldx, const T* y, std::int64_t ldy, float* c,
                                            std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
                                            float alpha, float beta, const WgmmaPlan& plan, cudaStream_t stream,
-                                           std::int64_t small_x = 0, std::int64_t small_y = 0) {
+                                           std::int64_t workspace_limit, std::int64_t small_x = 0,
+                                           std::int64_t small_y = 0) {
   auto kernel = gemm_wgmma_tma_kernel<T, XK, YK, Split, S, TransposedC>;
   constexpr int smem_bytes = S::kernel_smem_bytes(TransposedC && sizeof(T) == 2);
   WgmmaTmaOperands ops{};
@@ -152,18 +154,24 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
   if (plan.units() > INT_MAX || plan.ktiles > INT_MAX || plan.blocks <= 0) return cudaErrorInvalidValue;
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
   const auto blocks = static_cast<std::size_t>(plan.blocks);
-  if (!plan.stream_k() && !plan.split()) {
-    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(XK), smem_bytes, stream>>>(ops, c, ldc, rows, cols, alpha,
-                                                                                         beta, plan, nullptr, nullptr);
+  // Every tile whole, on plan.blocks blocks at most: no workspace.
+  auto run_whole = [&] {
+    const WgmmaPlan whole = wgmma_whole_plan(plan.tiles, plan.ktiles, plan.blocks);
+    kernel<<<static_cast<unsigned>(whole.blocks), S::kernel_threads(XK), smem_bytes, stream>>>(
+        ops, c, ldc, rows, cols, alpha, beta, whole, nullptr, nullptr);
     return last_launch_error();
-  }
+  };
+  if (!plan.stream_k() && !plan.split()) return run_whole();
   if (plan.split()) {
     // The slices' sums in workspace (a tile of floats a slice of a tile), then their reduction.
     const std::int64_t tail = plan.tiles - plan.whole;
     float* partial = nullptr;
-    TILECRAFT_RETURN_IF_ERROR(workspace_alloc(
-        reinterpret_cast<void**>(&partial),
-        static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(tail * tile_elems) * sizeof(float), stream));
+    if (workspace_alloc(
+            reinterpret_cast<void**>(&partial),
+            static_cast<std::size_t>(plan.slices) * static_cast<std::size_t>(tail * tile_elems) * sizeof(float), stream,
+            workspace_limit) != cudaSuccess) {
+      return run_whole();
+    }
     kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(XK), smem_bytes, stream>>>(ops, c, ldc, rows, cols, alpha,
                                                                                          beta, plan, partial, nullptr);
     cudaError_t status = last_launch_error();
@@ -183,8 +191,10 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
   // Workspace: the flags (one a block, 256-byte aligned), then a tile of partial sums a block.
   const std::size_t flag_bytes = round_up<std::size_t>(blocks * sizeof(unsigned), 256);
   void* ws = nullptr;
-  TILECRAFT_RETURN_IF_ERROR(
-      workspace_alloc(&ws, flag_bytes + blocks * static_cast<std::size_t>(tile_elems) * sizeof(float), stream));
+  if (workspace_alloc(&ws, flag_bytes + blocks * static_cast<std::size_t>(tile_elems) * sizeof(float), stream,
+                      workspace_limit) != cudaSuccess) {
+    return run_whole();
+  }
   auto* flags = static_cast<unsigned*>(ws);
   auto* partial = reinterpret_cast<float*>(static_cast<unsigned char*>(ws) + flag_bytes);
   gemm_stream_k_reset_kernel<S><<<1, 256, 0, stream>>>(flags, plan.blocks);
@@ -298,9 +308,12 @@ template <class T>
     }
     const std::int64_t x_elems = x_ready ? 0 : x_outer * ldxp, y_elems = y_ready ? 0 : y_outer * ldyp;
     T* ws = nullptr;
-    if (x_elems + y_elems > 0) {
-      TILECRAFT_RETURN_IF_ERROR(workspace_alloc(reinterpret_cast<void**>(&ws),
-                                                static_cast<std::size_t>(x_elems + y_elems) * sizeof(T), stream));
+    if (x_elems + y_elems > 0 &&
+        workspace_alloc(reinterpret_cast<void**>(&ws), static_cast<std::size_t>(x_elems + y_elems) * sizeof(T), stream,
+                        tunables.workspace_limit) != cudaSuccess) {
+      // No workspace for the copies: mma.sync on the operands as they are.
+      return launch_tensor_fallback<Mma16GemmConfig<T>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha, beta,
+                                                        stream);
     }
     cudaError_t status = cudaSuccess;
     const T* xs = x;
@@ -339,7 +352,7 @@ template <class T>
           if constexpr (S::tile_n % 64 != 0 || S::tile_m == 64) {
             const WgmmaPlan plan = wgmma_plan_of<S>(cols, rows, k, sms, tunables);
             return launch_wgmma_tma<S, T, false, true, false, true>(ys, ldys, xs, ldxs, c, ldc, cols, rows, k, alpha,
-                                                                    beta, plan, stream);
+                                                                    beta, plan, stream, tunables.workspace_limit);
           } else {
             return cudaErrorInvalidValue;  // (not taken: the widths above)
           }
@@ -348,20 +361,20 @@ template <class T>
         if constexpr (S::tile_n % 64 != 0) {  // 144 and 168: a K-contiguous Y only (wgmma_width)
           if (!y_k) return cudaErrorInvalidValue;
           return x_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                          stream)
+                                                          stream, tunables.workspace_limit)
                      : launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                           stream);
+                                                           stream, tunables.workspace_limit);
         } else {
           if (x_k) {
             return y_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
-                                                            plan, stream)
+                                                            plan, stream, tunables.workspace_limit)
                        : launch_wgmma_tma<S, T, true, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
-                                                             plan, stream);
+                                                             plan, stream, tunables.workspace_limit);
           }
           return y_k ? launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                           stream)
+                                                           stream, tunables.workspace_limit)
                      : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
-                                                            plan, stream);
+                                                            plan, stream, tunables.workspace_limit);
         }
       };
       status = with_wgmma_width<T>(width, run);

@@ -63,14 +63,15 @@ inline bool grid_fits(std::int64_t rows, std::int64_t cols, std::int64_t tile_m,
 }
 
 //! One product C = epi(a * b) on Policy: the last wave's tiles (or all) with K split as
-//! split_k_plan says (when workspace can be had), the kernel for the operands' orders, with
-//! `after`'s kernels launched beside it when there are any.
+//! split_k_plan says (when workspace can be had, at most workspace_limit bytes where that is
+//! not negative: GemmTunables), the kernel for the operands' orders, with `after`'s kernels
+//! launched beside it when there are any.
 //! VectorOnly: instantiate only the kernel for a column-major a and a row-major b filled in
 //! vectors (run_packed's VectorPolicy and HugePolicy, for products it has checked fill so).
 template <class Policy, bool VectorOnly = false, class T, class Epilogue>
 [[nodiscard]] cudaError_t launch_product(const GemmProblem<T>& p, LauncherEpilogue<T, Epilogue> epi, int sms,
                                          const GemmSplitLimits& split_limits, cudaStream_t stream,
-                                         const LaunchAfter& after = {}) {
+                                         const LaunchAfter& after = {}, std::int64_t workspace_limit = -1) {
   using Tiled = typename Policy::tiled;
   static_assert(std::is_same_v<typename Policy::element_type, T>, "launch_product: Policy must be for T");
   const MatrixRef<T> c = p.c;
@@ -109,7 +110,7 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
   if (plan.slices > 1) {
     constexpr auto tile_elems = static_cast<std::size_t>(Tiled::shape::tile_m) * Tiled::shape::tile_n;
     const std::size_t bytes = static_cast<std::size_t>(plan.slices * tail) * tile_elems * sizeof(T);
-    if (workspace_alloc(reinterpret_cast<void**>(&slices.partial), bytes, stream) == cudaSuccess) {
+    if (workspace_alloc(reinterpret_cast<void**>(&slices.partial), bytes, stream, workspace_limit) == cudaSuccess) {
       slices = KSlices<T>{plan.whole, plan.k_slice, slices.partial, plan.units,
                           ceil_div<std::int64_t>(k, Tiled::shape::tile_k)};
     } else {
@@ -192,13 +193,14 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
       if (both_fill_in_vectors(q)) {
         if constexpr (!std::is_void_v<HugePolicy>) {
           if (huge_policy_pays(facts_of<HugePolicy>(), q.c.rows, q.c.cols, q.a.cols, sms, tunables.huge)) {
-            return launch_product<HugePolicy, true>(q, e, sms, tunables.split, stream, beside);
+            return launch_product<HugePolicy, true>(q, e, sms, tunables.split, stream, beside,
+                                                    tunables.workspace_limit);
           }
         }
-        return launch_product<VectorPolicy, true>(q, e, sms, tunables.split, stream, beside);
+        return launch_product<VectorPolicy, true>(q, e, sms, tunables.split, stream, beside, tunables.workspace_limit);
       }
     }
-    return launch_product<Policy>(q, e, sms, tunables.split, stream, beside);
+    return launch_product<Policy>(q, e, sms, tunables.split, stream, beside, tunables.workspace_limit);
   };
   // Panels are whole tiles of every policy that may multiply them.
   constexpr std::int64_t panel_tile_m =
@@ -207,9 +209,9 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
       std::lcm(std::lcm(tile_extent<Policy>(1), tile_extent<VectorPolicy>(1)), tile_extent<HugePolicy>(1));
   const PackPlan plan = pack_plan(p, panel_tile_m, panel_tile_n, tunables.pack);
   T* workspace = nullptr;
-  if (!plan.packs() ||
-      workspace_alloc(reinterpret_cast<void**>(&workspace),
-                      static_cast<std::size_t>(plan.a_elems + plan.b_elems) * sizeof(T), stream) != cudaSuccess) {
+  if (!plan.packs() || workspace_alloc(reinterpret_cast<void**>(&workspace),
+                                       static_cast<std::size_t>(plan.a_elems + plan.b_elems) * sizeof(T), stream,
+                                       tunables.workspace_limit) != cudaSuccess) {
     return product(p, epi, after);
   }
   T* const packed_a = workspace;

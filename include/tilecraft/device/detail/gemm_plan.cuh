@@ -97,6 +97,10 @@ struct GemmTunables {
   //! The SMs the plan fills (0: the device's; tests plan for a few, so that small products
   //! have whole waves and a last one).
   int sms = 0;
+  //! The most bytes of workspace one request may take (negative: no limit); a larger request
+  //! is refused as an exhausted pool refuses it, and the call takes its path without workspace
+  //! (tests: those paths on any GPU).
+  std::int64_t workspace_limit = -1;
 };
 
 //! The tensor-core launchers' limits (16-bit operands, and float operands in GemmMath::tf32 /
@@ -158,6 +162,9 @@ struct GemmTensorTunables {
   //! stored transposed, nothing transposed in memory (true), or transpose B into workspace
   //! first (false: tests, experiments; benchmarks/TUNING.md).
   bool registers_b = true;
+  //! As GemmTunables::workspace_limit: a request above it is refused as an exhausted pool
+  //! refuses it, and the call takes its path without workspace.
+  std::int64_t workspace_limit = -1;
 };
 
 // ---- arguments --------------------------------------------------------------------------------

@@ -222,39 +222,43 @@ template <GemmMath Math>
     const std::int64_t x_elems = tf32_operand_elems(x, ldx, x_k, rows, k, split);
     const std::int64_t y_elems = swap ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split);
     float* ws = nullptr;
-    if (x_elems + y_elems > 0) {
-      TILECRAFT_RETURN_IF_ERROR(workspace_alloc(reinterpret_cast<void**>(&ws),
-                                                static_cast<std::size_t>(x_elems + y_elems) * sizeof(float), stream));
-    }
-    Tf32Operand xo{x, ldx, 0}, yo{y, ldy, 0};
-    cudaError_t status = cudaSuccess;
-    if (k > 0) {
-      status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream);
-      if (status == cudaSuccess && !swap) {
-        status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
+    // Where the operands' workspace cannot be had: mma.sync on them as they are (below).
+    if (x_elems + y_elems == 0 ||
+        workspace_alloc(reinterpret_cast<void**>(&ws), static_cast<std::size_t>(x_elems + y_elems) * sizeof(float),
+                        stream, tunables.workspace_limit) == cudaSuccess) {
+      Tf32Operand xo{x, ldx, 0}, yo{y, ldy, 0};
+      cudaError_t status = cudaSuccess;
+      if (k > 0) {
+        status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream);
+        if (status == cudaSuccess && !swap) {
+          status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
+        }
       }
-    }
-    if (status == cudaSuccess) {
-      if constexpr (split) {
-        status = launch_wgmma_tma<WgmmaGemmShape<float, true>, float, true, true, true>(
-            xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream, xo.small, yo.small);
-      } else {
-        auto run_swapped = [&](auto shape) {
-          return launch_wgmma_tma<decltype(shape), float, false, true>(yo.data, yo.ld, xo.data, xo.ld, c, ldc, cols,
-                                                                       rows, k, alpha, beta, plan, stream);
-        };
-        auto run = [&](auto shape) {
-          return launch_wgmma_tma<decltype(shape), float, true, true>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows,
-                                                                      cols, k, alpha, beta, plan, stream);
-        };
-        status = swap ? with_wgmma_width<float>(swap_width, run_swapped) : with_wgmma_width<float>(width, run);
+      if (status == cudaSuccess) {
+        if constexpr (split) {
+          status = launch_wgmma_tma<WgmmaGemmShape<float, true>, float, true, true, true>(
+              xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream,
+              tunables.workspace_limit, xo.small, yo.small);
+        } else {
+          auto run_swapped = [&](auto shape) {
+            return launch_wgmma_tma<decltype(shape), float, false, true>(yo.data, yo.ld, xo.data, xo.ld, c, ldc, cols,
+                                                                         rows, k, alpha, beta, plan, stream,
+                                                                         tunables.workspace_limit);
+          };
+          auto run = [&](auto shape) {
+            return launch_wgmma_tma<decltype(shape), float, true, true>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows,
+                                                                        cols, k, alpha, beta, plan, stream,
+                                                                        tunables.workspace_limit);
+          };
+          status = swap ? with_wgmma_width<float>(swap_width, run_swapped) : with_wgmma_width<float>(width, run);
+        }
       }
+      if (ws != nullptr) {
+        const cudaError_t freed = workspace_free(ws, stream);
+        if (status == cudaSuccess) status = freed;
+      }
+      return status;
     }
-    if (ws != nullptr) {
-      const cudaError_t freed = workspace_free(ws, stream);
-      if (status == cudaSuccess) status = freed;
-    }
-    return status;
   }
 
   // mma.sync (tiled_gemm splits TF32x3 operands in registers), the operands as they are; one
