@@ -39,6 +39,19 @@ __global__ void user_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, Matri
   }
 }
 
+// BLAS's epilogue returning double whatever T is: tiled_gemm converts a wider result once, in
+// each of its stores (a float C's 16- and 8-byte vectors among them), as GemmEpilogue allows.
+template <class T>
+struct WideLinearCombination {
+  BasicLinearCombination<T> blas;
+  TILECRAFT_HOST_DEVICE bool reads_c() const { return blas.reads_c(); }
+  TILECRAFT_HOST_DEVICE double operator()(T acc, T c_old, std::int64_t, std::int64_t) const {
+    const double scaled = static_cast<double>(blas.alpha) * static_cast<double>(acc);
+    return blas.beta != T(0) ? scaled + static_cast<double>(blas.beta) * static_cast<double>(c_old) : scaled;
+  }
+};
+static_assert(tilecraft::GemmEpilogue<WideLinearCombination<float>, float>);
+
 // Tiles off the 64 x 64 grid: block (x, y) computes the tile at ((y - 2) * 64 + shift_m,
 // (x - 2) * 64 + shift_n), shifts in (-64, 64). A grid of tiles_m + 4 by tiles_n + 4 blocks
 // then covers every element of C exactly once, with tiles at negative origins, tiles
@@ -46,7 +59,7 @@ __global__ void user_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, Matri
 // write nothing).
 template <class TA, Order OA, class TB, Order OB, class T, Order OC>
 __global__ void shifted_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<T, OC> c,
-                                    BasicLinearCombination<T> epi, int shift_m, int shift_n) {
+                                    WideLinearCombination<T> epi, int shift_m, int shift_n) {
   __shared__ typename UserGemm<T>::TempStorage storage;
   const std::int64_t m0 = (std::int64_t{blockIdx.y} - 2) * 64 + shift_m;
   const std::int64_t n0 = (std::int64_t{blockIdx.x} - 2) * 64 + shift_n;
@@ -77,7 +90,7 @@ static_assert(WideTensorGemm::threads == 128 && WideTensorGemm::smem_bytes > 48 
 // (`border` tiles before C on each side).
 template <class Gemm, class TA, Order OA, class TB, Order OB>
 __global__ void tensor_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<float> c,
-                                   BasicLinearCombination<float> epi, int border, int shift_m, int shift_n) {
+                                   WideLinearCombination<float> epi, int border, int shift_m, int shift_n) {
   extern __shared__ __align__(16) unsigned char tensor_smem[];
   auto& storage = *reinterpret_cast<typename Gemm::TempStorage*>(tensor_smem);
   tilecraft::tiled_gemm(storage, a, b, c, (std::int64_t{blockIdx.y} - border) * Gemm::shape::tile_m + shift_m,
@@ -137,7 +150,7 @@ struct ShiftedRun {
     operand_view<O>(a, p.m, p.k, p.lda(), p.ta(), [&](auto av) {
       operand_view<O>(b, p.k, p.n, p.ldb(), p.tb(), [&](auto bv) {
         shifted_gemm_kernel<<<grid, UserGemm<T>::threads, 0, stream>>>(av, bv, MatrixRef<T, O>{c, p.m, p.n, p.ldc()},
-                                                                       BasicLinearCombination<T>{p.alpha, p.beta},
+                                                                       WideLinearCombination<T>{{p.alpha, p.beta}},
                                                                        shift_m, shift_n);
       });
     });
@@ -168,7 +181,7 @@ struct TensorKernelRun {
       const cudaError_t opted = tilecraft::opt_in_dynamic_smem(kernel, Gemm::smem_bytes);
       if (opted != cudaSuccess) return opted;
       kernel<<<grid, Gemm::threads, Gemm::smem_bytes, stream>>>(av, bv, MatrixRef<float>{c, p.m, p.n, p.ldc()},
-                                                                BasicLinearCombination<float>{p.alpha, p.beta}, border,
+                                                                WideLinearCombination<float>{{p.alpha, p.beta}}, border,
                                                                 shift_m, shift_n);
       return cudaGetLastError();
     };

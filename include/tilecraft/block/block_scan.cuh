@@ -74,8 +74,9 @@ struct BlockScanStorage {
 };
 
 //! How many items of a blocked arrangement take part in a partial block_scan: the first
-//! `count` (1 ... BlockThreads * Items) in blocked order, i.e. all items of the threads below
-//! count / Items and the first count % Items items of the next one.
+//! `count` (at least 1) in blocked order, i.e. all items of the threads below count / Items and
+//! the first count % Items items of the next one; a count of BlockThreads * Items or more takes
+//! every item.
 struct ValidItems {
   //! Items taking part, counted from the first item of thread 0.
   int count;
@@ -107,7 +108,14 @@ TILECRAFT_DEVICE void block_scan(BlockScanStorage<T, BlockThreads, Algorithm>& t
                                  T (&out)[Items], Op op, int valid, Prefix prefix, T* aggregate) {
   static_assert(BlockScanRules<T, Op, Items>::checked);
   TILECRAFT_ASSERT(block_threads() == BlockThreads);
-  TILECRAFT_ASSERT(!Partial || (valid >= 1 && valid <= BlockThreads * static_cast<int>(Items)));
+  TILECRAFT_ASSERT(!Partial || valid >= 1);
+  if constexpr (Partial) {
+    // A count past the block's items takes them all (a tile's `n - tile_start` may run past
+    // it); one below 1 breaks the rule, and is taken as 1 only so that nothing is read outside
+    // the storage.
+    constexpr int all = BlockThreads * static_cast<int>(Items);
+    valid = valid > all ? all : (valid < 1 ? 1 : valid);
+  }
   if constexpr (ReductionOp<Op, T>) {  // a broken rule stops here, with its message alone
     BlockScanStorage<T, BlockThreads, Algorithm>::impl::template scan<Exclusive, Partial>(temp.storage, in, out, op,
                                                                                           valid, prefix, aggregate);
@@ -269,9 +277,10 @@ TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 }
 
 //! Inclusive scan of a partial block: only the first `valid.count` items in blocked order take
-//! part (1 ... BlockThreads * Items); the outputs of the others are unspecified and their inputs
-//! are never passed to `op`. `block_aggregate` receives the fold of the valid items. The same
-//! barriers as the full-block scan, so the last tile of an array costs no more than the others.
+//! part (at least 1; BlockThreads * Items or more: all); the outputs of the others are
+//! unspecified and their inputs are never passed to `op`. `block_aggregate` receives the fold
+//! of the valid items. The same barriers as the full-block scan, so the last tile of an array
+//! costs no more than the others.
 //! \code
 //! __shared__ tilecraft::BlockScanStorage<int, 128> temp;
 //! int v[2] = {1, 1}, total;

@@ -449,7 +449,9 @@ struct TiledGemm {
               if constexpr (std::is_same_v<TC, float>) {
                 float2* const p = reinterpret_cast<float2*>(c.data + r * c.ld + c0);
                 const float2 old = reads ? *p : float2{0.0f, 0.0f};
-                *p = float2{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1)};
+                // (The epilogue may return a wider type, converted once: GemmEpilogue.)
+                *p = float2{static_cast<float>(epi(v[0], old.x, r, c0)),
+                            static_cast<float>(epi(v[1], old.y, r, c0 + 1))};
               } else {
                 // One 4-byte word holds the pair (p is 4-byte aligned: pair_store).
                 auto* const p = reinterpret_cast<std::uint32_t*>(c.data + r * c.ld + c0);
@@ -504,12 +506,15 @@ struct TiledGemm {
             if constexpr (std::is_same_v<T, float>) {
               float4* const p = reinterpret_cast<float4*>(c.data + r * c.ld + c0);
               const float4 old = reads ? *p : float4{0.0f, 0.0f, 0.0f, 0.0f};
-              *p = float4{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1), epi(v[2], old.z, r, c0 + 2),
-                          epi(v[3], old.w, r, c0 + 3)};
+              // (The epilogue may return a wider type, converted once: GemmEpilogue.)
+              *p = float4{static_cast<float>(epi(v[0], old.x, r, c0)), static_cast<float>(epi(v[1], old.y, r, c0 + 1)),
+                          static_cast<float>(epi(v[2], old.z, r, c0 + 2)),
+                          static_cast<float>(epi(v[3], old.w, r, c0 + 3))};
             } else {
               double2* const p = reinterpret_cast<double2*>(c.data + r * c.ld + c0);
               const double2 old = reads ? *p : double2{0.0, 0.0};
-              *p = double2{epi(v[0], old.x, r, c0), epi(v[1], old.y, r, c0 + 1)};
+              *p = double2{static_cast<double>(epi(v[0], old.x, r, c0)),
+                           static_cast<double>(epi(v[1], old.y, r, c0 + 1))};
             }
             continue;
           }
