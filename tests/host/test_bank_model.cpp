@@ -57,6 +57,12 @@ TEST_CASE("classic 32x32 float tile: columns conflict unless padded or swizzled"
   }
   // Pad 2 floats: rows two banks apart, so lanes r and r + 16 collide.
   CHECK(bank::column_wavefronts<SharedTile<float, 32, 2>>() == 2);
+  // Rows under 128 bytes: the element swizzle repeats every row_chunks rows, so a 32-row column
+  // meets each bank 32 / 16 = 2 or 32 / 8 = 4 times; one float of padding still spreads it.
+  CHECK(bank::column_wavefronts<SharedMatrix<float, 32, 16, Swizzled<>>>() == 2);
+  CHECK(bank::column_wavefronts<SharedMatrix<float, 32, 8, Swizzled<>>>() == 4);
+  CHECK(bank::column_wavefronts<SharedMatrix<float, 32, 16, Padded<1>>>() == 1);
+  CHECK(bank::column_wavefronts<SharedMatrix<float, 32, 8, Padded<1>>>() == 1);
 }
 
 TEST_CASE("strides, broadcast and sub-word accesses") {
@@ -122,6 +128,14 @@ TEST_CASE("copy_tile's own shared-memory accesses") {
   static_assert(copy_tile_conflict_factor<SharedTile<float, 32, 0>>() == 1);
   CHECK(copy_tile_conflict_factor<TransposedView<const SharedTile<float, 32, 0>>>() == 8);
   static_assert(copy_tile_conflict_factor<TransposedView<const SharedMatrix<float, 32, 32, Swizzled<>>>>() == 1);
+  // A warp that fills fewer phases than a whole one: 8 rows of one 16-byte vector, 128 bytes
+  // apart, all in the first phase of 8 lanes and all in banks 0-3: 8 wavefronts where 1 would
+  // do (not 8 over the 4 of a whole warp's 16-byte access).
+  CHECK(copy_tile_conflict_factor<SharedMatrix<float, 8, 4, Padded<28>>>() == 8);
+  CHECK(copy_tile_conflict_factor<SharedMatrix<float, 8, 4, Padded<1>>>() == 1);
+  // 40 vectors, unpadded rows of 16 bytes: a whole warp, then 8 lanes in one phase, each phase
+  // 128 contiguous bytes (conflict-free).
+  CHECK(copy_tile_conflict_factor<SharedMatrix<float, 40, 4>>() == 1);
 }
 
 TEST_CASE("copy_tile's accesses with one warp instruction per row (TileMapping::rows)") {

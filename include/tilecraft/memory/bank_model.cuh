@@ -92,14 +92,19 @@ constexpr int tile_wavefronts(Map map, int access_bytes = static_cast<int>(sizeo
 }
 
 //! Wavefronts of an `ldmatrix` of `matrices` (1, 2 or 4) 8 x 8 blocks of a tile of 2-byte
-//! elements (a SharedMatrix, or a view of one): lane i < 8 * matrices gives `map(i)`, the Coord
-//! of the first of the 8 elements (16 bytes) of its row, which the layout must keep contiguous
-//! (16-byte chunks: Padded, or Swizzled with chunks of 16 bytes or more).
+//! elements (a SharedMatrix): lane i < 8 * matrices gives `map(i)`, the Coord of the first of
+//! the 8 elements (16 bytes) of its row, which the layout must keep contiguous and aligned
+//! (vector_bytes == 16: Padded by a multiple of 8 elements, or Swizzled with chunks of 16 bytes
+//! or more; a transposed view's rows are not contiguous).
 template <class Tile, class Map>
 constexpr int tile_ldmatrix_wavefronts(Map map, int matrices) {
   static_assert(sizeof(typename Tile::value_type) == 2,
                 "tile_ldmatrix_wavefronts: ldmatrix reads 8 x 8 matrices of 16-bit elements (half, bfloat16; "
                 "TF32 operands are read as pairs of them)");
+  static_assert(Tile::vector_bytes == max_vector_bytes,
+                "tile_ldmatrix_wavefronts: ldmatrix reads 16 contiguous, 16-byte aligned bytes a row: the tile must "
+                "keep 16-byte chunks along its rows (vector_bytes == 16: a SharedMatrix Padded by a multiple of 8 "
+                "elements, or Swizzled with chunks of 16 bytes or more)");
   return ldmatrix_wavefronts(
       [&](int lane) -> long long {
         const Coord rc = map(lane);

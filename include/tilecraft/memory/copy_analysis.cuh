@@ -13,6 +13,16 @@
 namespace tilecraft {
 
 namespace detail {
+// The phases of a warp access `access_bytes` wide (1 up to 4 bytes, 2 of 16 lanes for 8, 4 of
+// 8 lanes for 16) that its first `lanes` lanes (all: 32 or more) occupy: the fewest wavefronts
+// those lanes could need. A warp's last instruction may fill fewer phases than a whole warp, and
+// its wavefronts over that minimum are its conflict factor.
+constexpr int active_phases(int lanes, int access_bytes) {
+  const int phases = bank::ideal_wavefronts(access_bytes);
+  const int lanes_per_phase = warp_threads / phases;
+  return ceil_div(lanes < warp_threads ? lanes : warp_threads, lanes_per_phase);
+}
+
 // copy_tile_conflict_factor for the vector mappings (lines, rows, wide): the shared side
 // moves whole vectors when the tile's rows allow it, else one element at a time.
 template <class Tile, TileMapping Mapping>
@@ -33,7 +43,7 @@ constexpr int copy_conflict_factor() {
             return bank::Coord{rc.row, rc.col + j};
           },
           access);
-      const int factor = ceil_div(w, bank::ideal_wavefronts(access));
+      const int factor = ceil_div(w, active_phases(Shape::total_vectors - base, access));
       if (factor > worst) worst = factor;
     }
   }
@@ -62,7 +72,7 @@ constexpr int transposed_blocks_conflict_factor() {
             return bank::Coord{b.col + k, b.row * Shape::v};
           },
           max_vector_bytes);
-      const int factor = ceil_div(w, bank::ideal_wavefronts(max_vector_bytes));
+      const int factor = ceil_div(w, active_phases(Shape::total_blocks - base, max_vector_bytes));
       if (factor > worst) worst = factor;
     }
   }

@@ -60,7 +60,9 @@ struct Padded {
 //! (0 means sizeof(T): element granularity) and chunk k of row r is stored at chunk position
 //! k ^ ((r / RowGroup) mod P), where P = min(128 / ChunkBytes, chunks per row). A column of a
 //! tile whose rows span a bank row or more then walks through P different banks.
-//! Element granularity makes column reads conflict-free; 16-byte chunks keep 16-byte vector
+//! Element granularity makes column reads conflict-free where a row spans 128 bytes or more
+//! (a narrower row repeats its pattern every P rows: a 32-row column of 16 floats a row takes 2
+//! wavefronts, of 8 floats 4; Padded<1> takes 1 there); 16-byte chunks keep 16-byte vector
 //! accesses along rows intact (what a cp.async or ld.v4 fill needs). RowGroup > 1 gives
 //! RowGroup consecutive rows the same permutation, so that accesses to every RowGroup-th row
 //! (a thread reading a RowGroup x RowGroup block, e.g. 4 x 4 floats in 16-byte chunks, to

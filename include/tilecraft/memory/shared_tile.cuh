@@ -20,7 +20,8 @@ namespace tilecraft {
 //! `tilecraft::SharedCarve`. Its storage is 16-byte aligned so rows can be filled with 16-byte
 //! vector (or cp.async) accesses when the layout keeps them contiguous.
 //!
-//! Shared memory: `bytes` = sizeof(T) * storage_elems. No member executes a barrier: every
+//! Shared memory: `bytes` = sizeof(T) * storage_elems, and sizeof(SharedMatrix) that rounded up
+//! to 16 (its alignment: what an array of tiles takes each). No member executes a barrier: every
 //! write by one thread that another thread reads needs a `__syncthreads()` in between.
 //! Declared `__shared__`, a block's tiles may total at most 48 KiB on every architecture; more
 //! must be carved from dynamic shared memory (SharedCarve) and the kernel opted in with
@@ -56,7 +57,8 @@ struct SharedMatrix {
   static constexpr int cols = Cols;
   //! Elements of storage, padding included.
   static constexpr int storage_elems = layout::storage_elems;
-  //! Shared-memory bytes one tile occupies.
+  //! Shared-memory bytes of the tile's elements, padding included (sizeof(SharedMatrix), this
+  //! rounded up to 16, is what a tile takes in an array of tiles or a dynamic carve).
   static constexpr std::size_t bytes = sizeof(T) * static_cast<std::size_t>(storage_elems);
   //! Widest contiguous, aligned access along a row (bytes); copies vectorize up to this.
   static constexpr int vector_bytes = layout::vector_bytes;
