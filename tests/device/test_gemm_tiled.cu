@@ -280,6 +280,39 @@ TEST_CASE_TEMPLATE(
   }
 }
 
+TEST_CASE("tiled_gemm with a B of fewer rows than A has columns reads B only inside its rows") {
+  // The rule is a M x K, b K x N; broken (b.rows < a.cols: a user's slip), B's missing rows
+  // count as zeros, C = A(:, 0 ... kb) B, and nothing past B is read (B's buffer ends with its
+  // last row: memcheck sees a read past it). Device assertions stop the kernel at the rule.
+#if defined(TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
+  MESSAGE("device assertions on: the broken rule traps, not run");
+#else
+  const std::int64_t m = 70, n = 67, k = 100, kb = 61;
+  // Small integers: every product and sum exact in float.
+  const auto ia = tilecraft::test::random_vector<int>(static_cast<std::size_t>(m * k), -4, 4, 7400);
+  const auto ib = tilecraft::test::random_vector<int>(static_cast<std::size_t>(kb * n), -4, 4, 7401);
+  const std::vector<float> a(ia.begin(), ia.end()), b(ib.begin(), ib.end());
+  tilecraft::test::DeviceBuffer<float> da(a), db(b), dc(static_cast<std::size_t>(m * n));
+  dc.poison();
+  const dim3 grid(static_cast<unsigned>((n + 63) / 64), static_cast<unsigned>((m + 63) / 64));
+  doc_gemm_kernel<float><<<grid, UserGemm<float>::threads>>>(MatrixRef<const float>{da.get(), m, k, k},
+                                                             MatrixRef<const float>{db.get(), kb, n, n},
+                                                             MatrixRef<float>{dc.get(), m, n, n});
+  tilecraft::test::sync_and_check();
+  const auto got = dc.download();
+  int bad = 0;
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double want = 0.0;
+      for (std::int64_t q = 0; q < kb; ++q)
+        want += double(a[std::size_t(i * k + q)]) * double(b[std::size_t(q * n + j)]);
+      bad += !(double(got[std::size_t(i * n + j)]) == want);
+    }
+  }
+  CHECK(bad == 0);
+#endif
+}
+
 TEST_CASE_TEMPLATE("tiled_gemm at any origin: tiles at negative and past-the-end origins, wholly outside C too", T,
                    float, double) {
   // Random shifts (multiples of the vector width and not: the vector and element fills), every

@@ -80,8 +80,8 @@ TILECRAFT_DEVICE T shuffle_up_add(T value, unsigned offset, unsigned mask) {
 }
 
 // Lanes at or past `valid_lanes` keep their own value: op never sees it (a partial block scan's
-// threads past its valid items), and their results are not the scan's. (A sum over float or
-// unsigned, whose shuffles add in place, adds in every lane: no user operator is called.)
+// threads past its valid items), and their results are not the scan's. (A sum over float, int
+// or unsigned, whose shuffles add in place, adds in every lane: no user operator is called.)
 template <int LogicalWarpThreads, class T, class Op>
 TILECRAFT_DEVICE T shuffle_inclusive_scan(T value, Op op, int lane, unsigned mask = full_warp_mask,
                                           int valid_lanes = LogicalWarpThreads) {
