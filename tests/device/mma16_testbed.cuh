@@ -54,13 +54,15 @@ static_assert(std::is_same_v<Mma16Large<__nv_bfloat16>::element_type, __nv_bfloa
               Mma16Small<__half>::shape::math == tilecraft::GemmMath::mma16);
 
 // One tile per block of a 2-D grid: in static shared memory where the storage fits it, else in
-// dynamic shared memory.
+// dynamic shared memory. Block (x, y) computes the tile at ((y - border) * tile_m + shift_m,
+// (x - border) * tile_n + shift_n): with shifts in (-tile, tile) and a border of 1, tiles at
+// negative origins, over every edge, and wholly outside C.
 template <class G, Order OA, Order OB, Order OC, class TC>
 __global__ void mma16_gemm_kernel(MatrixRef<const typename G::element_type, OA> a,
                                   MatrixRef<const typename G::element_type, OB> b, MatrixRef<TC, OC> c,
-                                  BasicLinearCombination<float> epi) {
-  const std::int64_t m0 = blockIdx.y * std::int64_t{G::shape::tile_m};
-  const std::int64_t n0 = blockIdx.x * std::int64_t{G::shape::tile_n};
+                                  BasicLinearCombination<float> epi, int shift_m, int shift_n, int border) {
+  const std::int64_t m0 = (std::int64_t{blockIdx.y} - border) * G::shape::tile_m + shift_m;
+  const std::int64_t n0 = (std::int64_t{blockIdx.x} - border) * G::shape::tile_n + shift_n;
   if constexpr (G::smem_bytes <= 48 * 1024) {
     __shared__ typename G::TempStorage storage;
     tilecraft::tiled_gemm(storage, a, b, c, m0, n0, epi);
@@ -91,6 +93,8 @@ struct Mma16Problem {
   Order oa, ob, oc;
   Mma16Layout layout;
   float alpha, beta;
+  // Tiles off the grid (both 0: on it): shifts in (-tile, tile) of the configuration's tiles.
+  int shift_m = 0, shift_n = 0;
   // The leading dimension of a rows x cols matrix stored in order o, padded by pad.
   std::int64_t ld(Order o, std::int64_t rows, std::int64_t cols, std::int64_t pad) const {
     const std::int64_t need = o == Order::row_major ? cols : rows;
@@ -153,8 +157,11 @@ cudaError_t launch_mma16(const Mma16Problem& p, const typename G::element_type* 
   const cudaError_t opted = tilecraft::opt_in_dynamic_smem(kernel, dynamic);
   if (opted != cudaSuccess) return opted;
   constexpr int tm = G::shape::tile_m, tn = G::shape::tile_n;
-  const dim3 grid(static_cast<unsigned>((p.n + tn - 1) / tn), static_cast<unsigned>((p.m + tm - 1) / tm));
-  kernel<<<grid, G::threads, dynamic>>>(av, bv, cv, BasicLinearCombination<float>{p.alpha, p.beta});
+  const int border = p.shift_m != 0 || p.shift_n != 0 ? 1 : 0;
+  const dim3 grid(static_cast<unsigned>((p.n + tn - 1) / tn + 2 * border),
+                  static_cast<unsigned>((p.m + tm - 1) / tm + 2 * border));
+  kernel<<<grid, G::threads, dynamic>>>(av, bv, cv, BasicLinearCombination<float>{p.alpha, p.beta}, p.shift_m,
+                                        p.shift_n, border);
   return cudaGetLastError();
 }
 
@@ -186,7 +193,8 @@ void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T, TC> l
       ", A " + order_name(p.oa) + " (ld " + std::to_string(p.lda()) + ", offset " + std::to_string(p.layout.off_a) +
       "), B " + order_name(p.ob) + " (ld " + std::to_string(p.ldb()) + ", offset " + std::to_string(p.layout.off_b) +
       "), C " + order_name(p.oc) + " (ld " + std::to_string(p.ldc()) + ", offset " + std::to_string(p.layout.off_c) +
-      "), alpha " + std::to_string(p.alpha) + ", beta " + std::to_string(p.beta);
+      "), alpha " + std::to_string(p.alpha) + ", beta " + std::to_string(p.beta) + ", tiles shifted by " +
+      std::to_string(p.shift_m) + ", " + std::to_string(p.shift_n);
   CAPTURE(what);
   auto g = tilecraft::test::rng(salt);
   const auto quarter = [&](long long lo, long long hi) { return static_cast<float>(g.uniform_int(lo, hi)) / 4.0f; };
@@ -249,6 +257,17 @@ void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T, TC> l
   CHECK(outside_bad == 0);
 }
 
+// p with tiles off the grid of `tile` x `tile` tiles: random shifts in (-tile, tile), along N a
+// multiple of 8 every other time (whole 16-byte vectors of B and C, the vector paths) and any
+// number of elements otherwise (the element fills and stores beside the near edges).
+inline Mma16Problem shifted(Mma16Problem p, int tile, std::uint64_t salt) {
+  auto g = tilecraft::test::rng(salt + 0x5a5a);
+  p.shift_m = static_cast<int>(g() % static_cast<unsigned>(2 * tile - 1)) - (tile - 1);
+  p.shift_n = static_cast<int>(g() % static_cast<unsigned>(2 * tile - 1)) - (tile - 1);
+  if (salt % 2 == 0) p.shift_n -= p.shift_n % 8;
+  return p;
+}
+
 // tiled_gemm on 16-bit operands (GemmMath::mma16) equals the exact product, every order and layout
 template <class T>
 void check_every_order_and_layout() {
@@ -272,7 +291,8 @@ void check_every_order_and_layout() {
         const Order oa = pair % 2 ? Order::col_major : Order::row_major;
         const Order ob = pair / 2 ? Order::col_major : Order::row_major;
         const auto& e = epilogues[(3 * pair + s + config) % 4];
-        const Mma16Problem p{m, n, k, oa, ob, Order::row_major, mma16_layouts[(pair + s) % layout_count], e[0], e[1]};
+        Mma16Problem p{m, n, k, oa, ob, Order::row_major, mma16_layouts[(pair + s) % layout_count], e[0], e[1]};
+        if ((pair + s + config) % 2 == 1) p = shifted(p, config == 0 ? 128 : 64, salt);
         if (config == 0) {
           check_mma16<T>(p, ++salt, mma16_launcher<Mma16Large<T>>(oa, ob), "128 x 128, K step 32");
         } else {
@@ -309,12 +329,14 @@ void check_c_of_operand_type() {
       const auto& e = epilogues[(2 * s + variant) % 4];
       const Mma16Layout& layout = mma16_layouts[(s + variant) % layout_count];
       if (variant == 0) {
-        const Mma16Problem p{m, n, k, Order::row_major, Order::col_major, Order::row_major, layout, e[0], e[1]};
+        Mma16Problem p{m, n, k, Order::row_major, Order::col_major, Order::row_major, layout, e[0], e[1]};
+        if (s % 2 == 1) p = shifted(p, 64, salt);  // 2-byte C stores at any origin
         check_mma16<T, T>(p, ++salt,
                           &launch_mma16<Mma16Small<T>, Order::row_major, Order::col_major, Order::row_major, T>,
                           "64 x 64, K step 16, C of the operands' type, row-major");
       } else {
-        const Mma16Problem p{m, n, k, Order::col_major, Order::row_major, Order::col_major, layout, e[0], e[1]};
+        Mma16Problem p{m, n, k, Order::col_major, Order::row_major, Order::col_major, layout, e[0], e[1]};
+        if (s % 2 == 0) p = shifted(p, 64, salt);
         check_mma16<T, T>(p, ++salt,
                           &launch_mma16<Mma16Small<T>, Order::col_major, Order::row_major, Order::col_major, T>,
                           "64 x 64, K step 16, C of the operands' type, column-major");
