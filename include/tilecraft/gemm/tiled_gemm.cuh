@@ -303,9 +303,9 @@ struct TiledGemm {
         src_a += fill_a.step_stride();
         src_b += fill_b.step_stride();
       } else if (next < steps) {
-        const std::int64_t k_left = fill_a.k_count() - next * TK;
-        fill_a.issue_edge(dst_a + offset, src_a, k_left);
-        fill_b.issue_edge(dst_b + offset, src_b, k_left);
+        // (Each operand's own K extent: B's is the smaller where b.rows < a.cols breaks the rule.)
+        fill_a.issue_edge(dst_a + offset, src_a, fill_a.k_count() - next * TK);
+        fill_b.issue_edge(dst_b + offset, src_b, fill_b.k_count() - next * TK);
         src_a += fill_a.step_stride();
         src_b += fill_b.step_stride();
       }
