@@ -72,8 +72,10 @@ struct Padded {
 //! multiple of P.
 template <int ChunkBytes = 0, int RowGroup = 1>
 struct Swizzled {
-  static_assert(ChunkBytes == 0 || (is_pow2(ChunkBytes) && ChunkBytes <= smem_wavefront_bytes),
-                "Swizzled<ChunkBytes>: ChunkBytes must be 0 (one element) or a power of two <= 128");
+  // (Each rule below is checked only where the ones before it hold: a broken rule's message
+  // comes alone, not beside the divisions by zero it would cause.)
+  static constexpr bool chunk_rule = ChunkBytes == 0 || (is_pow2(ChunkBytes) && ChunkBytes <= smem_wavefront_bytes);
+  static_assert(chunk_rule, "Swizzled<ChunkBytes>: ChunkBytes must be 0 (one element) or a power of two <= 128");
   static_assert(RowGroup >= 1 && is_pow2(RowGroup),
                 "Swizzled<ChunkBytes, RowGroup>: RowGroup must be a power of two >= 1 (rows that share one XOR)");
 
@@ -82,17 +84,19 @@ struct Swizzled {
   struct bind {
     //! Bytes of one swizzled chunk.
     static constexpr int chunk_bytes = ChunkBytes == 0 ? static_cast<int>(sizeof(T)) : ChunkBytes;
-    static_assert(chunk_bytes % static_cast<int>(sizeof(T)) == 0,
-                  "Swizzled<ChunkBytes>: ChunkBytes must be a multiple of sizeof(T)");
+    static constexpr bool element_rule = chunk_bytes % static_cast<int>(sizeof(T)) == 0;
+    static_assert(!chunk_rule || element_rule, "Swizzled<ChunkBytes>: ChunkBytes must be a multiple of sizeof(T)");
     //! Elements of one chunk.
-    static constexpr int chunk_elems = chunk_bytes / static_cast<int>(sizeof(T));
-    static_assert(Cols % chunk_elems == 0, "Swizzled<ChunkBytes>: Cols * sizeof(T) must be a multiple of ChunkBytes");
+    static constexpr int chunk_elems = element_rule ? chunk_bytes / static_cast<int>(sizeof(T)) : 1;
+    static constexpr bool cols_rule = Cols % chunk_elems == 0;
+    static_assert(!chunk_rule || !element_rule || cols_rule,
+                  "Swizzled<ChunkBytes>: Cols * sizeof(T) must be a multiple of ChunkBytes");
     //! Chunks in a row.
     static constexpr int row_chunks = Cols / chunk_elems;
     //! XOR period: min(128 / chunk_bytes, row_chunks).
     static constexpr int period =
         row_chunks < smem_wavefront_bytes / chunk_bytes ? row_chunks : smem_wavefront_bytes / chunk_bytes;
-    static_assert(is_pow2(period) && row_chunks % period == 0,
+    static_assert(!chunk_rule || !element_rule || !cols_rule || (is_pow2(period) && row_chunks % period == 0),
                   "Swizzled<ChunkBytes>: the chunks in a row must be a multiple of the XOR period "
                   "min(128 / ChunkBytes, chunks per row), which must be a power of two "
                   "(e.g. a float tile needs Cols a power of two below 32, or a multiple of 32)");
