@@ -122,7 +122,9 @@ TILECRAFT_DEVICE void store_fragment(Tile& dst, const TileFragment<Threads, Tile
 //! (col0, row0) into a tile of the transposed shape, read back through transposed(tile).
 //!
 //! Threads: threads with rank 0 ... Threads-1 of the block take part (thread_rank order);
-//! others return at once. Barriers: none; call `__syncthreads()` before any thread reads
+//! others return at once. The block must have at least Threads threads: a smaller one leaves
+//! the missing ranks' vectors uncopied (checked only under TILECRAFT_ENABLE_DEVICE_ASSERTIONS;
+//! nothing else can tell at run time). Barriers: none; call `__syncthreads()` before any thread reads
 //! elements another thread wrote. Vectorized (up to 16 bytes) when `src.data`, `src.ld` and
 //! `col0` keep the tile's rows aligned; correct for any alignment. For a tile wholly inside
 //! src each thread issues all of its global loads before its first shared-memory store.
