@@ -352,78 +352,77 @@ TEST_CASE_TEMPLATE(
   }
 }
 
-TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stream-K), unaligned operands copied", T,
-                   __half, __nv_bfloat16) {
-  // The last wave's K in slices, then stream-K, wherever they may run (slices and shares of
-  // whole 64-element K steps, at least one; partial sums that cost the plan nothing), and
-  // unaligned operands copied at any size. Planned for the device's SMs, every product below
-  // with more than one K step splits every tile's K; planned for 4 SMs, products of more than 4
-  // tiles run their full waves whole, then the last wave in slices (300 x 600 x 330: 9 tiles of
-  // 128 x 256, the last one in 4 slices; 200 x 1100: 10 tiles, the last 2 in 2 slices) or
-  // all but two waves' tiles stream-K (300 x 600 x 330: 4 whole, 5 in shares of 8 K steps).
+// The K split forced wherever it may run (slices and shares of whole 64-element K steps, at
+// least one; partial sums that cost the plan nothing) and operands copied at any size: calls
+// f(tunables) for the last wave's K in slices, then stream-K, each planned for the device's SMs
+// and for 4, with workspace requests above workspace_limit refused (negative: none).
+template <class F>
+void for_each_forced_split(std::int64_t workspace_limit, F&& f) {
   tilecraft::detail::GemmTensorTunables forced;
   forced.split = {64, 0.0, std::int64_t{64} << 20};
   forced.fixup = 0.0;
   forced.pack_min_volume = 0.0;
-  const std::int64_t shapes[][3] = {{1, 1, 1},       {33, 17, 0},   {67, 45, 130},   {131, 263, 77},  {136, 264, 520},
-                                    {257, 129, 515}, {8, 300, 200}, {300, 600, 330}, {200, 1100, 200}};
-  const bool full = !tilecraft::test::sanitizer_sized();
-  std::uint64_t salt = std::is_same_v<T, __half> ? 26000 : 27000;
-  int v = 0;
+  forced.workspace_limit = workspace_limit;
   for (int stream_k : {-1, 1}) {
     forced.stream_k = stream_k;
     for (int sms : {0, 4}) {
       forced.sms = sms;
       CAPTURE(stream_k);
       CAPTURE(sms);
-      for (const auto& s : shapes) {
-        for (int c = 0; c < 8; ++c, ++v) {
-          if (!full && v % 4 != 0) continue;
-          const float alpha = v % 5 == 4 ? 0.0f : (v % 2 ? 1.0f : -0.5f), beta = v % 3 == 0 ? 0.0f : 2.0f;
-          // Every tile width (64, 128, 144, 168, 192, 256) with every op (v % 8; light runs: ops 0
-          // and 4); a row-major NN product as its transpose wherever it may run, or never.
-          constexpr int tile_widths[] = {64, 128, 144, 168, 192, 256};
-          forced.tile_width = tile_widths[(v % 8 + v / 8) % 6];
-          forced.transpose_min_k = (v / 6) % 2 == 0 ? 0 : -1;
-          check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]), ++salt, &forced);
-        }
-      }
+      f(forced);
     }
   }
+}
+
+TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stream-K), unaligned operands copied", T,
+                   __half, __nv_bfloat16) {
+  // Planned for the device's SMs, every product below with more than one K step splits every
+  // tile's K; planned for 4 SMs, products of more than 4 tiles run their full waves whole, then
+  // the last wave in slices (300 x 600 x 330: 9 tiles of 128 x 256, the last one in 4 slices;
+  // 200 x 1100: 10 tiles, the last 2 in 2 slices) or all but two waves' tiles stream-K
+  // (300 x 600 x 330: 4 whole, 5 in shares of 8 K steps).
+  const std::int64_t shapes[][3] = {{1, 1, 1},       {33, 17, 0},   {67, 45, 130},   {131, 263, 77},  {136, 264, 520},
+                                    {257, 129, 515}, {8, 300, 200}, {300, 600, 330}, {200, 1100, 200}};
+  const bool full = !tilecraft::test::sanitizer_sized();
+  std::uint64_t salt = std::is_same_v<T, __half> ? 26000 : 27000;
+  int v = 0;
+  for_each_forced_split(-1, [&](tilecraft::detail::GemmTensorTunables forced) {
+    for (const auto& s : shapes) {
+      for (int c = 0; c < 8; ++c, ++v) {
+        if (!full && v % 4 != 0) continue;
+        const float alpha = v % 5 == 4 ? 0.0f : (v % 2 ? 1.0f : -0.5f), beta = v % 3 == 0 ? 0.0f : 2.0f;
+        // Every tile width (64, 128, 144, 168, 192, 256) with every op (v % 8; light runs: ops 0
+        // and 4); a row-major NN product as its transpose wherever it may run, or never.
+        constexpr int tile_widths[] = {64, 128, 144, 168, 192, 256};
+        forced.tile_width = tile_widths[(v % 8 + v / 8) % 6];
+        forced.transpose_min_k = (v / 6) % 2 == 0 ? 0 : -1;
+        check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]), ++salt, &forced);
+      }
+    }
+  });
 }
 
 TEST_CASE_TEMPLATE("gemm on 16-bit operands without workspace: copies become mma.sync, split K every tile whole", T,
                    __half, __nv_bfloat16) {
   // workspace_limit 0: every workspace request refused, as an exhausted pool refuses it.
   // Operands that would be copied for wgmma (ld + 3) run on mma.sync as stored; aligned ones run
-  // wgmma with the K split forced (slices, then stream-K; planned for the device's SMs and for
-  // 4), which without workspace for the partial sums runs every tile whole.
-  tilecraft::detail::GemmTensorTunables forced;
-  forced.split = {64, 0.0, std::int64_t{64} << 20};
-  forced.fixup = 0.0;
-  forced.pack_min_volume = 0.0;
-  forced.workspace_limit = 0;
+  // wgmma with the K split forced, which without workspace for the partial sums runs every tile
+  // whole.
   const std::int64_t shapes[][3] = {{136, 264, 520}, {304, 600, 336}, {200, 1104, 200}, {67, 45, 130}};
   const bool full = !tilecraft::test::sanitizer_sized();
   std::uint64_t salt = std::is_same_v<T, __half> ? 28000 : 29000;
   int v = 0;
-  for (int stream_k : {-1, 1}) {
-    forced.stream_k = stream_k;
-    for (int sms : {0, 4}) {
-      forced.sms = sms;
-      CAPTURE(stream_k);
-      CAPTURE(sms);
-      for (const auto& s : shapes) {
-        for (int c : {0, 1, 5, 6}) {
-          const int w = v++;
-          if (!full && w % 4 != 0) continue;
-          const float alpha = w % 5 == 4 ? 0.0f : (w % 2 ? 1.0f : -0.5f), beta = w % 3 == 0 ? 0.0f : 2.0f;
-          const GemmLayout& l = (w / 4) % 2 == 0 ? layouts[c == 0 ? 0 : 1] : layouts[2];
-          check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, l), ++salt, &forced);
-        }
+  for_each_forced_split(0, [&](const tilecraft::detail::GemmTensorTunables& forced) {
+    for (const auto& s : shapes) {
+      for (int c : {0, 1, 5, 6}) {
+        const int w = v++;
+        if (!full && w % 4 != 0) continue;
+        const float alpha = w % 5 == 4 ? 0.0f : (w % 2 ? 1.0f : -0.5f), beta = w % 3 == 0 ? 0.0f : 2.0f;
+        const GemmLayout& l = (w / 4) % 2 == 0 ? layouts[c == 0 ? 0 : 1] : layouts[2];
+        check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, l), ++salt, &forced);
       }
     }
-  }
+  });
 }
 
 TEST_CASE_TEMPLATE("gemm on 16-bit operands against cublasGemmEx: 1000 x 999 x 1001, both orders, and 2048^3", T,
