@@ -281,8 +281,8 @@ TEST_CASE_TEMPLATE(
 }
 
 TEST_CASE("tiled_gemm with a B of fewer rows than A has columns reads B only inside its rows") {
-  // The rule is a M x K, b K x N; broken (b.rows < a.cols: a user's slip), B's missing rows
-  // count as zeros, C = A(:, 0 ... kb) B, and nothing past B is read (B's buffer ends with its
+  // The rule is a M x K, b K x N; broken (b.rows < a.cols: a user's slip), the product runs
+  // over K = b.rows, C = A(:, 0 ... kb) B, and nothing past B is read (B's buffer ends with its
   // last row: memcheck sees a read past it). Device assertions stop the kernel at the rule.
 #if defined(TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
   MESSAGE("device assertions on: the broken rule traps, not run");

@@ -136,9 +136,9 @@ struct TiledGemm {
   //! without it they must be >= 0, and the fills spend no register on the near edges.
   //! Preconditions (checked with TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c
   //! M x N; m0, n0 >= 0 unless AnyOrigin. Each matrix is read (written) only inside its own rows
-  //! and columns whatever the shapes: a b of fewer than a.cols rows counts as zero rows past
-  //! its end. Every thread of the block (exactly `threads`) calls it with the same arguments;
-  //! barriers and shared memory as tiled_gemm()'s.
+  //! and columns whatever the shapes: where b has fewer rows than a has columns, the product
+  //! runs over K = b.rows. Every thread of the block (exactly `threads`) calls it with the same
+  //! arguments; barriers and shared memory as tiled_gemm()'s.
   template <bool VectorFill, bool AnyOrigin = false, Order OA, Order OB, class TC, Order OC, class Epilogue>
   TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const T, OA> a, MatrixRef<const T, OB> b,
                                    MatrixRef<TC, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
@@ -260,10 +260,11 @@ struct TiledGemm {
                                       : b_scatter ? FillKind::scatter
                                                   : FillKind::rows,
                                       (VectorFill && (b_k || !b_scatter)) ? vector : 1, AnyOrigin>;
-    const std::int64_t k_count = a.cols;
+    // K: a.cols, which b.rows equals by the rules; the smaller of the two keeps a broken rule
+    // inside both operands (one extent for both fills, as the mainloop's edge steps assume).
+    const std::int64_t k_count = b.rows < a.cols ? b.rows : a.cols;
     const FillA fill_a(a.data, a.ld, a.rows, k_count, m0, thread);
-    // (b.rows is K by the rules; the smaller of the two keeps a broken rule inside B.)
-    const FillB fill_b(b.data, b.ld, b.cols, b.rows < k_count ? b.rows : k_count, n0, thread);
+    const FillB fill_b(b.data, b.ld, b.cols, k_count, n0, thread);
     const std::int64_t steps = (k_count + TK - 1) / TK;
     // cp.async on sm_80+; below (or with TILECRAFT_DISABLE_CP_ASYNC) a register double buffer.
     if constexpr (cp_async_disabled) {
@@ -303,9 +304,9 @@ struct TiledGemm {
         src_a += fill_a.step_stride();
         src_b += fill_b.step_stride();
       } else if (next < steps) {
-        // (Each operand's own K extent: B's is the smaller where b.rows < a.cols breaks the rule.)
-        fill_a.issue_edge(dst_a + offset, src_a, fill_a.k_count() - next * TK);
-        fill_b.issue_edge(dst_b + offset, src_b, fill_b.k_count() - next * TK);
+        const std::int64_t k_left = fill_a.k_count() - next * TK;  // (both fills' K extent)
+        fill_a.issue_edge(dst_a + offset, src_a, k_left);
+        fill_b.issue_edge(dst_b + offset, src_b, k_left);
         src_a += fill_a.step_stride();
         src_b += fill_b.step_stride();
       }
