@@ -257,14 +257,18 @@ void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T, TC> l
   CHECK(outside_bad == 0);
 }
 
-// p with tiles off the grid of `tile` x `tile` tiles: random shifts in (-tile, tile), along N a
-// multiple of 8 every other time (whole 16-byte vectors of B and C, the vector paths) and any
-// number of elements otherwise (the element fills and stores beside the near edges).
+// p with tiles off the grid of `tile` x `tile` tiles: random shifts in (-tile, tile), both
+// multiples of 8 half of the time (whole 16-byte vectors of A, B and C where the layout allows:
+// the vector paths) and any number of elements otherwise (the element fills and stores beside
+// the near edges).
 inline Mma16Problem shifted(Mma16Problem p, int tile, std::uint64_t salt) {
   auto g = tilecraft::test::rng(salt + 0x5a5a);
   p.shift_m = static_cast<int>(g() % static_cast<unsigned>(2 * tile - 1)) - (tile - 1);
   p.shift_n = static_cast<int>(g() % static_cast<unsigned>(2 * tile - 1)) - (tile - 1);
-  if (salt % 2 == 0) p.shift_n -= p.shift_n % 8;
+  if (g() % 2 == 0) {
+    p.shift_m -= p.shift_m % 8;
+    p.shift_n -= p.shift_n % 8;
+  }
   return p;
 }
 

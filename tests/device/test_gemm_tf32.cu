@@ -100,6 +100,10 @@ using Tf32x3Short = Runner<GemmMath::tf32x3, true, 0, 0, 0, 65536>;
 using Tf32StreamKNoWorkspace = Runner<GemmMath::tf32, true, 2, 4, 256, 0, 0>;
 using Tf32SplitNoWorkspace = Runner<GemmMath::tf32, true, 1, 0, 128, 0, 0>;
 using Tf32x3StreamKNoWorkspace = Runner<GemmMath::tf32x3, true, 2, 4, 0, 0, 0>;
+// TF32x3's split operands (451 KB in light runs) within the limit, stream-K's partial sums (64
+// KiB for each of its blocks) past it: every tile whole on wgmma (light runs; full runs' operands
+// are past it too: mma.sync).
+using Tf32x3StreamKNoPartials = Runner<GemmMath::tf32x3, true, 2, 0, 0, 0, std::int64_t{512} << 10>;
 
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
 
@@ -269,15 +273,37 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: exact products, odd shapes, both orders
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented bound, beside FP32 SIMT gemm", R, Tf32,
                    Tf32x3, Tf32Wgmma, Tf32x3Wgmma, Tf32Split, Tf32x3Split, Tf32StreamK, Tf32x3StreamK, Tf32x3StreamKAll,
                    Tf32Split192, Tf32StreamK64, Tf32Short, Tf32x3Short, Tf32StreamKNoWorkspace, Tf32SplitNoWorkspace,
-                   Tf32x3StreamKNoWorkspace) {
+                   Tf32x3StreamKNoWorkspace, Tf32x3StreamKNoPartials) {
   constexpr GemmMath math = R::math;
   const bool light = tilecraft::test::sanitizer_sized();
-  const std::int64_t m = light ? 130 : 1000, n = light ? 150 : 999, k = light ? 200 : 1001;
+  // Runners that refuse workspace take rows of a multiple of 4 floats: the aligned layout's
+  // operands are then read as stored (TF32's row-major NN product as C^T = B^T A^T), so that
+  // only the split K's partial sums ask for workspace, and the fallback runs every tile whole.
+  const bool refusing = R::tunables().workspace_limit >= 0;
+  const std::int64_t m = light ? 130 : 1000, n = light ? (refusing ? 152 : 150) : (refusing ? 1000 : 999),
+                     k = light ? 200 : (refusing ? 1000 : 1001);
+  if (R::wgmma && R::tunables().workspace_limit > 0 && light) {
+    // The premise of Tf32x3StreamKNoPartials in light runs: the operands' request within the
+    // limit, the partial sums' (and flags') past it.
+    int device = 0;
+    tilecraft::detail::DeviceLimits limits{};
+    TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+    TILECRAFT_THROW_IF_ERROR(tilecraft::detail::device_limits(device, limits));
+    using Shape = tilecraft::detail::WgmmaGemmShape<float, true>;
+    const auto plan = tilecraft::detail::wgmma_plan_of<Shape>(m, n, k, limits.sms, R::tunables());
+    const std::int64_t operands = 2 * (m + n) * ((k + 3) / 4 * 4) * std::int64_t{sizeof(float)};
+    const std::int64_t partials = std::int64_t{plan.blocks} * Shape::tile_m * Shape::tile_n * 4;
+    REQUIRE(plan.stream_k());
+    REQUIRE(operands <= R::tunables().workspace_limit);
+    // (On an H200: 28 blocks, 1.8 MB. A GPU of fewer than 16 SMs plans fewer blocks, whose
+    // partial sums may fit: the case still runs there, its fallback then not reached.)
+    if (limits.sms >= 16) REQUIRE(partials > R::tunables().workspace_limit);
+  }
   std::uint64_t salt = 1000;
   for (int v : {0, 7, 4, 1}) {
-    // Light runs: the unaligned layout; without workspace also the aligned row-major NN product
-    // (operands read as stored: the split K's fallback).
-    if (light && v != 7 && !(R::tunables().workspace_limit >= 0 && v == 0)) continue;
+    // Light runs: the unaligned layout; with workspace refused also the aligned row-major NN
+    // product (operands read as stored: the split K's fallback).
+    if (light && v != 7 && !(refusing && v == 0)) continue;
     const Order order = v < 4 ? Order::row_major : Order::col_major;
     const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
     const Problem p{order, op_a, op_b, m, n, k, 1.5f, v == 7 ? -0.75f : 0.0f, layouts[v == 7 ? 2 : 0]};

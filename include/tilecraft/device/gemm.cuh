@@ -196,7 +196,7 @@ template <class Policy = void>
 //! block-level tiled_gemm on `mma.sync` (GemmMath::mma16, 128 x 128 tiles, about 0.45x cuBLAS),
 //! without workspace. Workspace comes from tilecraft's stream-ordered pool (see
 //! release_workspace()); where none can be had, copied operands run on mma.sync as they are
-//! instead, and split K on wgmma every tile whole. Asynchronous on `stream`.
+//! instead, and a split or stream-K K on wgmma every tile whole. Asynchronous on `stream`.
 //! Returns cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments
 //! (and a grid or K step count above 2^31 - 1); m == 0 or n == 0 is a successful no-op;
 //! otherwise the launch status.

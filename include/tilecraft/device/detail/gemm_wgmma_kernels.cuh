@@ -471,9 +471,10 @@ struct WgmmaUnit {
 //! pieces of its stream-K share, one a tile, from the share's end back to its start: the last
 //! piece (partial when it does not end its tile) first, so that its flag is up early, the first
 //! (an owner when it ends a tile begun before the share) last. An owner thus waits only for
-//! blocks before it, which started before it and compute their partial piece first: no block
-//! waits for one that may not have started (where other kernels hold SMs, the blocks after an
-//! owner need not be resident).
+//! blocks before it, which compute their partial piece first: with lower-indexed blocks started
+//! no later than higher ones (as the hardware dispatches a grid; the assumption CUB's look-back
+//! and CUTLASS's fixups make too, which CUDA does not promise), no block waits for one that has
+//! not started (where other kernels hold SMs, the blocks after an owner need not be resident).
 template <class S, class F>
 TILECRAFT_DEVICE void for_each_wgmma_unit(const WgmmaPlan& plan, std::int64_t b, std::int64_t m, std::int64_t n,
                                           F&& f) {
@@ -832,8 +833,8 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! flags[b]. `flags` (plan.blocks words, stream-K only) must be zero when the first block starts,
 //! or be cleared by gemm_stream_k_reset_kernel launched just before this kernel, which may then be
 //! its programmatic dependent. Launch plan.blocks blocks, at most one per SM (an owner waits only
-//! for blocks before it, which start first). The warp after the computing ones (its first lane; Split: warpgroup 2,
-//! which gives its registers to the other two) fills a ring of S::stages stages by TMA, each
+//! for blocks before it: see for_each_wgmma_unit). The warp after the computing ones (its first
+//! lane; Split: warpgroup 2, which gives its registers to the other two) fills a ring of S::stages stages by TMA, each
 //! guarded by a full and an empty mbarrier; the computing warpgroups wait on `full`, multiply
 //! (`wgmma.mma_async.m64nN` straight from shared memory), and release a stage as soon as its
 //! products are done, so no block-wide barrier stands in the main loop and no computing thread
