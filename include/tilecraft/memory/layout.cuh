@@ -74,6 +74,7 @@ template <int ChunkBytes = 0, int RowGroup = 1>
 struct Swizzled {
   // (Each rule below is checked only where the ones before it hold: a broken rule's message
   // comes alone, not beside the divisions by zero it would cause.)
+  //! Whether ChunkBytes keeps its rule (0, or a power of two <= 128).
   static constexpr bool chunk_rule = ChunkBytes == 0 || (is_pow2(ChunkBytes) && ChunkBytes <= smem_wavefront_bytes);
   static_assert(chunk_rule, "Swizzled<ChunkBytes>: ChunkBytes must be 0 (one element) or a power of two <= 128");
   static_assert(RowGroup >= 1 && is_pow2(RowGroup),
@@ -84,10 +85,12 @@ struct Swizzled {
   struct bind {
     //! Bytes of one swizzled chunk.
     static constexpr int chunk_bytes = ChunkBytes == 0 ? static_cast<int>(sizeof(T)) : ChunkBytes;
+    //! Whether a chunk holds whole elements.
     static constexpr bool element_rule = chunk_bytes % static_cast<int>(sizeof(T)) == 0;
     static_assert(!chunk_rule || element_rule, "Swizzled<ChunkBytes>: ChunkBytes must be a multiple of sizeof(T)");
     //! Elements of one chunk.
     static constexpr int chunk_elems = element_rule ? chunk_bytes / static_cast<int>(sizeof(T)) : 1;
+    //! Whether a row holds whole chunks.
     static constexpr bool cols_rule = Cols % chunk_elems == 0;
     static_assert(!chunk_rule || !element_rule || cols_rule,
                   "Swizzled<ChunkBytes>: Cols * sizeof(T) must be a multiple of ChunkBytes");
