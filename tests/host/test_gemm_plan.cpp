@@ -593,7 +593,17 @@ TEST_CASE("the wgmma kernel's plan: full waves whole, the last wave's K in slice
     REQUIRE(!p.stream_k());
     const std::int64_t tail = tiles - p.whole;
     REQUIRE(p.blocks == std::min<std::int64_t>(p.units(), sms));
+    // launch_wgmma_tma runs every tile whole as wgmma_whole_plan(tiles, ktiles, blocks): a plan
+    // without split K exactly as planned, a split one (its workspace refused) on no more blocks.
+    const WgmmaPlan w = tilecraft::detail::wgmma_whole_plan(p.tiles, p.ktiles, p.blocks);
+    REQUIRE(w.whole == tiles);
+    REQUIRE(w.blocks <= p.blocks);
+    REQUIRE(w.blocks == std::min<std::int64_t>(tiles, p.blocks));
     if (!p.split()) {
+      REQUIRE(w.blocks == p.blocks);
+      REQUIRE(w.slices == p.slices);
+      REQUIRE(w.slice_steps == p.slice_steps);
+      REQUIRE(w.whole == p.whole);
       REQUIRE(tail == 0);
       continue;
     }
@@ -658,6 +668,12 @@ TEST_CASE("the wgmma kernel's plan: whole waves, then stream-K shares that cover
     REQUIRE(p.blocks >= 1);
     REQUIRE(p.blocks <= sms);
     const WgmmaPlan dp = tilecraft::detail::wgmma_whole_plan(tiles, ktiles, sms);
+    // The whole-tile run of a plan whose workspace is refused (launch_wgmma_tma): every tile, on
+    // at most the plan's blocks; the very plan where there is no stream-K part.
+    const WgmmaPlan w = tilecraft::detail::wgmma_whole_plan(p.tiles, p.ktiles, p.blocks);
+    REQUIRE(w.whole == tiles);
+    REQUIRE(w.blocks == std::min<std::int64_t>(tiles, p.blocks));
+    if (!p.stream_k()) REQUIRE((w.blocks == p.blocks && w.whole == p.whole && w.slice_steps == p.slice_steps));
     REQUIRE(!p.split());
     if (!p.stream_k()) {
       REQUIRE(p.blocks == dp.blocks);
