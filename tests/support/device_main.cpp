@@ -52,5 +52,8 @@ int main(int argc, char** argv) {
   }
   doctest::Context context;
   context.applyCommandLine(argc, argv);
+  // TILECRAFT_TEST_DURATIONS=1: print each test case's time (.ci/gpu-check lists the slowest).
+  if (const char* durations = std::getenv("TILECRAFT_TEST_DURATIONS"); durations && std::strcmp(durations, "1") == 0)
+    context.setOption("duration", "true");
   return context.run();
 }
