@@ -94,7 +94,8 @@ endfunction()
 
 # tilecraft_add_test(NAME <name> KIND host|device SOURCES <files...> [LIBRARIES <libs...>]
 #                    [DEFINES <macros...>] [SKIP_ARCHS <archs...>] [NO_COMPAT] [WGMMA] [SM80]
-#                    [COMPAT_SOURCES <files...>] [REGISTER_AS <tests...>] [VARIANTS_ONLY])
+#                    [COMPAT_SOURCES <files...>] [ASSERT_SOURCES <files...>] [REGISTER_AS <tests...>]
+#                    [VARIANTS_ONLY])
 #   host:   runs everywhere (layouts, bank model, argument validation).
 #   device: needs a GPU; its main exits 77 without one, which ctest reports as skipped.
 #   SKIP_ARCHS: build for the project's architectures less those named (75 drops 75, 75-real
@@ -103,6 +104,8 @@ endfunction()
 #   left, instead of failing for want of a kernel image. Such twins get no compat variants.
 #   COMPAT_SOURCES: the compat variants' sources, where fewer files cover every path that
 #   differs by architecture or assertion (default: SOURCES).
+#   ASSERT_SOURCES: the .assert variant's sources, where fewer files than COMPAT_SOURCES meet
+#   every assertion's code (default: COMPAT_SOURCES).
 #   SM80: the test's kernels have paths for sm_90 and above (NV_PROVIDES_SM_90 and the like):
 #   its compat variants include <name>.sm80, the sm_80 paths run on the same GPU.
 #   WGMMA: the test (not its compat variants, which keep the other paths) builds sm_90 as sm_90a
@@ -112,9 +115,12 @@ endfunction()
 #   cases. VARIANTS_ONLY: build the compat variants alone, not the plain executable.
 function(tilecraft_add_test)
   cmake_parse_arguments(ARG "NO_COMPAT;WGMMA;SM80;VARIANTS_ONLY" "NAME;KIND"
-                        "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES;REGISTER_AS" ${ARGN})
+                        "SOURCES;LIBRARIES;DEFINES;SKIP_ARCHS;COMPAT_SOURCES;ASSERT_SOURCES;REGISTER_AS" ${ARGN})
   if(NOT ARG_COMPAT_SOURCES)
     set(ARG_COMPAT_SOURCES ${ARG_SOURCES})
+  endif()
+  if(NOT ARG_ASSERT_SOURCES)
+    set(ARG_ASSERT_SOURCES ${ARG_COMPAT_SOURCES})
   endif()
   tilecraft_test_mains()
   set(archs "${CMAKE_CUDA_ARCHITECTURES}")
@@ -149,6 +155,8 @@ function(tilecraft_add_test)
   foreach(target IN LISTS variants)
     if(target STREQUAL ARG_NAME)
       add_executable(${target} ${ARG_SOURCES})
+    elseif(target MATCHES "\\.assert$")
+      add_executable(${target} ${ARG_ASSERT_SOURCES})
     else()
       add_executable(${target} ${ARG_COMPAT_SOURCES})
     endif()
