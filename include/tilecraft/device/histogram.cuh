@@ -88,7 +88,8 @@ using histogram_level_t = detail::histogram_level_t<Sample>;
 //! with the bin count instead of the level count: call once with `d_temp_storage == nullptr` to
 //! learn `temp_storage_bytes`, allocate, call again.
 //!
-//! - Samples: std::uint8_t, std::uint16_t, std::int32_t or float, any alignment of the array;
+//! - Samples: std::uint8_t, std::uint16_t, std::int32_t or float, the array aligned to its type
+//!   (any offset from a 16-byte boundary);
 //!   Level: int for integer samples (lower >= the smallest sample value, upper <= the largest + 1;
 //!   for int32 samples upper is at most INT_MAX, so the sample INT_MAX is never counted, as with
 //!   CUB's int levels), float for float samples (finite, upper - lower finite, and num_bins / (upper - lower)
@@ -102,7 +103,7 @@ using histogram_level_t = detail::histogram_level_t<Sample>;
 //!   zero (`-ftz=true`, `--use_fast_math`) the kernel's float operations flush them too, as every
 //!   float operation of that build does: the formula then holds for the flushed values (only
 //!   levels, samples, widths or scales below FLT_MIN are affected).
-//! - Counter: unsigned int (default; counts wrap modulo 2^32) or unsigned long long. num_bins
+//! - Counter (d_histogram's type): unsigned int (counts wrap modulo 2^32) or unsigned long long. num_bins
 //!   from 1 to 2^22; up to what a block's shared memory holds (4096 and more) the counters are
 //!   privatized in shared memory, beyond it they are global atomics. num_samples up to
 //!   (2^63 - 1) / sizeof(Sample).
@@ -154,7 +155,8 @@ template <class Policy = void, class Sample, class Counter, class Level>
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, on the errors histogram_even rejects and
 //! when d_levels is null, misaligned or shares bytes with d_histogram. Otherwise the launch
-//! status.
+//! status. The levels' order is not checked (they are in device memory): levels that decrease or
+//! hold NaN give unspecified counts, but nothing is read or written out of bounds.
 //! \code
 //! const auto* d_ints = reinterpret_cast<const std::int32_t*>(d_in);    // n samples
 //! const auto* d_levels = reinterpret_cast<const int*>(d_a);            // 2049 levels
