@@ -322,36 +322,36 @@ TEST_CASE("u8 into i64 past 2^31 elements") {
   CHECK(wrong.download()[0] == 0);
 }
 
-// Items of 320 bytes (80 ints added element by element): the default tiles of such wide items
-// are 64 threads of one item, sized so that the staging buffer, block_scan's storage and the
-// look-back's 32 accumulators fit 48 KiB of static shared memory together; 47 tiles, so the
-// look-back walks over many of them.
-struct Wide80 {
-  std::int32_t v[80];
+// Items of 296 bytes (74 ints added element by element): the narrowest whose default tiles are
+// 64 threads of one item, so that the staging buffer, block_scan's storage and the look-back's
+// 32 accumulators fit 48 KiB of static shared memory together (128 threads would need 49200
+// bytes); 47 tiles, so the look-back walks over many of them.
+struct Wide74 {
+  std::int32_t v[74];
 };
 struct WideSum {
-  TILECRAFT_HOST_DEVICE Wide80 operator()(const Wide80& a, const Wide80& b) const {
-    Wide80 r;
-    for (int i = 0; i < 80; ++i) r.v[i] = a.v[i] + b.v[i];
+  TILECRAFT_HOST_DEVICE Wide74 operator()(const Wide74& a, const Wide74& b) const {
+    Wide74 r;
+    for (int i = 0; i < 74; ++i) r.v[i] = a.v[i] + b.v[i];
     return r;
   }
 };
 
-TEST_CASE("scans of 320-byte items with the default tiles") {
+TEST_CASE("scans of 296-byte items with the default tiles") {
   const std::size_t n = 3001;
   auto g = tilecraft::test::rng(5151);
-  std::vector<Wide80> host(n);
+  std::vector<Wide74> host(n);
   for (auto& x : host) {
     for (auto& e : x.v) e = static_cast<std::int32_t>(g.uniform_int(-1000, 1000));
   }
-  DeviceBuffer<Wide80> in(host), out(n);
+  DeviceBuffer<Wide74> in(host), out(n);
   const auto n64 = static_cast<std::int64_t>(n);
   run_scan<false>(in.get(), out.get(), n64, WideSum{});
-  CHECK(mismatches(download(out.get(), n), host_scan<false, Wide80, Wide80>(host, 0, n, WideSum{})) == 0);
-  Wide80 init{};
+  CHECK(mismatches(download(out.get(), n), host_scan<false, Wide74, Wide74>(host, 0, n, WideSum{})) == 0);
+  Wide74 init{};
   init.v[3] = 7;
   run_scan<true>(in.get(), out.get(), n64, WideSum{}, init);
-  CHECK(mismatches(download(out.get(), n), host_scan<true, Wide80, Wide80>(host, 0, n, WideSum{}, init)) == 0);
+  CHECK(mismatches(download(out.get(), n), host_scan<true, Wide74, Wide74>(host, 0, n, WideSum{}, init)) == 0);
 }
 
 // Tile states of accumulators that are not whole aligned words: 12 bytes of alignment 1 (flags

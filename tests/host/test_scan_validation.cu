@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <utility>
 
 #include <tilecraft/device/scan.cuh>
 #include <tilecraft/device/select.cuh>
@@ -196,4 +197,42 @@ TEST_CASE("the default scan tiles keep every thread's run whole 16-byte vectors"
   CHECK(TileStage<double, 128, 64>::swizzle_period == 32);
   CHECK(TileStage<float, 256, 32>::swizzle_period == 8);
   CHECK(TileStage<float, 256, 24>::swizzle_period == 8);
+}
+
+namespace {
+template <int W>
+struct Bytes {
+  unsigned char b[W];
+};
+
+// Whether Policy's scan kernel of W-byte items (input, output and accumulator) keeps the
+// dispatch's rules: the tile's staging buffer within 40 KiB, all its static shared memory within
+// 48 KiB (what scan_run asserts).
+template <class Policy, int W>
+constexpr bool scan_kernel_fits() {
+  using T = Bytes<W>;
+  return detail::stage_bytes_of<Policy, T, T>() <= detail::max_tile_stage_bytes &&
+         detail::scan_kernel_smem_bytes<Policy, T, T, T>() <= 48 * 1024;
+}
+
+template <int W>
+constexpr bool default_tiles_fit() {
+  using T = Bytes<W>;
+  return scan_kernel_fits<detail::DefaultScanPolicyLarge<T, T>, W>() &&
+         scan_kernel_fits<detail::DefaultScanPolicyRegisters<T, T>, W>() &&
+         scan_kernel_fits<detail::DefaultScanPolicySmall<T, T>, W>();
+}
+
+template <int... I>
+constexpr int first_width_not_fitting(std::integer_sequence<int, I...>) {
+  int first = 0;
+  ((first == 0 && !default_tiles_fit<I + 1>() ? first = I + 1 : 0), ...);
+  return first;
+}
+}  // namespace
+
+TEST_CASE("the default scan tiles of items of 1 to 480 bytes fit the scan kernel's shared memory") {
+  // (296-byte items once took 128 threads, whose kernel needed 49200 bytes.)
+  constexpr int first = first_width_not_fitting(std::make_integer_sequence<int, 480>{});
+  CHECK(first == 0);
 }

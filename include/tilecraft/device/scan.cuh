@@ -38,16 +38,17 @@ using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, 
 //! - Single pass, two launches (a tile-state reset, 256 threads per 256 tiles, then the scan;
 //!   inputs of one tile: one launch of one block). Each block takes its tile from an atomic
 //!   counter (so it only ever waits for tiles whose blocks already run: no assumption about the
-//!   order the hardware starts blocks in); where there are no more tiles than SMs, all the
-//!   blocks fit on the GPU at once and the tile is the block's index, loaded while the reset still
-//!   runs (on sm_90, where the scan is the reset's programmatic dependent; 2^16 and 2^20
-//!   floats 3-5% faster). It stages its tile through shared memory with 16-byte vector
-//!   loads, scans it with block_scan (large same-width tiles: in two passes over shared
-//!   memory), and learns the prefix of everything before it by decoupled look-back: its first
-//!   warp watches the published states of its 32 nearest predecessors until one of them holds
-//!   an inclusive prefix. Integer Sum, Min and Max, whose results have the same bits in any
-//!   association, walk back instead, combining each window of 32 states with a warp reduction
-//!   (faster there: i64 exclusive sums 14% at 2^27).
+//!   order the hardware starts blocks in); where there are no more tiles than the GPU has SMs,
+//!   the tile is the block's index, loaded while the reset still runs (on sm_90, where the scan
+//!   is the reset's programmatic dependent; 2^16 and 2^20 floats 3-5% faster). Those blocks wait
+//!   only for lower-indexed ones: all resident at once on a GPU that nothing else holds; where
+//!   other work (or an SM limit such as MPS's) holds SMs, this relies on the hardware starting a
+//!   grid's blocks in index order, as CUB's look-back does. It stages its tile through shared memory with 16-byte
+//!   vector loads, scans it with block_scan (large same-width tiles: in two passes over shared memory), and learns the
+//!   prefix of everything before it by decoupled look-back: its first warp watches the published states of its 32
+//!   nearest predecessors until one of them holds an inclusive prefix. Integer Sum, Min and Max, whose results have the
+//!   same bits in any association, walk back instead, combining each window of 32 states with a warp reduction (faster
+//!   there: i64 exclusive sums 14% at 2^27).
 //! - Deterministic: the same input on the same GPU gives the same bits on every run (floating
 //!   point included), however the blocks are scheduled. Tile i's inclusive prefix is defined as
 //!   the sequential fold P_i = P_{i-1} op a_i of the tile aggregates a_i; a tile whose look-back
@@ -57,7 +58,9 @@ using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, 
 //!   sequential host loop, as CUB's are.)
 //! - `op` must be associative; it need not be commutative (elements are only combined with
 //!   their neighbours, in order). Accumulates in inclusive_scan_accumulator_t (what op(*d_out,
-//!   *d_in) returns); inputs are converted to it, results converted to Out.
+//!   *d_in) returns); inputs are converted to it, results converted to Out. In and Out must be
+//!   trivially copyable (tiles move them as raw bytes), the accumulator trivially copyable and
+//!   trivially default constructible.
 //! - In place when `d_out` and `d_in` are the same address and the types have one width; other
 //!   overlaps are refused. Any element offset (16-byte vectors when both are 16-byte aligned).
 //!   num_items up to (2^63 - 1) / 64 and up to 2^31 - 1 tiles of the policy's tile_items (more than

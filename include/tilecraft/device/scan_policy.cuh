@@ -94,11 +94,12 @@ struct DefaultScanShape {
   // 256 threads while the staging buffer fits 32 KiB, else 128 (40 KiB) or 64, and only where
   // the scan kernel's whole static shared memory fits 48 KiB: the staging buffer, block_scan's
   // storage (warps + 2 accumulators with the look-back's algorithms) and 32 accumulators for
-  // the look-back, each accumulator taken as wide as the wider type (scan_run asserts the real
-  // sizes). So items of up to 480 bytes scan with the default tiles (64 threads above 296).
+  // the look-back, each accumulator taken as wide as the wider type, and 64 bytes for the ticket
+  // and alignment (scan_run asserts the real sizes). So items of up to 480 bytes scan with the
+  // default tiles (64 threads from 296 bytes on).
   static constexpr bool fits(int t, int n) {
     return static_cast<long long>(t) * n * widest <= (t == 256 ? 32768 : 40960) &&
-           (static_cast<long long>(t) * n + t / 32 + 34) * widest <= 49152;
+           (static_cast<long long>(t) * n + t / 32 + 34) * widest + 64 <= 49152;
   }
   static constexpr int threads_for(int n) { return fits(256, n) ? 256 : fits(128, n) ? 128 : 64; }
   static constexpr int threads = threads_for(items);

@@ -23,7 +23,7 @@ namespace tilecraft {
 //! learn `temp_storage_bytes`, allocate, call again.
 //!
 //! - Single pass, like inclusive_scan: each block takes a tile from an atomic counter, flags its
-//!   items, ranks them within each warp (one packed warp scan of per-row counts), adds the warps'
+//!   items, ranks them within each warp (warp scans of per-row counts packed several to a word), adds the warps'
 //!   counts and finds the kept items before the tile by the decoupled look-back, compacts its
 //!   kept items in shared memory and writes them out coalesced. The Policy's block_algorithm
 //!   is not used (no block_scan runs); its threads and items set the tile.

@@ -59,6 +59,15 @@ constexpr std::size_t single_pass_temp_bytes(std::int64_t tiles) {
 }
 
 #if defined(__CUDACC__)
+// scan_kernel's static shared memory: the stage, block_scan's storage, the look-back's 32
+// accumulators and the ticket (with room for their alignment). At most 48 KiB (scan_run's rule;
+// DefaultScanShape::fits keeps the default tiles within it).
+template <class Policy, class In, class Out, class Acc>
+constexpr std::size_t scan_kernel_smem_bytes() {
+  return stage_bytes_of<Policy, In, Out>() + sizeof(BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>) +
+         warp_threads * sizeof(Acc) + 64;
+}
+
 // by_block_allowed: false takes every tile from the counter, however few (tests compare the two).
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 [[nodiscard]] cudaError_t scan_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
@@ -68,12 +77,7 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
                 "tilecraft scan: a tile (Policy threads * items * the wider of the input and output types) must fit 40 "
                 "KiB of static shared memory: take fewer threads or items (the default tiles take items of up to 480 "
                 "bytes)");
-  // scan_kernel's static shared memory: the stage, block_scan's storage, the look-back's 32
-  // accumulators and the ticket (with room for their alignment).
-  static_assert(stage_bytes_of<Policy, In, Out>() +
-                        sizeof(BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>) +
-                        warp_threads * sizeof(Acc) + 64 <=
-                    48 * 1024,
+  static_assert(scan_kernel_smem_bytes<Policy, In, Out, Acc>() <= 48 * 1024,
                 "tilecraft scan: a tile's shared memory (the staging buffer of Policy threads * items of the wider of "
                 "the input and output types, block_scan's storage and 32 accumulators for the look-back) must fit 48 "
                 "KiB of static shared memory: take fewer threads or items, or a narrower accumulator (the default "
@@ -172,13 +176,16 @@ template <class Policy, bool Exclusive, class First, class In, class Out, class 
 [[nodiscard]] cudaError_t scan_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                     std::int64_t num_items, Op op, const Init& init, cudaStream_t stream) {
   static_assert(std::is_trivially_copyable_v<In>, "tilecraft scan: the input type must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<Out>,
+                "tilecraft scan: the output type must be trivially copyable (tiles store it as raw bytes)");
   static_assert(!Exclusive || std::invocable<Op&, const First&, const In&>,
                 "tilecraft::exclusive_scan: op(init, *d_in) must be callable (it decides the accumulator type, as in "
                 "CUB)");
   static_assert(Exclusive || std::invocable<Op&, const First&, const In&>,
                 "tilecraft::inclusive_scan: op(*d_out, *d_in) must be callable (it decides the accumulator type: the "
                 "output type combined with an input)");
-  if constexpr (std::is_trivially_copyable_v<In> && std::invocable<Op&, const First&, const In&>) {
+  if constexpr (std::is_trivially_copyable_v<In> && std::is_trivially_copyable_v<Out> &&
+                std::invocable<Op&, const First&, const In&>) {
     using Acc = typename ScanAccumulator<Op, First, In>::type;
     static_assert(Shuffleable<Acc> && std::is_trivially_default_constructible_v<Acc>,
                   "tilecraft scan: the accumulator type (what op returns) must be trivially copyable and trivially "

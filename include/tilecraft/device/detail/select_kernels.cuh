@@ -23,9 +23,10 @@ namespace tilecraft::detail {
 //! elements, lane l holding elements l * vec ... l * vec + vec - 1 of each row (one 16-byte
 //! vector when the type packs into 16 bytes and Items is a multiple of vec; vec = 1 otherwise).
 //! Warp-striped rows rather than a blocked run per thread: a warp's loads are coalesced
-//! without staging, a lane's rank within the warp comes from one packed warp scan of per-row
-//! counts, and the kept items of a row land at nearby shared addresses (a blocked run would put
-//! lanes ~Items / 2 elements apart: 16-way bank conflicts for floats kept half the time).
+//! without staging, a lane's rank within the warp comes from a few independent warp scans of
+//! per-row counts packed `fields` to a word (`words` scans: 4 for floats at 64 items, instead of
+//! one a row), and the kept items of a row land at nearby shared addresses (a blocked run would
+//! put lanes ~Items / 2 elements apart: 16-way bank conflicts for floats kept half the time).
 template <class In, int Items>
 struct SelectArrangement {
   // Elements of In in a 16-byte vector (0: In does not pack into one).
@@ -46,7 +47,7 @@ struct SelectArrangement {
 
 // One tile of select_if (Partition false) or partition (true), one block per tile taken from
 // the counter. Each warp loads and flags its rows (SelectArrangement) and ranks its kept items
-// with one packed warp scan; the block adds the warps' counts, the first warp publishes the
+// with warp scans of packed per-row counts; the block adds the warps' counts, the first warp publishes the
 // tile's count and looks back for the kept items before the tile; meanwhile every warp
 // compacts its kept items (and, for partition, the rejected ones after all the tile's kept
 // ones) into shared memory in order, and the block writes them out coalesced: kept item k of
