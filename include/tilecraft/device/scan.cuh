@@ -41,9 +41,10 @@ using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, 
 //!   order the hardware starts blocks in); where there are no more tiles than the GPU has SMs,
 //!   the tile is the block's index, loaded while the reset still runs (on sm_90, where the scan
 //!   is the reset's programmatic dependent; 2^16 and 2^20 floats 3-5% faster). Those blocks wait
-//!   only for lower-indexed ones: all resident at once on a GPU that nothing else holds; where
-//!   other work (or an SM limit such as MPS's) holds SMs, this relies on the hardware starting a
-//!   grid's blocks in index order, as CUB's look-back does. It stages its tile through shared memory with 16-byte
+//!   only for lower-indexed ones, and all of them fit on the GPU at once (other work that holds
+//!   SMs frees them as it ends); where a process may use fewer SMs than the GPU has (an MPS or
+//!   green-context limit), this relies on the hardware starting a grid's blocks in index order,
+//!   as CUB's look-back does. It stages its tile through shared memory with 16-byte
 //!   vector loads, scans it with block_scan (large same-width tiles: in two passes over shared memory), and learns the
 //!   prefix of everything before it by decoupled look-back: its first warp watches the published states of its 32
 //!   nearest predecessors until one of them holds an inclusive prefix. Integer Sum, Min and Max, whose results have the

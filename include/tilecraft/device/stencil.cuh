@@ -19,6 +19,7 @@
 #include "../memory/tile_copy.cuh"
 #include "../util/device_cache.cuh"
 #include "../util/error.cuh"
+#include "../util/launch.cuh"
 #include "../util/nvtx.cuh"
 #include "../util/math.cuh"
 
@@ -285,8 +286,8 @@ template <int Radius, class Policy, class T>
                       ? stencil_1d_direct_kernel<T, Radius, Policy, StencilBoundary::zero>
                       : stencil_1d_direct_kernel<T, Radius, Policy, StencilBoundary::clamp>;
     const bool in_vector = reinterpret_cast<std::uintptr_t>(in) % max_vector_bytes == 0;
-    kernel<<<static_cast<unsigned>(grid), Policy::threads, 0, stream>>>(in, out, n, weights, in_vector, out_vector);
-    return last_launch_error();
+    return launch_kernel(kernel, dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), 0, stream, in, out, n,
+                         weights, in_vector, out_vector);
   } else {
     auto kernel = boundary == StencilBoundary::zero ? stencil_1d_kernel<T, Radius, Policy, StencilBoundary::zero>
                                                     : stencil_1d_kernel<T, Radius, Policy, StencilBoundary::clamp>;
@@ -302,8 +303,8 @@ template <int Radius, class Policy, class T>
       grid = tiles < resident ? tiles : resident;
     }
     if (grid > INT_MAX) return cudaErrorInvalidValue;
-    kernel<<<static_cast<unsigned>(grid), Policy::threads, 0, stream>>>(in, out, n, weights, out_vector);
-    return last_launch_error();
+    return launch_kernel(kernel, dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), 0, stream, in, out, n,
+                         weights, out_vector);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "../memory/shared_tile.cuh"
 #include "../memory/tile_copy.cuh"
 #include "../util/error.cuh"
+#include "../util/launch.cuh"
 #include "../util/nvtx.cuh"
 #include "../util/math.cuh"
 
@@ -129,8 +130,8 @@ template <class Policy, class T>
   const std::int64_t grid_y = tile_rows_count < max_grid_yz ? tile_rows_count : max_grid_yz;
   const dim3 grid(static_cast<unsigned>(tile_cols_count), static_cast<unsigned>(grid_y),
                   static_cast<unsigned>(ceil_div(tile_rows_count, grid_y)));
-  transpose_tiles_kernel<T, Policy><<<grid, Policy::threads, 0, stream>>>(src, dst, tile_rows_count);
-  return last_launch_error();
+  return detail::launch_kernel(transpose_tiles_kernel<T, Policy>, grid, dim3(Policy::threads), 0, stream, src, dst,
+                               tile_rows_count);
 }
 
 }  // namespace detail

@@ -43,22 +43,23 @@ namespace detail {
 inline void keep_workspace(cudaMemPool_t pool) {
   std::uint64_t keep = 0, held = 0;
   std::size_t free_bytes = 0, total_bytes = 0;
-  if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess ||
-      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &held) != cudaSuccess) {
-    (void)cudaGetLastError();
+  cudaError_t status = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  if (status == cudaSuccess) status = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &held);
+  if (status != cudaSuccess || held <= keep) {  // (held <= keep: the common case, nothing new held)
+    (void)returned_status(status);
     return;
   }
-  if (held <= keep) return;  // the common case: nothing new held
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
-      (held <= total_bytes / workspace_keep_fraction &&
-       cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &held) != cudaSuccess))
-    (void)cudaGetLastError();
+  status = cudaMemGetInfo(&free_bytes, &total_bytes);
+  if (status == cudaSuccess && held <= total_bytes / workspace_keep_fraction) {
+    status = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &held);
+  }
+  (void)returned_status(status);
 }
 
 // `bytes` of workspace on the current device, usable on `stream` from now on in stream order;
 // free it with workspace_free on the same stream. On failure (no memory pools, out of memory)
-// returns the error and clears it from the runtime's last-error state, so the caller can fall
-// back to a path without workspace. `limit` >= 0: a request of more bytes is refused as an
+// returns the error, taken out of the runtime's last-error slot where a failed call left it, so
+// the caller can fall back to a path without workspace. `limit` >= 0: a request of more bytes is refused as an
 // exhausted pool refuses it (cudaErrorMemoryAllocation; the launchers' tunables pass it, so that
 // tests run those fallbacks).
 inline cudaError_t workspace_alloc(void** ptr, std::size_t bytes, cudaStream_t stream, std::int64_t limit = -1) {
@@ -70,11 +71,8 @@ inline cudaError_t workspace_alloc(void** ptr, std::size_t bytes, cudaStream_t s
   if (status == cudaSuccess) status = workspace_pool(device, pool, true, workspace_keep_bytes);
   if (status == cudaSuccess) status = cudaMallocFromPoolAsync(ptr, bytes, pool, stream);
   if (status == cudaSuccess) keep_workspace(pool);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    *ptr = nullptr;
-  }
-  return status;
+  if (status != cudaSuccess) *ptr = nullptr;
+  return returned_status(status);
 }
 
 // Returns workspace_alloc's memory to the pool, in stream order.

@@ -10,10 +10,10 @@
 
 #include "../config.cuh"
 
-//! Evaluates the expression (a cudaError_t) once; if it is not cudaSuccess, clears the runtime's
-//! last-error slot (cudaGetLastError, where a failed runtime call leaves its error too) and
-//! returns it from the enclosing function: the error is reported once, as that function's
-//! result, and not again by the next launch check. For launchers that compose several CUDA calls.
+//! Evaluates the expression (a cudaError_t) once; if it is not cudaSuccess, returns it from the
+//! enclosing function, taking it out of the runtime's last-error slot where the failed runtime
+//! call left it there (detail::returned_status): the error is reported once, as that function's
+//! result. For launchers that compose several CUDA calls.
 #define TILECRAFT_RETURN_IF_ERROR(...)                                \
   do {                                                                \
     const cudaError_t tilecraft_status_ = (__VA_ARGS__);              \
@@ -47,16 +47,19 @@ inline void throw_if_error(cudaError_t status, const char* expr, const char* fil
                               " failed: " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
 }
 
-//! The status of the most recent kernel launch on this host thread (clears it, like
-//! cudaGetLastError). Launchers call it right after `<<<...>>>`.
+//! The runtime's last error on this host thread, cleared (cudaGetLastError): right after a
+//! `<<<...>>>` launch, that launch's status, unless an earlier runtime call's error was left
+//! there unread (it is then reported instead). For kernels launched with `<<<...>>>` in user
+//! code; tilecraft's launchers return each launch's own status (cudaLaunchKernelEx) instead.
 [[nodiscard]] inline cudaError_t last_launch_error() noexcept { return cudaGetLastError(); }
 
 namespace detail {
-//! `status`, the result of a runtime call that a launcher returns as its own (a cooperative or
-//! extended launch, a function attribute), with the runtime's last-error slot cleared when it
-//! failed: the next launcher's last_launch_error() must not report it again as its own.
+//! `status`, the result of a call that a launcher returns as its own, with the runtime's
+//! last-error slot cleared where it holds that very error (a failed runtime call leaves it
+//! there): reported once, as the launcher's result. An error tilecraft's own checks made up, or
+//! a different one an earlier call left in the slot, stays there for its owner.
 [[nodiscard]] inline cudaError_t returned_status(cudaError_t status) noexcept {
-  if (status != cudaSuccess) (void)cudaGetLastError();
+  if (status != cudaSuccess && cudaPeekAtLastError() == status) (void)cudaGetLastError();
   return status;
 }
 }  // namespace detail

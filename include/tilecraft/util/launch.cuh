@@ -100,9 +100,31 @@ inline bool waits_for_dependency(const void* kernel) {
   // A failed query answers "no" (an ordinary launch follows, and its own check reports what
   // fails there); only its own error is taken out of the runtime's slot, not one the caller
   // left there.
-  if (status != cudaSuccess) (void)cudaGetLastError();
+  (void)returned_status(status);
   if (cacheable) store_kernel_entry(key, waits ? 2 : 1);
   return waits;
+}
+
+//! A launch's configuration without attributes.
+inline cudaLaunchConfig_t launch_config(dim3 grid, dim3 block, std::size_t smem_bytes, cudaStream_t stream) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem_bytes;
+  config.stream = stream;
+  return config;
+}
+
+//! Launches kernel<<<grid, block, smem_bytes, stream>>>(args...) (cudaLaunchKernelEx) and
+//! returns the launch's own status. Every launcher launches this way: a check of the runtime's
+//! last-error slot after `<<<...>>>` would also report, as the launch's, an error an earlier
+//! runtime call left there (one its caller may have handled by that call's return code), and
+//! clear it. Only a failed launch's own error is taken out of the slot (returned_status).
+template <class... Params, class... Args>
+[[nodiscard]] cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem_bytes,
+                                        cudaStream_t stream, Args&&... args) {
+  const cudaLaunchConfig_t config = launch_config(grid, block, smem_bytes, stream);
+  return returned_status(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
 //! Launches kernel<<<grid, block, smem_bytes, stream>>>(args...) as a programmatic dependent of
@@ -115,11 +137,7 @@ inline bool waits_for_dependency(const void* kernel) {
 template <class... Params, class... Args>
 cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem_bytes,
                              cudaStream_t stream, Args&&... args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem_bytes;
-  config.stream = stream;
+  cudaLaunchConfig_t config = launch_config(grid, block, smem_bytes, stream);
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;

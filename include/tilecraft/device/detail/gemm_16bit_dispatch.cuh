@@ -55,7 +55,7 @@ bool gemm_wgmma_runs_on(int device) {
   // A failed query answers "no wgmma" (the mma.sync path runs, and reports what fails there);
   // its error must not stay in the runtime's slot, where the next launch check would take it
   // for its own. (Such failures do not pass: no code for the device, an invalid device.)
-  if (status != cudaSuccess) (void)cudaGetLastError();
+  (void)returned_status(status);
   if (cacheable) store_kernel_entry(key, runs ? 2 : 1);
   return runs;
 }
@@ -157,9 +157,8 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
   // Every tile whole, on plan.blocks blocks at most: no workspace.
   auto run_whole = [&] {
     const WgmmaPlan whole = wgmma_whole_plan(plan.tiles, plan.ktiles, plan.blocks);
-    kernel<<<static_cast<unsigned>(whole.blocks), S::kernel_threads(XK), smem_bytes, stream>>>(
-        ops, c, ldc, rows, cols, alpha, beta, whole, nullptr, nullptr);
-    return last_launch_error();
+    return launch_kernel(kernel, dim3(static_cast<unsigned>(whole.blocks)), dim3(S::kernel_threads(XK)), smem_bytes,
+                         stream, ops, c, ldc, rows, cols, alpha, beta, whole, nullptr, nullptr);
   };
   if (!plan.stream_k() && !plan.split()) return run_whole();
   if (plan.split()) {
@@ -172,18 +171,17 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
             workspace_limit) != cudaSuccess) {
       return run_whole();
     }
-    kernel<<<static_cast<unsigned>(blocks), S::kernel_threads(XK), smem_bytes, stream>>>(ops, c, ldc, rows, cols, alpha,
-                                                                                         beta, plan, partial, nullptr);
-    cudaError_t status = last_launch_error();
+    cudaError_t status =
+        launch_kernel(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::kernel_threads(XK)), smem_bytes, stream, ops,
+                      c, ldc, rows, cols, alpha, beta, plan, partial, nullptr);
     if (status == cudaSuccess) {
       const dim3 reduce_grid(static_cast<unsigned>(tail), static_cast<unsigned>(tile_elems / 1024));
       // C transposed: from a float A in registers, or staged (the slices transposed too).
       const WgmmaSlices slices_layout = !TransposedC     ? WgmmaSlices::c
                                         : sizeof(T) == 2 ? WgmmaSlices::transposed
                                                          : WgmmaSlices::transposed_c;
-      gemm_wgmma_slices_reduce_kernel<S><<<reduce_grid, 256, 0, stream>>>(partial, plan.slices, plan.whole, c, ldc,
-                                                                          rows, cols, alpha, beta, slices_layout);
-      status = last_launch_error();
+      status = launch_kernel(gemm_wgmma_slices_reduce_kernel<S>, reduce_grid, dim3(256), 0, stream, partial,
+                             plan.slices, plan.whole, c, ldc, rows, cols, alpha, beta, slices_layout);
     }
     const cudaError_t freed = workspace_free(partial, stream);
     return status != cudaSuccess ? status : freed;
@@ -197,8 +195,7 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
   }
   auto* flags = static_cast<unsigned*>(ws);
   auto* partial = reinterpret_cast<float*>(static_cast<unsigned char*>(ws) + flag_bytes);
-  gemm_stream_k_reset_kernel<S><<<1, 256, 0, stream>>>(flags, plan.blocks);
-  cudaError_t status = last_launch_error();
+  cudaError_t status = launch_kernel(gemm_stream_k_reset_kernel<S>, dim3(1), dim3(256), 0, stream, flags, plan.blocks);
   if (status == cudaSuccess) {
     // A programmatic dependent of the reset (the kernel has sm_90a code, so it waits for it):
     // its blocks start while the flags are cleared.
@@ -234,8 +231,8 @@ template <class G, class T>
   const MatrixRef<float> cref{c, rows, cols, ldc};
   auto launch = [&](auto kernel, auto xr, auto yr) -> cudaError_t {
     TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, G::smem_bytes));
-    kernel<<<static_cast<unsigned>(tiles), G::threads, G::smem_bytes, stream>>>(xr, yr, cref, alpha, beta);
-    return cudaGetLastError();
+    return launch_kernel(kernel, dim3(static_cast<unsigned>(tiles)), dim3(G::threads), G::smem_bytes, stream, xr, yr,
+                         cref, alpha, beta);
   };
   // tiled_gemm's B is Y^T (k x cols): K-contiguous Y is a column-major B.
   using RowX = MatrixRef<const T, Order::row_major>;

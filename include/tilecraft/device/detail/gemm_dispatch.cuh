@@ -130,9 +130,8 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
       if (!vector_kernel) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
     }
     TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, Tiled::smem_bytes));
-    kernel<<<static_cast<unsigned>(units), Tiled::threads, Tiled::smem_bytes, stream>>>(a, b, c, epi, tiles_m, tiles_n,
-                                                                                        slices);
-    TILECRAFT_RETURN_IF_ERROR(last_launch_error());
+    TILECRAFT_RETURN_IF_ERROR(launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(Tiled::threads),
+                                            Tiled::smem_bytes, stream, a, b, c, epi, tiles_m, tiles_n, slices));
     return after.empty() ? cudaSuccess : after.launch(after.context, stream);
   };
   cudaError_t status = cudaSuccess;
@@ -158,8 +157,8 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
         status = launch_dependent(reduce, grid, dim3(Shape::threads), 0, stream, slices, static_cast<int>(plan.slices),
                                   tiles_m, tiles_n, c, epi);
       } else {
-        reduce<<<grid, Shape::threads, 0, stream>>>(slices, plan.slices, tiles_m, tiles_n, c, epi);
-        status = last_launch_error();
+        status = launch_kernel(reduce, grid, dim3(Shape::threads), 0, stream, slices, static_cast<int>(plan.slices),
+                               tiles_m, tiles_n, c, epi);
       }
     }
     const cudaError_t freed = workspace_free(slices.partial, stream);

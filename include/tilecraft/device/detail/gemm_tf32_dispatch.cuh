@@ -142,8 +142,8 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
     constexpr int threads = 256;
     const dim3 grid(static_cast<unsigned>(ceil_div<std::int64_t>(k, 4 * threads)),
                     static_cast<unsigned>(rows < 65535 ? rows : 65535));
-    tf32_split_kernel<float><<<grid, threads, 0, stream>>>(from, ld_from, ws, ws + rows * ldp, ldp, rows, k);
-    TILECRAFT_RETURN_IF_ERROR(cudaGetLastError());
+    TILECRAFT_RETURN_IF_ERROR(launch_kernel(tf32_split_kernel<float>, grid, dim3(threads), 0, stream, from, ld_from, ws,
+                                            ws + rows * ldp, ldp, rows, k));
   } else if (ldp > k && !k_contiguous) {
     // The transposed rows' padding, zeroed for the same reason as in tf32_split_kernel.
     TILECRAFT_RETURN_IF_ERROR(cudaMemset2DAsync(ws + k, static_cast<std::size_t>(ldp) * sizeof(float), 0,

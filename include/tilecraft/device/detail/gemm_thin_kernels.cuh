@@ -160,9 +160,8 @@ cudaError_t launch_thin(StridedOperand<T> thin, StridedOperand<T> wide, std::int
       return launch_dependent(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::threads), 0, stream, thin, wide,
                               static_cast<int>(r), lines, k, c, c_stride_s, c_stride_line, thin_rows, epi, true);
     }
-    kernel<<<static_cast<unsigned>(blocks), S::threads, 0, stream>>>(thin, wide, static_cast<int>(r), lines, k, c,
-                                                                     c_stride_s, c_stride_line, thin_rows, epi, false);
-    return last_launch_error();
+    return launch_kernel(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::threads), 0, stream, thin, wide,
+                         static_cast<int>(r), lines, k, c, c_stride_s, c_stride_line, thin_rows, epi, false);
   };
   // One accumulator for the commonest edge (1025 = 8 x 128 + 1), four up to 4 rows, else
   // thin_most: a thread's accumulators and loads grow with R, so the fewest that hold r.

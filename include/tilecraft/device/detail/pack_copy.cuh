@@ -68,8 +68,8 @@ cudaError_t copy_rows(const T* src, std::int64_t ld, T* dst, std::int64_t ldp, s
   if (src == nullptr || dst == nullptr) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(ceil_div<std::int64_t>(ldp, PackCopyShape::chunk)),
                   static_cast<unsigned>(outer < 65535 ? outer : 65535));
-  pack_copy_kernel<T><<<grid, PackCopyShape::threads, 0, stream>>>(src, ld, dst, ldp, outer, inner);
-  return last_launch_error();
+  return launch_kernel(pack_copy_kernel<T>, grid, dim3(PackCopyShape::threads), 0, stream, src, ld, dst, ldp, outer,
+                       inner);
 }
 
 }  // namespace tilecraft::detail

@@ -14,6 +14,7 @@
 #include "../../util/concepts.cuh"
 #include "../../util/device_cache.cuh"
 #include "../../util/error.cuh"
+#include "../../util/launch.cuh"
 #include "../../util/math.cuh"
 #include "reduce_kernels.cuh"
 
@@ -48,32 +49,20 @@ template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, c
     if constexpr (Vec > 1) {
       auto one_tile = [&](auto policy) {
         using Policy = decltype(policy);
-        reduce_one_tile_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
-            <<<1, Policy::threads, 0, stream>>>(d_in, static_cast<int>(n), d_out, op, init);
+        return launch_kernel(reduce_one_tile_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>, dim3(1),
+                             dim3(Policy::threads), 0, stream, d_in, static_cast<int>(n), d_out, op, init);
       };
-      if (bytes <= ReduceSingleBlock::Narrow::max_bytes) {
-        one_tile(ReduceSingleBlock::Narrow{});
-        return last_launch_error();
-      }
-      if (bytes <= ReduceSingleBlock::Mid::max_bytes) {
-        one_tile(ReduceSingleBlock::Mid{});
-        return last_launch_error();
-      }
-      if (bytes <= ReduceSingleBlock::Wide::max_bytes) {
-        one_tile(ReduceSingleBlock::Wide{});
-        return last_launch_error();
-      }
+      if (bytes <= ReduceSingleBlock::Narrow::max_bytes) return one_tile(ReduceSingleBlock::Narrow{});
+      if (bytes <= ReduceSingleBlock::Mid::max_bytes) return one_tile(ReduceSingleBlock::Mid{});
+      if (bytes <= ReduceSingleBlock::Wide::max_bytes) return one_tile(ReduceSingleBlock::Wide{});
     }
-    if (bytes <= ReduceSingleBlock::narrow_max_bytes) {
-      using Policy = ReduceSingleBlock::Narrow;
-      reduce_single_block_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
-          <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
-    } else {
-      using Policy = ReduceSingleBlock::General;
-      reduce_single_block_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>
-          <<<1, Policy::threads, 0, stream>>>(d_in, n, d_out, op, init);
-    }
-    return last_launch_error();
+    auto single_block = [&](auto policy) {
+      using Policy = decltype(policy);
+      return launch_kernel(reduce_single_block_kernel<Policy, Vec, GridPolicy::hint, In, Out, Acc, Op, Init>, dim3(1),
+                           dim3(Policy::threads), 0, stream, d_in, n, d_out, op, init);
+    };
+    return bytes <= ReduceSingleBlock::narrow_max_bytes ? single_block(ReduceSingleBlock::Narrow{})
+                                                        : single_block(ReduceSingleBlock::General{});
   }
   using Policy = GridPolicy;
   void* args[] = {&d_in, &n, &d_out, &op, &init, &partials};

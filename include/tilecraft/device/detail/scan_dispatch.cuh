@@ -121,9 +121,9 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   auto* counter = static_cast<unsigned*>(d_temp_storage);
   const TileStatus<Acc> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes, tiles > 1 ? tiles : 1);
   if (tiles > 1) {
-    scan_init_kernel<<<static_cast<unsigned>(ceil_div<std::int64_t>(tiles, 256)), 256, 0, stream>>>(status, tiles,
-                                                                                                    counter);
-    TILECRAFT_RETURN_IF_ERROR(last_launch_error());
+    TILECRAFT_RETURN_IF_ERROR(launch_kernel(scan_init_kernel<TileStatus<Acc>>,
+                                            dim3(static_cast<unsigned>(ceil_div<std::int64_t>(tiles, 256))), dim3(256),
+                                            0, stream, status, tiles, counter));
   }
   auto kernel = scan_kernel<Policy, Exclusive, In, Out, Acc, Op>;
   if (tiles > 1 && waits_for_dependency(reinterpret_cast<const void*>(kernel))) {
@@ -132,9 +132,8 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
     return launch_dependent(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out,
                             num_items, op, init, status, counter, vector, by_block);
   }
-  kernel<<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(d_in, d_out, num_items, op, init, status,
-                                                                       counter, vector, by_block);
-  return last_launch_error();
+  return launch_kernel(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out,
+                       num_items, op, init, status, counter, vector, by_block);
 }
 #endif
 

@@ -14,6 +14,7 @@
 
 #include "../../config.cuh"
 #include "../../util/error.cuh"
+#include "../../util/launch.cuh"
 #include "../../util/math.cuh"
 #include "../scan_policy.cuh"
 #include "scan_dispatch.cuh"
@@ -81,15 +82,14 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
   const TileStatus<Offset> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes,
                                   tiles > 1 ? tiles : 1);
   if (tiles > 1) {
-    scan_init_kernel<<<static_cast<unsigned>(ceil_div<std::int64_t>(tiles, 256)), 256, 0, stream>>>(status, tiles,
-                                                                                                    counter);
-    TILECRAFT_RETURN_IF_ERROR(last_launch_error());
+    TILECRAFT_RETURN_IF_ERROR(launch_kernel(scan_init_kernel<TileStatus<Offset>>,
+                                            dim3(static_cast<unsigned>(ceil_div<std::int64_t>(tiles, 256))), dim3(256),
+                                            0, stream, status, tiles, counter));
   }
   const bool vector = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
-  select_kernel<Policy, Partition, In, Offset, Pred, NumSelected>
-      <<<static_cast<unsigned>(tiles), Policy::threads, 0, stream>>>(d_in, d_out, num_items, pred, d_num_selected,
-                                                                     status, counter, vector, tiles == 1);
-  return last_launch_error();
+  return launch_kernel(select_kernel<Policy, Partition, In, Offset, Pred, NumSelected>,
+                       dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out, num_items,
+                       pred, d_num_selected, status, counter, vector, tiles == 1);
 }
 #endif
 

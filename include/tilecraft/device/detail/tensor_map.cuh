@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "../../config.cuh"
+#include "../../util/error.cuh"
 
 namespace tilecraft::detail {
 
@@ -27,10 +28,10 @@ inline TensorMapEncoder tensor_map_encoder() {
   static const TensorMapEncoder encoder = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
+    const cudaError_t status =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+    if (status != cudaSuccess || found != cudaDriverEntryPointSuccess) {
+      (void)returned_status(status);
       return static_cast<TensorMapEncoder>(nullptr);
     }
     return reinterpret_cast<TensorMapEncoder>(fn);
