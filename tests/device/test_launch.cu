@@ -141,6 +141,45 @@ TEST_CASE("TILECRAFT_RETURN_IF_ERROR returns a failed call's error once, leaving
   CHECK(cudaGetLastError() == cudaSuccess);
 }
 
+namespace {
+// A composed call whose own check fails, with no runtime call behind it.
+cudaError_t refuse_by_own_check() {
+  TILECRAFT_RETURN_IF_ERROR(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+}  // namespace
+
+TEST_CASE("launchers report their own status and leave an earlier call's error in the last-error slot") {
+  // Its runtime call fails on purpose, which compute-sanitizer reports as an error.
+  if (std::getenv("TILECRAFT_TEST_SANITIZER") != nullptr) return;
+  constexpr std::int64_t rows = 5, cols = 37;
+  std::vector<float> h_src(static_cast<std::size_t>(rows * cols));
+  auto g = tilecraft::test::rng(4242);
+  for (auto& v : h_src) v = static_cast<float>(g.uniform_int(-1000, 1000));
+  tilecraft::test::DeviceBuffer<float> src(h_src);
+  tilecraft::test::DeviceBuffer<float> dst(h_src.size());
+  dst.poison();
+  (void)cudaGetLastError();
+  int devices = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDeviceCount(&devices));
+  // A call fails and its caller handles the status it returned: its error stays in the slot.
+  CHECK(cudaSetDevice(devices) == cudaErrorInvalidDevice);
+  // A launch that works reports success, not that error (a launch checked through the slot, as
+  // with <<<...>>> and cudaGetLastError, would report it) ...
+  CHECK(tilecraft::detail::copy_rows<float>(src.get(), cols, dst.get(), cols, rows, cols, nullptr) == cudaSuccess);
+  CHECK(cudaStreamSynchronize(nullptr) == cudaSuccess);
+  // ... a call refused by its own checks reports its error ...
+  CHECK(tilecraft::detail::copy_rows<float>(src.get(), cols, dst.get(), cols - 1, rows, cols, nullptr) ==
+        cudaErrorInvalidValue);
+  CHECK(refuse_by_own_check() == cudaErrorInvalidValue);
+  // ... and the earlier error is still there for its owner.
+  CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
+  const auto h = dst.download();
+  int bad = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) bad += !tilecraft::test::same_bits(h[i], h_src[i]);
+  CHECK(bad == 0);
+}
+
 TEST_CASE("opt_in_dynamic_smem: static plus dynamic shared memory above 48 KiB, the dynamic part below it") {
   int device = 0, optin = 0;
   TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
