@@ -106,6 +106,13 @@ TEST_CASE("integer sums, minima and maxima equal CUB's and the host's exactly at
       const long long wide = host_fold(h, n, std::plus<long long>{}, 0LL);
       CHECK(run_reduce<int, long long>(p, n, Sum{}, 0LL) == wide);
       CHECK(run_cub<int, long long>(p, n, Sum{}, 0LL) == wide);
+      // Inputs of 2^30 and more: every sum of three past 2^31, whatever the seed, so that only
+      // the init's 64 bits carry it (an int accumulator would wrap).
+      std::vector<int> big(host);
+      for (int& v : big) v = (1 << 30) + (v & 0x3fffffff) / 2;
+      DeviceBuffer<int> big_in(big);
+      const long long big_sum = host_fold(big.data() + shift, n, std::plus<long long>{}, 0LL);
+      CHECK(run_reduce<int, long long>(big_in.get() + shift, n, Sum{}, 0LL) == big_sum);
     }
   }
 }

@@ -409,10 +409,11 @@ TEST_CASE("int32 even bins: exact at every edge, the full int range, bins 1 ... 
       auto host = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n) + 1,
                                                       b.lower - 10.0 * (b.lower > INT_MIN + 10),
                                                       static_cast<double>(b.upper), n + b.bins);
-      // Every bin edge lower + ceil(k * range / bins), its neighbours, lower - 1 and upper.
+      // Bin edges lower + ceil(k * range / bins) with their neighbours, for k spread over 0 ...
+      // bins (every edge up to 999 bins), lower - 1, lower, upper - 1 and upper among them.
       const long long range = static_cast<long long>(b.upper) - b.lower;
       for (std::size_t i = 0; i < host.size() && i < 3000; ++i) {
-        const long long k = static_cast<long long>(i / 3) % (b.bins + 1);
+        const long long k = static_cast<long long>(i / 3) * b.bins / 999;
         const long long edge = b.lower + (k * range + b.bins - 1) / b.bins + static_cast<long long>(i % 3) - 1;
         host[(i * 7919) % host.size()] = static_cast<int>(std::clamp<long long>(edge, INT_MIN, INT_MAX));
       }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <cub/device/device_scan.cuh>
@@ -39,17 +40,21 @@ const std::int64_t sizes[] = {0, 1, 31, 32, 33, 1000, 2047, 2048, 2049, 4097, 65
 
 TEST_CASE("integer sum, min and max scans equal the host fold and CUB at every size and alignment") {
   for (std::int64_t n : sizes) {
-    for (int shift : {0, 1}) {
+    // Input and output shifted alike, and one of them 16-byte aligned while the other is not
+    // (the element-by-element path: vectors only where both are aligned).
+    for (const auto& [shift, out_shift] : {std::pair{0, 0}, std::pair{1, 1}, std::pair{1, 0}, std::pair{0, 1}}) {
       CAPTURE(n);
       CAPTURE(shift);
+      CAPTURE(out_shift);
       const auto host =
           tilecraft::test::random_vector<int>(static_cast<std::size_t>(n + shift), -1000000, 1000000, n + shift);
-      DeviceBuffer<int> in(host), out(static_cast<std::size_t>(n + shift)), ref(static_cast<std::size_t>(n + 1));
+      DeviceBuffer<int> in(host), out(static_cast<std::size_t>(n + 1)), ref(static_cast<std::size_t>(n + 1));
       const int* p = in.get() + shift;
-      int* o = out.get() + shift;
+      int* o = out.get() + out_shift;
       const auto s = static_cast<std::size_t>(shift), m = static_cast<std::size_t>(n);
       run_scan<false>(p, o, n, Sum{});
       CHECK(mismatches(download(o, m), host_scan<false, int, int>(host, s, m, Sum{})) == 0);
+      if (shift != out_shift) continue;  // (the operators below take the same paths)
       run_scan<true>(p, o, n, Sum{}, 7);
       CHECK(mismatches(download(o, m), host_scan<true, int, int>(host, s, m, Sum{}, 7)) == 0);
       run_scan<false>(p, o, n, Min{});
@@ -161,7 +166,7 @@ TEST_CASE("floats: exact on small integers, within the rounding bound on real va
   }
 }
 
-TEST_CASE("u8 into i64, natural i8 and i16, double and in place") {
+TEST_CASE("u8 and int into i64, natural i8 and i16, double and in place") {
   for (std::int64_t n : {std::int64_t{1}, std::int64_t{4099}, std::int64_t{(1 << 20) + 7}, std::int64_t{5 << 20}}) {
     for (int shift : {0, 1}) {
       CAPTURE(n);
@@ -179,6 +184,14 @@ TEST_CASE("u8 into i64, natural i8 and i16, double and in place") {
       CHECK(mismatches(download(out.get() + shift, m),
                        host_scan<true, std::int64_t, std::int64_t>(bytes, s, m, Sum{}, std::int64_t{-5})) == 0);
       CHECK(tilecraft::test::guards_touched(out, s, m) == 0);
+      // int into i64, the prefixes past 2^31 from the third on: the accumulator must be the
+      // output's type (what op(*d_out, *d_in) returns), not the input's.
+      std::vector<int> big(m + s);
+      for (std::size_t i = 0; i < m + s; ++i) big[i] = (1 << 30) + ints[i] * 4000000;
+      DeviceBuffer<int> big_in(big);
+      run_scan<false>(big_in.get() + shift, out.get() + shift, n, Sum{});
+      CHECK(mismatches(download(out.get() + shift, m),
+                       host_scan<false, std::int64_t, std::int64_t>(big, s, m, Sum{})) == 0);
 
       // i8 into i8 and i16 into i16 (accumulated in int, wrapped on output).
       std::vector<std::int8_t> i8(m + s);
@@ -208,7 +221,8 @@ TEST_CASE("u8 into i64, natural i8 and i16, double and in place") {
 }
 
 TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
-  DeviceBuffer<int> in(std::vector<int>(5000, 2)), out(5000);
+  const auto host = tilecraft::test::random_vector<int>(5000, -1000, 1000, 5000);
+  DeviceBuffer<int> in(host), out(5000);
   std::size_t bytes = 0;
   CHECK(inclusive_scan(nullptr, bytes, in.get(), out.get(), 0, Sum{}) == cudaSuccess);
   CHECK(inclusive_scan(nullptr, bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 0, Sum{}) ==
@@ -231,11 +245,8 @@ TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
   CHECK(exclusive_scan(in.get(), in.get(), 5000, Sum{}, 1, stream) == cudaSuccess);  // in place
   TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
   TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
-  const auto o = out.download(), i = in.download();
-  std::size_t bad = 0;
-  for (std::size_t k = 0; k < 5000; ++k)
-    bad += o[k] != static_cast<int>(2 * (k + 1)) || i[k] != static_cast<int>(1 + 2 * k);
-  CHECK(bad == 0);
+  CHECK(mismatches(out.download(), host_scan<false, int, int>(host, 0, 5000, Sum{})) == 0);
+  CHECK(mismatches(in.download(), host_scan<true, int, int>(host, 0, 5000, Sum{}, 1)) == 0);
 }
 
 }  // namespace scan_tests
@@ -265,10 +276,12 @@ inline bool operator==(const Particle& a, const Particle& b) {
   return a.x == b.x && a.y == b.y && a.z == b.z && a.id == b.id;
 }
 
-template <bool Partition, class Policy = void, class T, class Pred>
+// The kept count's type is Count, written into the first of two poisoned words (the second, a
+// guard, must keep its poison).
+template <bool Partition, class Policy = void, class Count = std::int64_t, class T, class Pred>
 std::pair<std::vector<T>, std::int64_t> run_select(const T* d_in, std::int64_t n, Pred pred) {
   DeviceBuffer<T> out(static_cast<std::size_t>(n > 0 ? n : 1));
-  DeviceBuffer<std::int64_t> count(1);
+  DeviceBuffer<Count> count(2);
   out.poison();
   count.poison();
   std::size_t bytes = 0;
@@ -287,7 +300,9 @@ std::pair<std::vector<T>, std::int64_t> run_select(const T* d_in, std::int64_t n
   tilecraft::test::sync_and_check();
   auto all = out.download();
   all.resize(static_cast<std::size_t>(n));
-  return {all, count.download()[0]};
+  const auto counts = count.download();
+  CHECK(tilecraft::test::same_bits(counts[1], tilecraft::test::poison_value<Count>()));
+  return {all, static_cast<std::int64_t>(counts[0])};
 }
 
 // A wide item: 168 bytes (the default tiles' staging must still fit 40 KiB).
@@ -341,6 +356,12 @@ TEST_CASE("select_if and partition: none, all, alternating and random predicates
         CAPTURE(mode);
         check_select(host, shift, Keep{mode, 1 << 19});
       }
+      // A 4-byte count (any integer type of 4 bytes or more): the same items, the count as int.
+      DeviceBuffer<int> in(host);
+      const auto [wide, wide_count] = run_select<false>(in.get() + shift, n, Keep{3, 1 << 19});
+      const auto [narrow, narrow_count] = run_select<false, void, int>(in.get() + shift, n, Keep{3, 1 << 19});
+      CHECK(narrow_count == wide_count);
+      CHECK(narrow == wide);
     }
   }
 }
