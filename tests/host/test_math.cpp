@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <climits>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -42,6 +43,13 @@ TEST_CASE("power-of-two helpers") {
   CHECK_FALSE(is_pow2(0));
   CHECK_FALSE(is_pow2(-4));
   static_assert(ceil_div(10, 3) == 4 && pow2_ceil(33) == 64 && log2_floor(1024) == 10);
+  // Above the largest power of two a type holds: that power (the loop once ran forever there).
+  CHECK(pow2_ceil(INT_MAX) == 1 << 30);
+  CHECK(pow2_ceil((1 << 30) + 1) == 1 << 30);
+  CHECK(pow2_ceil(static_cast<signed char>(100)) == 64);
+  CHECK(pow2_ceil(static_cast<unsigned char>(200)) == 128);
+  CHECK(pow2_ceil(~0ull) == 1ull << 63);
+  CHECK(pow2_ceil(std::int64_t{3}) == 4);
 }
 
 TEST_CASE("max_smem_per_block_optin follows the programming guide's table") {

@@ -6,18 +6,20 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "../config.cuh"
 
 namespace tilecraft {
 
 //! ceil(a / b) for non-negative a and positive b: the number of size-b tiles that cover a.
+//! a + b - 1 must not overflow T (the launchers bound their sizes before they divide).
 template <std::integral T>
 TILECRAFT_HOST_DEVICE constexpr T ceil_div(T a, T b) {
   return (a + b - 1) / b;
 }
 
-//! The smallest multiple of b that is >= a (a >= 0, b > 0).
+//! The smallest multiple of b that is >= a (a >= 0, b > 0; the result must fit T).
 template <std::integral T>
 TILECRAFT_HOST_DEVICE constexpr T round_up(T a, T b) {
   return ceil_div(a, b) * b;
@@ -46,11 +48,15 @@ TILECRAFT_HOST_DEVICE constexpr T pow2_floor(T x) {
   return T{1} << log2_floor(x);
 }
 
-//! The smallest power of two >= x, for x > 0.
+//! The smallest power of two >= x, for x > 0; the largest power of two T holds where x is above
+//! it (no power of two >= x fits T).
 template <std::integral T>
 TILECRAFT_HOST_DEVICE constexpr T pow2_ceil(T x) {
+  constexpr T largest = std::is_signed_v<T>
+                            ? static_cast<T>(~(static_cast<std::make_unsigned_t<T>>(1) << (sizeof(T) * 8 - 1)))
+                            : static_cast<T>(~T{0});
   T p{1};
-  while (p < x) p <<= 1;
+  while (p < x && p <= largest / 2) p = static_cast<T>(p << 1);
   return p;
 }
 
