@@ -19,7 +19,8 @@ struct Sum {
 };
 
 //! The smaller of a and b; a when neither is smaller (so a NaN in b is dropped, one in a is
-//! kept: the convention of CUB's `cuda::minimum<>`).
+//! kept, as Max does). CCCL's `cuda::minimum<>` returns b there instead (a NaN in a dropped, -0
+//! and +0 the other way round), so the two may differ in those bits.
 struct Min {
   //! b < a ? b : a, in the common type.
   template <class A, class B>
