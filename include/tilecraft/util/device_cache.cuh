@@ -13,12 +13,16 @@
 //!                             (kernel, device, threads, dynamic bytes);
 //!   - workspace_pool():       the device's private memory pool (device/workspace.cuh).
 //! Devices 0 ... max_cached_devices - 1 are cached; a process that sees more devices is served
-//! beyond that by plain queries on every call (correct, only slower). Kernels are keyed by the
+//! beyond that by plain queries on every call (correct, only slower), and gets no workspace
+//! pool there (the launchers then take their paths without workspace). Kernels are keyed by the
 //! address of the very function launched: nvcc gives every translation unit its own copy of a
 //! kernel template instantiation, each registered with the runtime on its own, so each copy
 //! needs its own opt-in (a cache keyed by template arguments would skip the other copies).
 //! The cache is never destroyed (launchers may run from static destructors) and is not reset
-//! by cudaDeviceReset(): call no tilecraft launcher on a device after resetting it.
+//! by cudaDeviceReset(): call no tilecraft launcher on a device after resetting it. It is keyed
+//! by device, not by context: the runtime's primary context of each device is assumed (a
+//! driver-API context made current instead would not have the kernels' opt-ins, and a launch
+//! above 48 KiB of shared memory there would fail with cudaErrorInvalidValue).
 //! Thread-safe: limits are published through atomics, kernel entries under one mutex.
 #pragma once
 
