@@ -50,7 +50,18 @@ class UniformFloats {
 inline void report(const char* step, double ms, double bytes, const char* verdict) {
   std::printf("  %-34s %9.1f us %8.1f GB/s  %s\n", step, ms * 1e3, bytes / (ms * 1e-3) * 1e-9, verdict);
 }
-inline const char* verdict(bool correct) { return correct ? "ok" : "WRONG"; }
+//! The verdicts in this process that were WRONG.
+inline int& failed_checks() {
+  static int count = 0;
+  return count;
+}
+//! "ok" or "WRONG" (counted in failed_checks).
+inline const char* verdict(bool correct) {
+  if (!correct) ++failed_checks();
+  return correct ? "ok" : "WRONG";
+}
+//! main's exit status: 1 where a verdict was WRONG.
+inline int exit_status() { return failed_checks() == 0 ? 0 : 1; }
 
 //! The same line for compute-bound work: time and TFLOP/s.
 inline void report_flops(const char* step, double ms, double flops, const char* verdict) {

@@ -1,5 +1,6 @@
 // The GEMM ladder: C = A B in FP32, row-major, from the course's tiled matrix multiplication to
-// tilecraft::gemm, with TFLOP/s, every rung checked against cuBLAS SGEMM on the same data.
+// tilecraft::gemm, with TFLOP/s, every rung checked against cublasDgemm (FP64) on the same data
+// and timed beside cuBLAS SGEMM.
 //   1. naive                   one thread per element of C, A and B read from global memory:
 //                              two loads per FMA (the caches catch part of the N-fold reuse)
 //   2. shared tiles            32 x 32 tiles of A and B staged in shared memory, two barriers per
@@ -9,8 +10,8 @@
 //   4. tilecraft::gemm<Policy> a GemmPolicy of your choosing (below): 64 x 128 tiles, 4 x 8
 //                              accumulators per thread fed by LDS.128 (3 loads per 32 FMAs),
 //                              a 3-stage cp.async pipeline, one barrier per K step
-//   5. tilecraft::gemm         the default: the policy tilecraft chooses by shape (for large
-//                              problems GemmPolicyLarge: 128 x 128 tiles, 8 x 8 per thread)
+//   5. tilecraft::gemm         the default: the policy tilecraft chooses by shape (most large
+//                              products GemmPolicySkinny: 64 x 128 tiles)
 // Then the tensor cores, through tiled_gemm in a kernel of this file (TensorRung: the
 // benchmarks' configurations), each math a compile-time parameter of the same building block:
 //   6. TF32                    operands rounded to TF32 (10 mantissa bits), one MMA per product

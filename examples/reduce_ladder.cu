@@ -70,5 +70,5 @@ int main(int argc, char** argv) {
        [&] { TILECRAFT_THROW_IF_ERROR(tilecraft::reduce(temp, temp_bytes, in, out, n, tilecraft::Sum{}, 0.0f)); });
   for (void* p : {static_cast<void*>(in), static_cast<void*>(scratch), static_cast<void*>(out), temp})
     TILECRAFT_THROW_IF_ERROR(cudaFree(p));
-  return 0;
+  return example::exit_status();
 }

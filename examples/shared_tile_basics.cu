@@ -76,14 +76,16 @@ int main() {
   TILECRAFT_THROW_IF_ERROR(cudaMemcpy(t.data(), out, t.size() * sizeof(float), cudaMemcpyDeviceToHost));
   TILECRAFT_THROW_IF_ERROR(cudaMemcpy(c.data(), copy, c.size() * sizeof(float), cudaMemcpyDeviceToHost));
   TILECRAFT_THROW_IF_ERROR(cudaMemcpy(t2.data(), out2, t2.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  int bad = 0;
-  for (int r = 0; r < rows; ++r)
-    for (int k = 0; k < cols; ++k)
-      bad += t[k * rows + r] != h[r * cols + k] || c[r * cols + k] != h[r * cols + k] ||
-             t2[k * rows + r] != h[r * cols + k];
+  int bad = 0, bad_blocks = 0;
+  for (int r = 0; r < rows; ++r) {
+    for (int k = 0; k < cols; ++k) {
+      bad += t[k * rows + r] != h[r * cols + k] || c[r * cols + k] != h[r * cols + k];
+      bad_blocks += t2[k * rows + r] != h[r * cols + k];
+    }
+  }
   std::printf("%d x %d through %zu bytes of carved shared memory: %s\n", rows, cols,
               tilecraft::SharedCarve<Padded, Swizzled>::bytes, bad == 0 ? "ok" : "WRONG");
-  std::printf("the same transpose through 4 x 4 register-transposed blocks: %s\n", bad == 0 ? "ok" : "WRONG");
+  std::printf("the same transpose through 4 x 4 register-transposed blocks: %s\n", bad_blocks == 0 ? "ok" : "WRONG");
   for (float* p : {in, out, copy, out2}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
-  return bad == 0 ? 0 : 1;
+  return bad == 0 && bad_blocks == 0 ? 0 : 1;
 }

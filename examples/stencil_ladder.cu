@@ -4,8 +4,10 @@
 //                             is loaded by 2R + 1 threads (the L1 catches part of the reuse)
 //   2. shared halo            the block stages its 128 + 2R inputs in shared memory once, one
 //                             barrier, then each thread reads its window from there
-//   3. tilecraft::stencil_1d  tiles of 1024 outputs: 16-byte cp.async copies a few tiles ahead,
-//                             16-byte shared loads, one 16-byte store per thread, persistent blocks
+//   3. tilecraft::stencil_1d  its default policies: R = 3 reads each thread's 16-byte window
+//                             straight from global memory (L1 catches the halo), R = 16 stages
+//                             one halo tile of 2048 outputs a block in shared memory (16-byte
+//                             copies and loads)
 // Usage: stencil_ladder [n]   (default 2^24 + 3 floats: a multiple of nothing)
 #include <cmath>
 #include <cstdint>
@@ -83,5 +85,5 @@ int main(int argc, char** argv) {
   ladder<16>(in, out, h);
   TILECRAFT_THROW_IF_ERROR(cudaFree(in));
   TILECRAFT_THROW_IF_ERROR(cudaFree(out));
-  return 0;
+  return example::exit_status();
 }

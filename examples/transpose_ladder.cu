@@ -58,5 +58,5 @@ int main(int argc, char** argv) {
        [&] { TILECRAFT_THROW_IF_ERROR(tilecraft::transpose(in, cols, out, rows, rows, cols)); });
   TILECRAFT_THROW_IF_ERROR(cudaFree(in));
   TILECRAFT_THROW_IF_ERROR(cudaFree(out));
-  return 0;
+  return example::exit_status();
 }

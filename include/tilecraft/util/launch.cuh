@@ -116,7 +116,8 @@ inline cudaLaunchConfig_t launch_config(dim3 grid, dim3 block, std::size_t smem_
 }
 
 //! Launches kernel<<<grid, block, smem_bytes, stream>>>(args...) (cudaLaunchKernelEx) and
-//! returns the launch's own status. Every launcher launches this way: a check of the runtime's
+//! returns the launch's own status. Every launcher launches this way (or, for a grid barrier,
+//! with cudaLaunchCooperativeKernel, whose result is its own too): a check of the runtime's
 //! last-error slot after `<<<...>>>` would also report, as the launch's, an error an earlier
 //! runtime call left there (one its caller may have handled by that call's return code), and
 //! clear it. Only a failed launch's own error is taken out of the slot (returned_status).
