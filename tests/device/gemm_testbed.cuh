@@ -530,6 +530,17 @@ void check_gemm(const Problem<T>& p, std::uint64_t salt, Run&& run, const Cublas
   check_c(p, got, ref, 2.0, "tilecraft against cuBLAS");
 }
 
+// p through `run` twice on the same random data gives the same bits: the launchers add split K's
+// slices, dealt shares and the peeled edges' partial sums in one order on every run.
+template <class T, class Run>
+void check_same_bits_twice(const Problem<T>& p, std::uint64_t salt, Run&& run) {
+  const std::string problem = p.str();
+  CAPTURE(problem);
+  const HostData<T> h = make_data(p, salt);
+  const std::vector<T> first = run_on(p, h, run);
+  CHECK(same_buffer(first, run_on(p, h, run)));
+}
+
 // p through `run` leaves the C buffer bit for bit as it was.
 template <class T, class Run>
 void check_untouched(const Problem<T>& p, std::uint64_t salt, Run&& run, Fill fill = {}) {

@@ -32,8 +32,9 @@ TEST_CASE_TEMPLATE("gemm: few C tiles and a long K (K split across blocks, summe
   std::uint64_t salt = 1500;
   for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
     const T beta = variant % 3 == 0 ? T(0) : T(-0.5);
-    check_gemm(make_problem(c, s[0], s[1], s[2], layout, T(1.25), beta), ++salt, run, cublas, true,
-               Fill{false, beta == T(0)});
+    const Problem<T> p = make_problem(c, s[0], s[1], s[2], layout, T(1.25), beta);
+    check_gemm(p, ++salt, run, cublas, true, Fill{false, beta == T(0)});
+    if (variant % 4 == 0) check_same_bits_twice(p, ++salt, run);
   });
 }
 
@@ -59,8 +60,9 @@ void check_medium_on_4_sms(const std::int64_t (&shapes)[N][3], bool balanced, Pr
   const Cublas* cublas = cublas_if_full(slot);
   for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
     const T beta = variant % 2 == 0 ? T(0) : T(0.75);
-    check_gemm(make_problem(c, s[0], s[1], s[2], layout, T(-1.5), beta), ++salt, run, cublas, true,
-               Fill{false, beta == T(0)});
+    const Problem<T> p = make_problem(c, s[0], s[1], s[2], layout, T(-1.5), beta);
+    check_gemm(p, ++salt, run, cublas, true, Fill{false, beta == T(0)});
+    if (variant % 4 == 0) check_same_bits_twice(p, ++salt, run);
   });
 }
 
@@ -157,8 +159,9 @@ TEST_CASE_TEMPLATE("gemm: a ragged last tile row and column peeled off into thin
     // products, 16 cases each in long double for double, were most of test_gemm's time (the
     // smaller shapes check cuBLAS against the host).
     const bool host = cublas == nullptr || s[0] * s[1] * s[2] < 10000000;
-    check_gemm(make_problem(c, s[0], s[1], s[2], layout, T(-0.75), beta), ++salt, run, cublas, host,
-               Fill{false, beta == T(0)});
+    const Problem<T> p = make_problem(c, s[0], s[1], s[2], layout, T(-0.75), beta);
+    check_gemm(p, ++salt, run, cublas, host, Fill{false, beta == T(0)});
+    if (variant % 4 == 0) check_same_bits_twice(p, ++salt, run);
   });
 }
 
