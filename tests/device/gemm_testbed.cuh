@@ -121,13 +121,16 @@ struct Problem {
   }
   std::size_t ic(std::int64_t i, std::int64_t j) const { return static_cast<std::size_t>(off_c + at(i, j, ldc())); }
   // Buffer sizes: the offset, every stored row (column) at its full leading dimension, and 5
-  // elements past the end.
+  // elements past the end; C's buffer `c_guard_lines` stored rows (columns) more, poisoned, so
+  // that a tile written past C's last row (column) changes the buffer in full-sized runs too
+  // (not only where memcheck sees writes past the allocation).
+  static constexpr std::int64_t c_guard_lines = 256;
   std::size_t size(std::int64_t off, std::int64_t rows, std::int64_t cols, std::int64_t ld) const {
     return static_cast<std::size_t>(off + (row() ? rows : cols) * ld + 5);
   }
   std::size_t size_a() const { return size(off_a, a_rows(), a_cols(), lda()); }
   std::size_t size_b() const { return size(off_b, b_rows(), b_cols(), ldb()); }
-  std::size_t size_c() const { return size(off_c, m, n, ldc()); }
+  std::size_t size_c() const { return size(off_c, m, n, ldc()) + static_cast<std::size_t>(c_guard_lines * ldc()); }
 
   std::string str() const {
     char s[288];
