@@ -59,7 +59,7 @@ static_assert(tilecraft::GemmEpilogue<WideLinearCombination<float>, float>);
 // write nothing).
 template <class TA, Order OA, class TB, Order OB, class T, Order OC>
 __global__ void shifted_gemm_kernel(MatrixRef<TA, OA> a, MatrixRef<TB, OB> b, MatrixRef<T, OC> c,
-                                    WideLinearCombination<T> epi, int shift_m, int shift_n) {
+                                    WideLinearCombination<T> epi, std::int64_t shift_m, std::int64_t shift_n) {
   __shared__ typename UserGemm<T>::TempStorage storage;
   const std::int64_t m0 = (std::int64_t{blockIdx.y} - 2) * 64 + shift_m;
   const std::int64_t n0 = (std::int64_t{blockIdx.x} - 2) * 64 + shift_n;
@@ -143,7 +143,7 @@ struct UserKernelRun {
 
 // A runner for check_gemm: shifted_gemm_kernel, shifts in (-64, 64).
 struct ShiftedRun {
-  int shift_m, shift_n;
+  std::int64_t shift_m, shift_n;
   template <Order O, class T>
   void launch(const Problem<T>& p, const T* a, const T* b, T* c, cudaStream_t stream) const {
     const dim3 grid(static_cast<unsigned>((p.n + 63) / 64 + 4), static_cast<unsigned>((p.m + 63) / 64 + 4));
@@ -335,6 +335,13 @@ TEST_CASE_TEMPLATE("tiled_gemm at any origin: tiles at negative and past-the-end
     const ShiftedRun run{shift(variant % 2 == 0), shift(variant % 3 == 0)};
     INFO("shift_m = " << run.shift_m << ", shift_n = " << run.shift_n);
     check_gemm(p, ++salt, run, nullptr, true);
+    // Origins 2^32 away on one axis: every tile wholly outside C, so C stays as it was (origins
+    // truncated to 32 bits would put the tiles back on C).
+    if (variant % 3 == 0) {
+      const std::int64_t far = (std::int64_t{1} << 32) * (variant % 2 ? -1 : 1);
+      check_untouched(p, ++salt, ShiftedRun{far + run.shift_m, run.shift_n});
+      check_untouched(p, ++salt, ShiftedRun{run.shift_m, far + run.shift_n});
+    }
   });
   // The tensor cores' fills (L x TK tiles of K-contiguous operands, K-major tiles of the others)
   // on every row-major op pair, each under the math that runs it (TensorKernelRun: TF32 the
