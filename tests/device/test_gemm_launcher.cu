@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -363,6 +364,56 @@ TEST_CASE("the workspace pool keeps the most it has held, until release_workspac
     CHECK(reserved() == 0);
     // What it keeps is workspace_keep_bytes again: a later phase of small work keeps no more.
     CHECK(attribute(cudaMemPoolAttrReleaseThreshold) == tilecraft::workspace_keep_bytes);
+  }
+}
+
+TEST_CASE_TEMPLATE("gemm: Inf and NaN operands give IEEE's Inf and NaN, whole, split in K and with peeled edges", T,
+                   float, double) {
+  // Operands (integers in [-8, 8]) / 8 and C likewise: every finite sum is exact in any order,
+  // and whether a result is NaN, +Inf or -Inf does not depend on the order either. Planted: Inf
+  // in row 3 of op(A) at K 5, with zeros in row 5 of op(B) at columns 0 ... 9 (Inf x 0: NaN);
+  // -Inf in column 7 of op(B) at the last K (the last slice where K is split); NaN in row 10
+  // of op(A). The shapes run whole, split in K (2500) and with a ragged row and column peeled
+  // off (129 x 67).
+  tilecraft::detail::GemmTunables tunables = tunables_split_small();
+  tunables.edge.min_volume = 0.0;
+  const auto run = run_gemm<T>(tunables);
+  const std::int64_t shapes[][3] = {{37, 45, 30}, {20, 40, 2500}, {129, 67, 60}};
+  std::uint64_t salt = 2100;
+  for (const auto& s : shapes) {
+    for (const Combo& c : {combos[0], combos[5]}) {
+      const Problem<T> p = make_problem(c, s[0], s[1], s[2], layouts[0], T(1), T(0.5));
+      CAPTURE(p.str());
+      HostData<T> h = make_data(p, ++salt);
+      auto g = tilecraft::test::rng(salt);
+      auto eighths = [&] { return static_cast<T>(static_cast<int>(g() % 17) - 8) / T(8); };
+      for (std::int64_t i = 0; i < p.m; ++i)
+        for (std::int64_t q = 0; q < p.k; ++q) h.a[p.ia(i, q)] = eighths();
+      for (std::int64_t q = 0; q < p.k; ++q)
+        for (std::int64_t j = 0; j < p.n; ++j) h.b[p.ib(q, j)] = eighths();
+      for (std::int64_t i = 0; i < p.m; ++i)
+        for (std::int64_t j = 0; j < p.n; ++j) h.c[p.ic(i, j)] = eighths();
+      const T inf = std::numeric_limits<T>::infinity();
+      h.a[p.ia(3, 5)] = inf;
+      for (std::int64_t j = 0; j < 10; ++j) h.b[p.ib(5, j)] = T(0);
+      h.b[p.ib(p.k - 1, 7)] = -inf;
+      h.a[p.ia(10, 2)] = std::numeric_limits<T>::quiet_NaN();
+      const std::vector<T> got = run_on(p, h, run);
+      std::int64_t bad = 0;
+      for (std::int64_t i = 0; i < p.m; ++i) {
+        for (std::int64_t j = 0; j < p.n; ++j) {
+          long double want = 0.0L;
+          for (std::int64_t q = 0; q < p.k; ++q)
+            want += static_cast<long double>(h.a[p.ia(i, q)]) * static_cast<long double>(h.b[p.ib(q, j)]);
+          want = want + 0.5L * static_cast<long double>(h.c[p.ic(i, j)]);
+          const long double x = got[p.ic(i, j)];
+          const bool ok = std::isnan(want) ? std::isnan(x) : x == want;
+          if (!ok && bad++ == 0)
+            MESSAGE("C(" << i << ", " << j << ") = " << double(x) << ", expected " << double(want));
+        }
+      }
+      CHECK(bad == 0);
+    }
   }
 }
 
