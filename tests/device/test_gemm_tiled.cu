@@ -141,7 +141,8 @@ struct UserKernelRun {
   }
 };
 
-// A runner for check_gemm: shifted_gemm_kernel, shifts in (-64, 64).
+// A runner for check_gemm: shifted_gemm_kernel, shifts in (-64, 64) (and 2^32 away, where C must
+// stay untouched).
 struct ShiftedRun {
   std::int64_t shift_m, shift_n;
   template <Order O, class T>
