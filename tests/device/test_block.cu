@@ -32,8 +32,12 @@ constexpr int items_per_thread = 3;
 
 // Outputs per block: [0] reduce, [1] reduce over valid_items, [2] 3-items-per-thread reduce,
 // [3] cub::BlockReduce (when comparable); per thread: all_reduce and all_reduce over valid.
+// __launch_bounds__: a block of up to 1024 threads has at most 64 registers per thread, and
+// without the bound ptxas may spend more (the .assert variant at -O1 did for 1000 threads, and
+// its launch failed with cudaErrorLaunchOutOfResources).
 template <int BlockThreads, BlockReduceAlgorithm Algo, bool WithCub, int BX, int BY, int BZ, class T, class Op>
-__global__ void block_kernel(const T* in, const T* in3, T* per_block, T* all, T* all_valid, const int* valid, Op op) {
+__global__ void __launch_bounds__(BlockThreads)
+    block_kernel(const T* in, const T* in3, T* per_block, T* all, T* all_valid, const int* valid, Op op) {
   __shared__ BlockReduceStorage<T, BlockThreads, Algo> temp;
   const int rank = thread_rank();
   const int b = blockIdx.x;
