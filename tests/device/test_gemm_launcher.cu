@@ -86,9 +86,10 @@ TEST_CASE_TEMPLATE("gemm: the split tiles' K steps dealt out to a wave of blocks
   // Each shape's split tiles (all of them under a wave, or the last wave's behind whole ones)
   // have their K steps dealt out to the 16 blocks (BalancedSplit), so shares run across tile
   // boundaries; 190 x 350 x 300 cuts a tile into up to 11 pieces of 2 steps. Operands that
-  // fill in vectors deal; the others (unaligned layouts) split K into equal slices.
-  const std::int64_t shapes[][3] = {
-      {100, 100, 2000}, {130, 190, 700}, {200, 300, 1000}, {190, 350, 300}, {33, 700, 1200}};
+  // fill in vectors deal; the others (unaligned layouts) split K into equal slices. The last two
+  // (6 ragged tiles in 4 or 5 slices' worth of steps) are light enough for the sanitizers' runs.
+  const std::int64_t shapes[][3] = {{100, 100, 2000}, {130, 190, 700}, {200, 300, 1000}, {190, 350, 300},
+                                    {33, 700, 1200},  {70, 130, 110},  {129, 67, 120}};
   check_medium_on_4_sms<T>(
       shapes, true,
       [](const tilecraft::detail::SplitPlan& plan) {
@@ -134,13 +135,15 @@ TEST_CASE_TEMPLATE("gemm: a ragged last tile row and column peeled off into thin
   // every default tile (32, 64 or 128), which edge_plan peels off with its volume limit lowered
   // (the launcher's own applies from 2^29 multiply-adds: the large cases below); 69 x 71 (light
   // enough for the sanitizers' runs), 136 x 135 and 261 x 198 leave 5 to 8 (the thin kernel of
-  // 8 accumulators), 136 x 135 x 2100 with K split (the reduction after an edge of 8). K = 0
-  // and 1, a C of one column, epilogues that read C and that do not.
+  // 8 accumulators), 136 x 135 x 2100 with K split (the reduction after an edge of 8), and,
+  // light enough for the sanitizers' runs, 2 x 136 x 2727 and 129 x 3 x 2700 (an edge of 8
+  // columns or of 1 row, the rest split in 2 slices of K). K = 0 and 1, a C of one column,
+  // epilogues that read C and that do not.
   tilecraft::detail::GemmTunables tunables = tunables_split_small();
   tunables.edge.min_volume = 0.0;
-  const std::int64_t shapes[][3] = {{129, 67, 60},  {33, 259, 40},   {65, 130, 100},  {129, 1, 300},
-                                    {257, 131, 1},  {129, 131, 0},   {385, 515, 700}, {641, 258, 2100},
-                                    {136, 135, 80}, {261, 198, 150}, {69, 71, 40},    {136, 135, 2100}};
+  const std::int64_t shapes[][3] = {{129, 67, 60}, {33, 259, 40},    {65, 130, 100},   {129, 1, 300},  {257, 131, 1},
+                                    {129, 131, 0}, {385, 515, 700},  {641, 258, 2100}, {136, 135, 80}, {261, 198, 150},
+                                    {69, 71, 40},  {136, 135, 2100}, {2, 136, 2727},   {129, 3, 2700}};
   tilecraft::detail::DeviceLimits limits;
   TILECRAFT_THROW_IF_ERROR(tilecraft::detail::device_limits(limits));
   for (const auto& s : shapes) {
