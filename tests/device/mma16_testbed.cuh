@@ -31,7 +31,6 @@
 
 namespace tilecraft::test::mma16 {
 
-using tilecraft::BasicLinearCombination;
 using tilecraft::MatrixRef;
 using tilecraft::Order;
 
@@ -53,6 +52,20 @@ static_assert(std::is_same_v<Mma16Large<__nv_bfloat16>::element_type, __nv_bfloa
               std::is_same_v<Mma16Small<__half>::output_type, float> &&
               Mma16Small<__half>::shape::math == tilecraft::GemmMath::mma16);
 
+// BLAS's epilogue plus a term of the element's coordinates: alpha acc + beta C + row_step row +
+// col_step col (C not read where beta == 0). A C element stored in the right place with the
+// epilogue told the wrong row or column (a user's bias[row] read for another row) differs from
+// the host's result. (The tensor-core store is one for every math: TF32's share it.)
+struct PlacedLinearCombination {
+  float alpha = 1.0f, beta = 0.0f, row_step = 0.25f, col_step = -0.125f;
+  TILECRAFT_HOST_DEVICE bool reads_c() const { return beta != 0.0f; }
+  TILECRAFT_HOST_DEVICE float operator()(float acc, float c_old, std::int64_t row, std::int64_t col) const {
+    const float placed = static_cast<float>(row) * row_step + static_cast<float>(col) * col_step;
+    return (beta != 0.0f ? alpha * acc + beta * c_old : alpha * acc) + placed;
+  }
+};
+static_assert(tilecraft::GemmEpilogue<PlacedLinearCombination, float>);
+
 // One tile per block of a 2-D grid: in static shared memory where the storage fits it, else in
 // dynamic shared memory. Block (x, y) computes the tile at ((y - border) * tile_m + shift_m,
 // (x - border) * tile_n + shift_n): with shifts in (-tile, tile) and a border of 1, tiles at
@@ -60,7 +73,7 @@ static_assert(std::is_same_v<Mma16Large<__nv_bfloat16>::element_type, __nv_bfloa
 template <class G, Order OA, Order OB, Order OC, class TC>
 __global__ void mma16_gemm_kernel(MatrixRef<const typename G::element_type, OA> a,
                                   MatrixRef<const typename G::element_type, OB> b, MatrixRef<TC, OC> c,
-                                  BasicLinearCombination<float> epi, int shift_m, int shift_n, int border) {
+                                  PlacedLinearCombination epi, int shift_m, int shift_n, int border) {
   const std::int64_t m0 = (std::int64_t{blockIdx.y} - border) * G::shape::tile_m + shift_m;
   const std::int64_t n0 = (std::int64_t{blockIdx.x} - border) * G::shape::tile_n + shift_n;
   if constexpr (G::smem_bytes <= 48 * 1024) {
@@ -160,8 +173,8 @@ cudaError_t launch_mma16(const Mma16Problem& p, const typename G::element_type* 
   const int border = p.shift_m != 0 || p.shift_n != 0 ? 1 : 0;
   const dim3 grid(static_cast<unsigned>((p.n + tn - 1) / tn + 2 * border),
                   static_cast<unsigned>((p.m + tm - 1) / tm + 2 * border));
-  kernel<<<grid, G::threads, dynamic>>>(av, bv, cv, BasicLinearCombination<float>{p.alpha, p.beta}, p.shift_m,
-                                        p.shift_n, border);
+  kernel<<<grid, G::threads, dynamic>>>(av, bv, cv, PlacedLinearCombination{p.alpha, p.beta}, p.shift_m, p.shift_n,
+                                        border);
   return cudaGetLastError();
 }
 
@@ -179,12 +192,13 @@ Mma16Launch<typename G::element_type> mma16_launcher(Order oa, Order ob) {
 // Runs p through `launch` on random multiples of 1/4 in [-2, 2] (exact in FP16 and BF16; every
 // product a multiple of 1/16 below 4 in magnitude, every sum over K <= 4096 a multiple of 1/16
 // below 2^14: exact in FP32 in any order), C (where beta != 0) random multiples of 1/4 in
-// [-8, 8], and alpha, beta whose products with those stay exact: C must equal the host's
-// double-precision result exactly (a float C), or that result rounded to nearest in T (C of the
-// operands' type; the float result is exact, so one rounding, which the host repeats).
-// Elements of the A and B buffers outside the matrices (ld
-// padding, the offset) are NaN; the C buffer, where beta == 0, is all 0xff bytes (NaN): every
-// element of C must have been written, and every element of the buffer outside C kept.
+// [-8, 8], and alpha, beta whose products with those stay exact, plus the epilogue's term of
+// the coordinates (PlacedLinearCombination: multiples of 1/8 below 2^10): C must equal the
+// host's double-precision result exactly (a float C), or that result rounded to nearest in T (C
+// of the operands' type; the float result is exact, so one rounding, which the host repeats).
+// Elements of the A and B buffers outside the matrices (ld padding, the offset) are NaN; the C
+// buffer, where beta == 0, is all 0xff bytes (NaN): every element of C must have been written,
+// and every element of the buffer outside C (and c_slack elements past its end) kept.
 template <class T, class TC = float>
 void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T, TC> launch, const char* config) {
   CAPTURE(salt);
@@ -214,8 +228,9 @@ void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T, TC> l
     }
   }
   // C's initial values (multiples of 1/4 in [-8, 8]: exact in T too) as floats, and as stored.
-  std::vector<float> c0(p.size_c());
-  std::vector<TC> c0_stored(p.size_c());
+  constexpr std::size_t c_slack = 256;  // past C's last element: a stray store there shows
+  std::vector<float> c0(p.size_c() + c_slack);
+  std::vector<TC> c0_stored(c0.size());
   if (p.beta != 0.0f) {
     for (auto& x : c0) x = quarter(-32, 32);
     for (std::size_t e = 0; e < c0.size(); ++e) c0_stored[e] = to_c<TC>(c0[e]);
@@ -239,6 +254,8 @@ void check_mma16(const Mma16Problem& p, std::uint64_t salt, Mma16Launch<T, TC> l
       for (std::int64_t q = 0; q < p.k; ++q) ref += static_cast<double>(fa[p.ia(i, q)]) * fb[p.ib(q, j)];
       ref *= p.alpha;
       if (p.beta != 0.0f) ref += static_cast<double>(p.beta) * c0[p.ic(i, j)];
+      const PlacedLinearCombination placed{};
+      ref += static_cast<double>(i) * placed.row_step + static_cast<double>(j) * placed.col_step;
       const float value = to_float(got[p.ic(i, j)]);
       inside[p.ic(i, j)] = 1;
       // (ref is exact in float: the float epilogue computed it exactly; a 16-bit C rounds it once.)
