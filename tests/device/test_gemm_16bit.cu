@@ -11,6 +11,8 @@
 //     2048^3, within 2 (K + 2) 2^-24 M + 1e-6, M = |alpha| sum |a||b| + |beta||c| by cuBLAS on the
 //     absolute values: each result is within (K + 2) 2^-24 M of the exact one (K dependent FP32
 //     additions, then alpha's and beta's roundings); sampled elements against the host too;
+//   - random reals give the same bits on a second run, and planted Inf and NaN operands IEEE's Inf
+//     and NaN, whole and with K split (slices, stream-K);
 //   - rejected calls (cudaErrorInvalidValue, nothing launched, C untouched), m == 0 / n == 0;
 //   - the wgmma path must run where the build defines TILECRAFT_TEST_EXPECT_WGMMA and the GPU is cc 9.0.
 // Inputs come from the printed seed (TILECRAFT_TEST_SEED replays it) and each case's salt.
@@ -400,6 +402,102 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stre
       }
     }
   });
+}
+
+// Random reals give the same bits on a second run: the plan, not the order in which blocks
+// finish, fixes the order of every sum (slices and stream-K shares add in K order).
+template <class T>
+void check_same_bits_twice(const Problem& p, std::uint64_t salt,
+                           const tilecraft::detail::GemmTensorTunables* tunables) {
+  const std::string problem = p.str(type_name<T>(), salt);
+  CAPTURE(problem);
+  auto g = tilecraft::test::rng(salt);
+  const Operands<T> o = make_operands<T>(p, true, [&] { return static_cast<float>(g.uniform_real(-1.0, 1.0)); });
+  std::vector<float> c0(p.size_c());
+  for (float& x : c0) x = static_cast<float>(g.uniform_real(-1.0, 1.0));
+  const std::vector<float> first = run_tilecraft(p, o, c0, tunables), second = run_tilecraft(p, o, c0, tunables);
+  std::int64_t differ = 0;
+  for (std::size_t e = 0; e < first.size(); ++e) differ += tilecraft::test::same_bits(first[e], second[e]) ? 0 : 1;
+  CHECK(differ == 0);
+}
+
+// Inf and NaN operands give IEEE's Inf and NaN. Operands (integers in [-8, 8]) / 8 and C
+// likewise, so that every finite sum is exact in any order, and whether a result is NaN, +Inf or
+// -Inf does not depend on the order either. Planted: Inf in row 3 of op(A) at K 5, with zeros in
+// row 5 of op(B) at columns 0 ... 9 (Inf x 0: NaN); -Inf in column 7 of op(B) at the last K (the
+// last slice where K is split); NaN in row 10 of op(A).
+template <class T>
+void check_inf_nan(const Problem& p, std::uint64_t salt, const tilecraft::detail::GemmTensorTunables* tunables) {
+  const std::string problem = p.str(type_name<T>(), salt);
+  CAPTURE(problem);
+  REQUIRE(p.m > 10);
+  REQUIRE(p.n > 9);
+  REQUIRE(p.k > 5);
+  auto g = tilecraft::test::rng(salt);
+  const auto eighths = [&g](long long lo, long long hi) { return static_cast<float>(g.uniform_int(lo, hi)) / 8.0f; };
+  Operands<T> o = make_operands<T>(p, true, [&] { return eighths(-8, 8); });
+  const auto k = static_cast<std::size_t>(p.k);
+  const auto set_a = [&](std::int64_t i, std::int64_t q, float v) {
+    o.a[p.ia(i, q)] = to_16bit<T>(v);
+    o.oa[static_cast<std::size_t>(i) * k + static_cast<std::size_t>(q)] = v;
+  };
+  const auto set_b = [&](std::int64_t q, std::int64_t j, float v) {
+    o.b[p.ib(q, j)] = to_16bit<T>(v);
+    o.obt[static_cast<std::size_t>(j) * k + static_cast<std::size_t>(q)] = v;
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  set_a(3, 5, inf);
+  for (std::int64_t j = 0; j < 10; ++j) set_b(5, j, 0.0f);
+  set_b(p.k - 1, 7, -inf);
+  set_a(10, 2, std::numeric_limits<float>::quiet_NaN());
+  REQUIRE(std::isinf(to_float(o.a[p.ia(3, 5)])));
+  REQUIRE(std::isnan(to_float(o.a[p.ia(10, 2)])));
+  std::vector<float> c0(p.size_c());
+  for (float& x : c0) x = eighths(-32, 32);
+  const std::vector<float> got = run_tilecraft(p, o, c0, tunables);
+  std::int64_t bad = 0, nans = 0, infs = 0;
+  for (std::int64_t i = 0; i < p.m; ++i) {
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      const float *x = o.oa.data() + static_cast<std::size_t>(i) * k,
+                  *y = o.obt.data() + static_cast<std::size_t>(j) * k;
+      long double acc = 0.0L;
+      for (std::size_t q = 0; q < k; ++q) acc += static_cast<long double>(x[q]) * static_cast<long double>(y[q]);
+      const long double want = static_cast<long double>(p.alpha) * acc +
+                               static_cast<long double>(p.beta) * static_cast<long double>(c0[p.ic(i, j)]);
+      const long double value = got[p.ic(i, j)];
+      nans += std::isnan(want) ? 1 : 0;
+      infs += std::isinf(want) ? 1 : 0;
+      const bool ok = std::isnan(want) ? std::isnan(value) : value == want;
+      if (!ok && bad++ == 0)
+        MESSAGE("C(" << i << ", " << j << ") = " << double(value) << ", expected " << double(want));
+    }
+  }
+  CHECK(bad == 0);
+  CHECK(nans >= p.n);  // (row 10 all NaN: the premise holds)
+  CHECK(infs > 0);
+}
+
+TEST_CASE_TEMPLATE(
+    "gemm on 16-bit operands: the same bits on a second run, Inf and NaN operands give IEEE's Inf and "
+    "NaN, whole and K split (slices, stream-K)",
+    T, __half, __nv_bfloat16) {
+  // The default plan, then the split forced (for_each_forced_split: slices and stream-K, planned
+  // for the device's SMs and for 4); layouts aligned (wgmma), +8 and +3 (operands copied).
+  const std::int64_t shapes[][3] = {{67, 45, 130}, {257, 129, 515}, {300, 600, 330}};
+  const bool full = !tilecraft::test::sanitizer_sized();
+  std::uint64_t salt = std::is_same_v<T, __half> ? 30000 : 31000;
+  int v = 0;
+  const auto each = [&](const tilecraft::detail::GemmTensorTunables* tunables) {
+    for (const auto& s : shapes) {
+      const int w = v++;
+      if (!full && w % 4 != 0) continue;
+      const Problem p = problem(combo((w * 3) % 8), s[0], s[1], s[2], w % 2 ? 1.0f : -0.5f, 0.5f, layouts[w % 3]);
+      check_same_bits_twice<T>(p, ++salt, tunables);
+      check_inf_nan<T>(p, ++salt, tunables);
+    }
+  };
+  each(nullptr);
+  for_each_forced_split(-1, [&](const tilecraft::detail::GemmTensorTunables& forced) { each(&forced); });
 }
 
 TEST_CASE_TEMPLATE("gemm on 16-bit operands without workspace: copies become mma.sync, split K every tile whole", T,
