@@ -8,7 +8,8 @@
 // calls do it in one pass and keep the input order: tilecraft::select_if (the kept values, in
 // order) and tilecraft::partition (the kept values in order, then the others in reverse order),
 // with CUB's two-phase temp-storage pattern. The example runs both on the same input and checks
-// them element by element.
+// them element by element; then select_if once more in place, on the input array itself (the
+// kept values move to its front; partition cannot run in place).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -109,10 +110,22 @@ int main() {
   std::printf("partition: %lld kept first, the other %lld after them in reverse order (%s)\n",
               static_cast<long long>(selected), static_cast<long long>(n - selected), example::verdict(partition_ok));
 
+  // In place: d_out == d_in. The kept values land at the front of `in`, in order; the rest of it
+  // is left as it was.
+  TILECRAFT_THROW_IF_ERROR(tilecraft::select_if(temp, temp_bytes, in, in, d_selected, n, AboveHalf{}));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(&selected, d_selected, sizeof selected, cudaMemcpyDeviceToHost));
+  std::vector<float> compacted(static_cast<std::size_t>(n));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(compacted.data(), in, compacted.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<float> expected_in_place = in_order;
+  expected_in_place.insert(expected_in_place.end(), h.begin() + static_cast<std::ptrdiff_t>(in_order.size()), h.end());
+  const bool in_place_ok = selected == static_cast<std::int64_t>(in_order.size()) && compacted == expected_in_place;
+  std::printf("select_if in place: %lld kept at the front of the input, the rest as it was (%s)\n",
+              static_cast<long long>(selected), example::verdict(in_place_ok));
+
   TILECRAFT_THROW_IF_ERROR(cudaFree(temp));
   TILECRAFT_THROW_IF_ERROR(cudaFree(d_selected));
   TILECRAFT_THROW_IF_ERROR(cudaFree(in));
   TILECRAFT_THROW_IF_ERROR(cudaFree(out));
   TILECRAFT_THROW_IF_ERROR(cudaFree(count));
-  return ok && select_ok && partition_ok ? 0 : 1;
+  return ok && select_ok && partition_ok && in_place_ok ? 0 : 1;
 }

@@ -317,6 +317,44 @@ struct KeyBelow {
   __host__ __device__ bool operator()(const Wide& x) const { return x.key < threshold; }
 };
 
+// select_if in place (d_out == d_in, host[shift, end) on the device): the kept items in order
+// at the front, the array from the kept count on (and before shift) as it was, the count; then
+// partition on the same array is refused (cudaErrorInvalidValue) and writes nothing.
+template <class Policy = void, class T, class Pred>
+void check_select_in_place(const std::vector<T>& host, std::size_t shift, Pred pred, const std::vector<T>& kept) {
+  INFO("select_if in place");
+  const std::int64_t n = static_cast<std::int64_t>(host.size() - shift);
+  DeviceBuffer<T> data(host);
+  DeviceBuffer<std::int64_t> count(2);
+  count.poison();
+  T* const d = data.get() + shift;
+  std::size_t bytes = 0;
+  REQUIRE(select_if<Policy>(nullptr, bytes, d, d, count.get(), n, pred) == cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  temp.poison();
+  REQUIRE(select_if<Policy>(temp.get(), bytes, d, d, count.get(), n, pred) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  const auto got = data.download();
+  const auto counts = count.download();
+  CHECK(counts[0] == static_cast<std::int64_t>(kept.size()));
+  CHECK(tilecraft::test::same_bits(counts[1], tilecraft::test::poison_value<std::int64_t>()));
+  std::size_t bad = 0, changed = 0;
+  for (std::size_t i = 0; i < kept.size(); ++i) bad += !(got[shift + i] == kept[i]);
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if (i < shift || i >= shift + kept.size()) changed += !tilecraft::test::same_bits(got[i], host[i]);
+  }
+  CHECK(bad == 0);
+  CHECK(changed == 0);
+  if (n == 0) return;
+  std::size_t partition_bytes = 0;
+  REQUIRE(partition<Policy>(nullptr, partition_bytes, d, d, count.get(), n, pred) == cudaSuccess);
+  DeviceBuffer<unsigned char> partition_temp(partition_bytes);
+  CHECK(partition<Policy>(partition_temp.get(), partition_bytes, d, d, count.get(), n, pred) == cudaErrorInvalidValue);
+  tilecraft::test::sync_and_check();
+  const auto after = data.download();
+  CHECK(std::memcmp(after.data(), got.data(), got.size() * sizeof(T)) == 0);
+}
+
 template <class Policy = void, class T, class Pred>
 void check_select(const std::vector<T>& host, std::size_t shift, Pred pred) {
   const std::int64_t n = static_cast<std::int64_t>(host.size() - shift);
@@ -334,6 +372,7 @@ void check_select(const std::vector<T>& host, std::size_t shift, Pred pred) {
     written_past += !tilecraft::test::same_bits(sel[i], tilecraft::test::poison_value<T>());
   }
   CHECK(written_past == 0);
+  check_select_in_place<Policy>(host, shift, pred, kept);
   const auto [part, pcount] = run_select<true, Policy>(in.get() + shift, n, pred);
   CHECK(pcount == static_cast<std::int64_t>(kept.size()));
   bad = 0;

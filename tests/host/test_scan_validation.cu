@@ -92,6 +92,15 @@ TEST_CASE("select_if and partition reject bad arguments before launching") {
         cudaErrorInvalidValue);
   CHECK(partition(temp, sel, in, static_cast<float*>(nullptr), count, 1 << 20, positive) == cudaErrorInvalidValue);
   CHECK(partition(temp, sel, in, const_cast<float*>(in) + 5, count, 1 << 20, positive) == cudaErrorInvalidValue);
+  // Overlapping arrays: select_if takes one array in place, nothing else; partition none.
+  CHECK(select_if(temp, sel, in, const_cast<float*>(in) + 5, count, 1 << 20, positive) == cudaErrorInvalidValue);
+  CHECK(select_if(temp, sel, in + 5, const_cast<float*>(in), count, 1 << 20, positive) == cudaErrorInvalidValue);
+  CHECK(partition(temp, sel, in, const_cast<float*>(in), count, 1 << 20, positive) == cudaErrorInvalidValue);
+  // (In place, the count and the temp storage must still stay clear of the array.)
+  CHECK(select_if(temp, sel, in, const_cast<float*>(in), reinterpret_cast<long long*>(const_cast<float*>(in) + 2),
+                  1 << 20, positive) == cudaErrorInvalidValue);
+  CHECK(select_if(const_cast<float*>(in) + 4, sel, in, const_cast<float*>(in), count, 1 << 20, positive) ==
+        cudaErrorInvalidValue);
   std::size_t tiny = 1;
   CHECK(select_if(temp, tiny, in, out, count, 1 << 20, positive) == cudaErrorInvalidValue);
   // Every item may be kept, so num_items must fit the count's type (a wrapped count would be

@@ -67,7 +67,11 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
   if (num_items > 0 && (d_in == nullptr || d_out == nullptr)) return cudaErrorInvalidValue;
   if (!element_aligned(d_in) || !element_aligned(d_out)) return cudaErrorInvalidValue;
   const std::size_t bytes = static_cast<std::size_t>(num_items) * sizeof(In);
-  if (num_items > 0 && partially_overlapping(d_in, bytes, d_out, bytes, false)) return cudaErrorInvalidValue;
+  // select_if may run in place (d_out == d_in: a tile writes only below its own end, over items
+  // that it or earlier tiles, which published their counts first, have read); partition may not
+  // (its rejected items go to the end, over tiles not yet read).
+  const bool in_place = d_in == d_out;
+  if (num_items > 0 && partially_overlapping(d_in, bytes, d_out, bytes, !Partition)) return cudaErrorInvalidValue;
   // The count is written while other tiles still read and write the arrays, and the tile states
   // while every tile runs: none of them may share a byte with another.
   constexpr std::size_t count_bytes = sizeof(NumSelected);
@@ -89,7 +93,7 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
   const bool vector = reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0;
   return launch_kernel(select_kernel<Policy, Partition, In, Offset, Pred, NumSelected>,
                        dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out, num_items,
-                       pred, d_num_selected, status, counter, vector, tiles == 1);
+                       pred, d_num_selected, status, counter, vector, tiles == 1, in_place && tiles > 1);
 }
 #endif
 
