@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -317,9 +318,20 @@ struct KeyBelow {
   __host__ __device__ bool operator()(const Wide& x) const { return x.key < threshold; }
 };
 
+// Whether Policy loads with CacheHint::streaming (the read-only path: no select_if in place).
+template <class Policy>
+constexpr bool streaming_loads() {
+  if constexpr (std::is_void_v<Policy>) {
+    return false;
+  } else {
+    return Policy::hint == CacheHint::streaming;
+  }
+}
+
 // select_if in place (d_out == d_in, host[shift, end) on the device): the kept items in order
 // at the front, the array from the kept count on (and before shift) as it was, the count; then
-// partition on the same array is refused (cudaErrorInvalidValue) and writes nothing.
+// partition on the same array is refused (cudaErrorInvalidValue) and writes nothing, the count
+// included. With streaming loads select_if refuses the same array too.
 template <class Policy = void, class T, class Pred>
 void check_select_in_place(const std::vector<T>& host, std::size_t shift, Pred pred, const std::vector<T>& kept) {
   INFO("select_if in place");
@@ -332,6 +344,14 @@ void check_select_in_place(const std::vector<T>& host, std::size_t shift, Pred p
   REQUIRE(select_if<Policy>(nullptr, bytes, d, d, count.get(), n, pred) == cudaSuccess);
   DeviceBuffer<unsigned char> temp(bytes);
   temp.poison();
+  if (streaming_loads<Policy>() && n > 0) {
+    CHECK(select_if<Policy>(temp.get(), bytes, d, d, count.get(), n, pred) == cudaErrorInvalidValue);
+    tilecraft::test::sync_and_check();
+    const auto untouched = data.download();
+    CHECK(std::memcmp(untouched.data(), host.data(), host.size() * sizeof(T)) == 0);
+    CHECK(tilecraft::test::same_bits(count.download()[0], tilecraft::test::poison_value<std::int64_t>()));
+    return;
+  }
   REQUIRE(select_if<Policy>(temp.get(), bytes, d, d, count.get(), n, pred) == cudaSuccess);
   tilecraft::test::sync_and_check();
   const auto got = data.download();
@@ -353,6 +373,7 @@ void check_select_in_place(const std::vector<T>& host, std::size_t shift, Pred p
   tilecraft::test::sync_and_check();
   const auto after = data.download();
   CHECK(std::memcmp(after.data(), got.data(), got.size() * sizeof(T)) == 0);
+  CHECK(count.download() == counts);
 }
 
 template <class Policy = void, class T, class Pred>
@@ -499,6 +520,45 @@ TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If"
     std::size_t bad = 0;
     for (std::int64_t i = 0; i < want; ++i) bad += sel[static_cast<std::size_t>(i)] != ref[static_cast<std::size_t>(i)];
     CHECK(bad == 0);
+  }
+}
+
+// Keeps all but the values (indices) in [0, skip) and the multiples of `every` (0: none).
+struct SkipSome {
+  int skip, every;
+  __host__ __device__ bool operator()(int v) const { return v >= skip && (every == 0 || v % every != 0); }
+};
+
+// select_if in place where each tile writes over the last items of the tile before it (one or
+// a few items rejected early shift everything after them down by that many), many times over,
+// on distinct values (the items' indices), so that a tile that wrote before its predecessors had
+// read their items would show; also with a rejection in every tile, and on the test tiles of
+// 64 x 3.
+TEST_CASE("select_if in place: every tile writes over its predecessor's last items, many runs") {
+  const bool light = tilecraft::test::sanitizer_sized();
+  const int runs = light ? 2 : 12;
+  const std::int64_t sizes[] = {100003, (std::int64_t{1} << 20) + 7, std::int64_t{3} << 20};
+  const SkipSome preds[] = {{1, 0}, {37, 0}, {0, 4099}, {5, 97}};
+  for (std::int64_t n : sizes) {
+    if (light && n > (std::int64_t{1} << 20) + 7) continue;
+    std::vector<int> host(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<int>(i);
+    for (const SkipSome& pred : preds) {
+      std::vector<int> kept;
+      for (int v : host)
+        if (pred(v)) kept.push_back(v);
+      for (int r = 0; r < runs; ++r) {
+        CAPTURE(n);
+        CAPTURE(pred.skip);
+        CAPTURE(pred.every);
+        CAPTURE(r);
+        if (r % 2 == 0) {
+          check_select_in_place(host, 0, pred, kept);
+        } else {
+          check_select_in_place<ScanPolicy<64, 3>>(host, 0, pred, kept);
+        }
+      }
+    }
   }
 }
 

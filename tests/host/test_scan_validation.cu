@@ -96,6 +96,12 @@ TEST_CASE("select_if and partition reject bad arguments before launching") {
   CHECK(select_if(temp, sel, in, const_cast<float*>(in) + 5, count, 1 << 20, positive) == cudaErrorInvalidValue);
   CHECK(select_if(temp, sel, in + 5, const_cast<float*>(in), count, 1 << 20, positive) == cudaErrorInvalidValue);
   CHECK(partition(temp, sel, in, const_cast<float*>(in), count, 1 << 20, positive) == cudaErrorInvalidValue);
+  // In place with streaming loads (the read-only path) is refused too.
+  using Streaming = ScanPolicy<256, 8, BlockScanAlgorithm::automatic, CacheHint::streaming>;
+  std::size_t streaming = 0;
+  REQUIRE(select_if<Streaming>(nullptr, streaming, in, out, count, 1 << 20, positive) == cudaSuccess);
+  CHECK(select_if<Streaming>(temp, streaming, in, const_cast<float*>(in), count, 1 << 20, positive) ==
+        cudaErrorInvalidValue);
   // (In place, the count and the temp storage must still stay clear of the array.)
   CHECK(select_if(temp, sel, in, const_cast<float*>(in), reinterpret_cast<long long*>(const_cast<float*>(in) + 2),
                   1 << 20, positive) == cudaErrorInvalidValue);

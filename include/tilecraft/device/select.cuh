@@ -30,8 +30,9 @@ namespace tilecraft {
 //!   Every item is read once and every kept item written once; `pred` is called once per item.
 //! - d_out has room for num_items items (as many as may be kept). It may be d_in itself (in
 //!   place, as CUB's `DeviceSelect::If` on one array: the kept items move to the front in
-//!   order, and the items from the kept count on are left as they were); otherwise it must not
-//!   overlap d_in.
+//!   order, and the items from the kept count on are left as they were; not with a Policy of
+//!   CacheHint::streaming, whose loads take the read-only path); otherwise it must not overlap
+//!   d_in.
 //!   The kept count is exact up to num_items = (2^63 - 1) / 64 and 2^31 - 1 tiles of the policy's
 //!   tile_items (32-bit tile counts below 2^32 items, 64-bit above); `NumSelected` is any
 //!   integer type of at least 4 bytes.
@@ -39,9 +40,9 @@ namespace tilecraft {
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative, too large, or
 //! more than NumSelected holds (every item may be kept: an int count takes up to 2^31 - 1
 //! items), d_num_selected is null, d_in or d_out is null while num_items > 0, a pointer is not
-//! aligned to its type, the arrays (other than as one array, in place), the count and the temp
-//! storage share bytes, or the temp storage is too small or not 16-byte aligned.
-//! num_items == 0 writes 0 to *d_num_selected.
+//! aligned to its type, the arrays (other than as one array, in place, without streaming
+//! loads), the count and the temp storage share bytes, or the temp storage is too small or not
+//! 16-byte aligned. num_items == 0 writes 0 to *d_num_selected.
 //! \code
 //! std::size_t bytes = 0;
 //! std::int64_t* d_count = nullptr;   // device memory for the kept count
@@ -70,8 +71,8 @@ template <class Policy = void, class In, class NumSelected, class Pred>
 //! their order, then the others in reverse order (d_out[num_items - 1] is the first rejected
 //! item: a single pass cannot know where the kept ones end; CUB's `DevicePartition::If` order).
 //! Writes the kept count to `*d_num_selected`. Everything else as select_if; d_out holds
-//! num_items items and must not overlap d_in, not even as the same array (the rejected items,
-//! written from the end, would overwrite items not yet read).
+//! num_items items and, where num_items > 0, must not overlap d_in, not even as the same array
+//! (the rejected items, written from the end, would overwrite items not yet read).
 //! \code
 //! std::size_t bytes = 0;
 //! std::int64_t* d_count = nullptr;

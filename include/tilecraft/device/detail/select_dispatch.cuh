@@ -72,6 +72,8 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
   // (its rejected items go to the end, over tiles not yet read).
   const bool in_place = d_in == d_out;
   if (num_items > 0 && partially_overlapping(d_in, bytes, d_out, bytes, !Partition)) return cudaErrorInvalidValue;
+  // Streaming loads take the read-only path: the input must not be written while they run.
+  if (num_items > 0 && in_place && Policy::hint == CacheHint::streaming) return cudaErrorInvalidValue;
   // The count is written while other tiles still read and write the arrays, and the tile states
   // while every tile runs: none of them may share a byte with another.
   constexpr std::size_t count_bytes = sizeof(NumSelected);

@@ -53,11 +53,13 @@ struct SelectArrangement {
 // ones) into shared memory in order, and the block writes them out coalesced: kept item k of
 // the tile to out[prefix + k]; rejected item q (global rank) to out[n - 1 - q]. The last tile
 // writes the kept count.
-// In place (out == in, select_if only): tile t writes below its own end, over items that it
-// read before its barrier or that an earlier tile read before publishing its count, which t's
-// prefix waited for. The loads feed the published count (and the prefixes that carry it on),
-// so no GPU reorders them after it; the two fences (`in_place`) order, besides, the block's own
-// loads before its count is published and its stores after its look-back.
+// In place (out == in, select_if only; not with streaming loads, which the dispatch refuses):
+// tile t writes below its own end, over items that it read before its barrier or that an
+// earlier tile read before publishing its count, which t's prefix waited for, directly or
+// through the inclusive prefixes of the tiles between. The fences (`in_place`) make that order
+// the memory model's: a release before the count is published, and in the look-back
+// (LookBackCallback's `fenced`) an acquire of what it read and a release before the inclusive
+// prefix that passes it on.
 template <class Policy, bool Partition, class In, class Offset, class Pred, class NumSelected>
 __global__ void __launch_bounds__(Policy::threads)
     select_kernel(const In* in, In* out, std::int64_t n, Pred pred, NumSelected* num_selected,
@@ -150,16 +152,17 @@ __global__ void __launch_bounds__(Policy::threads)
   // The first warp publishes the tile's count and finds the kept items before the tile.
   if (warp == 0) {
     const Offset aggregate = static_cast<Offset>(kept_here);
-    if (in_place) __threadfence();  // (the block's loads, ordered before the barrier above)
+    if (in_place) __threadfence();  // (release: the block's loads, ordered before the barrier above)
     if (tile == 0) {
       FirstTileCallback<Offset, TileStatus<Offset>, Sum> first_tile{status, Sum{}, Offset{0}, &tile_prefix, nullptr};
       (void)first_tile(aggregate);
     } else {
-      LookBackCallback<Offset, TileStatus<Offset>, Sum> look_back{status,        tile,         Sum{},
-                                                                  look_back_buf, &tile_prefix, nullptr};
+      // (In place, its fences acquire what the states published, for the block's stores after
+      // the barrier below.)
+      LookBackCallback<Offset, TileStatus<Offset>, Sum> look_back{status,       tile,    Sum{},   look_back_buf,
+                                                                  &tile_prefix, nullptr, in_place};
       (void)look_back(aggregate);
     }
-    if (in_place) __threadfence();  // (the block's stores, ordered after the barrier below)
   }
 
   // Compact in tile order: kept items first, then (partition) the rejected ones.
