@@ -365,6 +365,11 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<double>(64, 2048, 2048, h200) == C::medium_f64);
   CHECK(choose_default<double>(300, 300, 100, h200) == C::small_f64);
   CHECK(choose_default<double>(1000, 1000, 100, t4) == C::large_f64);
+  // No SMs to fill (limits not filled in): the smallest tiles, not a division by zero.
+  const auto none = device(0, 227, 228);
+  CHECK(choose_default<float>(10, 10, 4096, none) == C::small);
+  CHECK(choose_default<float>(4096, 4096, 4096, none) == C::small);
+  CHECK(choose_default<double>(4096, 4096, 4096, none) == C::small_f64);
 }
 
 TEST_CASE("the ragged edge: a last tile row (column) of at most 8 rows peeled off large products") {

@@ -767,6 +767,15 @@ GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, 
                           const GemmSplitLimits& split = {}) {
   auto tiles = [&](std::int64_t tm, std::int64_t tn) { return ceil_div(rows, tm) * ceil_div(cols, tn); };
   const std::int64_t sms = limits.sms;
+  // (No SMs to fill: the smallest tiles, as every other plan falls back to its plainest form;
+  // the waves below would divide by zero.)
+  if (sms <= 0) {
+    if constexpr (std::is_same_v<T, double>) {
+      return GemmChoice::small_f64;
+    } else {
+      return GemmChoice::small;
+    }
+  }
   if constexpr (std::is_same_v<T, double>) {
     if (rows > 64 && tiles(128, 64) >= sms) return GemmChoice::large_f64;
     return k >= 2048 || tiles(64, 64) >= sms ? GemmChoice::medium_f64 : GemmChoice::small_f64;
