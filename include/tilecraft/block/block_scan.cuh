@@ -49,8 +49,9 @@ using BlockScanImpl = std::conditional_t<
 //! Shared temp storage for block_scan over T with BlockThreads threads: (BlockThreads / 32 + 2)
 //! values of T (whole warps) for warp_scans and two_level; for raking and automatic up to 512
 //! threads 32 x s + 1, with g = BlockThreads / 32 (rounded up) and s = g rounded up to an odd
-//! number; where the T's of 128 bytes are a multiple of g (T of 4, 8 or 16 bytes and g a power
-//! of two: 48 threads of float too) 31 x s + d x (g - 1) + 2 instead, d = 128 / sizeof(T) / g
+//! number; where sizeof(T) is a multiple of 4 and the T's of 128 bytes are a multiple of g (T of
+//! 4, 8 or 16 bytes and g a power of two: 48 threads of float too) 31 x s + d x (g - 1) + 2
+//! instead, d = 128 / sizeof(T) / g
 //! (raking: 309 values of 4 bytes at 256 threads); a block of one warp takes warp_scans'
 //! storage. sizeof(BlockScanStorage) is exact. Trivial: declare it `__shared__`, union it with
 //! other storage, or carve it. One instance serves one block_scan call at a time; before reusing it

@@ -68,7 +68,8 @@ struct Padded {
 //! (a thread reading a RowGroup x RowGroup block, e.g. 4 x 4 floats in 16-byte chunks, to
 //! transpose it in registers) meet different banks.
 //! Rules: ChunkBytes is 0 or a power of two >= sizeof(T) and <= 128; RowGroup is a power of
-//! two >= 1; each row holds a whole number of chunks, and the number of chunks per row is a
+//! two >= 1; each row holds a whole number of chunks, P is a power of two (a row of 24 chunks
+//! is not: chunk 16 ^ 8 = 24 would leave the row), and the number of chunks per row is a
 //! multiple of P.
 template <int ChunkBytes = 0, int RowGroup = 1>
 struct Swizzled {

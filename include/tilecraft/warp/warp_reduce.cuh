@@ -102,7 +102,7 @@ TILECRAFT_DEVICE T redux(unsigned mask, T v) {
 //! Result: valid in the first lane of each logical warp; other lanes hold partial values
 //! (32-bit integer Sum/Min/Max over a whole warp on sm_80+ use redux.sync: every lane).
 //! All 32 lanes of the warp must call it together (converged). No shared memory, no barrier:
-//! log2(LogicalWarpThreads) shuffles of sizeof(T)/4 words each.
+//! log2(LogicalWarpThreads) shuffles of ceil(sizeof(T) / 4) words each.
 //! \code
 //! float s = tilecraft::warp_reduce(x, tilecraft::Sum{});          // lane 0 holds the sum
 //! int   m = tilecraft::warp_reduce<8>(k, tilecraft::Max{});       // lanes 0, 8, 16, 24

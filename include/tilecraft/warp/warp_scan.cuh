@@ -109,7 +109,7 @@ TILECRAFT_DEVICE T shuffle_inclusive_scan(T value, Op op, int lane, unsigned mas
 //! need not be commutative).
 //!
 //! Result: valid in every lane. All 32 lanes of the warp must call it together (converged). No
-//! shared memory, no barrier: log2(LogicalWarpThreads) shuffles of sizeof(T)/4 words each.
+//! shared memory, no barrier: log2(LogicalWarpThreads) shuffles of ceil(sizeof(T) / 4) words each.
 //! \code
 //! float running = tilecraft::warp_inclusive_scan(x, tilecraft::Sum{});   // lane i: x_0 + ... + x_i
 //! int   best    = tilecraft::warp_inclusive_scan<8>(k, tilecraft::Max{});  // per 8-lane group
