@@ -56,8 +56,10 @@ inline void throw_if_error(cudaError_t status, const char* expr, const char* fil
 namespace detail {
 //! `status`, the result of a call that a launcher returns as its own, with the runtime's
 //! last-error slot cleared where it holds that very error (a failed runtime call leaves it
-//! there): reported once, as the launcher's result. An error tilecraft's own checks made up, or
-//! a different one an earlier call left in the slot, stays there for its owner.
+//! there): reported once, as the launcher's result. A different error an earlier call left in
+//! the slot stays there for its owner. (The slot cannot tell the same code an earlier call left
+//! from one tilecraft's own checks made up: the launchers return their argument checks' errors
+//! without this, so that an earlier cudaErrorInvalidValue stays too.)
 [[nodiscard]] inline cudaError_t returned_status(cudaError_t status) noexcept {
   if (status != cudaSuccess && cudaPeekAtLastError() == status) (void)cudaGetLastError();
   return status;

@@ -256,7 +256,12 @@ template <class T>
                                          float alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
                                          float beta, float* c, std::int64_t ldc, cudaStream_t stream,
                                          const GemmTensorTunables& tunables = GemmTensorTunables{}) {
-  TILECRAFT_RETURN_IF_ERROR(check_gemm_args<T, float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
+  // (Returned as it is: an error made up here is not the runtime's last error, which
+  // stays in its slot for its owner even where it is the same code.)
+  if (const cudaError_t invalid = check_gemm_args<T, float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
+      invalid != cudaSuccess) {
+    return invalid;
+  }
   // BLAS's quick return: nothing to add and C kept as is (not rewritten as 1 * C).
   if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return cudaSuccess;
   if (alpha == 0.0f || k == 0) {  // C = beta C, whatever alpha (Inf, NaN); BLAS: A and B are not read

@@ -412,7 +412,12 @@ template <class Policy, class T, class Epilogue>
                                             cudaStream_t stream) {
   if constexpr (check_policy<Policy, T>()) {
     TILECRAFT_NVTX_RANGE("tilecraft::gemm_epilogue");
-    TILECRAFT_RETURN_IF_ERROR(check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
+    // (Returned as it is: an error made up here is not the runtime's last error, which
+    // stays in its slot for its owner even where it is the same code.)
+    if (const cudaError_t invalid = check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
+        invalid != cudaSuccess) {
+      return invalid;
+    }
     if (m == 0 || n == 0) return cudaSuccess;
     return dispatch<typename DispatchPolicy<Policy>::type>(
         row_major_problem(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc), epi, tunables, stream);
@@ -428,7 +433,12 @@ template <class Policy, class T>
                                    std::int64_t ldc, const GemmTunables& tunables, cudaStream_t stream) {
   if constexpr (check_policy<Policy, T>()) {
     TILECRAFT_NVTX_RANGE("tilecraft::gemm");
-    TILECRAFT_RETURN_IF_ERROR(check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc));
+    // (Returned as it is: an error made up here is not the runtime's last error, which
+    // stays in its slot for its owner even where it is the same code.)
+    if (const cudaError_t invalid = check_gemm_args(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
+        invalid != cudaSuccess) {
+      return invalid;
+    }
     // BLAS's quick return: nothing to add and C kept as is.
     if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return cudaSuccess;
     // With alpha == 0 or k == 0 only C is scaled: no product is formed, so neither NaN in A or
