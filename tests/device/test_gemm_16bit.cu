@@ -619,6 +619,16 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: rejected calls launch nothing and l
   CHECK(tilecraft::gemm(row, static_cast<Op>(7), N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n) == bad);
   CHECK(tilecraft::gemm(row, N, static_cast<Op>(7), m, n, k, 1.0f, a, k, b, n, 0.0f, c, n) == bad);
   CHECK(tilecraft::gemm(static_cast<Order>(7), N, N, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n) == bad);
+  // More tiles than 2^31 - 1 on every shape the plan may take (though not on 256 x 256 tiles),
+  // with an A that would be copied first (lda = 1, no multiple of 8): refused before the copy,
+  // on fake addresses that must never be touched.
+  {
+    const std::int64_t big_m = std::int64_t{1} << 23, big_n = (std::int64_t{1} << 24) - 256;
+    const auto* fa = reinterpret_cast<const T*>(std::uintptr_t{1} << 20);
+    const auto* fb = reinterpret_cast<const T*>(std::uintptr_t{1} << 30);
+    auto* fc = reinterpret_cast<float*>(std::uintptr_t{1} << 40);
+    CHECK(tilecraft::gemm(row, N, N, big_m, big_n, 1, 1.0f, fa, 1, fb, big_n, 0.0f, fc, big_n) == bad);
+  }
   // m == 0 or n == 0: nothing to do, null pointers included.
   CHECK(tilecraft::gemm(row, N, N, 0, n, k, 1.0f, null_ab, k, null_ab, n, 0.0f, null_c, n) == cudaSuccess);
   CHECK(tilecraft::gemm(row, N, N, m, 0, k, 1.0f, null_ab, k, null_ab, 1, 0.0f, null_c, 1) == cudaSuccess);

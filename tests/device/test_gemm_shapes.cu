@@ -160,6 +160,16 @@ TEST_CASE_TEMPLATE("gemm: m == 0 or n == 0 does nothing; a rejected call launche
     CHECK(tilecraft::gemm(row, N, N, big, big, 1, one, fa, 1, fb, big, zero, fc, big) == cudaErrorInvalidValue);
     CHECK(tilecraft::gemm<Small>(col, N, N, big, big, 1, one, fa, big, fb, 1, zero, fc, big) == cudaErrorInvalidValue);
     CHECK(tilecraft::gemm<Large>(row, N, N, big, big, 1, one, fa, 1, fb, big, zero, fc, big) == cudaErrorInvalidValue);
+    // A ragged last row peeled off into a thin product whose grid (a block per 4 columns) would
+    // exceed 2^31 - 1 blocks, though the whole tiles' grid fits: refused before the whole tiles'
+    // product launches (the edge launches after it). The premise is the default plan's edge.
+    const std::int64_t m = 129, n = (std::int64_t{1} << 33) + 256;
+    tilecraft::detail::DeviceLimits limits{};
+    REQUIRE(tilecraft::detail::device_limits(limits) == cudaSuccess);
+    const tilecraft::detail::GemmTunables defaults{};
+    const auto choice = tilecraft::detail::choose_default<T>(m, n, 1, limits, defaults.split);
+    REQUIRE(tilecraft::detail::edge_plan(tilecraft::detail::facts_of_choice(choice), m, n, 1, defaults.edge).rows == 1);
+    CHECK(tilecraft::gemm(row, N, N, m, n, 1, one, fa, 1, fb, n, zero, fc, n) == cudaErrorInvalidValue);
   }
   CHECK(cudaGetLastError() == cudaSuccess);
   // An earlier call's error of the same code stays in the last-error slot for its owner.

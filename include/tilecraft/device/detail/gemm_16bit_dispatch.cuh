@@ -292,15 +292,41 @@ template <class T>
        static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(k) >= tunables.pack_min_volume);
 
   if (wgmma) {
-    // The kernel counts tiles and K steps in 32 bits (launch_wgmma_tma checks the chosen shape's
-    // plan). Refused here already, before any workspace or packing, where even the largest
-    // tiles (256 on either side, 64 elements of K a step) would not fit.
+    // The kernel counts tiles and K steps in 32 bits (the chosen shape's plan is checked below).
+    // Refused first where even the largest tiles (256 on either side, 64 elements of K a step)
+    // would not fit, which also keeps the planners' tile counts far from 64-bit overflow.
     if (ceil_div(rows, std::int64_t{256}) * ceil_div(cols, std::int64_t{256}) > INT_MAX ||
         ceil_div(k, std::int64_t{128 / static_cast<int>(sizeof(T))}) > INT_MAX) {
       return cudaErrorInvalidValue;
     }
     DeviceLimits limits{};
     TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));
+    const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;
+    // Where only X is K-contiguous (a row-major NN product) the kernel may compute the
+    // transpose, C^T = Y X^T: Y as wgmma's A, which reads an M-contiguous operand as fast as a
+    // K-contiguous one, and X as its K-contiguous B, which allows tiles of 144 and 168 columns
+    // and on 64 x 128 tiles runs a K step 6 to 8% faster than an N-contiguous one; C then goes
+    // out transposed through shared memory (tunables.transpose_min_k says where). On 64 x 128
+    // tiles the transpose reads Y in boxes of 64 columns where the direct product reads 128:
+    // where Y has more columns than X has rows (128 x 8192 x 8192: 47.6 us against 45.9), those
+    // shorter DRAM pieces cost more than the K steps gain.
+    bool swap = false;
+    int width = 0;
+    if (x_k && !y_k && tunables.transpose_min_k >= 0) {
+      width = wgmma_width<T>(cols, rows, sms, tunables, true);
+      swap = width == 144 || width == 168 || (width == 64 && k >= tunables.transpose_min_k && cols <= rows);
+    }
+    if (!swap) width = wgmma_width<T>(rows, cols, sms, tunables, y_k);
+    // The chosen shape's plan counts its units and K steps in 32 bits (launch_wgmma_tma checks
+    // it again): checked here too, before any workspace or copy, so that a refusal never follows
+    // launched work.
+    auto plan_fits = [&](auto shape) {
+      using S = decltype(shape);
+      const WgmmaPlan plan =
+          swap ? wgmma_plan_of<S>(cols, rows, k, sms, tunables) : wgmma_plan_of<S>(rows, cols, k, sms, tunables);
+      return plan.units() <= INT_MAX && plan.ktiles <= INT_MAX && plan.blocks > 0;
+    };
+    if (!with_wgmma_width<T>(width, plan_fits)) return cudaErrorInvalidValue;
     // Operands as stored: `outer` rows of `inner` elements (X rows x k K-contiguous, else k x rows).
     const std::int64_t x_outer = x_k ? rows : k, x_inner = x_k ? k : rows;
     const std::int64_t y_outer = y_k ? cols : k, y_inner = y_k ? k : cols;
@@ -332,22 +358,6 @@ template <class T>
       ldys = ldyp;
     }
     if (status == cudaSuccess) {
-      const int sms = tunables.sms > 0 ? tunables.sms : limits.sms;
-      // Where only X is K-contiguous (a row-major NN product) the kernel may compute the
-      // transpose, C^T = Y X^T: Y as wgmma's A, which reads an M-contiguous operand as fast as a
-      // K-contiguous one, and X as its K-contiguous B, which allows tiles of 144 and 168 columns
-      // and on 64 x 128 tiles runs a K step 6 to 8% faster than an N-contiguous one; C then goes
-      // out transposed through shared memory (tunables.transpose_min_k says where). On 64 x 128
-      // tiles the transpose reads Y in boxes of 64 columns where the direct product reads 128:
-      // where Y has more columns than X has rows (128 x 8192 x 8192: 47.6 us against 45.9), those
-      // shorter DRAM pieces cost more than the K steps gain.
-      bool swap = false;
-      int width = 0;
-      if (x_k && !y_k && tunables.transpose_min_k >= 0) {
-        width = wgmma_width<T>(cols, rows, sms, tunables, true);
-        swap = width == 144 || width == 168 || (width == 64 && k >= tunables.transpose_min_k && cols <= rows);
-      }
-      if (!swap) width = wgmma_width<T>(rows, cols, sms, tunables, y_k);
       auto run = [&](auto shape) {
         using S = decltype(shape);
         if (swap) {

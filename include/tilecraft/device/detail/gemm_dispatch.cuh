@@ -339,6 +339,8 @@ template <class Policy, class T, class Epilogue>
     const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, k, limits, split);
     const EdgePlan edge = edge_plan(facts_of_choice(choice), p.c.rows, p.c.cols, k, tuned.edge);
     if (edge.rows == 0 && edge.cols == 0) return run_choice(choice, p, epi, sms, tuned, stream);
+    // The edge launches after the whole tiles' product: its grids are checked before that.
+    if (!edges_fit(p.c.rows, p.c.cols, edge)) return cudaErrorInvalidValue;
     // The whole tile rows and columns by the policy their own shape takes, then the edge.
     GemmProblem<T> q = p;
     q.c.rows -= edge.rows;

@@ -174,6 +174,16 @@ cudaError_t launch_thin(StridedOperand<T> thin, StridedOperand<T> wide, std::int
   return wide.stride_k == 1 ? by_rows(std::true_type{}) : by_rows(std::false_type{});
 }
 
+//! Whether run_edges' grids for C of m x n and `edge` fit launch_thin's 2^31 - 1 blocks (a block
+//! per ThinShape<R>::lines lines, 4 at the fewest): the dispatch asks before the whole tiles'
+//! product launches, so that an edge refused by launch_thin never follows launched work.
+inline bool edges_fit(std::int64_t m, std::int64_t n, const EdgePlan& edge) {
+  static_assert(ThinShape<1>::lines <= ThinShape<4>::lines && ThinShape<1>::lines <= ThinShape<thin_most>::lines,
+                "edges_fit: ThinShape<1> has the fewest lines a block");
+  auto fits = [](std::int64_t lines) { return ceil_div(lines, std::int64_t{ThinShape<1>::lines}) <= INT_MAX; };
+  return (edge.rows == 0 || fits(n)) && (edge.cols == 0 || fits(m - edge.rows));
+}
+
 //! The row-major problem p's bottom `rows` rows (all columns) and the right `cols` columns of
 //! the rows above them, each as a thin product through epi (the coordinates of the whole C).
 //! The first one launched runs beside the stream's last kernel when `beside_previous` (that
