@@ -1,7 +1,8 @@
 // Scans. Whole arrays: tilecraft::inclusive_scan against cub::DeviceScan::InclusiveSum and
 // against cudaMemcpyAsync of the same bytes (read + written): f32 and i32 from 2^16 to 2^28,
 // i8 and i16 (into their own type) and i64 (exclusive, as CUB's ExclusiveSum) at 2^28.
-// Stream compaction: select_if keeping half of 2^28 floats against cub::DeviceSelect::If. In a
+// Stream compaction: select_if keeping half of 2^28 floats against cub::DeviceSelect::If, into a
+// second array and in place (select_f32_inplace). In a
 // kernel: block_scan against cub::BlockScan in otherwise identical kernels (128 ... 1024
 // threads x 1, 4, 16 items). Tuning variants (other tile shapes, block algorithms, cache
 // hints) are compiled only with -DTILECRAFT_BENCH_VARIANTS=ON (CMake) and registered only when
@@ -134,37 +135,47 @@ struct BelowHalf {
   __host__ __device__ bool operator()(float v) const { return v < 2.5f; }
 };
 
+//! `in_place`: the array is compacted where it lies (select_if with d_out == d_in, CUB's
+//! in-place DeviceSelect::If), restored from a pristine copy before every run, outside the
+//! timed region.
 template <class Policy = void>
-void select_bench(benchmark::State& state, bool tilecraft_impl) {
+void select_bench(benchmark::State& state, bool tilecraft_impl, bool in_place = false) {
   const std::int64_t n = state.range(0);
   const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
-  DeviceMemory in(bytes), out(bytes), count(sizeof(std::int64_t));
+  DeviceMemory in(bytes), out(in_place ? 0 : bytes), pristine(in_place ? bytes : 0), count(sizeof(std::int64_t));
   fill(in.as<float>(), static_cast<std::size_t>(n));
-  const std::string key = "select_f32/cub/" + std::to_string(n);
+  if (in_place) TILECRAFT_BENCH_CHECK(cudaMemcpy(pristine.as<void>(), in.as<void>(), bytes, cudaMemcpyDeviceToDevice));
+  float* const dst = in_place ? in.as<float>() : out.as<float>();
+  auto restore = [&](cudaStream_t s) {
+    if (in_place) {
+      TILECRAFT_BENCH_CHECK(cudaMemcpyAsync(in.as<void>(), pristine.as<void>(), bytes, cudaMemcpyDeviceToDevice, s));
+    }
+  };
+  const std::string family = in_place ? "select_f32_inplace" : "select_f32";
+  const std::string key = family + "/cub/" + std::to_string(n);
   // Bytes moved: every item read, about half written.
   const Measure m{1.5 * static_cast<double>(bytes), 0};
   std::size_t temp_bytes = 0;
   if (!tilecraft_impl) {
-    TILECRAFT_BENCH_CHECK(cub::DeviceSelect::If(nullptr, temp_bytes, in.as<float>(), out.as<float>(),
-                                                count.as<std::int64_t>(), n, BelowHalf{}));
+    auto cub_select = [&](void* temp, cudaStream_t s) {
+      return in_place
+                 ? cub::DeviceSelect::If(temp, temp_bytes, in.as<float>(), count.as<std::int64_t>(), n, BelowHalf{}, s)
+                 : cub::DeviceSelect::If(temp, temp_bytes, in.as<float>(), dst, count.as<std::int64_t>(), n,
+                                         BelowHalf{}, s);
+    };
+    TILECRAFT_BENCH_CHECK(cub_select(nullptr, cudaStream_t{}));
     DeviceMemory temp(temp_bytes);
-    time_it(
-        state,
-        [&](cudaStream_t s) {
-          TILECRAFT_BENCH_CHECK(cub::DeviceSelect::If(temp.as<void>(), temp_bytes, in.as<float>(), out.as<float>(),
-                                                      count.as<std::int64_t>(), n, BelowHalf{}, s));
-        },
-        m, key);
+    time_it_prepared(
+        state, restore, [&](cudaStream_t s) { TILECRAFT_BENCH_CHECK(cub_select(temp.as<void>(), s)); }, m, key);
   } else {
-    TILECRAFT_BENCH_CHECK(tilecraft::select_if<Policy>(nullptr, temp_bytes, in.as<float>(), out.as<float>(),
+    TILECRAFT_BENCH_CHECK(tilecraft::select_if<Policy>(nullptr, temp_bytes, in.as<float>(), dst,
                                                        count.as<std::int64_t>(), n, BelowHalf{}));
     DeviceMemory temp(temp_bytes);
-    time_it(
-        state,
+    time_it_prepared(
+        state, restore,
         [&](cudaStream_t s) {
-          TILECRAFT_BENCH_CHECK(tilecraft::select_if<Policy>(temp.as<void>(), temp_bytes, in.as<float>(),
-                                                             out.as<float>(), count.as<std::int64_t>(), n, BelowHalf{},
-                                                             s));
+          TILECRAFT_BENCH_CHECK(tilecraft::select_if<Policy>(temp.as<void>(), temp_bytes, in.as<float>(), dst,
+                                                             count.as<std::int64_t>(), n, BelowHalf{}, s));
         },
         m, {}, key);
   }
@@ -261,13 +272,16 @@ const bool scan_registered = [] {
   register_scan_family<std::int8_t>(std::int64_t{1} << 28);
   register_scan_family<std::int16_t>(std::int64_t{1} << 28);
   register_scan_family<std::int64_t>(std::int64_t{1} << 28);
-  for (bool tc : {false, true}) {
-    const std::string name = std::string("select_f32/") + (tc ? "tilecraft/" : "cub/") + std::to_string(1 << 28);
-    benchmark::RegisterBenchmark(name.c_str(), [tc](benchmark::State& s) { select_bench(s, tc); })
-        ->Arg(std::int64_t{1} << 28)
-        ->UseManualTime()
-        ->MinTime(0.05)
-        ->Unit(benchmark::kMicrosecond);
+  for (bool in_place : {false, true}) {
+    for (bool tc : {false, true}) {
+      const std::string name = std::string(in_place ? "select_f32_inplace/" : "select_f32/") +
+                               (tc ? "tilecraft/" : "cub/") + std::to_string(1 << 28);
+      benchmark::RegisterBenchmark(name.c_str(), [tc, in_place](benchmark::State& s) { select_bench(s, tc, in_place); })
+          ->Arg(std::int64_t{1} << 28)
+          ->UseManualTime()
+          ->MinTime(0.05)
+          ->Unit(benchmark::kMicrosecond);
+    }
   }
   register_block_scan<float, 128, 1>();
   register_block_scan<float, 128, 4>();

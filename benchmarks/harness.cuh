@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tilecraft/util/error.cuh>
@@ -109,17 +110,27 @@ struct Measure {
 //! speed ratio against that remembered peer.
 template <class Run>
 double time_it(benchmark::State& state, Run&& run, Measure m, const std::string& peer_key = {},
-               const std::string& ratio_to = {}, bool flush_l2 = true) {
+               const std::string& ratio_to = {}, bool flush_l2 = true);
+
+//! time_it with `prepare(stream)` before every run (warm-up runs included), outside the timed
+//! region and before the L2 flush: for runs that change their own input (in place).
+template <class Prepare, class Run>
+double time_it_prepared(benchmark::State& state, Prepare&& prepare, Run&& run, Measure m,
+                        const std::string& peer_key = {}, const std::string& ratio_to = {}, bool flush_l2 = true) {
   static L2Flusher flusher;  // one buffer for the whole binary
   cudaStream_t stream;
   cudaEvent_t start, stop;
   TILECRAFT_BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   TILECRAFT_BENCH_CHECK(cudaEventCreate(&start));
   TILECRAFT_BENCH_CHECK(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) run(stream);  // warm-up: module load, caches, clocks
+  for (int i = 0; i < 3; ++i) {  // warm-up: module load, caches, clocks
+    prepare(stream);
+    run(stream);
+  }
   TILECRAFT_BENCH_CHECK(cudaStreamSynchronize(stream));
   std::vector<double> samples;
   for (auto _ : state) {
+    prepare(stream);
     if (flush_l2) flusher.flush(stream);
     TILECRAFT_BENCH_CHECK(cudaEventRecord(start, stream));
     run(stream);
@@ -151,6 +162,13 @@ double time_it(benchmark::State& state, Run&& run, Measure m, const std::string&
   TILECRAFT_BENCH_CHECK(cudaEventDestroy(stop));
   TILECRAFT_BENCH_CHECK(cudaStreamDestroy(stream));
   return median;
+}
+
+template <class Run>
+double time_it(benchmark::State& state, Run&& run, Measure m, const std::string& peer_key, const std::string& ratio_to,
+               bool flush_l2) {
+  return time_it_prepared(
+      state, [](cudaStream_t) {}, std::forward<Run>(run), m, peer_key, ratio_to, flush_l2);
 }
 
 }  // namespace tilecraft::bench
