@@ -441,11 +441,8 @@ template <class Policy, class T>
         invalid != cudaSuccess) {
       return invalid;
     }
-    // BLAS's quick return: nothing to add and C kept as is.
-    if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return cudaSuccess;
-    // With alpha == 0 or k == 0 only C is scaled: no product is formed, so neither NaN in A or
-    // B nor an infinite alpha times the empty sum reaches C.
-    const bool scale_only = alpha == T(0) || k == 0;
+    if (blas_quick_return(m, n, k, alpha, beta)) return cudaSuccess;
+    const bool scale_only = blas_scale_only(k, alpha);  // C = beta C: A and B are not read
     return dispatch<typename DispatchPolicy<Policy>::type>(
         row_major_problem(order, op_a, op_b, m, n, scale_only ? 0 : k, a, lda, b, ldb, c, ldc),
         BasicLinearCombination<T>{scale_only ? T(0) : alpha, beta}, tunables, stream);

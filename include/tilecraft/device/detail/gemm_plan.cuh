@@ -246,6 +246,42 @@ GemmProblem<T> row_major_problem(Order order, Op op_a, Op op_b, std::int64_t m, 
   return {flip(op_order(op_b)), flip(op_order(op_a)), {b, n, k, ldb}, {a, k, m, lda}, {c, n, m, ldc}, true};
 }
 
+//! BLAS's quick return for C = alpha op(A) op(B) + beta C: nothing to compute (m or n is 0), or
+//! nothing to add and C kept as it is (not rewritten as 1 * C).
+template <class S>
+constexpr bool blas_quick_return(std::int64_t m, std::int64_t n, std::int64_t k, S alpha, S beta) {
+  return m == 0 || n == 0 || ((alpha == S(0) || k == 0) && beta == S(1));
+}
+
+//! Whether a call only scales C (alpha == 0 or k == 0): C = beta C whatever alpha is, with no
+//! product formed, so that neither NaN in A or B nor an infinite alpha times the empty sum reaches
+//! C (BLAS reads neither A nor B then).
+template <class S>
+constexpr bool blas_scale_only(std::int64_t k, S alpha) {
+  return alpha == S(0) || k == 0;
+}
+
+//! A checked call's operands in the form the tensor-core kernels take: C (rows x cols,
+//! row-major) = X (rows x k) Y^T, with Y cols x k. A column-major C is the row-major
+//! C^T = op(B)^T op(A)^T. x_k / y_k: K is the contiguous side of X / Y.
+template <class T>
+struct TensorOperands {
+  std::int64_t rows, cols;
+  const T* x;
+  std::int64_t ldx;
+  bool x_k;
+  const T* y;
+  std::int64_t ldy;
+  bool y_k;
+};
+
+template <class T>
+TensorOperands<T> tensor_operands(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, const T* a,
+                                  std::int64_t lda, const T* b, std::int64_t ldb) {
+  if (order == Order::row_major) return {m, n, a, lda, op_a == Op::none, b, ldb, op_b == Op::transpose};
+  return {n, m, b, ldb, op_b == Op::none, a, lda, op_a == Op::transpose};
+}
+
 //! Whether an operand stored in `order` (a: rows x K, b: K x cols) reaches its K-major shared
 //! tile element by element (its K index is the contiguous one): a row-major a, a column-major b.
 constexpr bool k_contiguous_a(Order order_a) { return order_a == Order::row_major; }

@@ -177,20 +177,13 @@ template <GemmMath Math>
       invalid != cudaSuccess) {
     return invalid;
   }
-  // BLAS's quick return: nothing to add and C kept as is (not rewritten as 1 * C).
-  if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return cudaSuccess;
-  if (alpha == 0.0f || k == 0) {  // C = beta C, whatever alpha (Inf, NaN); BLAS: A and B are not read
+  if (blas_quick_return(m, n, k, alpha, beta)) return cudaSuccess;
+  if (blas_scale_only(k, alpha)) {  // C = beta C: A and B are not read
     k = 0;
     alpha = 0.0f;
   }
-  // The row-major form: C (rows x cols) = X (rows x k) Y^T, Y cols x k (as for 16-bit operands).
-  const bool row = order == Order::row_major;
-  const std::int64_t rows = row ? m : n, cols = row ? n : m;
-  const float* x = row ? a : b;
-  const float* y = row ? b : a;
-  const std::int64_t ldx = row ? lda : ldb, ldy = row ? ldb : lda;
-  const bool x_k = row ? op_a == Op::none : op_b == Op::none;
-  const bool y_k = row ? op_b == Op::transpose : op_a == Op::transpose;
+  // The row-major form: C (rows x cols) = X (rows x k) Y^T, Y cols x k.
+  const auto [rows, cols, x, ldx, x_k, y, ldy, y_k] = tensor_operands(order, op_a, op_b, m, n, a, lda, b, ldb);
 
   int device = 0;
   TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
