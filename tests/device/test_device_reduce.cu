@@ -320,4 +320,11 @@ TEST_CASE("the convenience form and streams") {
   CHECK(reduce(in.get(), out.get(), 0, Sum{}, 42LL) == cudaSuccess);
   tilecraft::test::sync_and_check();
   CHECK(out.download()[0] == 42);
+  // Refusals (a negative count; more bytes than 64 bits count, refused by the convenience
+  // form's size query) leave an earlier call's cudaErrorInvalidValue in the last-error slot.
+  using tilecraft::test::check_keeps_earlier_invalid_value;
+  check_keeps_earlier_invalid_value([&] { return reduce(in.get(), out.get(), -1, Sum{}, 0LL); });
+  check_keeps_earlier_invalid_value([&] { return reduce(in.get(), out.get(), std::int64_t{1} << 62, Sum{}, 0LL); });
+  std::size_t bytes = 0;
+  check_keeps_earlier_invalid_value([&] { return reduce(nullptr, bytes, in.get(), out.get(), -1, Sum{}, 0LL); });
 }

@@ -66,6 +66,25 @@ TEST_CASE("uint8 samples: every size, alignment and pattern, bins 1 ... 4096, ag
       }
     }
   }
+  // Refusals (a negative count, no bins, lower >= upper; in the size query and in the call)
+  // leave an earlier call's cudaErrorInvalidValue in the last-error slot.
+  DeviceBuffer<std::uint8_t> in(16);
+  DeviceBuffer<unsigned> hist(256);
+  const Level<std::uint8_t> lower = 0, upper = 256;
+  std::size_t bytes = 0;
+  REQUIRE(tilecraft::histogram_even(nullptr, bytes, in.get(), hist.get(), 256, lower, upper, std::int64_t{16}) ==
+          cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  using tilecraft::test::check_keeps_earlier_invalid_value;
+  check_keeps_earlier_invalid_value([&] {
+    return tilecraft::histogram_even(nullptr, bytes, in.get(), hist.get(), 256, lower, upper, std::int64_t{-1});
+  });
+  check_keeps_earlier_invalid_value([&] {
+    return tilecraft::histogram_even(temp.get(), bytes, in.get(), hist.get(), 0, lower, upper, std::int64_t{16});
+  });
+  check_keeps_earlier_invalid_value([&] {
+    return tilecraft::histogram_even(temp.get(), bytes, in.get(), hist.get(), 256, upper, lower, std::int64_t{16});
+  });
 }
 
 TEST_CASE("uint16 samples: bins 256, 1000, 4096 and 65536 (global counters), below lower and at upper") {
@@ -348,6 +367,38 @@ TEST_CASE("int32 range bins: even and uneven levels, bins 1 ... 65536, against t
         }
       }
     }
+  }
+}
+
+// histogram_range does not check the levels' order (they are in device memory): levels out of
+// order or NaN give unspecified counts, but each sample is counted once at most and nothing is
+// written outside the histogram (run_range checks the guards on both sides), on the shared
+// table's path (up to 4096 bins) and the global one.
+TEST_CASE("range bins: levels out of order or NaN count each sample once at most, inside the histogram") {
+  auto total = [](const Counts& c) {
+    unsigned long long t = 0;
+    for (const auto v : c) t += v;
+    return t;
+  };
+  const std::int64_t n = (1 << 16) + 7;
+  for (int bins : {64, 4096, 65536}) {
+    CAPTURE(bins);
+    // Decreasing integer levels, with some pairs swapped on top.
+    auto levels = make_levels(bins, -100000, 100000, true, 7u * bins);
+    std::reverse(levels.begin(), levels.end());
+    for (std::size_t i = 0; i + 3 < levels.size(); i += 5) std::swap(levels[i], levels[i + 3]);
+    const DeviceBuffer<int> d_levels(levels);
+    const DeviceBuffer<int> in(make_samples<int>(static_cast<std::size_t>(n), -120000, 120000, levels, bins));
+    CHECK(total(run_range<unsigned>(in.get(), n, d_levels)) <= static_cast<unsigned long long>(n));
+    // Increasing float levels with NaN at every seventh.
+    std::vector<float> f(static_cast<std::size_t>(bins) + 1);
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      f[i] = i % 7 == 3 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(-1.0 + 2.0 * i / bins);
+    }
+    const DeviceBuffer<float> d_f(f);
+    const DeviceBuffer<float> fin(
+        tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.2, 1.2, 31 + bins));
+    CHECK(total(run_range<unsigned>(fin.get(), n, d_f)) <= static_cast<unsigned long long>(n));
   }
 }
 

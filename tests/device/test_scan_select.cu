@@ -248,6 +248,16 @@ TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
   TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
   CHECK(mismatches(out.download(), host_scan<false, int, int>(host, 0, 5000, Sum{})) == 0);
   CHECK(mismatches(in.download(), host_scan<true, int, int>(host, 0, 5000, Sum{}, 1)) == 0);
+  // Refusals (a negative count, a null input) leave an earlier call's cudaErrorInvalidValue in
+  // the last-error slot, in both forms.
+  using tilecraft::test::check_keeps_earlier_invalid_value;
+  check_keeps_earlier_invalid_value([&] { return inclusive_scan(in.get(), out.get(), -1, Sum{}); });
+  check_keeps_earlier_invalid_value([&] { return exclusive_scan(in.get(), out.get(), -1, Sum{}, 1); });
+  check_keeps_earlier_invalid_value(
+      [&] { return inclusive_scan(static_cast<const int*>(nullptr), out.get(), 5000, Sum{}); });
+  check_keeps_earlier_invalid_value([&] { return inclusive_scan(temp.get(), bytes, in.get(), out.get(), -1, Sum{}); });
+  check_keeps_earlier_invalid_value(
+      [&] { return exclusive_scan(temp.get(), ex_bytes, in.get(), out.get(), -1, Sum{}, 3); });
 }
 
 }  // namespace scan_tests
@@ -524,6 +534,21 @@ TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If"
     for (std::int64_t i = 0; i < want; ++i) bad += sel[static_cast<std::size_t>(i)] != ref[static_cast<std::size_t>(i)];
     CHECK(bad == 0);
   }
+  // Refusals (a negative count, a null count pointer) leave an earlier call's
+  // cudaErrorInvalidValue in the last-error slot.
+  DeviceBuffer<int> in(8), out(8);
+  DeviceBuffer<std::int64_t> count(1);
+  std::size_t bytes = 0;
+  const Keep half{3, 500};
+  REQUIRE(select_if(nullptr, bytes, in.get(), out.get(), count.get(), std::int64_t{8}, half) == cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  using tilecraft::test::check_keeps_earlier_invalid_value;
+  check_keeps_earlier_invalid_value(
+      [&] { return select_if(nullptr, bytes, in.get(), out.get(), count.get(), std::int64_t{-1}, half); });
+  check_keeps_earlier_invalid_value([&] {
+    return select_if(temp.get(), bytes, in.get(), out.get(), static_cast<std::int64_t*>(nullptr), std::int64_t{8},
+                     half);
+  });
 }
 
 // Keeps all but the values (indices) in [0, skip) and the multiples of `every` (0: none).

@@ -67,9 +67,12 @@ inline constexpr bool is_reduce_policy_v<ReducePolicy<T, V, B, H>> = true;
 //! `temp_storage_bytes`, allocate, call again.
 //!
 //! - One kernel launch for any num_items and nothing else enqueued. Inputs up to 256 KiB run
-//!   as one block (256 threads up to 16 KiB, 1024 above); larger ones as a cooperative grid (every block resident)
-//!   whose blocks publish partials into the temp storage, meet at a grid-wide barrier, and leave block 0 to combine
-//!   them. The temp storage needs no initialization.
+//!   as one block (256 threads up to 16 KiB, 1024 above), and so do inputs of fewer than two of
+//!   the grid's tiles (a tile: Policy::threads x vectors_per_thread 16-byte vectors, or as many
+//!   elements of a size that does not divide 16): a policy of large tiles keeps inputs of a few
+//!   MiB on one block. Larger ones run as a cooperative grid (every block resident) whose blocks
+//!   publish partials into the temp storage, meet at a grid-wide barrier, and leave block 0 to
+//!   combine them. The temp storage needs no initialization.
 //! - Deterministic: the same input at the same address on the same GPU gives bitwise the same
 //!   result, whatever the block scheduling (partials are combined in block order).
 //! - `op` must be associative and commutative (elements are dealt to threads in strides, as in
@@ -104,13 +107,19 @@ template <class Policy = void, class In, class Out, class Op, class Init>
 }
 
 //! Convenience form: allocates the temp storage itself from the stream-ordered pool
-//! (cudaMallocAsync / cudaFreeAsync on `stream`).
+//! (cudaMallocAsync / cudaFreeAsync on `stream`). The count and null pointers are refused before
+//! the allocation; the other argument checks come with the call after it (a refused call
+//! launches nothing, but has queued the allocation and its free).
 template <class Policy = void, class In, class Out, class Op, class Init>
 [[nodiscard]] cudaError_t reduce(const In* d_in, Out* d_out, std::int64_t num_items, Op op, Init init,
                                  cudaStream_t stream = nullptr) {
   if (num_items < 0 || d_out == nullptr || (num_items > 0 && d_in == nullptr)) return cudaErrorInvalidValue;
   std::size_t bytes = 0;
-  TILECRAFT_RETURN_IF_ERROR(reduce<Policy>(nullptr, bytes, d_in, d_out, num_items, op, init, stream));
+  // (The query's status as it is: its argument errors are not the runtime's last error.)
+  if (const cudaError_t query = reduce<Policy>(nullptr, bytes, d_in, d_out, num_items, op, init, stream);
+      query != cudaSuccess) {
+    return query;
+  }
   void* temp = nullptr;
   TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
   const cudaError_t status = reduce<Policy>(temp, bytes, d_in, d_out, num_items, op, init, stream);

@@ -117,12 +117,20 @@ template <class Policy = void, class In, class Out, class Op, class Init>
 }
 
 //! Convenience form of inclusive_scan: allocates the temp storage itself from the
-//! stream-ordered pool (cudaMallocAsync / cudaFreeAsync on `stream`).
+//! stream-ordered pool (cudaMallocAsync / cudaFreeAsync on `stream`). The count and null
+//! pointers are refused before the allocation; the other argument checks (alignment, overlaps)
+//! come with the call after it (a refused call launches nothing, but has queued the allocation
+//! and its free).
 template <class Policy = void, class In, class Out, class Op>
 [[nodiscard]] cudaError_t inclusive_scan(const In* d_in, Out* d_out, std::int64_t num_items, Op op,
                                          cudaStream_t stream = nullptr) {
+  if (num_items > 0 && (d_in == nullptr || d_out == nullptr)) return cudaErrorInvalidValue;
   std::size_t bytes = 0;
-  TILECRAFT_RETURN_IF_ERROR(inclusive_scan<Policy>(nullptr, bytes, d_in, d_out, num_items, op, stream));
+  // (The query's status as it is: its argument errors are not the runtime's last error.)
+  if (const cudaError_t query = inclusive_scan<Policy>(nullptr, bytes, d_in, d_out, num_items, op, stream);
+      query != cudaSuccess) {
+    return query;
+  }
   void* temp = nullptr;
   TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
   const cudaError_t status = inclusive_scan<Policy>(temp, bytes, d_in, d_out, num_items, op, stream);
@@ -131,12 +139,20 @@ template <class Policy = void, class In, class Out, class Op>
 }
 
 //! Convenience form of exclusive_scan: allocates the temp storage itself from the
-//! stream-ordered pool (cudaMallocAsync / cudaFreeAsync on `stream`).
+//! stream-ordered pool (cudaMallocAsync / cudaFreeAsync on `stream`). The count and null
+//! pointers are refused before the allocation; the other argument checks (alignment, overlaps)
+//! come with the call after it (a refused call launches nothing, but has queued the allocation
+//! and its free).
 template <class Policy = void, class In, class Out, class Op, class Init>
 [[nodiscard]] cudaError_t exclusive_scan(const In* d_in, Out* d_out, std::int64_t num_items, Op op, Init init,
                                          cudaStream_t stream = nullptr) {
+  if (num_items > 0 && (d_in == nullptr || d_out == nullptr)) return cudaErrorInvalidValue;
   std::size_t bytes = 0;
-  TILECRAFT_RETURN_IF_ERROR(exclusive_scan<Policy>(nullptr, bytes, d_in, d_out, num_items, op, init, stream));
+  // (The query's status as it is: its argument errors are not the runtime's last error.)
+  if (const cudaError_t query = exclusive_scan<Policy>(nullptr, bytes, d_in, d_out, num_items, op, init, stream);
+      query != cudaSuccess) {
+    return query;
+  }
   void* temp = nullptr;
   TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
   const cudaError_t status = exclusive_scan<Policy>(temp, bytes, d_in, d_out, num_items, op, init, stream);

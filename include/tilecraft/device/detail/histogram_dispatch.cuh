@@ -207,8 +207,13 @@ template <class Policy, class Sample, class Counter, class Level>
                                               Level upper, std::int64_t num_samples, cudaStream_t stream,
                                               std::int64_t flush_samples = histogram_flush_samples) {
   if constexpr (histogram_types_ok<Sample, Counter, Level>()) {
-    TILECRAFT_RETURN_IF_ERROR(
-        histogram_check(d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_bins, num_samples));
+    // (Returned as it is: an error made up here is not the runtime's last error, which stays in
+    // its slot for its owner even where it is the same code.)
+    if (const cudaError_t invalid =
+            histogram_check(d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_bins, num_samples);
+        invalid != cudaSuccess) {
+      return invalid;
+    }
     // The levels: lower < upper, inside the samples' range (integers: up to the largest sample
     // + 1), finite with a finite width and a finite bins-per-unit scale (floats: a width so
     // narrow that num_bins / width overflows would put every sample in the last bin).
@@ -266,8 +271,13 @@ template <class Policy, class Sample, class Counter, class Level>
                                                const Level* d_levels, std::int64_t num_samples, cudaStream_t stream,
                                                std::int64_t flush_samples = histogram_flush_samples) {
   if constexpr (histogram_types_ok<Sample, Counter, Level>()) {
-    TILECRAFT_RETURN_IF_ERROR(
-        histogram_check(d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_bins, num_samples));
+    // (Returned as it is: an error made up here is not the runtime's last error, which stays in
+    // its slot for its owner even where it is the same code.)
+    if (const cudaError_t invalid =
+            histogram_check(d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_bins, num_samples);
+        invalid != cudaSuccess) {
+      return invalid;
+    }
     if (d_temp_storage == nullptr) {
       temp_storage_bytes = histogram_temp_bytes;
       return cudaSuccess;
