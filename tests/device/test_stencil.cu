@@ -136,5 +136,7 @@ TEST_CASE("stencil_1d: user policies, both algorithms, persistent and per-block 
     check_stencil<5, StencilPolicy<96, 3, 2, 1>, double>(n, StencilBoundary::clamp, 1, 1, 25);
     check_stencil<16, StencilPolicy<128, 4, 1, 0, direct>, float>(n, StencilBoundary::clamp, 1, 0, 26);
     check_stencil<6, StencilPolicy<32, 8, 1, 0, direct>, double>(n, StencilBoundary::zero, 0, 1, 27);
+    // A direct policy whose stages would not fit as tiles (direct keeps none in shared memory).
+    check_stencil<1, StencilPolicy<512, 8, 3, 0, direct>, float>(n, StencilBoundary::zero, 1, 1, 28);
   }
 }

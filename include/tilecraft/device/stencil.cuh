@@ -69,7 +69,8 @@ enum class StencilAlgorithm {
 //! b * k (and needs no more than k stages, so min(Stages, k) are allocated). Algorithm: tiled or direct (which uses
 //! only Threads and VectorsPerThread: a block computes Threads * VectorsPerThread vectors).
 //! Rules: Threads a multiple of 32 up to 1024; 1 <= VectorsPerThread <= 8; 1 <= Stages <= 8;
-//! TilesPerBlock >= 0.
+//! TilesPerBlock >= 0; for the tiled algorithm, the stages' tiles (outputs plus the halo on
+//! either side) within 48 KiB of static shared memory.
 template <int Threads = 256, int VectorsPerThread = 1, int Stages = 3, int TilesPerBlock = 0,
           StencilAlgorithm Algorithm = StencilAlgorithm::tiled>
 struct StencilPolicy {
@@ -128,9 +129,7 @@ struct StencilTiling {
   using Storage = PipelineStorage<Tile, Policy::stages>;
   // Shared 16-byte vectors one output vector reads: its own, plus halo / vec either side.
   static constexpr int window_vectors = 1 + 2 * halo / vec;
-  static_assert(sizeof(Storage) <= static_cast<std::size_t>(max_static_smem_per_block),
-                "stencil_1d: the policy's tiles need more than 48 KiB of static shared memory; use fewer "
-                "threads, vectors per thread or stages");
+  // (The 48 KiB rule is the tiled kernel's: the direct one keeps no tile in shared memory.)
 };
 
 // Computes the output vector out[g, g + vec) from the window x[m] = in[g - Halo + m] and stores
@@ -205,6 +204,9 @@ __global__ void __launch_bounds__(Policy::threads)
     stencil_1d_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t n, StencilWeights<T, Radius> w,
                       bool out_vector) {
   using Tiling = StencilTiling<T, Radius, Policy>;
+  static_assert(sizeof(typename Tiling::Storage) <= static_cast<std::size_t>(max_static_smem_per_block),
+                "stencil_1d: the tiled policy's tiles need more than 48 KiB of static shared memory; use fewer "
+                "threads, vectors per thread or stages (or the direct algorithm)");
   using Tile = typename Tiling::Tile;
   constexpr int vec = Tiling::vec, halo = Tiling::halo, outputs = Tiling::outputs;
   constexpr int threads = Policy::threads;

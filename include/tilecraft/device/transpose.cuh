@@ -23,9 +23,9 @@ namespace tilecraft {
 //! tiles of T in the shared-memory Layout, Threads per block, one block per tile; the TileCopy
 //! policies of the fill (global -> tile) and of the drain (transposed tile -> global);
 //! MinBlocksPerSm for __launch_bounds__ (a register cap). The static_asserts prove with the
-//! bank model that fill and drain are conflict-free.
-//! Rules: Threads * MinBlocksPerSm <= 1024 (what an sm_75 multiprocessor holds), Fill and Drain
-//! are TileCopy policies, both copies conflict-free.
+//! bank model that fill and drain are conflict-free (the model takes whole warps).
+//! Rules: Threads a multiple of 32, Threads * MinBlocksPerSm <= 1024 (what an sm_75
+//! multiprocessor holds), Fill and Drain are TileCopy policies, both copies conflict-free.
 //! \code
 //! using Mine = tilecraft::TransposePolicy<float, 32, 32, 128, tilecraft::Padded<1>>;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::transpose<Mine>(d_in, N, d_out, M, M, N, stream));
@@ -33,6 +33,9 @@ namespace tilecraft {
 template <class T, int TileRows, int TileCols, int Threads, class Layout = Padded<1>, class Fill = TileCopy<>,
           class Drain = Fill, int MinBlocksPerSm = 1>
 struct TransposePolicy {
+  static_assert(Threads >= 32 && Threads % 32 == 0,
+                "TransposePolicy: Threads must be a multiple of 32 (whole warps: the bank model that proves the "
+                "copies conflict-free groups a block's accesses by whole warps)");
   static_assert(MinBlocksPerSm >= 1 && Threads * MinBlocksPerSm <= 1024,
                 "TransposePolicy: MinBlocksPerSm must be >= 1 and Threads * MinBlocksPerSm <= 1024 "
                 "(the threads an sm_75 multiprocessor holds; every binary carries sm_75 code)");
