@@ -147,7 +147,13 @@ void check_copy_async(std::uint64_t salt) {
 // Streams x (n elements) through a pipeline of 1 x TileN tiles, grid-stride over tiles, and
 // writes y[i] = 2 x[i] + x[i + 1 within the tile, wrapping] (a read of another thread's element,
 // so a missing barrier shows) for the elements inside x.
-template <class T, int TileN, int Stages, int Threads>
+// Refill: early (the next tile is issued right after consumer_wait, whose barrier makes the
+// stage it refills free: Stages - 1 tiles in flight) or late (every stage filled first, each
+// refilled after its release, so producer_acquire's own barrier keeps the refill from
+// overwriting a stage other threads still read).
+enum class Refill { early, late };
+
+template <class T, int TileN, int Stages, int Threads, Refill When>
 __global__ void pipeline_stream_kernel(const T* x, T* y, std::int64_t n) {
   using Tile = SharedMatrix<T, 1, TileN>;
   __shared__ PipelineStorage<Tile, Stages> storage;
@@ -156,40 +162,38 @@ __global__ void pipeline_stream_kernel(const T* x, T* y, std::int64_t n) {
   const std::int64_t tiles = (n + TileN - 1) / TileN;
   const std::int64_t first = blockIdx.x, step = gridDim.x;
   std::int64_t next = first;  // next tile to issue
-  for (int s = 0; s < Stages - 1 && next < tiles; ++s, next += step) {
+  auto issue = [&] {
     copy_tile_async<Threads>(pipe.producer_acquire(), src, 0, next * TileN);
     pipe.producer_commit();
-  }
+    next += step;
+  };
+  constexpr bool late = When == Refill::late;
+  for (int s = 0; s < (late ? Stages : Stages - 1) && next < tiles; ++s) issue();
   for (std::int64_t k = first; k < tiles; k += step) {
-    if constexpr (Stages == 1) {  // nothing in flight: load this tile first (the acquire barriers)
-      copy_tile_async<Threads>(pipe.producer_acquire(), src, 0, next * TileN);
-      pipe.producer_commit();
-      next += step;
-    }
+    // Early with one stage: nothing in flight, so this tile loads first (the acquire barriers).
+    if (!late && Stages == 1) issue();
     const Tile& t = pipe.consumer_wait();
-    if (Stages > 1 && next < tiles) {
-      copy_tile_async<Threads>(pipe.producer_acquire(), src, 0, next * TileN);
-      pipe.producer_commit();
-      next += step;
-    }
+    if (!late && Stages > 1 && next < tiles) issue();
     for (int j = static_cast<int>(threadIdx.x); j < TileN; j += Threads) {
       const std::int64_t i = k * TileN + j;
       if (i < n) y[i] = T(2) * t(0, j) + t(0, (j + 1) % TileN);
     }
     pipe.consumer_release();
+    if (late && next < tiles) issue();
   }
   pipe.drain();
 }
 
-template <class T, int TileN, int Stages, int Threads>
+template <class T, int TileN, int Stages, int Threads, Refill When = Refill::early>
 void check_pipeline_stream(std::int64_t n, int blocks, std::uint64_t salt) {
   CAPTURE(n);
   CAPTURE(Stages);
   CAPTURE(blocks);
+  CAPTURE(When == Refill::late);
   const auto host = tilecraft::test::random_vector<T>(static_cast<std::size_t>(n), -100, 100, salt);
   DeviceBuffer<T> x(host), y(static_cast<std::size_t>(n));
   y.poison();
-  pipeline_stream_kernel<T, TileN, Stages, Threads><<<blocks, Threads>>>(x.get(), y.get(), n);
+  pipeline_stream_kernel<T, TileN, Stages, Threads, When><<<blocks, Threads>>>(x.get(), y.get(), n);
   tilecraft::test::sync_and_check();
   const auto h = y.download();
   int bad = 0;
@@ -284,13 +288,17 @@ TEST_CASE_TEMPLATE("copy_async and its zero-filling form", W, unsigned, uint2, u
   SUBCASE("shared-window address destination") { check_copy_async<W, true>(12); }
 }
 
-TEST_CASE("Pipeline streams a vector with 1 to 4 stages") {
+TEST_CASE("Pipeline streams a vector with 1 to 4 stages, refilled before or after the release") {
   for (std::int64_t n : {0, 1, 255, 256, 257, 1000, 4097, 100003}) {
     check_pipeline_stream<float, 256, 1, 128>(n, 3, 21);
     check_pipeline_stream<float, 256, 2, 128>(n, 3, 22);
     check_pipeline_stream<float, 256, 3, 128>(n, 5, 23);
     check_pipeline_stream<float, 256, 4, 128>(n, 7, 24);
     check_pipeline_stream<double, 128, 3, 64>(n, 2, 25);
+    // Every stage refilled after its release: producer_acquire's barrier at every stage count.
+    check_pipeline_stream<float, 256, 1, 128, Refill::late>(n, 3, 26);
+    check_pipeline_stream<float, 256, 2, 128, Refill::late>(n, 3, 27);
+    check_pipeline_stream<float, 256, 4, 128, Refill::late>(n, 7, 28);
   }
 }
 

@@ -63,21 +63,30 @@ std::int64_t random_origin(tilecraft::test::Rng& g, std::int64_t extent, int til
   return g.uniform_int(-tile - 1, extent + 2);
 }
 
-template <class Tile, int Threads, class Copy, class Drain, Load L>
+// Aligned: every row and every origin column on a 16-byte boundary (leading dimensions rounded
+// up to whole vectors, no base offset), so that the vector paths run at every edge; else
+// random leading dimensions and base offsets.
+template <class Tile, int Threads, class Copy, class Drain, Load L, bool Aligned = false>
 void check_random_edges(std::uint64_t salt, int trials) {
   using T = typename Tile::value_type;
   constexpr int TR = Tile::rows, TC = Tile::cols;
+  constexpr std::int64_t vec = sizeof(T) < 16 ? 16 / sizeof(T) : 1;
+  auto whole = [&](std::int64_t x) { return Aligned ? (x + vec - 1) / vec * vec : x; };
+  auto aligned_origin = [&](std::int64_t c) { return Aligned ? (c >= 0 ? c : c - (vec - 1)) / vec * vec : c; };
   auto g = tilecraft::test::rng(salt);
   for (int trial = 0; trial < trials; ++trial) {
     const std::int64_t rows = g.uniform_int(0, 3 * TR);
     const std::int64_t cols = g.uniform_int(trial == 0 ? 0 : 1, 3 * TC);
     // Leading dimensions: tight, or padded by up to 5 (odd pads break vector alignment).
-    const std::int64_t ld = cols + g.uniform_int(0, 5) * (g() % 2);
-    const std::int64_t ld_t = rows + g.uniform_int(0, 5) * (g() % 2);
+    const std::int64_t ld = whole(cols + g.uniform_int(0, 5) * (g() % 2));
+    const std::int64_t ld_t = whole(rows + g.uniform_int(0, 5) * (g() % 2));
     // Base offsets in elements: 0 keeps 16-byte alignment, others shift it.
-    const std::int64_t offset = static_cast<std::int64_t>(g() % 4) * (g() % 2);
+    const std::int64_t offset = Aligned ? 0 : static_cast<std::int64_t>(g() % 4) * (g() % 2);
     Origins o{random_origin(g, rows, TR), random_origin(g, cols, TC), random_origin(g, rows, TR),
               random_origin(g, cols, TC), random_origin(g, cols, TC), random_origin(g, rows, TR)};
+    o.load_c = aligned_origin(o.load_c);
+    o.store_c = aligned_origin(o.store_c);
+    o.store_t_c = aligned_origin(o.store_t_c);
     CAPTURE(trial);
     CAPTURE(rows);
     CAPTURE(cols);
@@ -149,11 +158,13 @@ void check_random_edges(std::uint64_t salt, int trials) {
   }
 }
 
-template <class Tile, int Threads, class Copy = TileCopy<>, class Drain = Copy>
+template <class Tile, int Threads, class Copy = TileCopy<>, class Drain = Copy, bool Aligned = false>
 void check_every_load(std::uint64_t salt, int trials = 24) {
-  SUBCASE("copy_tile") { check_random_edges<Tile, Threads, Copy, Drain, Load::registers>(salt, trials); }
-  SUBCASE("copy_tile_async") { check_random_edges<Tile, Threads, Copy, Drain, Load::async>(salt + 1, trials); }
-  SUBCASE("load_fragment") { check_random_edges<Tile, Threads, Copy, Drain, Load::fragment>(salt + 2, trials); }
+  SUBCASE("copy_tile") { check_random_edges<Tile, Threads, Copy, Drain, Load::registers, Aligned>(salt, trials); }
+  SUBCASE("copy_tile_async") { check_random_edges<Tile, Threads, Copy, Drain, Load::async, Aligned>(salt + 1, trials); }
+  SUBCASE("load_fragment") {
+    check_random_edges<Tile, Threads, Copy, Drain, Load::fragment, Aligned>(salt + 2, trials);
+  }
 }
 
 using Rows = TileCopy<CacheHint::normal, TileMapping::rows>;
@@ -174,6 +185,15 @@ TEST_CASE_TEMPLATE("tile copies at random origins, every layout and element widt
                    SharedMatrix<Quad, 9, 8, Padded<1>>, SharedMatrix<float, 1, 1>, SharedMatrix<float, 3, 5>,
                    SharedMatrix<float, 1, 256>) {
   check_every_load<Tile, 96>(202);
+}
+
+// 1- and 2-byte elements whose tile rows hold whole 16-byte vectors, from rows and origins on
+// 16-byte boundaries: the copies move 16-byte chunks (cp.async's included), with the vector
+// edge cases at every side.
+TEST_CASE_TEMPLATE("tile copies at random origins, 1- and 2-byte elements in 16-byte chunks", Tile,
+                   SharedMatrix<short, 16, 64>, SharedMatrix<short, 8, 40, Padded<8>>,
+                   SharedMatrix<char, 8, 128, Padded<16>>) {
+  check_every_load<Tile, 96, TileCopy<>, TileCopy<>, true>(808);
 }
 
 TEST_CASE("tile copies at random origins, every mapping and hint") {
