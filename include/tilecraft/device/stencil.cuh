@@ -129,7 +129,8 @@ struct StencilTiling {
   using Storage = PipelineStorage<Tile, Policy::stages>;
   // Shared 16-byte vectors one output vector reads: its own, plus halo / vec either side.
   static constexpr int window_vectors = 1 + 2 * halo / vec;
-  // (The 48 KiB rule is the tiled kernel's: the direct one keeps no tile in shared memory.)
+  // (The 48 KiB rule is the tiled algorithm's, checked by its launcher: the direct kernel keeps
+  // no tile in shared memory.)
 };
 
 // Computes the output vector out[g, g + vec) from the window x[m] = in[g - Halo + m] and stores
@@ -204,9 +205,6 @@ __global__ void __launch_bounds__(Policy::threads)
     stencil_1d_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t n, StencilWeights<T, Radius> w,
                       bool out_vector) {
   using Tiling = StencilTiling<T, Radius, Policy>;
-  static_assert(sizeof(typename Tiling::Storage) <= static_cast<std::size_t>(max_static_smem_per_block),
-                "stencil_1d: the tiled policy's tiles need more than 48 KiB of static shared memory; use fewer "
-                "threads, vectors per thread or stages (or the direct algorithm)");
   using Tile = typename Tiling::Tile;
   constexpr int vec = Tiling::vec, halo = Tiling::halo, outputs = Tiling::outputs;
   constexpr int threads = Policy::threads;
@@ -291,6 +289,9 @@ template <int Radius, class Policy, class T>
     return launch_kernel(kernel, dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), 0, stream, in, out, n,
                          weights, in_vector, out_vector);
   } else {
+    static_assert(sizeof(typename Tiling::Storage) <= static_cast<std::size_t>(max_static_smem_per_block),
+                  "stencil_1d: the tiled policy's tiles need more than 48 KiB of static shared memory; use fewer "
+                  "threads, vectors per thread or stages (or the direct algorithm)");
     auto kernel = boundary == StencilBoundary::zero ? stencil_1d_kernel<T, Radius, Policy, StencilBoundary::zero>
                                                     : stencil_1d_kernel<T, Radius, Policy, StencilBoundary::clamp>;
     const std::int64_t tiles = ceil_div<std::int64_t>(n, Tiling::outputs);
