@@ -106,9 +106,10 @@ TEST_CASE_TEMPLATE(
   // Panels (budgets for float; doubles get twice the bytes): 16 KiB holds 136 packed rows of
   // K = 30, so 150 rows of A (or columns of B) go in two equal panels of whole tiles (the
   // default GemmPolicySmall's 32-row tiles: 96 + 54; GemmPolicyLarge's 128: 128 + 22); 64 MiB
-  // packs whole. With K = 2100 (split K too) 600 KiB
-  // holds 73 rows: A in panels of 64 rows, B (128-column tiles) not packed.
+  // packs whole; 150 x 100: A in two panels, B whole (packed once for both). With K = 2100
+  // (split K too) 600 KiB holds 73 rows: A in panels of 64 rows, B (128-column tiles) not packed.
   const std::int64_t shapes[][4] = {{150, 140, 30, 16 << 10},
+                                    {150, 100, 30, 16 << 10},
                                     {150, 140, 30, std::int64_t{64} << 20},
                                     {1, 257, 9, 16 << 10},
                                     {100, 90, 2100, 600 << 10}};

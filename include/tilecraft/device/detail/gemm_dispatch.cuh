@@ -216,6 +216,11 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
   T* const packed_a = workspace;
   T* const packed_b = workspace + plan.a_elems;  // a_elems is a multiple of a vector: 16-byte aligned
   const std::int64_t m = p.c.rows, n = p.c.cols, k = p.a.cols;
+  // B in one panel is packed once, for every panel of A (the products of a stream read it in
+  // turn and none writes it); in panels it is packed again for each panel of A, as the budget
+  // holds one panel of each operand.
+  const bool b_whole = plan.panel_n >= n;
+  bool b_packed = false;
   cudaError_t status = cudaSuccess;
   for (std::int64_t r0 = 0; r0 < m && status == cudaSuccess; r0 += plan.panel_m) {
     const std::int64_t rows = m - r0 < plan.panel_m ? m - r0 : plan.panel_m;
@@ -235,15 +240,17 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
       const std::int64_t cols = n - c0 < plan.panel_n ? n - c0 : plan.panel_n;
       // Columns [c0, c0 + cols) of b: column-major (packed: the transposed cols x K rows are
       // the row-major K x cols matrix) or row-major (c0 elements in; packed: its K rows of
-      // `cols` elements copied to aligned ones). (When both operands need panels, B's are packed
-      // again for every panel of A: a workspace within the budget.)
+      // `cols` elements copied to aligned ones).
       const bool b_cols = k_contiguous_b(p.order_b);
       q.b = {b_cols ? p.b.data + c0 * p.b.ld : p.b.data + c0, k, cols, p.b.ld};
       q.order_b = p.order_b;
       if (plan.pack_b) {
-        status = b_cols ? transpose(q.b.data, p.b.ld, packed_b, plan.ld_b, cols, k, stream)
-                        : copy_rows(q.b.data, p.b.ld, packed_b, plan.ld_b, k, cols, stream);
-        if (status != cudaSuccess) break;
+        if (!b_packed) {
+          status = b_cols ? transpose(q.b.data, p.b.ld, packed_b, plan.ld_b, cols, k, stream)
+                          : copy_rows(q.b.data, p.b.ld, packed_b, plan.ld_b, k, cols, stream);
+          if (status != cudaSuccess) break;
+          b_packed = b_whole;
+        }
         q.b = {packed_b, k, cols, plan.ld_b};
         q.order_b = Order::row_major;
       }
