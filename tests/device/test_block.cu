@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(Threads)
     block_scan_kernel(const T* in, T* out, T* aggregates, const int* valid, T init, Op op) {
   __shared__ BlockScanStorage<T, Threads, Algo> temp;
   const int b = blockIdx.x;
-  const int t = threadIdx.x;
+  const int t = thread_rank();  // (blocks of 1, 2 or 3 dimensions)
   const std::size_t first = (static_cast<std::size_t>(b) * Threads + t) * Items;
   T v[Items], o[Items];
   for (int j = 0; j < Items; ++j) v[j] = in[first + j];
@@ -297,10 +297,16 @@ __global__ void __launch_bounds__(Threads)
   }
 }
 
-template <int Threads, int Items, BlockScanAlgorithm Algo, bool WithCub, class T, class Op>
+// The block is BlockX x BlockY x (Threads / BlockX / BlockY) threads (cub::BlockScan beside it
+// takes 1-D blocks only).
+template <int Threads, int Items, BlockScanAlgorithm Algo, bool WithCub, int BlockX = Threads, int BlockY = 1, class T,
+          class Op>
 void check_block_scan(const std::vector<T>& host, T init, Op op, std::uint64_t salt) {
+  static_assert(Threads % (BlockX * BlockY) == 0 && (!WithCub || BlockX == Threads));
   CAPTURE(Threads);
   CAPTURE(Items);
+  CAPTURE(BlockX);
+  CAPTURE(BlockY);
   CAPTURE(static_cast<int>(Algo));
   constexpr int per_block = Threads * Items;
   const int blocks = static_cast<int>(host.size()) / per_block;
@@ -314,8 +320,9 @@ void check_block_scan(const std::vector<T>& host, T init, Op op, std::uint64_t s
   DeviceBuffer<int> d_valid(valid);
   out.poison();
   aggregates.poison();
+  const dim3 block(BlockX, BlockY, Threads / BlockX / BlockY);
   block_scan_kernel<Threads, Items, Algo, WithCub>
-      <<<blocks, Threads>>>(in.get(), out.get(), aggregates.get(), d_valid.get(), init, op);
+      <<<blocks, block>>>(in.get(), out.get(), aggregates.get(), d_valid.get(), init, op);
   tilecraft::test::sync_and_check();
   const auto got = out.download();
   const auto aggs = aggregates.download();
@@ -405,6 +412,41 @@ TEST_CASE("block_scan with the automatic algorithm, odd block sizes and many ite
   check_shape<1024, 16, BlockScanAlgorithm::automatic>();
 }
 
+// Threads counted across 2-D and 3-D blocks, full scans whose last warp is partial (100
+// threads), and a non-commutative operator on a 16-byte type (shuffled as four words; raking
+// spreads its segments at 64 and 128 threads).
+template <int Threads, int Items, BlockScanAlgorithm Algo, int BlockX, int BlockY>
+void check_shape_dims() {
+  const std::size_t n = static_cast<std::size_t>(Threads) * Items * 5;
+  const std::uint64_t s = Threads * 100 + Items * 7 + static_cast<int>(Algo) + BlockX * 10000 + BlockY;
+  check_block_scan<Threads, Items, Algo, false, BlockX, BlockY>(tilecraft::test::random_vector<int>(n, -1000, 1000, s),
+                                                                0, Sum{}, s + 1);
+  auto g = tilecraft::test::rng(s + 2);
+  std::vector<test::Affine> f(n);
+  for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+  check_block_scan<Threads, Items, Algo, false, BlockX, BlockY>(f, test::Affine{3u, 5u}, test::Compose{}, s + 3);
+}
+
+template <int Threads, int Items, BlockScanAlgorithm Algo>
+void check_shape_16_bytes() {
+  const std::size_t n = static_cast<std::size_t>(Threads) * Items * 5;
+  auto g = tilecraft::test::rng(Threads * 31 + Items);
+  std::vector<test::Affine64> f(n);
+  for (auto& x : f) x = {g() | 1u, g()};
+  check_block_scan<Threads, Items, Algo, false>(f, test::Affine64{3u, 5u}, test::Compose64{}, Threads + Items);
+}
+
+TEST_CASE("block_scan in 2-D and 3-D blocks, full scans over a partial last warp, a 16-byte type") {
+  check_shape_dims<100, 3, BlockScanAlgorithm::warp_scans, 20, 5>();
+  check_shape_dims<100, 3, BlockScanAlgorithm::two_level, 10, 5>();  // 10 x 5 x 2
+  check_shape_dims<100, 2, BlockScanAlgorithm::raking, 25, 2>();     // 25 x 2 x 2
+  check_shape_dims<256, 4, BlockScanAlgorithm::automatic, 16, 16>();
+  check_shape_16_bytes<64, 2, BlockScanAlgorithm::raking>();   // spread 4
+  check_shape_16_bytes<128, 1, BlockScanAlgorithm::raking>();  // spread 2
+  check_shape_16_bytes<256, 3, BlockScanAlgorithm::warp_scans>();
+  check_shape_16_bytes<96, 2, BlockScanAlgorithm::two_level>();
+}
+
 TEST_CASE("block_scan in blocks of one partial warp (1 to 16 threads)") {
   check_shape<1, 1, BlockScanAlgorithm::automatic>();
   check_shape<1, 5, BlockScanAlgorithm::warp_scans>();
@@ -414,24 +456,29 @@ TEST_CASE("block_scan in blocks of one partial warp (1 to 16 threads)") {
 }
 
 // The prefix callback: one block walks `tiles` tiles in order, carrying the running total.
+// junk_off_lane0: lanes other than 0 return `junk` (every lane of the first warp calls the
+// callback; only lane 0's return value may count).
 template <class T, class Op>
 struct Running {
   T total;
   bool started;
   Op op;
+  bool junk_off_lane0 = false;
+  T junk{};
   __device__ T operator()(const T& block_aggregate) {
     const T before = total;
     total = started ? op(total, block_aggregate) : block_aggregate;
     started = true;
-    return before;
+    return junk_off_lane0 && threadIdx.x % 32 != 0 ? junk : before;
   }
 };
 
 template <int Threads, int Items, class T, class Op>
-__global__ void __launch_bounds__(Threads) walk_tiles_kernel(const T* in, T* incl, T* excl, int tiles, T init, Op op) {
+__global__ void __launch_bounds__(Threads)
+    walk_tiles_kernel(const T* in, T* incl, T* excl, int tiles, T init, Op op, T junk) {
   __shared__ BlockScanStorage<T, Threads> temp;
-  Running<T, Op> inclusive_running{init, true, op};
-  Running<T, Op> exclusive_running{init, true, op};
+  Running<T, Op> inclusive_running{init, true, op, true, junk};
+  Running<T, Op> exclusive_running{init, true, op, true, junk};
   for (int tile = 0; tile < tiles; ++tile) {
     const std::size_t first = (static_cast<std::size_t>(tile) * Threads + threadIdx.x) * Items;
     T v[Items], o[Items];
@@ -454,14 +501,14 @@ __global__ void __launch_bounds__(Threads) walk_tiles_kernel(const T* in, T* inc
 }
 
 template <int Threads, int Items, class T, class Op>
-void check_walk(const std::vector<T>& host, T init, Op op) {
+void check_walk(const std::vector<T>& host, T init, Op op, T junk) {
   CAPTURE(Threads);
   CAPTURE(Items);
   const int tiles = static_cast<int>(host.size()) / (Threads * Items);
   DeviceBuffer<T> in(host), incl(host.size()), excl(host.size());
   incl.poison();
   excl.poison();
-  walk_tiles_kernel<Threads, Items><<<1, Threads>>>(in.get(), incl.get(), excl.get(), tiles, init, op);
+  walk_tiles_kernel<Threads, Items><<<1, Threads>>>(in.get(), incl.get(), excl.get(), tiles, init, op, junk);
   tilecraft::test::sync_and_check();
   const auto gi = incl.download(), ge = excl.download();
   int bad = 0;
@@ -474,14 +521,16 @@ void check_walk(const std::vector<T>& host, T init, Op op) {
   CHECK(bad == 0);
 }
 
+// (Lanes 1 to 31 of the first warp return junk from the callback: lane 0's value is the prefix.)
 TEST_CASE("the prefix callback carries a running total across tiles") {
-  check_walk<128, 1>(tilecraft::test::random_vector<int>(128 * 9, -50, 50, 71), 7, Sum{});
-  check_walk<256, 4>(tilecraft::test::random_vector<int>(256 * 4 * 7, -50, 50, 72), 0, Sum{});
-  check_walk<96, 5>(tilecraft::test::random_vector<int>(96 * 5 * 3, -50, 50, 73), -3, Max{});
+  check_walk<128, 1>(tilecraft::test::random_vector<int>(128 * 9, -50, 50, 71), 7, Sum{}, 77777);
+  check_walk<256, 4>(tilecraft::test::random_vector<int>(256 * 4 * 7, -50, 50, 72), 0, Sum{}, -88888);
+  check_walk<96, 5>(tilecraft::test::random_vector<int>(96 * 5 * 3, -50, 50, 73), -3, Max{}, 99999);
+  check_walk<32, 3>(tilecraft::test::random_vector<int>(32 * 3 * 4, -50, 50, 75), 1, Sum{}, 66666);  // one warp
   auto g = tilecraft::test::rng(74);
   std::vector<test::Affine> f(1024 * 2 * 5);
   for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
-  check_walk<1024, 2>(f, test::Affine{1u, 0u}, test::Compose{});
+  check_walk<1024, 2>(f, test::Affine{1u, 0u}, test::Compose{}, test::Affine{12345u, 678u});
 }
 
 // Partial scans promise that the items past the valid ones never reach op: here they hold a
@@ -513,11 +562,11 @@ __global__ void __launch_bounds__(Threads)
   block_exclusive_scan(temp, v, o, op, 5, ValidItems{valid[b]}, agg[1]);
   for (int j = 0; j < Items; ++j) out[(first + j) * 4 + 1] = o[j];
   __syncthreads();
-  Running<int, FlaggingSum> running{-4, true, op};
+  Running<int, FlaggingSum> running{-4, true, op, true, 424242};  // (lanes 1 to 31 return junk)
   block_inclusive_scan(temp, v, o, op, ValidItems{valid[b]}, running);
   for (int j = 0; j < Items; ++j) out[(first + j) * 4 + 2] = o[j];
   __syncthreads();
-  Running<int, FlaggingSum> exclusive_running{-7, true, op};
+  Running<int, FlaggingSum> exclusive_running{-7, true, op, true, -424242};
   block_exclusive_scan(temp, v, o, op, ValidItems{valid[b]}, exclusive_running);
   for (int j = 0; j < Items; ++j) out[(first + j) * 4 + 3] = o[j];
   if (t == 0) {

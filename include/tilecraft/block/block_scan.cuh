@@ -24,8 +24,9 @@ enum class BlockScanAlgorithm {
   //! raking up to 512 threads, two_level above: the fastest at each size on an H200
   //! (benchmarks/TUNING.md). The default.
   automatic,
-  //! Every thread folds the totals of the warps before its own (broadcast shared loads, in
-  //! warp order): one barrier, BlockThreads / 32 - 1 loads and operator calls per thread (CUB's
+  //! Every thread folds all the warps' totals in warp order (broadcast shared loads), taking
+  //! its warp's prefix on the way and the block's total at the end: one barrier,
+  //! BlockThreads / 32 loads and BlockThreads / 32 - 1 operator calls per thread (CUB's
   //! BLOCK_SCAN_WARP_SCANS).
   warp_scans,
   //! Warp 0 scans the warp totals with shuffles and writes one prefix per warp back: two
@@ -49,11 +50,11 @@ using BlockScanImpl = std::conditional_t<
 //! Shared temp storage for block_scan over T with BlockThreads threads: (BlockThreads / 32 + 2)
 //! values of T (whole warps) for warp_scans and two_level; for raking and automatic up to 512
 //! threads 32 x s + 1, with g = BlockThreads / 32 (rounded up) and s = g rounded up to an odd
-//! number; where sizeof(T) is a multiple of 4 and the T's of 128 bytes are a multiple of g (T of
-//! 4, 8 or 16 bytes and g a power of two: 48 threads of float too) 31 x s + d x (g - 1) + 2
-//! instead, d = 128 / sizeof(T) / g
-//! (raking: 309 values of 4 bytes at 256 threads); a block of one warp takes warp_scans'
-//! storage. sizeof(BlockScanStorage) is exact. Trivial: declare it `__shared__`, union it with
+//! number; where sizeof(T) is a multiple of 4 and the T's of 128 bytes are a multiple of 2 x g,
+//! 31 x s + d x (g - 1) + 2 instead, d = 128 / sizeof(T) / g (T of 4, 8 or 16 bytes and g a
+//! power of two below 32, 16 or 8: 48 threads of float too). So raking over 256 floats takes
+//! 31 x 9 + 4 x 7 + 2 = 309 values, over 512 doubles 32 x 17 + 1 = 545; a block of one warp
+//! takes warp_scans' storage. sizeof(BlockScanStorage) is exact. Trivial: declare it `__shared__`, union it with
 //! other storage, or carve it. One instance serves one block_scan call at a time; before reusing it
 //! (or its union partners) the block must pass a `__syncthreads()` after the previous call
 //! returned.
@@ -156,7 +157,7 @@ TILECRAFT_DEVICE T block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algori
 //! As block_inclusive_scan, seeded by a prefix callback: the first warp calls
 //! `prefix_callback(block_aggregate)` and every result is prefixed with what lane 0 returned
 //! (thread t receives prefix op x_0 op ... op x_t). One barrier more than the plain scan with
-//! warp_scans, none more with the others.
+//! warp_scans in blocks of several warps, none more with the others or in a block of one warp.
 //! \code
 //! struct Running {  // carries the total across the tiles a block walks
 //!   int total;
