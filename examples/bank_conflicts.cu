@@ -48,7 +48,7 @@ __global__ void block_reads(float* out) {
 }
 
 template <class Tile>
-int block_read_wavefronts() {
+constexpr int block_read_wavefronts() {
   return tilecraft::bank::tile_wavefronts<Tile>(
       [](int lane) {
         return tilecraft::bank::Coord{4 * (lane % 16), 4 * (lane / 16)};
@@ -56,36 +56,66 @@ int block_read_wavefronts() {
       16);
 }
 
-template <class Tile>
-void run_blocks(const char* name, float* out) {
-  block_reads<Tile><<<1, 256>>>(out);
-  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
-  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
-  const int per_read = block_read_wavefronts<Tile>();
-  std::printf("  %-10s model: %2d wavefronts per 16-byte block load -> %5d shared-load wavefronts expected\n", name,
-              per_read, 8 * 4 * per_read);
+// The model's predictions, checked where the program is compiled.
+static_assert(tilecraft::bank::column_wavefronts<tilecraft::SharedTile<float, 32, 0>>() == 32);
+static_assert(tilecraft::bank::column_wavefronts<tilecraft::SharedTile<float, 32, 1>>() == 1);
+static_assert(tilecraft::bank::column_wavefronts<tilecraft::SharedMatrix<float, 32, 32, tilecraft::Swizzled<>>>() == 1);
+static_assert(block_read_wavefronts<tilecraft::SharedMatrix<float, 64, 64, tilecraft::Swizzled<16, 4>>>() == 4);
+static_assert(block_read_wavefronts<tilecraft::SharedMatrix<float, 64, 64, tilecraft::Swizzled<16>>>() == 16);
+static_assert(block_read_wavefronts<tilecraft::SharedMatrix<float, 64, 64>>() == 32);
+
+// Whether the 256 sums the kernel wrote are want(thread) (small integers: exact in float).
+template <class Want>
+bool sums_ok(const char* name, const float* out, Want want) {
+  float got[256];
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(got, out, sizeof(got), cudaMemcpyDeviceToHost));
+  int bad = 0;
+  for (int t = 0; t < 256; ++t) bad += got[t] != want(t);
+  if (bad > 0) std::printf("  %-10s %d of 256 sums wrong\n", name, bad);
+  return bad == 0;
 }
 
 template <class Tile>
-void run(const char* name, float* out) {
+bool run_blocks(const char* name, float* out) {
+  block_reads<Tile><<<1, 256>>>(out);
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
+  constexpr int per_read = block_read_wavefronts<Tile>();
+  std::printf("  %-10s model: %2d wavefronts per 16-byte block load -> %5d shared-load wavefronts expected\n", name,
+              per_read, 8 * 4 * per_read);
+  // Thread t: the 4 x 4 block at tile rows 4 (l % 16) ..., columns 4 (2 (t / 32) + l / 16) ...
+  return sums_ok(name, out, [](int t) {
+    const int lane = t % 32, band = 2 * (t / 32) + lane / 16, bc = lane % 16;
+    float sum = 0.0f;
+    for (int k = 0; k < 4; ++k)
+      for (int j = 0; j < 4; ++j) sum += static_cast<float>((4 * bc + k) * 64 + 4 * band + j);
+    return sum;
+  });
+}
+
+template <class Tile>
+bool run(const char* name, float* out) {
   column_reads<Tile><<<1, 256>>>(out, 1);
   TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
   TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
-  const int per_read = tilecraft::bank::column_wavefronts<Tile>();
+  constexpr int per_read = tilecraft::bank::column_wavefronts<Tile>();
   std::printf("  %-10s model: %2d wavefronts per column read -> %5d shared-load wavefronts expected for the reads\n",
               name, per_read, 8 * 32 * per_read);
+  // Thread t (lane l) sums row l: l * 32 + c for c = 0 ... 31.
+  return sums_ok(name, out, [](int t) { return static_cast<float>(1024 * (t % 32) + 496); });
 }
 
 int main() {
   if (!example::have_gpu("bank_conflicts")) return 0;
   float* out = nullptr;
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&out, 256 * sizeof(float)));
-  run<tilecraft::SharedTile<float, 32, 0>>("unpadded", out);
-  run<tilecraft::SharedTile<float, 32, 1>>("padded", out);
-  run<tilecraft::SharedMatrix<float, 32, 32, tilecraft::Swizzled<>>>("swizzled", out);
-  run_blocks<tilecraft::SharedMatrix<float, 64, 64, tilecraft::Swizzled<16, 4>>>("swz16x4", out);
-  run_blocks<tilecraft::SharedMatrix<float, 64, 64, tilecraft::Swizzled<16>>>("swz16", out);
-  run_blocks<tilecraft::SharedMatrix<float, 64, 64>>("plain64", out);
+  bool ok = run<tilecraft::SharedTile<float, 32, 0>>("unpadded", out);
+  ok &= run<tilecraft::SharedTile<float, 32, 1>>("padded", out);
+  ok &= run<tilecraft::SharedMatrix<float, 32, 32, tilecraft::Swizzled<>>>("swizzled", out);
+  ok &= run_blocks<tilecraft::SharedMatrix<float, 64, 64, tilecraft::Swizzled<16, 4>>>("swz16x4", out);
+  ok &= run_blocks<tilecraft::SharedMatrix<float, 64, 64, tilecraft::Swizzled<16>>>("swz16", out);
+  ok &= run_blocks<tilecraft::SharedMatrix<float, 64, 64>>("plain64", out);
   TILECRAFT_THROW_IF_ERROR(cudaFree(out));
-  return 0;
+  std::printf("bank_conflicts: %s\n", ok ? "every sum checked" : "WRONG SUMS");
+  return ok ? 0 : 1;
 }

@@ -77,13 +77,17 @@ T* device_copy(const std::vector<T>& h) {
   return d;
 }
 
-//! True when a GPU is present; otherwise says so (the examples then exit 0).
+//! True when a GPU is present; otherwise says so (the examples then exit 0). No device and no
+//! driver count as no GPU; any other failure of the query throws (a broken driver fails).
 inline bool have_gpu(const char* name) {
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+  const cudaError_t status = cudaGetDeviceCount(&n);
+  if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver || (status == cudaSuccess && n == 0)) {
+    (void)cudaGetLastError();
     std::printf("%s: no CUDA device, nothing to run\n", name);
     return false;
   }
+  TILECRAFT_THROW_IF_ERROR(status);
   cudaDeviceProp p{};
   TILECRAFT_THROW_IF_ERROR(cudaGetDeviceProperties(&p, 0));
   std::printf("%s on %s\n", name, p.name);

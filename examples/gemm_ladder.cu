@@ -281,6 +281,6 @@ int main(int argc, char** argv) {
   CUBLAS_CHECK(cublasDestroy(handle));
   for (float* p : {a, b, da, db, c, scale}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
   for (double* p : {a64, b64, ref}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
-  for (__nv_bfloat16* p : {a16, b16}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));  // (null: nothing to free)
+  for (__nv_bfloat16* p : {a16, b16}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
   return all_ok ? 0 : 1;
 }
