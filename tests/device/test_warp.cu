@@ -141,6 +141,16 @@ void check_all_types() {
     check_warp<W>(uints, Max{}, true, 93);
     check_warp<W>(ints, Min{}, true, 94);
   }
+  if constexpr (W == 4 || W == 32) {
+    // Types of 1 and 2 bytes (one shuffled word, part of it used) and of 16 bytes (four words; a
+    // non-commutative operator): small values, so that the sums stay inside the type.
+    check_warp<W>(tilecraft::test::random_vector<short>(n, -500, 500, 95), Sum{}, false, 96);
+    check_warp<W>(tilecraft::test::random_vector<signed char>(n, -3, 3, 97), Max{}, false, 98);
+    check_warp<W>(tilecraft::test::random_vector<signed char>(n, -3, 3, 99), Sum{}, false, 100);
+    std::vector<test::Affine64> affine64(n);
+    for (auto& f : affine64) f = {g() | 1u, g()};
+    check_warp<W>(affine64, test::Compose64{}, false, 101);
+  }
 }
 
 TEST_CASE("warp_reduce with a member mask: only the logical warps inside it call") {
@@ -237,6 +247,15 @@ void check_all() {
   for (auto& f : affine) f = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
   check_warp_scan<W, false>(affine, test::Affine{1u, 0u}, test::Compose{});  // identity map
   check_warp_scan<W, false>(affine, test::Affine{3u, 5u}, test::Compose{});
+  if constexpr (W == 4 || W == 32) {
+    // Types of 1, 2 and 16 bytes (see warp_reduce's test).
+    check_warp_scan<W, false>(tilecraft::test::random_vector<short>(n, -500, 500, 41 + W), short{3}, Sum{});
+    check_warp_scan<W, false>(tilecraft::test::random_vector<signed char>(n, -3, 3, 42 + W),
+                              static_cast<signed char>(-1), Sum{});
+    std::vector<test::Affine64> affine64(n);
+    for (auto& f : affine64) f = {g() | 1u, g()};
+    check_warp_scan<W, false>(affine64, test::Affine64{3u, 5u}, test::Compose64{});
+  }
 }
 
 TEST_CASE("warp_scan over every logical warp size") {
