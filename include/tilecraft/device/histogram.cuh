@@ -156,7 +156,9 @@ template <class Policy = void, class Sample, class Counter, class Level>
 //! Returns cudaErrorInvalidValue, launching nothing, on the errors histogram_even rejects and
 //! when d_levels is null, misaligned or shares bytes with d_histogram. Otherwise the launch
 //! status. The levels' order is not checked (they are in device memory): levels that decrease or
-//! hold NaN give unspecified counts, but nothing is read or written out of bounds.
+//! hold NaN give unspecified counts, but nothing is read or written out of bounds and no two
+//! threads write one shared word (a block that finds the levels out of order searches them all,
+//! without its lookup table).
 //! \code
 //! const auto* d_ints = reinterpret_cast<const std::int32_t*>(d_in);    // n samples
 //! const auto* d_levels = reinterpret_cast<const int*>(d_a);            // 2049 levels

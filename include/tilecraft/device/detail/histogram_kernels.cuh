@@ -206,7 +206,12 @@ struct RangeParams {
       while ((1 << log_cells) < cells) ++log_cells;
       int shift = 0;
       while (((span - 1) >> shift) >= static_cast<unsigned>(cells)) ++shift;
-      __syncthreads();
+      // Levels whose keys are out of order (levels that decrease, or NaN among them: counts
+      // unspecified, as documented) would give levels overlapping cell ranges, which several
+      // threads would write: such a block searches all the levels instead (no table).
+      bool disordered = false;
+      for (int i = rank; i < bins; i += threads) disordered |= histogram_key(levels[i]) > histogram_key(levels[i + 1]);
+      const bool table = !__syncthreads_or(disordered);  // (the barrier after the copies too)
       // Level i owns the cells whose first key is in [key_i, key_i+1) (their lo) and those whose
       // last key is (their hi); the last bin owns everything up to the end of the table.
       auto* half = reinterpret_cast<unsigned short*>(cell);
@@ -215,7 +220,7 @@ struct RangeParams {
         return k < 0 ? 0 : k;
       };
       const std::int64_t unit = std::int64_t{1} << shift;
-      for (int i = rank; i < bins; i += threads) {
+      for (int i = table ? rank : bins; i < bins; i += threads) {
         const std::int64_t k = offset(i);
         const std::int64_t k_next = i + 1 < bins ? offset(i + 1) : std::int64_t{cells} << shift;
         const std::int64_t lo_end = (k_next + unit - 1) >> shift;
@@ -227,7 +232,7 @@ struct RangeParams {
       }
       __syncthreads();
       r.levels = lv;
-      r.cells = cell;
+      r.cells = table ? cell : nullptr;
       r.key0 = key0;
       r.shift = shift;
     }
