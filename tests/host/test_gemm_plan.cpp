@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -414,6 +415,35 @@ TEST_CASE("the ragged edge: a last tile row (column) of at most 8 rows peeled of
     if (p.cols > 0) REQUIRE(((n - p.cols) % f.tile_n == 0 && n - p.cols > 0));
     if (p.rows > 0 || p.cols > 0) REQUIRE(static_cast<double>(m) * n * k >= l.min_volume);
   }
+}
+
+TEST_CASE("the ragged edge's thin grids: 2^31 - 1 blocks of 4 lines (one row) or of 8 (2 to 8 rows)") {
+  using tilecraft::detail::EdgePlan;
+  using tilecraft::detail::edges_fit;
+  using tilecraft::detail::thin_kernel_rows;
+  using tilecraft::detail::thin_lines_per_block;
+  // The thin kernels launch_thin runs: 1 accumulator for one row, 4 up to 4, else 8; their blocks
+  // take 4 lines (one row) or 8.
+  const int rows_of[] = {1, 4, 4, 4, 8, 8, 8, 8};
+  for (int r = 1; r <= 8; ++r) {
+    CAPTURE(r);
+    CHECK(thin_kernel_rows(r) == rows_of[r - 1]);
+    CHECK(thin_lines_per_block(r) == (r == 1 ? 4 : 8));
+  }
+  const std::int64_t most = INT_MAX;
+  // The bottom rows' product over the n columns.
+  CHECK(edges_fit(129, 4 * most, EdgePlan{1, 0}));
+  CHECK(!edges_fit(129, 4 * most + 1, EdgePlan{1, 0}));
+  CHECK(edges_fit(130, 8 * most, EdgePlan{2, 0}));  // 8 lines a block from 2 rows on
+  CHECK(!edges_fit(130, 8 * most + 1, EdgePlan{2, 0}));
+  CHECK(edges_fit(136, 8 * most, EdgePlan{8, 0}));
+  // The right columns' product over the rows above the peeled ones.
+  CHECK(edges_fit(4 * most + 3, 129, EdgePlan{3, 1}));
+  CHECK(!edges_fit(4 * most + 4, 129, EdgePlan{3, 1}));
+  CHECK(edges_fit(8 * most + 1, 130, EdgePlan{1, 2}));
+  CHECK(!edges_fit(8 * most + 2, 130, EdgePlan{1, 2}));
+  // No edge: nothing to launch.
+  CHECK(edges_fit(std::int64_t{1} << 62, std::int64_t{1} << 62, EdgePlan{0, 0}));
 }
 
 TEST_CASE("the row-major form of a call: a column-major C is the row-major C^T with the operands swapped") {

@@ -78,6 +78,36 @@ struct GemmHugeLimits {
 //! The most rows (columns) a thin product has (gemm_thin_kernel's accumulators a thread).
 inline constexpr std::int64_t thin_most = 8;
 
+//! gemm_thin_kernel's block for R accumulators a thread: 256 threads, `lines` lines of the long
+//! side and k_threads threads along K for each, `loads` loads of the wide operand in flight a
+//! thread (a chunk of K: loads x k_threads). Measured on an H200 (benchmarks/TUNING.md): one
+//! row, 4 lines of 64 threads and a chunk of 2048 (one round trip for most edges' K); four
+//! rows, 8 lines of 32 and a chunk of 512 (the wider chunk took 212 registers and ran slower);
+//! eight rows, 8 lines of 32 and a chunk of 256 (8 accumulators, 8 wide loads and 8 staged
+//! values a thread fit 128 registers without spilling).
+template <int R>
+struct ThinShape {
+  static constexpr int threads = 256;
+  static constexpr int lines = R == 1 ? 4 : 8;
+  static constexpr int k_threads = threads / lines;
+  static constexpr int loads = R == 1 ? 32 : R <= 4 ? 16 : 8;
+  static constexpr int chunk = loads * k_threads;
+  static_assert(lines * k_threads == threads, "ThinShape: the block's threads are lines x k_threads");
+  static_assert(chunk >= threads && R * chunk % threads == 0,
+                "ThinShape: a chunk must hold a partial sum for every thread (the staging buffer is reused for "
+                "them) and split evenly over the threads' staging loads");
+};
+
+//! The accumulators of the thin kernel launch_thin runs for r (1 ... thin_most) rows: one for the
+//! commonest edge (1025 = 8 x 128 + 1), four up to 4 rows, else thin_most (a thread's
+//! accumulators and loads grow with R, so the fewest that hold r).
+constexpr int thin_kernel_rows(std::int64_t r) { return r == 1 ? 1 : r <= 4 ? 4 : static_cast<int>(thin_most); }
+
+//! The lines of the long side one block of that kernel takes.
+constexpr int thin_lines_per_block(std::int64_t r) {
+  return r == 1 ? ThinShape<1>::lines : r <= 4 ? ThinShape<4>::lines : ThinShape<static_cast<int>(thin_most)>::lines;
+}
+
 //! When the default policy's ragged last tile row (column) is peeled off C into a thin product
 //! of its own (see edge_plan): at most `most` rows (columns), for products of at least
 //! min_volume multiply-adds (below that the thin product's launch costs more than the tile row
@@ -515,6 +545,11 @@ struct WgmmaPlan {
   }
 };
 
+//! Whether the wgmma kernel can run `plan`: it counts its units and K steps in 32 bits.
+TILECRAFT_HOST_DEVICE constexpr bool wgmma_plan_fits(const WgmmaPlan& plan) {
+  return plan.units() <= INT_MAX && plan.ktiles <= INT_MAX && plan.blocks > 0;
+}
+
 //! The first stream-K step of block b's share (plan.blocks + 1 values for b = 0 ... blocks: the
 //! shares differ by one step at most, the longer ones first).
 TILECRAFT_HOST_DEVICE constexpr std::int64_t wgmma_stream_k_begin(const WgmmaPlan& plan, std::int64_t b) {
@@ -900,6 +935,17 @@ inline EdgePlan edge_plan(const PolicyFacts& f, std::int64_t rows, std::int64_t 
   if (ragged_rows > 0 && ragged_rows <= most && rows > f.tile_m) plan.rows = ragged_rows;
   if (ragged_cols > 0 && ragged_cols <= most && cols > f.tile_n) plan.cols = ragged_cols;
   return plan;
+}
+
+//! Whether the thin products of `edge` on C of m x n fit launch_thin's grids of 2^31 - 1 blocks:
+//! the bottom rows' product over n lines, the right columns' over the m - edge.rows rows above.
+//! The dispatch asks before the whole tiles' product launches, so that an edge launch_thin would
+//! refuse never follows launched work.
+inline bool edges_fit(std::int64_t m, std::int64_t n, const EdgePlan& edge) {
+  auto fits = [](std::int64_t r, std::int64_t lines) {
+    return r == 0 || ceil_div(lines, std::int64_t{thin_lines_per_block(r)}) <= INT_MAX;
+  };
+  return fits(edge.rows, n) && fits(edge.cols, m - edge.rows);
 }
 
 }  // namespace tilecraft::detail

@@ -33,26 +33,6 @@ struct StridedOperand {
   TILECRAFT_DEVICE T operator()(std::int64_t i, std::int64_t kk) const { return data[i * stride_i + kk * stride_k]; }
 };
 
-//! gemm_thin_kernel's block for R accumulators a thread: 256 threads, `lines` lines of the long
-//! side and k_threads threads along K for each, `loads` loads of the wide operand in flight a
-//! thread (a chunk of K: loads x k_threads). Measured on an H200 (benchmarks/TUNING.md): one
-//! row, 4 lines of 64 threads and a chunk of 2048 (one round trip for most edges' K); four
-//! rows, 8 lines of 32 and a chunk of 512 (the wider chunk took 212 registers and ran slower);
-//! eight rows, 8 lines of 32 and a chunk of 256 (8 accumulators, 8 wide loads and 8 staged
-//! values a thread fit 128 registers without spilling).
-template <int R>
-struct ThinShape {
-  static constexpr int threads = 256;
-  static constexpr int lines = R == 1 ? 4 : 8;
-  static constexpr int k_threads = threads / lines;
-  static constexpr int loads = R == 1 ? 32 : R <= 4 ? 16 : 8;
-  static constexpr int chunk = loads * k_threads;
-  static_assert(lines * k_threads == threads, "ThinShape: the block's threads are lines x k_threads");
-  static_assert(chunk >= threads && R * chunk % threads == 0,
-                "ThinShape: a chunk must hold a partial sum for every thread (the staging buffer is reused for "
-                "them) and split evenly over the threads' staging loads");
-};
-
 //! out(s, line) = epi(sum over kk of thin(s, kk) * wide(line, kk)) for the r <= R rows s of the
 //! thin operand and every line of the wide one (K = k). Thread (l, q) of a block (ThinShape<R>)
 //! sums line blockIdx.x * lines + l over K indices q, q + k_threads, ..., `loads` at a time: each
@@ -163,25 +143,19 @@ cudaError_t launch_thin(StridedOperand<T> thin, StridedOperand<T> wide, std::int
     return launch_kernel(kernel, dim3(static_cast<unsigned>(blocks)), dim3(S::threads), 0, stream, thin, wide,
                          static_cast<int>(r), lines, k, c, c_stride_s, c_stride_line, thin_rows, epi, false);
   };
-  // One accumulator for the commonest edge (1025 = 8 x 128 + 1), four up to 4 rows, else
-  // thin_most: a thread's accumulators and loads grow with R, so the fewest that hold r.
+  // The kernel of thin_kernel_rows(r) accumulators (gemm_plan.cuh).
   static_assert(thin_most == 8, "launch_thin: instantiates gemm_thin_kernel for 1, 4 and 8 rows");
   auto by_rows = [&](auto wide_k) -> cudaError_t {
-    if (r == 1) return go(std::integral_constant<int, 1>{}, wide_k);
-    if (r <= 4) return go(std::integral_constant<int, 4>{}, wide_k);
-    return go(std::integral_constant<int, 8>{}, wide_k);
+    switch (thin_kernel_rows(r)) {
+      case 1:
+        return go(std::integral_constant<int, 1>{}, wide_k);
+      case 4:
+        return go(std::integral_constant<int, 4>{}, wide_k);
+      default:
+        return go(std::integral_constant<int, 8>{}, wide_k);
+    }
   };
   return wide.stride_k == 1 ? by_rows(std::true_type{}) : by_rows(std::false_type{});
-}
-
-//! Whether run_edges' grids for C of m x n and `edge` fit launch_thin's 2^31 - 1 blocks (a block
-//! per ThinShape<R>::lines lines, 4 at the fewest): the dispatch asks before the whole tiles'
-//! product launches, so that an edge refused by launch_thin never follows launched work.
-inline bool edges_fit(std::int64_t m, std::int64_t n, const EdgePlan& edge) {
-  static_assert(ThinShape<1>::lines <= ThinShape<4>::lines && ThinShape<1>::lines <= ThinShape<thin_most>::lines,
-                "edges_fit: ThinShape<1> has the fewest lines a block");
-  auto fits = [](std::int64_t lines) { return ceil_div(lines, std::int64_t{ThinShape<1>::lines}) <= INT_MAX; };
-  return (edge.rows == 0 || fits(n)) && (edge.cols == 0 || fits(m - edge.rows));
 }
 
 //! The row-major problem p's bottom `rows` rows (all columns) and the right `cols` columns of
