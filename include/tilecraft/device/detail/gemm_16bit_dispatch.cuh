@@ -151,7 +151,7 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
     TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.b_small, y + small_y, ldy, true, cols, k, S::tile_n));
   }
   TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, smem_bytes));
-  if (plan.units() > INT_MAX || plan.ktiles > INT_MAX || plan.blocks <= 0) return cudaErrorInvalidValue;
+  if (!wgmma_plan_fits(plan)) return cudaErrorInvalidValue;
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
   const auto blocks = static_cast<std::size_t>(plan.blocks);
   // Every tile whole, on plan.blocks blocks at most: no workspace.
@@ -312,13 +312,11 @@ template <class T>
     // The chosen shape's plan counts its units and K steps in 32 bits (launch_wgmma_tma checks
     // it again): checked here too, before any workspace or copy, so that a refusal never follows
     // launched work.
-    auto plan_fits = [&](auto shape) {
+    const WgmmaPlan plan = with_wgmma_width<T>(width, [&](auto shape) {
       using S = decltype(shape);
-      const WgmmaPlan plan =
-          swap ? wgmma_plan_of<S>(cols, rows, k, sms, tunables) : wgmma_plan_of<S>(rows, cols, k, sms, tunables);
-      return plan.units() <= INT_MAX && plan.ktiles <= INT_MAX && plan.blocks > 0;
-    };
-    if (!with_wgmma_width<T>(width, plan_fits)) return cudaErrorInvalidValue;
+      return swap ? wgmma_plan_of<S>(cols, rows, k, sms, tunables) : wgmma_plan_of<S>(rows, cols, k, sms, tunables);
+    });
+    if (!wgmma_plan_fits(plan)) return cudaErrorInvalidValue;
     // Operands as stored: `outer` rows of `inner` elements (X rows x k K-contiguous, else k x rows).
     const std::int64_t x_outer = x_k ? rows : k, x_inner = x_k ? k : rows;
     const std::int64_t y_outer = y_k ? cols : k, y_inner = y_k ? k : cols;
@@ -354,14 +352,12 @@ template <class T>
         using S = decltype(shape);
         if (swap) {
           if constexpr (S::tile_n % 64 != 0 || S::tile_m == 64) {
-            const WgmmaPlan plan = wgmma_plan_of<S>(cols, rows, k, sms, tunables);
             return launch_wgmma_tma<S, T, false, true, false, true>(ys, ldys, xs, ldxs, c, ldc, cols, rows, k, alpha,
                                                                     beta, plan, stream, tunables.workspace_limit);
           } else {
             return cudaErrorInvalidValue;  // (not taken: the widths above)
           }
         }
-        const WgmmaPlan plan = wgmma_plan_of<S>(rows, cols, k, sms, tunables);
         if constexpr (S::tile_n % 64 != 0) {  // 144 and 168: a K-contiguous Y only (wgmma_width)
           if (!y_k) return cudaErrorInvalidValue;
           return x_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,

@@ -220,7 +220,6 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
   // turn and none writes it); in panels it is packed again for each panel of A, as the budget
   // holds one panel of each operand.
   const bool b_whole = plan.panel_n >= n;
-  bool b_packed = false;
   cudaError_t status = cudaSuccess;
   for (std::int64_t r0 = 0; r0 < m && status == cudaSuccess; r0 += plan.panel_m) {
     const std::int64_t rows = m - r0 < plan.panel_m ? m - r0 : plan.panel_m;
@@ -245,11 +244,10 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
       q.b = {b_cols ? p.b.data + c0 * p.b.ld : p.b.data + c0, k, cols, p.b.ld};
       q.order_b = p.order_b;
       if (plan.pack_b) {
-        if (!b_packed) {
+        if (!b_whole || r0 == 0) {
           status = b_cols ? transpose(q.b.data, p.b.ld, packed_b, plan.ld_b, cols, k, stream)
                           : copy_rows(q.b.data, p.b.ld, packed_b, plan.ld_b, k, cols, stream);
           if (status != cudaSuccess) break;
-          b_packed = b_whole;
         }
         q.b = {packed_b, k, cols, plan.ld_b};
         q.order_b = Order::row_major;

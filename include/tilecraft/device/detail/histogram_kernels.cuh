@@ -220,15 +220,17 @@ struct RangeParams {
         return k < 0 ? 0 : k;
       };
       const std::int64_t unit = std::int64_t{1} << shift;
-      for (int i = table ? rank : bins; i < bins; i += threads) {
-        const std::int64_t k = offset(i);
-        const std::int64_t k_next = i + 1 < bins ? offset(i + 1) : std::int64_t{cells} << shift;
-        const std::int64_t lo_end = (k_next + unit - 1) >> shift;
-        for (std::int64_t j = (k + unit - 1) >> shift; j < lo_end && j < cells; ++j)
-          half[2 * j] = static_cast<unsigned short>(i);
-        const std::int64_t hi_end = i + 1 < bins ? k_next >> shift : cells;
-        for (std::int64_t j = k >> shift; j < hi_end && j < cells; ++j)
-          half[2 * j + 1] = static_cast<unsigned short>(i);
+      if (table) {
+        for (int i = rank; i < bins; i += threads) {
+          const std::int64_t k = offset(i);
+          const std::int64_t k_next = i + 1 < bins ? offset(i + 1) : std::int64_t{cells} << shift;
+          const std::int64_t lo_end = (k_next + unit - 1) >> shift;
+          for (std::int64_t j = (k + unit - 1) >> shift; j < lo_end && j < cells; ++j)
+            half[2 * j] = static_cast<unsigned short>(i);
+          const std::int64_t hi_end = i + 1 < bins ? k_next >> shift : cells;
+          for (std::int64_t j = k >> shift; j < hi_end && j < cells; ++j)
+            half[2 * j + 1] = static_cast<unsigned short>(i);
+        }
       }
       __syncthreads();
       r.levels = lv;
