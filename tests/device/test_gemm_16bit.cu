@@ -24,6 +24,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -623,7 +624,9 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: rejected calls launch nothing and l
   // with an A that would be copied first (lda = 1, no multiple of 8): refused before the copy,
   // on fake addresses that must never be touched.
   {
-    const std::int64_t big_m = std::int64_t{1} << 23, big_n = (std::int64_t{1} << 24) - 256;
+    constexpr std::int64_t big_m = std::int64_t{1} << 23, big_n = (std::int64_t{1} << 24) - 256;
+    static_assert((big_m + 255) / 256 * ((big_n + 255) / 256) <= INT_MAX,
+                  "the premise: 256 x 256 tiles fit, so the chosen shape's plan is what refuses");
     const auto* fa = reinterpret_cast<const T*>(std::uintptr_t{1} << 20);
     const auto* fb = reinterpret_cast<const T*>(std::uintptr_t{1} << 30);
     auto* fc = reinterpret_cast<float*>(std::uintptr_t{1} << 40);
