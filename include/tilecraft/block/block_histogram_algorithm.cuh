@@ -10,7 +10,14 @@ namespace tilecraft {
 
 //! How block_histogram privatizes its counters in shared memory. Same-address atomics
 //! serialize and atomics of one warp instruction that hit one bank in different words take one
-//! pass each, so the layout decides what skewed and what uniform data cost.
+//! pass each, so the layout decides what skewed and what uniform data cost. The algorithm and the
+//! copies are BlockHistogramStorage's third and fourth parameters:
+//! \code
+//! // 64 bins in per-lane counters, two copies: even warps count into one, odd warps the other.
+//! __shared__ tilecraft::BlockHistogramStorage<64, 256, tilecraft::BlockHistogramAlgorithm::lanes, 2> hist;
+//! tilecraft::block_histogram_init(hist);
+//! tilecraft::block_histogram_add(hist, i % 64);
+//! \endcode
 enum class BlockHistogramAlgorithm {
   //! One copy of the Bins counters for the whole block (Bins words). Counter b sits in bank
   //! b % 32: a warp's 32 random bins need ~3.5 passes, equal bins in one warp serialize, so

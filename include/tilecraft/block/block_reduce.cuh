@@ -18,7 +18,11 @@
 
 namespace tilecraft {
 
-//! The algorithms behind block_reduce.
+//! The algorithms behind block_reduce, chosen by the storage's third parameter:
+//! \code
+//! __shared__ tilecraft::BlockReduceStorage<float, 256, tilecraft::BlockReduceAlgorithm::shared_tree> temp;
+//! float total = tilecraft::block_reduce(temp, x, tilecraft::Sum{});   // thread 0
+//! \endcode
 enum class BlockReduceAlgorithm {
   //! Each warp reduces with shuffles (one redux.sync for 32-bit integer sum/min/max on sm_80+),
   //! one partial per warp goes through shared memory, and thread 0 folds the partials in warp

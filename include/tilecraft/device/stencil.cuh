@@ -71,6 +71,12 @@ enum class StencilAlgorithm {
 //! Rules: Threads a multiple of 32 up to 1024; 1 <= VectorsPerThread <= 8; 1 <= Stages <= 8;
 //! TilesPerBlock >= 0; for the tiled algorithm, the stages' tiles (outputs plus the halo on
 //! either side) within 48 KiB of static shared memory.
+//! \code
+//! // 128 threads of 4 vectors each, every window read straight from global memory (no tiles).
+//! using Direct = tilecraft::StencilPolicy<128, 4, 1, 0, tilecraft::StencilAlgorithm::direct>;
+//! tilecraft::StencilWeights<float, 1> w{{0.25f, 0.5f, 0.25f}};
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::stencil_1d<1, Direct>(d_in, d_out, n, w));
+//! \endcode
 template <int Threads = 256, int VectorsPerThread = 1, int Stages = 3, int TilesPerBlock = 0,
           StencilAlgorithm Algorithm = StencilAlgorithm::tiled>
 struct StencilPolicy {
