@@ -32,6 +32,11 @@ TILECRAFT_DEVICE T shuffle_words(const T& value, Shfl shfl) {
 
 //! `value` from the lane `delta` higher in the same `width`-lane segment (own value when that
 //! lane is outside the segment). Every lane in `mask` must call it.
+//! \code
+//! // A warp's sum by hand (tilecraft::warp_reduce does this): lane 0 holds the total.
+//! float sum = x;
+//! for (unsigned d = 16; d > 0; d /= 2) sum += tilecraft::shuffle_down(sum, d);
+//! \endcode
 template <Shuffleable T>
 TILECRAFT_DEVICE T shuffle_down(const T& value, unsigned delta, int width = warp_threads,
                                 unsigned mask = full_warp_mask) {
@@ -40,6 +45,15 @@ TILECRAFT_DEVICE T shuffle_down(const T& value, unsigned delta, int width = warp
 
 //! `value` from the lane `delta` lower in the same `width`-lane segment (own value when that
 //! lane is outside the segment). Every lane in `mask` must call it.
+//! \code
+//! // A warp's inclusive prefix sum by hand (tilecraft::warp_inclusive_scan does this).
+//! const int lane = static_cast<int>(threadIdx.x % 32);
+//! float prefix = x;
+//! for (unsigned d = 1; d < 32; d *= 2) {
+//!   const float below = tilecraft::shuffle_up(prefix, d);
+//!   if (lane >= static_cast<int>(d)) prefix += below;
+//! }
+//! \endcode
 template <Shuffleable T>
 TILECRAFT_DEVICE T shuffle_up(const T& value, unsigned delta, int width = warp_threads,
                               unsigned mask = full_warp_mask) {
