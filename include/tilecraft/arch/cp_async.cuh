@@ -6,7 +6,8 @@
 //! are grouped: `cp_async_commit()` closes the group of every copy the thread issued since the
 //! last commit, `cp_async_wait<N>()` blocks until at most N of the thread's groups are still in
 //! flight. Each thread waits only for its own copies: a `__syncthreads()` after the wait is
-//! what makes other threads' bytes visible (memory/copy_async.cuh's wait includes it).
+//! what makes other threads' bytes visible (memory/copy_async.cuh's copy_async_wait_block includes
+//! it; copy_async_wait does not).
 //!
 //! - `.ca` allocates the line in L1 (sizes 4, 8, 16); `.cg` bypasses L1 (16 bytes only): data
 //!   read once by one block gains nothing from L1.

@@ -1,8 +1,10 @@
 //! \file gemm/epilogue.cuh
 //! What a GEMM does with each finished accumulator: the epilogue functor. tiled_gemm calls it
 //! once per element of C inside the matrix, with the accumulator, the old value of C (read
-//! only when reads_c() is true) and the element's coordinates, all in C's type (float or
-//! double; float for a GEMM of __half or __nv_bfloat16 operands), and stores what it returns.
+//! only when reads_c() is true) and the element's 64-bit coordinates; the values in the
+//! accumulator's type (float or double; float for a GEMM of __half or __nv_bfloat16 operands,
+//! whose C may be float, __half or __nv_bfloat16: the old value comes converted to float and
+//! the result is rounded to nearest into C's type), and stores what it returns.
 #pragma once
 
 #include <concepts>

@@ -21,8 +21,8 @@ enum class GemmMath {
   //! remainder: FP32 accumulation from the tensor cores.
   tf32x3,
   //! __half or __nv_bfloat16 operands: m16n8k16 tensor-core MMAs in the operands' own
-  //! precision (every product exact), FP32 accumulators and a float C. The default, and the
-  //! only math, for 16-bit operands.
+  //! precision (every product exact), FP32 accumulators, and a C of float or of the operands'
+  //! type. The default, and the only math, for 16-bit operands.
   mma16,
 };
 

@@ -202,14 +202,15 @@ struct GemmShapeRules {
 //! double accumulators);
 //! LanesM is a power of two from 1 to 32; TK is 1, 2, 4 or a multiple of 8 (with tensor-core
 //! math a multiple of 8, with mma16 of 16); 2 <= Stages <= 8; TM and TN are positive multiples
-//! of V = 16 / sizeof(T); TM is a multiple of WM = LanesM * RM and TN of WN = LanesN * RN; the
+//! of V = 16 / sizeof(T); with GemmMath::mma16, TM and TN are multiples of 64; TM is a multiple
+//! of WM = LanesM * RM and TN of WN = LanesN * RN; the
 //! block has 1 to 32 warps; with tensor-core math WM and WN are multiples of 16 and 8; the
 //! stages fit one block's shared
 //! memory (227 KiB); the thread count and each fill's vectors per tile row (TM / V, TN / V, TM,
 //! TN) divide one another, as do threads / min(TK, 8) and TM, TN (so a thread's fill elements
 //! are compile-time steps apart); every fragment load and every shared write of the fills is
 //! bank-conflict free; with tensor-core math threads and 8 * TK / V and 8 * TK divide one
-//! another (FillKRows); with GemmMath::mma16, TM and TN are multiples of 64. A rule is checked only when those before
+//! another (FillKRows). A rule is checked only when those before
 //! it hold, so a broken configuration reports its first broken rule alone; past a broken parameter rule the members
 //! describe a valid stand-in (64 x 64, RegBlock<4, 4>, TK 8, LanesM 4, 3 stages), so that
 //! nothing built on the shape fails after the rule's message. rules_ok says whether all hold.

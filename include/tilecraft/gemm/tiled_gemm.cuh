@@ -129,9 +129,10 @@ struct TiledGemm {
   }
 
   //! Computes the tile of C at (m0, n0) and stores it through `epi` (see tiled_gemm(), which
-  //! chooses VectorFill and AnyOrigin and is the entry to call). VectorFill: fill the operands
-  //! that are not K-contiguous in 16-byte vectors, which needs vector_fill_ok(a, b) and m0, n0
-  //! multiples of shape::vector_elems; otherwise element by element. AnyOrigin: m0 and n0 may
+  //! chooses VectorFill and AnyOrigin and is the entry to call). VectorFill: fill in 16-byte
+  //! vectors every operand whose fill moves vectors (see vector_fill_ok: all but a K-major tile
+  //! of a K-contiguous operand, so all with tensor-core math), which needs vector_fill_ok(a, b)
+  //! and m0, n0 multiples of shape::vector_elems; otherwise element by element. AnyOrigin: m0 and n0 may
   //! be negative (elements outside C are neither read nor written, as past the far edges);
   //! without it they must be >= 0, and the fills spend no register on the near edges.
   //! Preconditions (checked with TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c
@@ -579,7 +580,7 @@ TILECRAFT_DEVICE void tiled_gemm_run(typename Gemm::TempStorage& storage, Matrix
 
 //! Inside a user's kernel: computes the TM x TN tile of C whose first element is (m0, n0),
 //! C(i, j) = epi(sum_k a(i, k) * b(k, j), C(i, j), i, j) for the (i, j) of the tile inside C.
-//! `storage` is a TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T>::TempStorage: it names
+//! `storage` is a TiledGemm<TM, TN, RegBlockT, TK, LanesM, Stages, T, Math>::TempStorage: it names
 //! its configuration, so the call takes no template arguments. `a` is op(A), M x K, and `b` is
 //! op(B), K x N, in either order (a transposed operand is the other order's view of the same
 //! memory: tilecraft::transposed); `c` is M x N. A and B hold the storage's element type T

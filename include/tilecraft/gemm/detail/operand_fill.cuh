@@ -132,8 +132,9 @@ class OperandFill {
       if (ragged && row >= rows) break;
       const std::uint32_t d = dst + shared_step(i);
       const int n = inside(row, col_ + Map::col_step(i), k_left);
-      // Addresses are formed only for elements inside the operand; the others zero-fill and
-      // read nothing (their source is the operand's first element).
+      // Only elements inside the operand are read; the others zero-fill and read nothing
+      // (their address is formed but never used: the copy's source is the operand's first
+      // element).
       const T* const e = src + global_step(i);
       if constexpr (Width == vector && Width > 1) {
         if (n == vector) {
