@@ -47,15 +47,18 @@ void check_fill() {
   CHECK(seen.size() == static_cast<std::size_t>(Shape::tile_k) * static_cast<std::size_t>(L));
 }
 
-// FillKRows<L, Width> of an L x TK tile with rows of TK + 4 floats (TileAk, TileBk): every
-// element once, the compile-time steps, and each phase of a warp's writes (8 lanes of 16
-// bytes, or 32 of 4) on different banks, from the row stride alone.
+// FillKRows<L, Width> of an L x TK tile with rows of TK + one 16-byte vector (TileAk, TileBk:
+// 4 floats, 8 16-bit elements): every element once, the compile-time steps, and each phase of
+// a warp's writes (8 lanes of 16 bytes, or 32 of 4) on different banks, from the row stride
+// alone.
 template <class Shape, int L, int Width>
 void check_k_rows() {
   using Map = typename Shape::template FillKRows<L, Width>;
+  using T = typename Shape::TileAk::value_type;
+  static_assert(Width == 16 / static_cast<int>(sizeof(T)) || (Width == 1 && sizeof(T) == 4));
   CAPTURE(L);
   CAPTURE(Width);
-  constexpr int stride = Shape::tile_k + 4;
+  constexpr int stride = Shape::tile_k + 16 / static_cast<int>(sizeof(T));
   static_assert(Shape::TileAk::layout::row_stride == stride && Shape::TileBk::layout::row_stride == stride);
   std::set<int> seen;
   for (int t = 0; t < Shape::threads; ++t) {
@@ -72,8 +75,8 @@ void check_k_rows() {
   for (int first = 0; first < Shape::threads; first += phase) {
     std::set<int> groups;  // 4-byte banks, or 16-byte bank groups
     for (int v = first; v < first + phase; ++v) {
-      const int word = Map::row(v) * stride + Map::col(v);
-      groups.insert(Width == 1 ? word % 32 : word / 4 % 8);
+      const int byte = (Map::row(v) * stride + Map::col(v)) * static_cast<int>(sizeof(T));
+      groups.insert(Width == 1 ? byte / 4 % 32 : byte / 16 % 8);
     }
     CHECK(static_cast<int>(groups.size()) == phase);
   }
@@ -287,6 +290,37 @@ TEST_CASE("GemmShape<..., double>: derived sizes, a map that covers the tile onc
   check_shape<GemmShape<64, 64, RegBlock<4, 4>, 4, 4, 2, double>>();    // TK = 4: 4-row scatter runs
   check_shape<GemmShape<32, 64, RegBlock<1, 2>, 8, 8, 2, double>>();    // 1 x 2: 8-byte B fragments
   check_shape<GemmShape<64, 32, RegBlock<2, 1>, 2, 4, 2, double>>();    // TK = 2, single-double B fragments
+}
+
+// GemmMath::mma16 on 16-bit elements: K-major rows (TK x L) and K-contiguous rows (L x TK,
+// TK + 8 elements) each an odd number of 16-byte chunks, the stage bytes the larger of the two
+// layouts per operand, and the K-contiguous fills of 16-byte vectors covering each tile once
+// with every 8-lane phase on 8 different 16-byte bank groups.
+template <class Shape>
+void check_mma16_shape() {
+  using T = typename Shape::TileA::value_type;
+  static_assert(sizeof(T) == 2 && Shape::mma16_math && Shape::vector_elems == 8);
+  auto odd_chunks = [](int elems) { return elems * 2 % 16 == 0 && elems * 2 / 16 % 2 == 1; };
+  CHECK(odd_chunks(Shape::TileA::layout::row_stride));
+  CHECK(odd_chunks(Shape::TileB::layout::row_stride));
+  CHECK(Shape::TileA::layout::row_stride == Shape::tile_m + Shape::operand_pad(Shape::tile_m));
+  CHECK(Shape::TileAk::layout::row_stride == Shape::tile_k + 8);
+  CHECK(odd_chunks(Shape::TileAk::layout::row_stride));
+  const auto elems = [](int l) {
+    return std::max(Shape::tile_k * (l + Shape::operand_pad(l)), l * (Shape::tile_k + 8));
+  };
+  CHECK(Shape::smem_bytes ==
+        static_cast<std::size_t>(Shape::stages) * (elems(Shape::tile_m) + elems(Shape::tile_n)) * sizeof(T));
+  check_k_rows<Shape, Shape::tile_m, 8>();
+  check_k_rows<Shape, Shape::tile_n, 8>();
+}
+
+TEST_CASE("GemmShape on 16-bit elements (mma16): padded rows, stage bytes, K-contiguous fills") {
+  // The launcher's fallback and the in-kernel tests' configurations.
+  check_mma16_shape<GemmShape<128, 128, RegBlock<16, 8>, 32, 4, 3, __half>>();
+  check_mma16_shape<GemmShape<64, 64, RegBlock<4, 4>, 16, 4, 3, __nv_bfloat16>>();
+  check_mma16_shape<GemmShape<64, 64, RegBlock<8, 2>, 16, 8, 3, __half>>();
+  check_mma16_shape<GemmShape<64, 128, RegBlock<8, 8>, 64, 4, 2, __nv_bfloat16>>();  // TK = 64: rows of 9 chunks
 }
 
 TEST_CASE("the default GEMM policies' shared memory and shapes") {
