@@ -1,6 +1,5 @@
-// select_if in place against out of place, 2^28 floats, half kept (L2 flushed, medians of 11):
-// built twice, against the library as it is and against a copy whose in-place fences are
-// fence.acq_rel.gpu instead of __threadfence (fence.sc.gpu).
+// select_if in place against out of place, 2^28 floats, half kept (L2 flushed, medians of 11),
+// the in-place output compared with the out-of-place one (run6.sh builds and runs it).
 #include <tilecraft/device/select.cuh>
 #include <algorithm>
 #include <cstdio>

@@ -231,7 +231,7 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
     }
   } else {
     using LookBack = LookBackCallback<Acc, Status, Op, reassociable_v<Op, Acc>>;
-    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr, false};
+    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr};
     prefix = block_exclusive_scan(temp, total, op, look_back);
   }
 
@@ -294,7 +294,7 @@ TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_
     }
   } else {
     using LookBack = LookBackCallback<Acc, Status, Op, reassociable_v<Op, Acc>>;
-    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr, false};
+    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr};
     if constexpr (Exclusive) {
       block_exclusive_scan(temp, a, a, op, look_back);
     } else {

@@ -340,10 +340,6 @@ TILECRAFT_DEVICE Acc look_back_walk(const Status& status, std::int64_t tile, Op 
 // back, publishes the inclusive prefix and returns the exclusive one (`buf`: 32 values of shared
 // memory for the look-back's fold). Optionally records both in shared memory for the rest of
 // the block (select needs them). Walk: look back with look_back_walk (reassociable operators).
-// `fenced` (select_if in place): every lane fences after the look-back and lane 0 again before
-// publishing the inclusive prefix, so that what the earlier tiles did before publishing (their
-// loads) is ordered, through this tile's inclusive prefix, before what any later tile does after
-// reading it (its stores); without it that chain rests on data dependencies alone.
 template <class Acc, class Status, class Op, bool Walk = false>
 struct LookBackCallback {
   const Status& status;
@@ -352,7 +348,6 @@ struct LookBackCallback {
   Acc* buf;               // 32 values of shared memory
   Acc* shared_prefix;     // nullable
   Acc* shared_aggregate;  // nullable
-  bool fenced;
 
   TILECRAFT_DEVICE Acc operator()(const Acc& aggregate) {
     const int lane = hardware_lane();
@@ -363,12 +358,7 @@ struct LookBackCallback {
     } else {
       prefix = look_back<Acc>(status, tile, op, buf);
     }
-    if (fenced) {
-      __threadfence();  // (acquire: each lane's reads of the states)
-      __syncwarp();
-    }
     if (lane == 0) {
-      if (fenced) __threadfence();  // (release: the whole warp's, through the barrier above)
       status.publish(tile, tile_inclusive, static_cast<Acc>(op(prefix, aggregate)));
       if (shared_prefix != nullptr) *shared_prefix = prefix;
       if (shared_aggregate != nullptr) *shared_aggregate = aggregate;

@@ -45,6 +45,23 @@ struct SelectArrangement {
 
 #if defined(__CUDACC__)
 
+// Makes every bit of v an operand of one shared-memory store of the calling thread (into its own
+// byte, `slot`): the hardware issues a store only once its operands have arrived, so all of the
+// thread's loads of v have returned before it passes the next barrier. (The words are folded by
+// exclusive or, in which every input bit moves an output bit: no register can be dropped.)
+template <class T, int N>
+TILECRAFT_DEVICE void retire_loads(const T (&v)[N], unsigned char* slot) {
+  constexpr int words = static_cast<int>((sizeof(T) * N + 3) / 4);
+  unsigned w[words] = {};
+  std::memcpy(w, v, sizeof(T) * N);
+  unsigned fold = 0u;
+#pragma unroll
+  for (int i = 0; i < words; ++i) fold ^= w[i];
+  fold ^= fold >> 16;
+  fold ^= fold >> 8;
+  *static_cast<volatile unsigned char*>(slot) = static_cast<unsigned char>(fold);
+}
+
 // One tile of select_if (Partition false) or partition (true), one block per tile taken from
 // the counter. Each warp loads and flags its rows (SelectArrangement) and ranks its kept items
 // with warp scans of packed per-row counts; the block adds the warps' counts, the first warp publishes the
@@ -56,10 +73,13 @@ struct SelectArrangement {
 // In place (out == in, select_if only; not with streaming loads, which the dispatch refuses):
 // tile t writes below its own end, over items that it read before its barrier or that an
 // earlier tile read before publishing its count, which t's prefix waited for, directly or
-// through the inclusive prefixes of the tiles between. The fences (`in_place`) make that order
-// the memory model's: a release before the count is published, and in the look-back
-// (LookBackCallback's `fenced`) an acquire of what it read and a release before the inclusive
-// prefix that passes it on.
+// through the inclusive prefixes of the tiles between. The order rests on what a load and a store
+// cannot do, as CUB's in-place select with loads through shared memory does, not on fences (two
+// fences a tile cost half the in-place throughput, release/acquire tile states a fifth:
+// benchmarks/TUNING.md): each thread's loads have returned before the barrier that precedes the
+// tile's states (retire_loads: a loaded value cannot change afterwards), and a later tile's stores
+// go to addresses computed from the prefix it read, so none is issued before the states it
+// depends on have been published.
 template <class Policy, bool Partition, class In, class Offset, class Pred, class NumSelected>
 __global__ void __launch_bounds__(Policy::threads)
     select_kernel(const In* in, In* out, std::int64_t n, Pred pred, NumSelected* num_selected,
@@ -119,6 +139,9 @@ __global__ void __launch_bounds__(Policy::threads)
     }
   }
 
+  // In place: the loads done before any state of this tile is published (see above).
+  if (in_place) retire_loads(x, stage + threadIdx.x);
+
   // Each row's kept count in a field of a packed word: one warp scan ranks every row at once.
   unsigned packed[Arr::words] = {};
 #pragma unroll
@@ -152,15 +175,12 @@ __global__ void __launch_bounds__(Policy::threads)
   // The first warp publishes the tile's count and finds the kept items before the tile.
   if (warp == 0) {
     const Offset aggregate = static_cast<Offset>(kept_here);
-    if (in_place) __threadfence();  // (release: the block's loads, ordered before the barrier above)
     if (tile == 0) {
       FirstTileCallback<Offset, TileStatus<Offset>, Sum> first_tile{status, Sum{}, Offset{0}, &tile_prefix, nullptr};
       (void)first_tile(aggregate);
     } else {
-      // (In place, its fences acquire what the states published, for the block's stores after
-      // the barrier below.)
-      LookBackCallback<Offset, TileStatus<Offset>, Sum> look_back{status,       tile,    Sum{},   look_back_buf,
-                                                                  &tile_prefix, nullptr, in_place};
+      LookBackCallback<Offset, TileStatus<Offset>, Sum> look_back{status,        tile,         Sum{},
+                                                                  look_back_buf, &tile_prefix, nullptr};
       (void)look_back(aggregate);
     }
   }
