@@ -47,16 +47,17 @@ struct SelectArrangement {
 
 // Makes every bit of v an operand of one shared-memory store of the calling thread (into its own
 // byte, `slot`): the hardware issues a store only once its operands have arrived, so all of the
-// thread's loads of v have returned before it passes the next barrier. (The words are folded by
-// exclusive or, in which every input bit moves an output bit: no register can be dropped.)
+// thread's loads of v have returned before it passes the next barrier. (The bytes are folded by
+// exclusive or, in which every input bit moves an output bit: no register can be dropped. Byte by
+// byte rather than a std::memcpy into words: at -O1, ptxas's code for that copy raised an illegal
+// instruction in the partition kernel, which never calls this; the compiler combines the bytes
+// into words at -O3.)
 template <class T, int N>
 TILECRAFT_DEVICE void retire_loads(const T (&v)[N], unsigned char* slot) {
-  constexpr int words = static_cast<int>((sizeof(T) * N + 3) / 4);
-  unsigned w[words] = {};
-  std::memcpy(w, v, sizeof(T) * N);
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(v);  // (bytes may alias anything)
   unsigned fold = 0u;
 #pragma unroll
-  for (int i = 0; i < words; ++i) fold ^= w[i];
+  for (int i = 0; i < static_cast<int>(sizeof(T) * N); ++i) fold ^= static_cast<unsigned>(bytes[i]) << (8 * (i % 4));
   fold ^= fold >> 16;
   fold ^= fold >> 8;
   *static_cast<volatile unsigned char*>(slot) = static_cast<unsigned char>(fold);
