@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include <cuda/std/array>
+#include <cuda/std/bit>
 #include <vector_types.h>
 
 #include "../../config.cuh"
@@ -47,17 +49,28 @@ struct SelectArrangement {
 
 // Makes every bit of v an operand of one shared-memory store of the calling thread (into its own
 // byte, `slot`): the hardware issues a store only once its operands have arrived, so all of the
-// thread's loads of v have returned before it passes the next barrier. (The bytes are folded by
-// exclusive or, in which every input bit moves an output bit: no register can be dropped. Byte by
-// byte rather than a std::memcpy into words: at -O1, ptxas's code for that copy raised an illegal
-// instruction in the partition kernel, which never calls this; the compiler combines the bytes
-// into words at -O3.)
+// thread's loads of v have returned before it passes the next barrier. (The words, or bytes for
+// items of sizes other than multiples of 4, are folded by exclusive or, in which every input bit
+// moves an output bit: no register can be dropped. Not by a std::memcpy of v into words: at -O1,
+// ptxas's code for that copy raised an illegal instruction in the partition kernel, which never
+// calls this. A struct's padding folds in too, into a byte that nothing reads.)
 template <class T, int N>
 TILECRAFT_DEVICE void retire_loads(const T (&v)[N], unsigned char* slot) {
-  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(v);  // (bytes may alias anything)
   unsigned fold = 0u;
+  if constexpr (sizeof(T) % 4 == 0) {
+    // Whole words of each item, as values (no copy through memory).
+    using Words = cuda::std::array<unsigned, sizeof(T) / 4>;
 #pragma unroll
-  for (int i = 0; i < static_cast<int>(sizeof(T) * N); ++i) fold ^= static_cast<unsigned>(bytes[i]) << (8 * (i % 4));
+    for (int i = 0; i < N; ++i) {
+      const Words w = cuda::std::bit_cast<Words>(v[i]);
+#pragma unroll
+      for (std::size_t k = 0; k < w.size(); ++k) fold ^= w[k];
+    }
+  } else {
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(v);  // (bytes may alias anything)
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(sizeof(T) * N); ++i) fold ^= static_cast<unsigned>(bytes[i]) << (8 * (i % 4));
+  }
   fold ^= fold >> 16;
   fold ^= fold >> 8;
   *static_cast<volatile unsigned char*>(slot) = static_cast<unsigned char>(fold);
