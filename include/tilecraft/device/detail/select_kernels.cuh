@@ -54,14 +54,14 @@ struct SelectArrangement {
 // moves an output bit: no register can be dropped. Not by a std::memcpy of v into words: at -O1,
 // ptxas's code for that copy raised an illegal instruction in the partition kernel, which never
 // calls this. A struct's padding folds in too, into a byte that nothing reads.)
-template <class T, int N>
+template <class T, std::size_t N>
 TILECRAFT_DEVICE void retire_loads(const T (&v)[N], unsigned char* slot) {
   unsigned fold = 0u;
   if constexpr (sizeof(T) % 4 == 0) {
     // Whole words of each item, as values (no copy through memory).
     using Words = cuda::std::array<unsigned, sizeof(T) / 4>;
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
+    for (std::size_t i = 0; i < N; ++i) {
       const Words w = cuda::std::bit_cast<Words>(v[i]);
 #pragma unroll
       for (std::size_t k = 0; k < w.size(); ++k) fold ^= w[k];
@@ -69,7 +69,7 @@ TILECRAFT_DEVICE void retire_loads(const T (&v)[N], unsigned char* slot) {
   } else {
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(v);  // (bytes may alias anything)
 #pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(T) * N); ++i) fold ^= static_cast<unsigned>(bytes[i]) << (8 * (i % 4));
+    for (std::size_t i = 0; i < sizeof(T) * N; ++i) fold ^= static_cast<unsigned>(bytes[i]) << (8 * (i % 4));
   }
   fold ^= fold >> 16;
   fold ^= fold >> 8;
