@@ -53,7 +53,12 @@ struct SelectArrangement {
 // items of sizes other than multiples of 4, are folded by exclusive or, in which every input bit
 // moves an output bit: no register can be dropped. Not by a std::memcpy of v into words: at -O1,
 // ptxas's code for that copy raised an illegal instruction in the partition kernel, which never
-// calls this. A struct's padding folds in too, into a byte that nothing reads.)
+// calls this. A struct's padding folds in too: C++ calls arithmetic on its indeterminate bits
+// undefined, as it does CUB's word-wise shuffles of any T; here they are moved and XORed into a
+// byte that nothing reads.) The order this gives rests on the hardware (no store is issued
+// before the loads its address depends on; a loaded register cannot change), not on the PTX
+// memory model, which orders the loads before the state only with a release (select_kernel's
+// comment).
 template <class T, std::size_t N>
 TILECRAFT_DEVICE void retire_loads(const T (&v)[N], unsigned char* slot) {
   unsigned fold = 0u;
