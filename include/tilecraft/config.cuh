@@ -30,6 +30,21 @@
 #define TILECRAFT_DEVICE inline
 #endif
 
+//! Open and close the namespace of the host-callable device algorithms (reduce, the scans,
+//! select_if / partition, the histograms) and their dispatch. Under a host compiler those check
+//! their arguments and answer size queries only, returning cudaErrorInvalidDeviceFunction where
+//! nvcc's launch: two bodies of one function, which a program calling it from a .cpp and a .cu
+//! file would hold twice (the one-definition rule broken, and the linker keeping either). An
+//! inline namespace of its own for each compiler makes them two functions; callers still name
+//! them tilecraft::inclusive_scan and so on.
+#if defined(__CUDACC__)
+#define TILECRAFT_LAUNCH_NAMESPACE_BEGIN inline namespace launch {
+#else
+#define TILECRAFT_LAUNCH_NAMESPACE_BEGIN inline namespace host_checks {
+#endif
+//! Closes TILECRAFT_LAUNCH_NAMESPACE_BEGIN's namespace.
+#define TILECRAFT_LAUNCH_NAMESPACE_END }
+
 //! Device-side checks of run-time preconditions (blockDim matching a template parameter,
 //! alignment, shared-memory address space). Off by default because they cost registers and
 //! branches in hot loops; define TILECRAFT_ENABLE_DEVICE_ASSERTIONS to turn them on.

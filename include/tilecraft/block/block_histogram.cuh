@@ -67,8 +67,9 @@ struct BlockHistogramStorage {
 namespace detail {
 template <class Item>
 struct BlockHistogramItemRule {
-  static_assert(std::integral<Item> && !std::is_same_v<Item, bool>,
-                "block_histogram_add: items are bin indices and must have an integer type");
+  static_assert(std::integral<Item> && !std::is_same_v<Item, bool> && sizeof(Item) <= 8,
+                "block_histogram_add: items are bin indices and must have an integer type of at most 64 bits (they "
+                "are compared as long long)");
   static constexpr bool checked = true;
 };
 template <class Counter>

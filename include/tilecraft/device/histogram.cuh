@@ -82,6 +82,8 @@ inline constexpr bool is_histogram_policy_v<HistogramPolicy<T, V, W, L, B, R>> =
 template <class Sample>
 using histogram_level_t = detail::histogram_level_t<Sample>;
 
+TILECRAFT_LAUNCH_NAMESPACE_BEGIN
+
 //! Counts the num_samples samples at `d_samples` into num_bins equal-width bins between `lower`
 //! (inclusive) and `upper` (exclusive) and writes the counts to d_histogram[0 ... num_bins - 1]
 //! (overwritten, not added to), asynchronously on `stream`. CUB's `DeviceHistogram::HistogramEven`
@@ -115,7 +117,10 @@ using histogram_level_t = detail::histogram_level_t<Sample>;
 //! [1, 2^22], the levels break the rules above, d_histogram is null, d_samples is null while
 //! num_samples > 0, a pointer is not aligned to its type, d_histogram shares bytes with the
 //! samples or the temp storage, or the temp storage is too small or not 16-byte aligned.
-//! Otherwise the launch status.
+//! Otherwise the first failing CUDA call's status (device queries, the kernel's
+//! attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it checks the
+//! arguments and answers the size query only, and returns cudaErrorInvalidDeviceFunction where
+//! it would launch.
 //! \code
 //! const auto* d_bytes = reinterpret_cast<const std::uint8_t*>(d_in);  // n bytes
 //! auto* d_hist = reinterpret_cast<unsigned*>(d_out);                   // 256 counters
@@ -184,5 +189,7 @@ template <class Policy = void, class Sample, class Counter, class Level>
     return cudaErrorInvalidValue;
   }
 }
+
+TILECRAFT_LAUNCH_NAMESPACE_END
 
 }  // namespace tilecraft

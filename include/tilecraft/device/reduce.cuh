@@ -61,6 +61,8 @@ template <int T, int V, int B, CacheHint H>
 inline constexpr bool is_reduce_policy_v<ReducePolicy<T, V, B, H>> = true;
 //! \endcond
 
+TILECRAFT_LAUNCH_NAMESPACE_BEGIN
+
 //! Reduces the num_items elements at `d_in` with `op` and writes init op in[0] op in[1] op ...
 //! to `*d_out` (just `init` when num_items == 0), asynchronously on `stream`. CUB's
 //! `DeviceReduce::Reduce` signature: call once with `d_temp_storage == nullptr` to learn
@@ -84,7 +86,9 @@ inline constexpr bool is_reduce_policy_v<ReducePolicy<T, V, B, H>> = true;
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items < 0 or above that limit,
 //! d_out is null, d_in is null while num_items > 0, a pointer is not aligned to its type, or
 //! the given temp storage is too small, shares bytes with the input, or is not aligned to 16
-//! bytes (or to the accumulator's alignment, where larger). Otherwise the launch status.
+//! bytes (or to the accumulator's alignment, where larger). Otherwise the first failing CUDA call's status (device
+//! queries, the kernel's attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it checks
+//! the arguments and answers the size query only, and returns cudaErrorInvalidDeviceFunction where it would launch.
 //! `Policy` (default ReducePolicy<>) is a ReducePolicy.
 //! \code
 //! std::size_t bytes = 0;
@@ -126,5 +130,7 @@ template <class Policy = void, class In, class Out, class Op, class Init>
   const cudaError_t freed = detail::returned_status(cudaFreeAsync(temp, stream));
   return status != cudaSuccess ? status : freed;
 }
+
+TILECRAFT_LAUNCH_NAMESPACE_END
 
 }  // namespace tilecraft

@@ -30,6 +30,8 @@ using inclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Out, I
 template <class Op, class In, class Init>
 using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, In>::type;
 
+TILECRAFT_LAUNCH_NAMESPACE_BEGIN
+
 //! Inclusive prefix scan: d_out[i] = in[0] op in[1] op ... op in[i] for i < num_items,
 //! asynchronously on `stream`. CUB's `DeviceScan::InclusiveScan` signature: call once with
 //! `d_temp_storage == nullptr` to learn `temp_storage_bytes` (it depends only on num_items and
@@ -60,18 +62,21 @@ using exclusive_scan_accumulator_t = typename detail::ScanAccumulator<Op, Init, 
 //! - `op` must be associative; it need not be commutative (elements are only combined with
 //!   their neighbours, in order). Accumulates in inclusive_scan_accumulator_t (what op(*d_out,
 //!   *d_in) returns); inputs are converted to it, results converted to Out. In and Out must be
-//!   trivially copyable (tiles move them as raw bytes), the accumulator trivially copyable and
-//!   trivially default constructible.
+//!   trivially copyable (tiles move them as raw bytes) and default constructible, the accumulator
+//!   trivially copyable and trivially default constructible.
 //! - In place when `d_out` and `d_in` are the same address and the types have one width; other
 //!   overlaps are refused. Any element offset (16-byte vectors when both are 16-byte aligned).
-//!   num_items up to (2^63 - 1) / 64 and up to 2^31 - 1 tiles of the policy's tile_items (more than
-//!   2^31 elements: offsets are 64-bit; the default policies' tiles of 2048 or more elements
+//!   num_items up to (2^63 - 1) / 64 (/ the widest type's size above 64 bytes) and up to 2^31 - 1 tiles of the policy's
+//!   tile_items (more than 2^31 elements: offsets are 64-bit; the default policies' tiles of 2048 or more elements
 //!   reach 2^42).
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative or too large,
 //! a pointer is null or not aligned to its type while num_items > 0, the ranges partially
 //! overlap, or the given temp storage is too small, not 16-byte aligned or shares bytes with
-//! the arrays. Otherwise the launch status. `Policy` (default: by type and size) is a ScanPolicy.
+//! the arrays. Otherwise the first failing CUDA call's status (device queries, the kernel's
+//! attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it checks the
+//! arguments and answers the size query only, and returns cudaErrorInvalidDeviceFunction where
+//! it would launch. `Policy` (default: by type and size) is a ScanPolicy.
 //! \code
 //! std::size_t bytes = 0;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}));
@@ -84,17 +89,18 @@ template <class Policy = void, class In, class Out, class Op>
   TILECRAFT_NVTX_RANGE("tilecraft::inclusive_scan");
   static_assert(std::is_void_v<Policy> || is_scan_policy_v<Policy>,
                 "tilecraft::inclusive_scan<Policy>: Policy must be a tilecraft::ScanPolicy");
-  if constexpr (std::is_void_v<Policy> || is_scan_policy_v<Policy>) {
+  if constexpr (detail::scan_policy_usable_v<Policy>) {
     return detail::scan_with<Policy, false, Out>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, 0,
                                                  stream);
   } else {
+    (void)sizeof(Policy);  // (a ScanPolicy breaking a rule: its static_assert says which)
     return cudaErrorInvalidValue;
   }
 }
 
 //! Exclusive prefix scan seeded with `init`: d_out[0] = init, d_out[i] = init op in[0] op ...
 //! op in[i-1]. Everything else as inclusive_scan (accumulates in exclusive_scan_accumulator_t,
-//! what op(init, *d_in) returns; P_{-1} = init in the determinism rule).
+//! what op(init, *d_in) returns, which init must convert to; P_{-1} = init in the determinism rule).
 //! \code
 //! std::size_t bytes = 0;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::exclusive_scan(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}, 0.0f));
@@ -108,10 +114,11 @@ template <class Policy = void, class In, class Out, class Op, class Init>
   TILECRAFT_NVTX_RANGE("tilecraft::exclusive_scan");
   static_assert(std::is_void_v<Policy> || is_scan_policy_v<Policy>,
                 "tilecraft::exclusive_scan<Policy>: Policy must be a tilecraft::ScanPolicy");
-  if constexpr (std::is_void_v<Policy> || is_scan_policy_v<Policy>) {
+  if constexpr (detail::scan_policy_usable_v<Policy>) {
     return detail::scan_with<Policy, true, Init>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init,
                                                  stream);
   } else {
+    (void)sizeof(Policy);  // (a ScanPolicy breaking a rule: its static_assert says which)
     return cudaErrorInvalidValue;
   }
 }
@@ -159,5 +166,7 @@ template <class Policy = void, class In, class Out, class Op, class Init>
   const cudaError_t freed = detail::returned_status(cudaFreeAsync(temp, stream));
   return status != cudaSuccess ? status : freed;
 }
+
+TILECRAFT_LAUNCH_NAMESPACE_END
 
 }  // namespace tilecraft

@@ -21,6 +21,9 @@ namespace detail {
 template <int Threads>
 inline constexpr BlockScanAlgorithm look_back_block_scan =
     Threads <= 128 ? BlockScanAlgorithm::warp_scans : BlockScanAlgorithm::two_level;
+// ScanPolicy's rules.
+constexpr bool scan_threads_ok(int threads) { return threads >= 64 && threads <= 1024 && threads % 32 == 0; }
+constexpr bool scan_items_ok(int items) { return items >= 1 && items <= 64; }
 }  // namespace detail
 
 //! One tile of a single-pass scan: Threads threads, each holding Items consecutive elements
@@ -43,9 +46,8 @@ inline constexpr BlockScanAlgorithm look_back_block_scan =
 template <int Threads, int Items, BlockScanAlgorithm Algorithm = detail::look_back_block_scan<Threads>,
           CacheHint Hint = CacheHint::normal>
 struct ScanPolicy {
-  static_assert(Threads >= 64 && Threads <= 1024 && Threads % 32 == 0,
-                "ScanPolicy: Threads must be a multiple of 32 from 64 to 1024");
-  static_assert(Items >= 1 && Items <= 64, "ScanPolicy: Items must be from 1 to 64");
+  static_assert(detail::scan_threads_ok(Threads), "ScanPolicy: Threads must be a multiple of 32 from 64 to 1024");
+  static_assert(detail::scan_items_ok(Items), "ScanPolicy: Items must be from 1 to 64");
   //! Threads per block (one tile per block).
   static constexpr int threads = Threads;
   //! Consecutive elements per thread.
@@ -67,6 +69,15 @@ inline constexpr bool is_scan_policy_v<ScanPolicy<T, I, A, H>> = true;
 //! \endcond
 
 namespace detail {
+
+// Whether a launcher may go on with Policy: none named (void), or a ScanPolicy whose rules hold
+// (it stops at a broken one, so that the rule's message comes alone).
+template <class>
+inline constexpr bool scan_policy_usable_v = false;
+template <>
+inline constexpr bool scan_policy_usable_v<void> = true;
+template <int T, int I, BlockScanAlgorithm A, CacheHint H>
+inline constexpr bool scan_policy_usable_v<ScanPolicy<T, I, A, H>> = scan_threads_ok(T) && scan_items_ok(I);
 
 constexpr int scan_max(int a, int b) { return a > b ? a : b; }
 constexpr int scan_min(int a, int b) { return a < b ? a : b; }

@@ -17,6 +17,8 @@
 
 namespace tilecraft {
 
+TILECRAFT_LAUNCH_NAMESPACE_BEGIN
+
 //! Copies the items of d_in[0, num_items) for which `pred(item)` is true to d_out, in their
 //! order, and writes how many there are to `*d_num_selected` (device memory), asynchronously on
 //! `stream`. CUB's `DeviceSelect::If` signature: call once with `d_temp_storage == nullptr` to
@@ -43,7 +45,9 @@ namespace tilecraft {
 //! items), d_num_selected is null, d_in or d_out is null while num_items > 0, a pointer is not
 //! aligned to its type, the arrays (other than as one array, in place, without streaming
 //! loads), the count and the temp storage share bytes, or the temp storage is too small or not
-//! 16-byte aligned. num_items == 0 writes 0 to *d_num_selected.
+//! 16-byte aligned. num_items == 0 writes 0 to *d_num_selected. Otherwise the first failing CUDA call's status (device
+//! queries, the kernel's attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it checks
+//! the arguments and answers the size query only, and returns cudaErrorInvalidDeviceFunction where it would launch.
 //! \code
 //! std::size_t bytes = 0;
 //! std::int64_t* d_count = nullptr;   // device memory for the kept count
@@ -60,10 +64,11 @@ template <class Policy = void, class In, class NumSelected, class Pred>
   TILECRAFT_NVTX_RANGE("tilecraft::select_if");
   static_assert(std::is_void_v<Policy> || is_scan_policy_v<Policy>,
                 "tilecraft::select_if<Policy>: Policy must be a tilecraft::ScanPolicy");
-  if constexpr (std::is_void_v<Policy> || is_scan_policy_v<Policy>) {
+  if constexpr (detail::scan_policy_usable_v<Policy>) {
     return detail::select_with<Policy, false>(d_temp_storage, temp_storage_bytes, d_in, d_out, d_num_selected,
                                               num_items, pred, stream);
   } else {
+    (void)sizeof(Policy);  // (a ScanPolicy breaking a rule: its static_assert says which)
     return cudaErrorInvalidValue;
   }
 }
@@ -90,12 +95,15 @@ template <class Policy = void, class In, class NumSelected, class Pred>
   TILECRAFT_NVTX_RANGE("tilecraft::partition");
   static_assert(std::is_void_v<Policy> || is_scan_policy_v<Policy>,
                 "tilecraft::partition<Policy>: Policy must be a tilecraft::ScanPolicy");
-  if constexpr (std::is_void_v<Policy> || is_scan_policy_v<Policy>) {
+  if constexpr (detail::scan_policy_usable_v<Policy>) {
     return detail::select_with<Policy, true>(d_temp_storage, temp_storage_bytes, d_in, d_out, d_num_selected, num_items,
                                              pred, stream);
   } else {
+    (void)sizeof(Policy);  // (a ScanPolicy breaking a rule: its static_assert says which)
     return cudaErrorInvalidValue;
   }
 }
+
+TILECRAFT_LAUNCH_NAMESPACE_END
 
 }  // namespace tilecraft

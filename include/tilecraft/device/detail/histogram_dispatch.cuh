@@ -200,6 +200,8 @@ template <class Policy, class Sample, class Counter, class Params>
 //! Samples a block adds to its 32-bit shared counters between flushes.
 inline constexpr std::int64_t histogram_flush_samples = std::int64_t{1} << 31;
 
+TILECRAFT_LAUNCH_NAMESPACE_BEGIN
+
 // histogram_even once its type rules hold.
 template <class Policy, class Sample, class Counter, class Level>
 [[nodiscard]] cudaError_t histogram_even_with(void* d_temp_storage, std::size_t& temp_storage_bytes,
@@ -299,5 +301,7 @@ template <class Policy, class Sample, class Counter, class Level>
     return cudaErrorInvalidValue;
   }
 }
+
+TILECRAFT_LAUNCH_NAMESPACE_END
 
 }  // namespace tilecraft::detail

@@ -72,6 +72,8 @@ template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, c
 }
 #endif
 
+TILECRAFT_LAUNCH_NAMESPACE_BEGIN
+
 // reduce_with once its type rules hold.
 template <class GridPolicy, class In, class Out, class Op, class Init>
 [[nodiscard]] cudaError_t reduce_checked(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
@@ -138,5 +140,7 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
     return cudaErrorInvalidValue;
   }
 }
+
+TILECRAFT_LAUNCH_NAMESPACE_END
 
 }  // namespace tilecraft::detail

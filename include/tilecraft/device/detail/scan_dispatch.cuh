@@ -137,6 +137,8 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
 }
 #endif
 
+TILECRAFT_LAUNCH_NAMESPACE_BEGIN
+
 // The scan once its type rules hold: the tile shape (the caller's policy, or the default by
 // size) and the run.
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
@@ -177,6 +179,9 @@ template <class Policy, bool Exclusive, class First, class In, class Out, class 
   static_assert(std::is_trivially_copyable_v<In>, "tilecraft scan: the input type must be trivially copyable");
   static_assert(std::is_trivially_copyable_v<Out>,
                 "tilecraft scan: the output type must be trivially copyable (tiles store it as raw bytes)");
+  static_assert(std::is_default_constructible_v<In> && std::is_default_constructible_v<Out>,
+                "tilecraft scan: the input and output types must be default constructible (tiles hold them in "
+                "arrays)");
   static_assert(!Exclusive || std::invocable<Op&, const First&, const In&>,
                 "tilecraft::exclusive_scan: op(init, *d_in) must be callable (it decides the accumulator type, as in "
                 "CUB)");
@@ -184,6 +189,7 @@ template <class Policy, bool Exclusive, class First, class In, class Out, class 
                 "tilecraft::inclusive_scan: op(*d_out, *d_in) must be callable (it decides the accumulator type: the "
                 "output type combined with an input)");
   if constexpr (std::is_trivially_copyable_v<In> && std::is_trivially_copyable_v<Out> &&
+                std::is_default_constructible_v<In> && std::is_default_constructible_v<Out> &&
                 std::invocable<Op&, const First&, const In&>) {
     using Acc = typename ScanAccumulator<Op, First, In>::type;
     static_assert(Shuffleable<Acc> && std::is_trivially_default_constructible_v<Acc>,
@@ -192,8 +198,12 @@ template <class Policy, bool Exclusive, class First, class In, class Out, class 
     static_assert(ReductionOp<Op, Acc> && std::convertible_to<const In&, Acc> && std::convertible_to<Acc, Out>,
                   "tilecraft scan: op(acc, acc) must be callable on the accumulator type and convertible back to it, "
                   "the input type convertible to the accumulator and the accumulator to the output type");
+    constexpr bool init_converts = !Exclusive || std::is_constructible_v<Acc, const Init&>;
+    static_assert(init_converts,
+                  "tilecraft::exclusive_scan: init must convert to the accumulator type (what op(init, *d_in) "
+                  "returns)");
     if constexpr (Shuffleable<Acc> && std::is_trivially_default_constructible_v<Acc> && ReductionOp<Op, Acc> &&
-                  std::convertible_to<const In&, Acc> && std::convertible_to<Acc, Out>) {
+                  std::convertible_to<const In&, Acc> && std::convertible_to<Acc, Out> && init_converts) {
       Acc acc_init{};
       if constexpr (Exclusive) acc_init = static_cast<Acc>(init);
       return scan_checked<Policy, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, acc_init,
@@ -205,5 +215,7 @@ template <class Policy, bool Exclusive, class First, class In, class Out, class 
     return cudaErrorInvalidValue;
   }
 }
+
+TILECRAFT_LAUNCH_NAMESPACE_END
 
 }  // namespace tilecraft::detail

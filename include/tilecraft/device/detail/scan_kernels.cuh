@@ -247,9 +247,9 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
     for (int j = 0; j < per_chunk; ++j) {
       if constexpr (Exclusive) {
         y[j] = static_cast<Out>(run);
-        run = static_cast<Acc>(op(run, x[j]));
+        run = static_cast<Acc>(op(run, static_cast<Acc>(x[j])));
       } else {
-        run = (k > 0 || j > 0 || seeded) ? static_cast<Acc>(op(run, x[j])) : static_cast<Acc>(x[j]);
+        run = (k > 0 || j > 0 || seeded) ? static_cast<Acc>(op(run, static_cast<Acc>(x[j]))) : static_cast<Acc>(x[j]);
         y[j] = static_cast<Out>(run);
       }
     }

@@ -99,6 +99,8 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
 }
 #endif
 
+TILECRAFT_LAUNCH_NAMESPACE_BEGIN
+
 template <class Policy, bool Partition, class In, class Pred, class NumSelected>
 [[nodiscard]] cudaError_t select_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, In* d_out,
                                       NumSelected* d_num_selected, std::int64_t num_items, Pred pred,
@@ -152,5 +154,7 @@ template <class Policy, bool Partition, class In, class Pred, class NumSelected>
     return cudaErrorInvalidValue;
   }
 }
+
+TILECRAFT_LAUNCH_NAMESPACE_END
 
 }  // namespace tilecraft::detail

@@ -1,0 +1,8 @@
+#include <tilecraft/device/histogram.cuh>
+int main() {
+  std::size_t bytes = 0;
+  const float* in = nullptr;
+  unsigned* hist = nullptr;
+  return static_cast<int>(
+      tilecraft::histogram_even<tilecraft::HistogramPolicy<48, 8, 1>>(nullptr, bytes, in, hist, 64, 0.0f, 1.0f, 10));
+}
