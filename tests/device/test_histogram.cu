@@ -543,3 +543,77 @@ TEST_CASE("one block an SM, 64-bit global counters, and a policy without vector 
 }
 
 }  // namespace range_bins
+
+// Cases an audit found no test would catch: vector runs on words that repeat while their
+// elements differ, the 32-bit counters' flush under histogram_range, and the stream order.
+namespace histogram_gaps {
+
+// A 16-byte vector whose four words are equal counts as one value only when the word is one
+// element repeated: bytes 1, 2, 3, 4 in every word (or 16-bit a, b) must count every element.
+TEST_CASE("vectors of one repeated word whose elements differ count every element") {
+  for (std::int64_t n : {std::int64_t{4096 + 16}, std::int64_t{(1 << 20) + 7}}) {
+    CAPTURE(n);
+    const auto m = static_cast<std::size_t>(n);
+    std::vector<std::uint8_t> bytes(m);
+    for (std::size_t i = 0; i < m; ++i) bytes[i] = static_cast<std::uint8_t>(1 + i % 4);
+    DeviceBuffer<std::uint8_t> in8(bytes);
+    CHECK(run_even<unsigned>(in8.get(), n, 256, 0, 256) == host_even(bytes, 0, n, 256, 0, 256));
+    std::vector<std::uint16_t> halves(m);
+    for (std::size_t i = 0; i < m; ++i) halves[i] = i % 2 ? std::uint16_t{40000} : std::uint16_t{7};
+    DeviceBuffer<std::uint16_t> in16(halves);
+    CHECK(run_even<unsigned>(in16.get(), n, 1000, 0, 65536) == host_even(halves, 0, n, 1000, 0, 65536));
+    // The same in range bins (the lookup of each element, not of the run's first).
+    const std::vector<int> levels = {0, 2, 10, 50000, 65536};  // 7 in bin 1, 40000 in bin 2
+    DeviceBuffer<int> d_levels(levels);
+    CHECK(run_range<unsigned>(in16.get(), n, d_levels) == host_range(halves, 0, n, levels));
+  }
+}
+
+// histogram_range with a flush of the 32-bit shared counters after every tile.
+TEST_CASE("32-bit shared counters flushed between tiles give the same counts in range bins") {
+  const std::int64_t n = (std::int64_t{1} << (tilecraft::test::sanitizer_sized() ? 22 : 25)) + 5;
+  const auto host = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n), -1000, 1000, 71);
+  DeviceBuffer<int> in(host);
+  for (int bins : {100, 3000}) {
+    CAPTURE(bins);
+    // Random levels, repeats kept (empty bins), most samples inside.
+    const auto levels = range_bins::make_levels(bins, -900, 900, false, 7u * static_cast<unsigned>(bins));
+    DeviceBuffer<int> d_levels(levels);
+    DeviceBuffer<unsigned> out(static_cast<std::size_t>(bins));
+    out.poison();
+    std::size_t bytes = 16;
+    DeviceBuffer<unsigned char> temp(bytes);
+    REQUIRE(tilecraft::detail::histogram_range_with<tilecraft::HistogramPolicy<>>(
+                temp.get(), bytes, in.get(), out.get(), bins, d_levels.get(), n, nullptr, 1) == cudaSuccess);
+    tilecraft::test::sync_and_check();
+    CHECK(widen(out.download()) == host_range(host, 0, n, levels));
+  }
+}
+
+// On a non-blocking stream behind an asynchronous upload: a launch on any other stream would
+// read the samples before they arrive (the device copy starts as zeros).
+TEST_CASE("histogram_even runs in the order of the stream it is given") {
+  const std::int64_t n = std::int64_t{1} << (tilecraft::test::sanitizer_sized() ? 20 : 26);
+  const auto m = static_cast<std::size_t>(n);
+  std::uint8_t* pinned = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMallocHost(&pinned, m));
+  for (std::size_t i = 0; i < m; ++i) pinned[i] = static_cast<std::uint8_t>(200 + i % 7);
+  const std::vector<std::uint8_t> host(pinned, pinned + m);
+  DeviceBuffer<std::uint8_t> in(m);
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 0, m));
+  DeviceBuffer<unsigned> out(256);
+  cudaStream_t stream = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
+  std::size_t bytes = 0;
+  REQUIRE(tilecraft::histogram_even(nullptr, bytes, in.get(), out.get(), 256, 0, 256, n, stream) == cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(in.get(), pinned, m, cudaMemcpyHostToDevice, stream));
+  REQUIRE(tilecraft::histogram_even(temp.get(), bytes, in.get(), out.get(), 256, 0, 256, n, stream) == cudaSuccess);
+  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
+  CHECK(widen(out.download()) == host_even(host, 0, n, 256, 0, 256));
+  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned));
+}
+
+}  // namespace histogram_gaps

@@ -667,3 +667,84 @@ TEST_CASE("select_if and partition past 2^32 items") {
 }
 
 }  // namespace select_tests
+
+// Cases an audit found no test would catch: the device scan's tiles on every block_scan
+// algorithm and on thread counts that are not powers of two, the two-pass tile converting inputs
+// to the accumulator before op, and an init that makes the accumulator wider than both arrays.
+namespace scan_gaps {
+
+// Adds like Sum on the accumulator type; on a raw int it would add twice the value. Inputs are
+// converted to the accumulator before op (CUB's rule; every tile path), so the int overload only
+// names the accumulator type (float).
+struct SumOnAcc {
+  __host__ __device__ float operator()(float a, float b) const { return a + b; }
+  __host__ __device__ float operator()(float a, int b) const { return a + 2.0f * static_cast<float>(b); }
+};
+
+template <class Policy>
+void check_tiles_of() {
+  constexpr std::int64_t tile = Policy::tile_items;
+  for (std::int64_t n : {std::int64_t{1}, tile - 1, tile, tile + 1, 37 * tile + 5}) {
+    CAPTURE(Policy::threads);
+    CAPTURE(Policy::items);
+    CAPTURE(static_cast<int>(Policy::block_algorithm));
+    CAPTURE(n);
+    const auto m = static_cast<std::size_t>(n);
+    auto g = tilecraft::test::rng(4000 + n + Policy::threads);
+    std::vector<test::Affine> f(m);
+    for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+    DeviceBuffer<test::Affine> in(f), out(m);
+    run_scan<false, Policy>(in.get(), out.get(), n, test::Compose{});
+    CHECK(mismatches(download(out.get(), m), host_scan<false, test::Affine, test::Affine>(f, 0, m, test::Compose{})) ==
+          0);
+    const auto ints = tilecraft::test::random_vector<int>(m, -1000, 1000, 4100 + n);
+    DeviceBuffer<int> iin(ints), iout(m);
+    run_scan<true, Policy>(iin.get(), iout.get(), n, Sum{}, 5);
+    CHECK(mismatches(download(iout.get(), m), host_scan<true, int, int>(ints, 0, m, Sum{}, 5)) == 0);
+  }
+}
+
+TEST_CASE("the device scan's tiles on every block_scan algorithm, 96 to 1024 threads") {
+  check_tiles_of<ScanPolicy<256, 8, BlockScanAlgorithm::raking>>();
+  check_tiles_of<ScanPolicy<512, 2, BlockScanAlgorithm::automatic>>();
+  check_tiles_of<ScanPolicy<96, 8, BlockScanAlgorithm::warp_scans>>();
+  check_tiles_of<ScanPolicy<192, 4, BlockScanAlgorithm::two_level>>();
+  check_tiles_of<ScanPolicy<160, 4, BlockScanAlgorithm::raking>>();
+  check_tiles_of<ScanPolicy<1024, 2>>();
+}
+
+TEST_CASE("int into float: inputs converted to the accumulator before op, on the two-pass tile and the defaults") {
+  static_assert(tilecraft::detail::two_pass_tile<ScanPolicy<128, 64>, int, float>);
+  for (std::int64_t n : {std::int64_t{8191}, std::int64_t{8193}, std::int64_t{(1 << 20) + 7}}) {
+    CAPTURE(n);
+    const auto m = static_cast<std::size_t>(n);
+    // Values 0..3: every prefix an integer below 2^24, exact in float in any association.
+    const auto ints = tilecraft::test::random_vector<int>(m, 0, 3, 4200 + n);
+    DeviceBuffer<int> in(ints);
+    DeviceBuffer<float> out(m);
+    const auto want = host_scan<false, float, float>(ints, 0, m, Sum{});
+    run_scan<false, ScanPolicy<128, 64>>(in.get(), out.get(), n, SumOnAcc{});
+    CHECK(mismatches(download(out.get(), m), want) == 0);
+    run_scan<false>(in.get(), out.get(), n, SumOnAcc{});
+    CHECK(mismatches(download(out.get(), m), want) == 0);
+    const auto want_ex = host_scan<true, float, float>(ints, 0, m, Sum{}, 0.5f);
+    run_scan<true, ScanPolicy<128, 64>>(in.get(), out.get(), n, SumOnAcc{}, 0.5f);
+    CHECK(mismatches(download(out.get(), m), want_ex) == 0);
+  }
+}
+
+TEST_CASE("an int64 init accumulates int arrays in 64 bits, each result cut to int") {
+  static_assert(std::is_same_v<exclusive_scan_accumulator_t<Sum, int, std::int64_t>, std::int64_t>);
+  for (std::int64_t n : {std::int64_t{33}, std::int64_t{70001}, std::int64_t{(1 << 20) + 7}}) {
+    CAPTURE(n);
+    const auto m = static_cast<std::size_t>(n);
+    // Values near 2^30: a 32-bit accumulator would wrap within a few elements, and differently.
+    const auto ints = tilecraft::test::random_vector<int>(m, 1 << 29, 1 << 30, 4300 + n);
+    DeviceBuffer<int> in(ints), out(m);
+    run_scan<true>(in.get(), out.get(), n, Sum{}, std::int64_t{-7});
+    CHECK(mismatches(download(out.get(), m), host_scan<true, std::int64_t, int>(ints, 0, m, Sum{}, std::int64_t{-7})) ==
+          0);
+  }
+}
+
+}  // namespace scan_gaps
