@@ -113,6 +113,7 @@ template <class GridPolicy, class In, class Out, class Op, class Init>
   }
   return detail::launch_reduce<GridPolicy, 1>(grid_scalar, d_in, num_items, d_out, op, init, partials, stream);
 #else
+  (void)op, (void)init, (void)stream;  // host compilers: argument checks and size queries only
   return cudaErrorInvalidDeviceFunction;
 #endif
 }

@@ -1,0 +1,43 @@
+// The .cu half of test_host_forms (see test_host_forms.cpp).
+#include "host_forms.h"
+
+#include <vector>
+
+#include <tilecraft/device/reduce.cuh>
+#include <tilecraft/util/functional.cuh>
+
+namespace tilecraft::test {
+
+HostFormsRun reduce_from_cu() {
+  HostFormsRun run{cudaSuccess, false, 0.0f, 0.0f};
+  const std::size_t n = static_cast<std::size_t>(host_forms_items);
+  std::vector<float> host(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<float>(i % 7);  // exact sums
+  for (float v : host) run.expected += v;
+  float* d = nullptr;
+  if (const cudaError_t e = cudaMalloc(&d, (n + 1) * sizeof(float)); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    // No device: the same call with fake addresses fails at nvcc's first CUDA call.
+    const auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+    auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
+    void* temp = reinterpret_cast<void*>(std::uintptr_t{1} << 32);
+    std::size_t bytes = 0;
+    run.status = reduce(nullptr, bytes, in, out, host_forms_items, Sum{}, 0.0f);
+    if (run.status == cudaSuccess) run.status = reduce(temp, bytes, in, out, host_forms_items, Sum{}, 0.0f);
+    (void)cudaGetLastError();
+    return run;
+  }
+  run.had_device = true;
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  run.status = cudaMemcpy(d, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  if (run.status == cudaSuccess) run.status = reduce(nullptr, bytes, d, d + n, host_forms_items, Sum{}, 0.0f);
+  if (run.status == cudaSuccess) run.status = cudaMalloc(&temp, bytes);
+  if (run.status == cudaSuccess) run.status = reduce(temp, bytes, d, d + n, host_forms_items, Sum{}, 0.0f);
+  if (run.status == cudaSuccess) run.status = cudaMemcpy(&run.sum, d + n, sizeof(float), cudaMemcpyDeviceToHost);
+  (void)cudaFree(temp);
+  (void)cudaFree(d);
+  return run;
+}
+
+}  // namespace tilecraft::test

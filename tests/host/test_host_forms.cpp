@@ -1,0 +1,41 @@
+// One program whose .cpp and .cu files call the same device algorithm (the same template
+// arguments): each file gets its own compiler's form. Under g++ tilecraft::reduce checks its
+// arguments and answers the size query, and returns cudaErrorInvalidDeviceFunction where it would
+// launch; under nvcc it launches (or, without a GPU, reports why it could not). The two forms
+// live in inline namespaces of their own (TILECRAFT_LAUNCH_NAMESPACE_BEGIN): without them they
+// would be two bodies of one function, and the linker would give both files the same one.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include <tilecraft/device/reduce.cuh>
+#include <tilecraft/util/functional.cuh>
+
+#include "host_forms.h"
+
+namespace {
+// Fake, never dereferenced addresses: the host form checks them and launches nothing.
+template <class T>
+T* fake(std::uintptr_t where) {
+  return reinterpret_cast<T*>(where);
+}
+}  // namespace
+
+TEST_CASE("a .cpp and a .cu file calling one device algorithm each get their own compiler's form") {
+  const auto* in = fake<const float>(std::uintptr_t{1} << 20);
+  auto* out = fake<float>(std::uintptr_t{1} << 30);
+  void* temp = fake<void>(std::uintptr_t{1} << 32);
+  const std::int64_t n = tilecraft::test::host_forms_items;
+  std::size_t bytes = 0;
+  REQUIRE(tilecraft::reduce(nullptr, bytes, in, out, n, tilecraft::Sum{}, 0.0f) == cudaSuccess);
+  CHECK(bytes > 0);
+  CHECK(tilecraft::reduce(temp, bytes, in, out, n, tilecraft::Sum{}, 0.0f) == cudaErrorInvalidDeviceFunction);
+  // The same specialization from the .cu file: nvcc's form, which runs (on device memory) where
+  // a GPU is present and otherwise fails at its first CUDA call, never with the host form's error.
+  const tilecraft::test::HostFormsRun run = tilecraft::test::reduce_from_cu();
+  CHECK(run.status != cudaErrorInvalidDeviceFunction);
+  if (run.had_device) {
+    CHECK(run.status == cudaSuccess);
+    CHECK(run.sum == doctest::Approx(run.expected));
+  }
+}
