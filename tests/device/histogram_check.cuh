@@ -146,7 +146,8 @@ Counts cub_range(const Sample* d, std::int64_t n, const DeviceBuffer<Level<Sampl
 }
 
 //! Sizes around the launch's seams: empty, one, below and at a 16-byte vector, odd, past one
-//! tile (256 threads x 8 vectors), many tiles.
+//! tile of the default policy for wider samples (256 threads x 8 vectors; uint8's default tiles
+//! are 65536 samples), many tiles.
 inline const std::int64_t sizes[] = {0, 1, 2, 15, 17, 31, 1000, 4097, 32768 + 5, (1 << 20) + 7};
 
 }  // namespace histogram_test

@@ -119,4 +119,17 @@ TEST_CASE("histogram_range rejects bad arguments before launching") {
   CHECK(histogram_range(temp, bytes, in, fake<unsigned long long>(at + 32), 2048, levels, 10) == bad);
   CHECK(histogram_range(temp, bytes, in, fake<unsigned long long>(at + 40), 2048, levels, 10) ==
         cudaErrorInvalidDeviceFunction);
+  // Bin counts up to 2^22, in the size query too; samples whose bytes overflow 64 bits; float
+  // levels aligned to 4 bytes.
+  CHECK(histogram_range(temp, bytes, in, hist, (1 << 22) + 1, levels, 10) == bad);
+  CHECK(histogram_range(nullptr, query, in, hist, (1 << 22) + 1, levels, 10) == bad);
+  CHECK(histogram_range(nullptr, query, in, hist, 1 << 22, levels, 10) == cudaSuccess);
+  constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  CHECK(histogram_range(nullptr, query, in, hist, 2048, levels, most / 4 + 1) == bad);
+  CHECK(histogram_range(temp, bytes, in, hist, 2048, levels, most / 4 + 1) == bad);
+  CHECK(histogram_range(nullptr, query, in, hist, 2048, levels, most / 4) == cudaSuccess);
+  auto* inf = fake<const float>(std::uintptr_t{1} << 20);
+  auto* flevels = fake<const float>(std::uintptr_t{1} << 24);
+  CHECK(histogram_range(temp, bytes, inf, hist, 64, fake<const float>((std::uintptr_t{1} << 24) + 2), 10) == bad);
+  CHECK(histogram_range(temp, bytes, inf, hist, 64, flevels, 10) == cudaErrorInvalidDeviceFunction);
 }

@@ -38,7 +38,11 @@ inline constexpr int default_block_histogram_copies = [] {
 //! other storage, or carve it from dynamic shared memory; it must live in shared memory (the
 //! adds are shared-memory atomics by shared-window address). Shared memory: `bytes` = 4 x Bins (block), 4 x Copies x
 //! Bins (warps) or 128 x Copies x Bins (lanes). A block may add at most 2^32 - 1 items to one bin between
-//! block_histogram_init and the merge (counters are 32 bits).
+//! block_histogram_init and the merge (counters are 32 bits). The block must have BlockThreads
+//! threads (the zeroing and the merge stride by BlockThreads: another count leaves counters
+//! unzeroed or merges bins twice); like the storage's shared address, that is checked only under
+//! TILECRAFT_ENABLE_DEVICE_ASSERTIONS. A `__shared__` variable holds at most 48 KiB; more
+//! (up to the 227 KiB rule) must be carved from dynamic shared memory.
 template <int Bins, int BlockThreads, BlockHistogramAlgorithm Algorithm = default_block_histogram_algorithm<Bins>,
           int Copies = default_block_histogram_copies<Bins, BlockThreads, Algorithm>>
 struct BlockHistogramStorage {
