@@ -77,8 +77,11 @@ struct BlockHistogramItemRule {
   static constexpr bool checked = true;
 };
 template <class Counter>
+inline constexpr bool histogram_counter_ok =
+    std::is_same_v<Counter, unsigned> || std::is_same_v<Counter, unsigned long long>;
+template <class Counter>
 struct BlockHistogramCounterRule {
-  static_assert(std::is_same_v<Counter, unsigned> || std::is_same_v<Counter, unsigned long long>,
+  static_assert(histogram_counter_ok<Counter>,
                 "block_histogram: the output counters must be unsigned int or unsigned long long");
   static constexpr bool checked = true;
 };
@@ -183,9 +186,11 @@ TILECRAFT_DEVICE void block_histogram_merge(const BlockHistogramStorage<Bins, Bl
   static_assert(detail::BlockHistogramCounterRule<Counter>::checked);
   TILECRAFT_ASSERT(block_threads() == BlockThreads);
   __syncthreads();
-  for (int b = thread_rank(); b < Bins; b += BlockThreads) {
-    const std::uint64_t total = detail::histogram_total(temp.counters, Algorithm, Bins, Storage::copies, b);
-    if (total != 0) detail::histogram_global_add(histogram + b, total);
+  if constexpr (detail::histogram_counter_ok<Counter>) {  // a broken rule stops here, with its message alone
+    for (int b = thread_rank(); b < Bins; b += BlockThreads) {
+      const std::uint64_t total = detail::histogram_total(temp.counters, Algorithm, Bins, Storage::copies, b);
+      if (total != 0) detail::histogram_global_add(histogram + b, total);
+    }
   }
 }
 

@@ -27,6 +27,9 @@ struct WarpScanRules {
   static_assert(ReductionOp<Op, T>, "warp_scan: op(T, T) must be callable and return something convertible to T");
   static constexpr bool checked = true;
 };
+// Whether the rules hold: the scans stop at a broken one, so that its message comes alone.
+template <int LogicalWarpThreads, class T, class Op>
+inline constexpr bool warp_scan_rules_hold = LogicalWarpSize<LogicalWarpThreads>&& Shuffleable<T>&& ReductionOp<Op, T>;
 }  // namespace detail
 
 #if defined(__CUDACC__)
@@ -117,8 +120,12 @@ TILECRAFT_DEVICE T shuffle_inclusive_scan(T value, Op op, int lane, unsigned mas
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_inclusive_scan(T value, Op op) {
   static_assert(detail::WarpScanRules<LogicalWarpThreads, T, Op>::checked);
-  return detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op,
-                                                            detail::hardware_lane() & (LogicalWarpThreads - 1));
+  if constexpr (detail::warp_scan_rules_hold<LogicalWarpThreads, T, Op>) {
+    return detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op,
+                                                              detail::hardware_lane() & (LogicalWarpThreads - 1));
+  } else {
+    return value;
+  }
 }
 
 //! As warp_inclusive_scan, and `warp_aggregate` receives the fold of the whole logical warp
@@ -130,10 +137,14 @@ TILECRAFT_DEVICE T warp_inclusive_scan(T value, Op op) {
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_inclusive_scan(T value, Op op, T& warp_aggregate) {
   static_assert(detail::WarpScanRules<LogicalWarpThreads, T, Op>::checked);
-  const T inclusive =
-      detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, detail::hardware_lane() & (LogicalWarpThreads - 1));
-  warp_aggregate = shuffle_index(inclusive, LogicalWarpThreads - 1, LogicalWarpThreads);
-  return inclusive;
+  if constexpr (detail::warp_scan_rules_hold<LogicalWarpThreads, T, Op>) {
+    const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(
+        value, op, detail::hardware_lane() & (LogicalWarpThreads - 1));
+    warp_aggregate = shuffle_index(inclusive, LogicalWarpThreads - 1, LogicalWarpThreads);
+    return inclusive;
+  } else {
+    return value;
+  }
 }
 
 //! Exclusive prefix scan seeded with `init`: lane 0 of each logical warp receives `init`, lane
@@ -145,13 +156,17 @@ TILECRAFT_DEVICE T warp_inclusive_scan(T value, Op op, T& warp_aggregate) {
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> init) {
   static_assert(detail::WarpScanRules<LogicalWarpThreads, T, Op>::checked);
-  const int lane = detail::hardware_lane() & (LogicalWarpThreads - 1);
-  const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, lane);
-  const T previous = shuffle_up(inclusive, 1, LogicalWarpThreads);
-  if constexpr (ReductionOp<Op, T>) {
-    return lane == 0 ? init : static_cast<T>(op(init, previous));
+  if constexpr (detail::warp_scan_rules_hold<LogicalWarpThreads, T, Op>) {
+    const int lane = detail::hardware_lane() & (LogicalWarpThreads - 1);
+    const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, lane);
+    const T previous = shuffle_up(inclusive, 1, LogicalWarpThreads);
+    if constexpr (ReductionOp<Op, T>) {
+      return lane == 0 ? init : static_cast<T>(op(init, previous));
+    } else {
+      return init;
+    }
   } else {
-    return init;
+    return value;
   }
 }
 
@@ -160,14 +175,18 @@ TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> i
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> init, T& warp_aggregate) {
   static_assert(detail::WarpScanRules<LogicalWarpThreads, T, Op>::checked);
-  const int lane = detail::hardware_lane() & (LogicalWarpThreads - 1);
-  const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, lane);
-  const T previous = shuffle_up(inclusive, 1, LogicalWarpThreads);
-  warp_aggregate = shuffle_index(inclusive, LogicalWarpThreads - 1, LogicalWarpThreads);
-  if constexpr (ReductionOp<Op, T>) {
-    return lane == 0 ? init : static_cast<T>(op(init, previous));
+  if constexpr (detail::warp_scan_rules_hold<LogicalWarpThreads, T, Op>) {
+    const int lane = detail::hardware_lane() & (LogicalWarpThreads - 1);
+    const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, lane);
+    const T previous = shuffle_up(inclusive, 1, LogicalWarpThreads);
+    warp_aggregate = shuffle_index(inclusive, LogicalWarpThreads - 1, LogicalWarpThreads);
+    if constexpr (ReductionOp<Op, T>) {
+      return lane == 0 ? init : static_cast<T>(op(init, previous));
+    } else {
+      return init;
+    }
   } else {
-    return init;
+    return value;
   }
 }
 
@@ -181,10 +200,14 @@ TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> i
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op) {
   static_assert(detail::WarpScanRules<LogicalWarpThreads, T, Op>::checked);
-  const int lane = detail::hardware_lane() & (LogicalWarpThreads - 1);
-  const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, lane);
-  const T previous = shuffle_up(inclusive, 1, LogicalWarpThreads);
-  return lane == 0 ? value : previous;
+  if constexpr (detail::warp_scan_rules_hold<LogicalWarpThreads, T, Op>) {
+    const int lane = detail::hardware_lane() & (LogicalWarpThreads - 1);
+    const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, lane);
+    const T previous = shuffle_up(inclusive, 1, LogicalWarpThreads);
+    return lane == 0 ? value : previous;
+  } else {
+    return value;
+  }
 }
 
 #endif  // __CUDACC__
