@@ -616,4 +616,24 @@ TEST_CASE("histogram_even runs in the order of the stream it is given") {
   TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned));
 }
 
+// No samples and no sample array: the histogram is written, all zeros, in even and range bins.
+TEST_CASE("zero samples from a null array give a zeroed histogram") {
+  DeviceBuffer<unsigned char> temp(16);
+  std::size_t bytes = 16;
+  DeviceBuffer<unsigned> even(256 + 2 * histogram_guard);
+  even.poison();
+  REQUIRE(tilecraft::histogram_even(temp.get(), bytes, static_cast<const std::uint8_t*>(nullptr),
+                                    even.get() + histogram_guard, 256, 0, 256, std::int64_t{0}) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  CHECK(unguarded(even, 256) == Counts(256, 0));
+  const std::vector<int> levels = {0, 1, 2, 3};
+  DeviceBuffer<int> d_levels(levels);
+  DeviceBuffer<unsigned> range(3 + 2 * histogram_guard);
+  range.poison();
+  REQUIRE(tilecraft::histogram_range(temp.get(), bytes, static_cast<const int*>(nullptr), range.get() + histogram_guard,
+                                     3, d_levels.get(), std::int64_t{0}) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  CHECK(unguarded(range, 3) == Counts(3, 0));
+}
+
 }  // namespace histogram_gaps
