@@ -31,16 +31,17 @@
 #endif
 
 //! Open and close the namespace of the host-callable device algorithms (reduce, the scans,
-//! select_if / partition, the histograms) and their dispatch. Under a host compiler those check
-//! their arguments and answer size queries only, returning cudaErrorInvalidDeviceFunction where
-//! nvcc's launch: two bodies of one function, which a program calling it from a .cpp and a .cu
-//! file would hold twice (the one-definition rule broken, and the linker keeping either). An
-//! inline namespace of its own for each compiler makes them two functions; callers still name
-//! them tilecraft::inclusive_scan and so on.
+//! select_if / partition, the histograms) and their dispatch. Under a host compiler those launch
+//! nothing and return cudaErrorInvalidDeviceFunction (reduce and the histograms after checking
+//! their arguments and answering the size query): two bodies of one function, which a program
+//! calling it from a .cpp and a .cu file would hold twice (the one-definition rule broken, and
+//! the linker keeping either). An inline namespace of its own for each compiler (names no user
+//! code is likely to have) makes them two functions; callers still name them
+//! tilecraft::inclusive_scan and so on.
 #if defined(__CUDACC__)
-#define TILECRAFT_LAUNCH_NAMESPACE_BEGIN inline namespace launch {
+#define TILECRAFT_LAUNCH_NAMESPACE_BEGIN inline namespace nvcc_launchers {
 #else
-#define TILECRAFT_LAUNCH_NAMESPACE_BEGIN inline namespace host_checks {
+#define TILECRAFT_LAUNCH_NAMESPACE_BEGIN inline namespace host_compiler_stubs {
 #endif
 //! Closes TILECRAFT_LAUNCH_NAMESPACE_BEGIN's namespace.
 #define TILECRAFT_LAUNCH_NAMESPACE_END }

@@ -733,17 +733,22 @@ TEST_CASE("int into float: inputs converted to the accumulator before op, on the
   }
 }
 
-TEST_CASE("an int64 init accumulates int arrays in 64 bits, each result cut to int") {
+// An int64 init makes the accumulator 64-bit for int input and float output (4 bytes each: the
+// two-pass tile). Results rounded to float keep the high bits, which a 32-bit accumulator (int
+// wrapping, or float) would lose; a sum cut back to int could not tell (wrapping adds agree
+// modulo 2^32).
+TEST_CASE("an int64 init accumulates int input in 64 bits, each result rounded to float") {
   static_assert(std::is_same_v<exclusive_scan_accumulator_t<Sum, int, std::int64_t>, std::int64_t>);
   for (std::int64_t n : {std::int64_t{33}, std::int64_t{70001}, std::int64_t{(1 << 20) + 7}}) {
     CAPTURE(n);
     const auto m = static_cast<std::size_t>(n);
-    // Values near 2^30: a 32-bit accumulator would wrap within a few elements, and differently.
+    // Values near 2^30: the sums pass 2^31 within a few elements.
     const auto ints = tilecraft::test::random_vector<int>(m, 1 << 29, 1 << 30, 4300 + n);
-    DeviceBuffer<int> in(ints), out(m);
+    DeviceBuffer<int> in(ints);
+    DeviceBuffer<float> out(m);
     run_scan<true>(in.get(), out.get(), n, Sum{}, std::int64_t{-7});
-    CHECK(mismatches(download(out.get(), m), host_scan<true, std::int64_t, int>(ints, 0, m, Sum{}, std::int64_t{-7})) ==
-          0);
+    CHECK(mismatches(download(out.get(), m),
+                     host_scan<true, std::int64_t, float>(ints, 0, m, Sum{}, std::int64_t{-7})) == 0);
   }
 }
 

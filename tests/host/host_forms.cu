@@ -9,6 +9,7 @@
 namespace tilecraft::test {
 
 HostFormsRun reduce_from_cu() {
+  const HostFormsReduce volatile call = &tilecraft::reduce<void, float, float, Sum, float>;
   HostFormsRun run{cudaSuccess, false, 0.0f, 0.0f};
   const std::size_t n = static_cast<std::size_t>(host_forms_items);
   std::vector<float> host(n);
@@ -22,8 +23,8 @@ HostFormsRun reduce_from_cu() {
     auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
     void* temp = reinterpret_cast<void*>(std::uintptr_t{1} << 32);
     std::size_t bytes = 0;
-    run.status = reduce(nullptr, bytes, in, out, host_forms_items, Sum{}, 0.0f);
-    if (run.status == cudaSuccess) run.status = reduce(temp, bytes, in, out, host_forms_items, Sum{}, 0.0f);
+    run.status = call(nullptr, bytes, in, out, host_forms_items, Sum{}, 0.0f, nullptr);
+    if (run.status == cudaSuccess) run.status = call(temp, bytes, in, out, host_forms_items, Sum{}, 0.0f, nullptr);
     (void)cudaGetLastError();
     return run;
   }
@@ -31,9 +32,9 @@ HostFormsRun reduce_from_cu() {
   void* temp = nullptr;
   std::size_t bytes = 0;
   run.status = cudaMemcpy(d, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
-  if (run.status == cudaSuccess) run.status = reduce(nullptr, bytes, d, d + n, host_forms_items, Sum{}, 0.0f);
+  if (run.status == cudaSuccess) run.status = call(nullptr, bytes, d, d + n, host_forms_items, Sum{}, 0.0f, nullptr);
   if (run.status == cudaSuccess) run.status = cudaMalloc(&temp, bytes);
-  if (run.status == cudaSuccess) run.status = reduce(temp, bytes, d, d + n, host_forms_items, Sum{}, 0.0f);
+  if (run.status == cudaSuccess) run.status = call(temp, bytes, d, d + n, host_forms_items, Sum{}, 0.0f, nullptr);
   if (run.status == cudaSuccess) run.status = cudaMemcpy(&run.sum, d + n, sizeof(float), cudaMemcpyDeviceToHost);
   (void)cudaFree(temp);
   (void)cudaFree(d);

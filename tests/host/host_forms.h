@@ -2,13 +2,22 @@
 // compiles it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
 
+#include <tilecraft/util/functional.cuh>
+
 namespace tilecraft::test {
 
 inline constexpr std::int64_t host_forms_items = 1000;
+
+//! tilecraft::reduce<void, float, float, Sum, float>'s type. Both files call it through a volatile
+//! pointer to it: a call the compiler inlines would run its own file's form whatever the linker
+//! kept, and the test could not see a broken one-definition rule at -O3.
+using HostFormsReduce = cudaError_t (*)(void*, std::size_t&, const float*, float*, std::int64_t, Sum, float,
+                                        cudaStream_t);
 
 struct HostFormsRun {
   cudaError_t status;  // the .cu file's reduce (or the CUDA call before it that failed)

@@ -160,11 +160,7 @@ TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> i
     const int lane = detail::hardware_lane() & (LogicalWarpThreads - 1);
     const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, lane);
     const T previous = shuffle_up(inclusive, 1, LogicalWarpThreads);
-    if constexpr (ReductionOp<Op, T>) {
-      return lane == 0 ? init : static_cast<T>(op(init, previous));
-    } else {
-      return init;
-    }
+    return lane == 0 ? init : static_cast<T>(op(init, previous));
   } else {
     return value;
   }
@@ -180,11 +176,7 @@ TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> i
     const T inclusive = detail::shuffle_inclusive_scan<LogicalWarpThreads>(value, op, lane);
     const T previous = shuffle_up(inclusive, 1, LogicalWarpThreads);
     warp_aggregate = shuffle_index(inclusive, LogicalWarpThreads - 1, LogicalWarpThreads);
-    if constexpr (ReductionOp<Op, T>) {
-      return lane == 0 ? init : static_cast<T>(op(init, previous));
-    } else {
-      return init;
-    }
+    return lane == 0 ? init : static_cast<T>(op(init, previous));
   } else {
     return value;
   }

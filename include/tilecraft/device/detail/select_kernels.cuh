@@ -8,8 +8,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include <cuda/std/array>
-#include <cuda/std/bit>
 #include <vector_types.h>
 
 #include "../../config.cuh"
@@ -46,6 +44,8 @@ struct SelectArrangement {
 };
 
 #if defined(__CUDACC__)
+#include <cuda/std/array>
+#include <cuda/std/bit>
 
 // Makes every bit of v an operand of one shared-memory store of the calling thread (into its own
 // byte, `slot`): the hardware issues a store only once its operands have arrived, so all of the
