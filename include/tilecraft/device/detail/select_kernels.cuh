@@ -9,6 +9,10 @@
 #include <cstring>
 
 #include <vector_types.h>
+#if defined(__CUDACC__)
+#include <cuda/std/array>  // (retire_loads; device code only, so that host compilers need no CCCL path)
+#include <cuda/std/bit>
+#endif
 
 #include "../../config.cuh"
 #include "../../memory/global_word.cuh"
@@ -44,8 +48,6 @@ struct SelectArrangement {
 };
 
 #if defined(__CUDACC__)
-#include <cuda/std/array>
-#include <cuda/std/bit>
 
 // Makes every bit of v an operand of one shared-memory store of the calling thread (into its own
 // byte, `slot`): the hardware issues a store only once its operands have arrived, so all of the
