@@ -66,17 +66,20 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   trivially copyable and trivially default constructible.
 //! - In place when `d_out` and `d_in` are the same address and the types have one width; other
 //!   overlaps are refused. Any element offset (16-byte vectors when both are 16-byte aligned).
-//!   num_items up to (2^63 - 1) / 64 (/ the widest type's size above 64 bytes) and up to 2^31 - 1 tiles of the policy's
-//!   tile_items (more than 2^31 elements: offsets are 64-bit; the default policies' tiles of 2048 or more elements
-//!   reach 2^42).
+//!   num_items up to (2^63 - 1) / 64 (/ the widest type's size above 64 bytes) and up to
+//!   2^31 - 1 tiles of the policy's tile_items (more than 2^31 elements: offsets are 64-bit; the
+//!   default policies' tiles of 2048 or more elements reach 2^42).
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative or too large,
 //! a pointer is null or not aligned to its type while num_items > 0, the ranges partially
 //! overlap, or the given temp storage is too small, not 16-byte aligned or shares bytes with
 //! the arrays. Otherwise the first failing CUDA call's status (device queries, the kernel's
-//! attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it launches nothing: it refuses a
-//! num_items out of range and returns cudaErrorInvalidDeviceFunction for every other call, the size query included (the
-//! tile plan needs nvcc). `Policy` (default: by type and size) is a ScanPolicy. \code std::size_t bytes = 0;
+//! attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it launches
+//! nothing: it refuses a num_items out of range and returns cudaErrorInvalidDeviceFunction for
+//! every other call, the size query included (the tile plan needs nvcc). `Policy` (default: by
+//! type and size) is a ScanPolicy.
+//! \code
+//! std::size_t bytes = 0;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}));
 //! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_temp, bytes));
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan(d_temp, bytes, d_in, d_out, n, tilecraft::Sum{}, stream));

@@ -45,13 +45,18 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //! items), d_num_selected is null, d_in or d_out is null while num_items > 0, a pointer is not
 //! aligned to its type, the arrays (other than as one array, in place, without streaming
 //! loads), the count and the temp storage share bytes, or the temp storage is too small or not
-//! 16-byte aligned. num_items == 0 writes 0 to *d_num_selected. Otherwise the first failing CUDA call's status (device
-//! queries, the kernel's attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it launches
-//! nothing: it refuses a num_items out of range and returns cudaErrorInvalidDeviceFunction for every other call, the
-//! size query included (the tile plan needs nvcc). \code std::size_t bytes = 0; std::int64_t* d_count = nullptr;   //
-//! device memory for the kept count TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_count, sizeof(std::int64_t))); auto positive
-//! = [] __device__(float v) { return v > 0.0f; }; TILECRAFT_THROW_IF_ERROR(tilecraft::select_if(nullptr, bytes, d_in,
-//! d_out, d_count, n, positive)); TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_temp, bytes));
+//! 16-byte aligned. num_items == 0 writes 0 to *d_num_selected. Otherwise the first failing
+//! CUDA call's status (device queries, the kernel's attributes, the launch) or cudaSuccess.
+//! Compiled by a host compiler (a .cpp file) it launches nothing: it refuses a num_items out of
+//! range and returns cudaErrorInvalidDeviceFunction for every other call, the size query
+//! included (the tile plan needs nvcc).
+//! \code
+//! std::size_t bytes = 0;
+//! std::int64_t* d_count = nullptr;   // device memory for the kept count
+//! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_count, sizeof(std::int64_t)));
+//! auto positive = [] __device__(float v) { return v > 0.0f; };
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::select_if(nullptr, bytes, d_in, d_out, d_count, n, positive));
+//! TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_temp, bytes));
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::select_if(d_temp, bytes, d_in, d_out, d_count, n, positive, stream));
 //! \endcode
 template <class Policy = void, class In, class NumSelected, class Pred>
