@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -226,6 +227,9 @@ TEST_CASE("split_cost: rounds of a wave, lone blocks, and the partial sums' roun
   CHECK(cost(5, 208) == doctest::Approx(2 * 208 / 1024.0 + 5 * 64 / 4096.0));  // 320 blocks: two
   // Four blocks an SM: a lone block costs a whole round.
   CHECK(split_cost(64, 1024, 132, 4, SplitPlan{1, 1024}) == doctest::Approx(1.0));
+  // K == 0 (a scale-only call): the rounds of the blocks, not 0 / 0.
+  CHECK(split_cost(64, 0, 132, 2, SplitPlan{1, 0}) == doctest::Approx(0.6));
+  CHECK(std::isfinite(split_cost(64, 0, 132, 2, SplitPlan{1, 0, 0, 64})));
 }
 
 TEST_CASE("packing panels: as few as the budget allows, equal in whole tiles, covering the extent") {
@@ -321,6 +325,12 @@ TEST_CASE("the default policy by shape and device") {
   // At most 64 rows, or fewer 128 x 128 tiles than 1.6 x the SMs (a wave of two blocks an SM at
   // most 80% full): Skinny for K >= 2048, else Medium when 64 x 64 tiles fill the SMs, else Small.
   CHECK(choose_default<float>(64, 8192, 8192, h200, uniform) == C::skinny);
+  // K == 0 (C = beta C only) chooses as K == 1 does (the model's costs stay numbers: a NaN made
+  // every comparison fail and fell through to the largest tiles).
+  for (std::int64_t mn : {std::int64_t{64}, std::int64_t{1000}, std::int64_t{4096}}) {
+    CAPTURE(mn);
+    CHECK(choose_default<float>(mn, mn, 0, h200, uniform) == choose_default<float>(mn, mn, 1, h200, uniform));
+  }
   CHECK(choose_default<float>(64, 8192, 2047, h200, uniform) == C::small);            // 128 tiles of 64 x 64: < 132
   CHECK(choose_default<float>(64, 8192 + 64 * 4, 2047, h200, uniform) == C::medium);  // 132 tiles
   CHECK(choose_default<float>(1000, 999, 1001, h200, uniform) == C::medium);          // 64 tiles of 128: 256 of 64

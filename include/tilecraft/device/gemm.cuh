@@ -104,7 +104,8 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! or as given, k >= 1024 and a last wave that fills at least half of the SMs). Otherwise
 //! GemmPolicySkinny for k >= 2048 (GemmPolicyMedium where its tiles fill their waves better),
 //! GemmPolicyMedium when its 64 x 64 tiles fill the SMs, GemmPolicySmall otherwise, each
-//! replaced by GemmPolicyLarge split in K where the model says that finishes sooner. When C has
+//! (but for C of at most 64 rows) replaced by GemmPolicyLarge split in K where the model says
+//! that finishes sooner. When C has
 //! fewer tiles than the GPU has block slots, K is split (see GemmPolicyDefaults::max_split_k)
 //! into slices of at least 256; when its tiles fill whole waves of block slots and leave a
 //! partial last wave, those last tiles are split so where the model says it pays (the others
@@ -133,9 +134,11 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! m, n or k is negative; a leading dimension is below BLAS's minimum (max(1, elements of a
 //! stored row for row-major, of a stored column for column-major)); C (m, n > 0), or A or B
 //! (k > 0, whatever alpha) is null or not float-aligned; the sizes overflow 64-bit byte offsets,
-//! the grid or the K steps (k / TK >= 2^31, TK the policy's K step or the shortest of the
-//! defaults': 16 for float, 8 for double); a user Policy needs more shared memory than the
-//! device gives a block. m == 0 or n == 0 is a successful no-op. Otherwise the launch status.
+//! the grid (counted in square tiles of the policy's smaller side: a C of terabytes may be
+//! refused whose real tiles would fit) or the K steps (k / TK >= 2^31, TK the policy's K step or
+//! the shortest of the defaults': 16 for float, 8 for double); a user Policy needs more shared
+//! memory than the device gives a block. m == 0 or n == 0 is a successful no-op. Otherwise the
+//! launch status.
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n).
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::gemm(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none,

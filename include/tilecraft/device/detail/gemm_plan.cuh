@@ -435,19 +435,21 @@ inline SplitPlan k_slices(std::int64_t wanted, std::int64_t k, int tile_k, std::
 //! A balanced plan (units > 0) takes tiles / units of a round's K on its units and writes
 //! and reads units + tiles - 1 pieces at most.
 inline double split_cost(std::int64_t tiles, std::int64_t k, int sms, int per_sm, const SplitPlan& plan) {
+  // (K == 0, a scale-only call: whole rounds of no K, not 0 / 0.)
+  const double kd = static_cast<double>(k > 0 ? k : 1);
   if (plan.units > 0) {
     const std::int64_t wave = static_cast<std::int64_t>(sms) * per_sm;
     const double rounds =
         plan.units <= sms ? (per_sm <= 2 ? 0.6 : 1.0) : static_cast<double>(ceil_div(plan.units, wave));
     const double share = static_cast<double>(tiles) / static_cast<double>(plan.units);
     const double pieces = static_cast<double>(plan.units + tiles - 1);
-    return rounds * share + pieces / (2.0 * static_cast<double>(k) * per_sm);
+    return rounds * share + pieces / (2.0 * kd * per_sm);
   }
   const std::int64_t units = tiles * plan.slices;
   const std::int64_t wave = static_cast<std::int64_t>(sms) * per_sm;
   const double rounds = units <= sms ? (per_sm <= 2 ? 0.6 : 1.0) : static_cast<double>(ceil_div(units, wave));
-  const double share = static_cast<double>(plan.k_slice) / static_cast<double>(k);
-  const double reduce = plan.slices > 1 ? static_cast<double>(tiles) / (2.0 * static_cast<double>(k) * per_sm) : 0.0;
+  const double share = k > 0 ? static_cast<double>(plan.k_slice) / kd : 1.0;
+  const double reduce = plan.slices > 1 ? static_cast<double>(tiles) / (2.0 * kd * per_sm) : 0.0;
   return rounds * share + reduce * plan.slices;
 }
 
