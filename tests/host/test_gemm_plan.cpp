@@ -9,6 +9,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -921,4 +922,92 @@ TEST_CASE("tensor maps: what TMA can read, checked before the driver is asked") 
   CHECK(encode_tensor_map_2d(map, floats, 8, 8, 8, 16, 8) == cudaErrorInvalidValue);    // a box row is 128 bytes
   CHECK(encode_tensor_map_2d(map, floats, 8, 8, 8, 32, 257) == cudaErrorInvalidValue);  // at most 256 rows
   CHECK(encode_tensor_map_2d(map, bf16, 8, 8, 8, 32, 8) == cudaErrorInvalidValue);      // 64 16-bit elements a row
+}
+
+// Gaps an audit found in the host tests of the launchers' argument helpers: matrix_span at its
+// exact bound, BLAS's quick return and scale-only cases with NaN and -0 alphas, and the operand
+// form every tensor-core path takes (tensor_operands), checked element by element.
+TEST_CASE("matrix_span: the elements a stored matrix spans, -1 exactly where its bytes overflow") {
+  using tilecraft::Order;
+  using tilecraft::detail::matrix_span;
+  constexpr std::int64_t max_elems = INT64_MAX / 4;
+  CHECK(matrix_span<float>(Order::row_major, 3, 5, 7) == 2 * 7 + 5);
+  CHECK(matrix_span<float>(Order::col_major, 3, 5, 7) == 4 * 7 + 3);
+  CHECK(matrix_span<float>(Order::row_major, 0, 5, 7) == 0);
+  CHECK(matrix_span<float>(Order::col_major, 3, 0, 7) == 0);
+  CHECK(matrix_span<float>(Order::row_major, 2, 1, max_elems / 2) == max_elems / 2 + 1);
+  CHECK(matrix_span<float>(Order::row_major, 2, 1, max_elems / 2 + 1) == -1);
+  CHECK(matrix_span<double>(Order::col_major, 1, 4, INT64_MAX / 8 / 4 + 1) == -1);
+}
+
+TEST_CASE("BLAS's quick return and scale-only calls: NaN alpha computes, -0 alpha does not") {
+  using tilecraft::detail::blas_quick_return;
+  using tilecraft::detail::blas_scale_only;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  CHECK(blas_quick_return<float>(0, 5, 5, 1.0f, 0.0f));
+  CHECK(blas_quick_return<float>(5, 0, 5, 1.0f, 0.0f));
+  CHECK(blas_quick_return<float>(5, 5, 5, 0.0f, 1.0f));
+  CHECK(blas_quick_return<float>(5, 5, 5, -0.0f, 1.0f));
+  CHECK(blas_quick_return<float>(5, 5, 0, nan, 1.0f));  // nothing to add: C kept, even with a NaN alpha
+  CHECK_FALSE(blas_quick_return<float>(5, 5, 5, nan, 1.0f));
+  CHECK_FALSE(blas_quick_return<float>(5, 5, 0, 1.0f, 2.0f));  // C scaled by beta
+  CHECK_FALSE(blas_quick_return<float>(5, 5, 5, 0.0f, nan));
+  CHECK(blas_scale_only<float>(5, -0.0f));
+  CHECK(blas_scale_only<float>(0, nan));
+  CHECK_FALSE(blas_scale_only<float>(5, nan));
+  CHECK_FALSE(blas_scale_only<double>(5, std::numeric_limits<double>::infinity()));
+}
+
+TEST_CASE("tensor_operands: C (rows x cols, row-major) = X Y^T names every element of op(A) op(B)") {
+  using tilecraft::Op;
+  using tilecraft::Order;
+  // Fake base addresses, compared as offsets: the element a form names is the element BLAS's
+  // call names, for every order and op.
+  const auto* a = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  const auto* b = reinterpret_cast<const float*>(std::uintptr_t{1} << 30);
+  const std::int64_t m = 3, n = 4, k = 5;
+  for (Order order : {Order::row_major, Order::col_major}) {
+    for (Op op_a : {Op::none, Op::transpose}) {
+      for (Op op_b : {Op::none, Op::transpose}) {
+        CAPTURE(static_cast<int>(order));
+        CAPTURE(static_cast<int>(op_a));
+        CAPTURE(static_cast<int>(op_b));
+        const bool row = order == Order::row_major;
+        // Leading dimensions past the minimum (padding), BLAS's stored shapes.
+        const std::int64_t a_rows = op_a == Op::none ? m : k, a_cols = op_a == Op::none ? k : m;
+        const std::int64_t b_rows = op_b == Op::none ? k : n, b_cols = op_b == Op::none ? n : k;
+        const std::int64_t lda = (row ? a_cols : a_rows) + 2, ldb = (row ? b_cols : b_rows) + 3;
+        auto stored = [&](const float* base, std::int64_t ld, std::int64_t r, std::int64_t c) {
+          return row ? base + r * ld + c : base + c * ld + r;
+        };
+        auto op_a_at = [&](std::int64_t i, std::int64_t kk) {
+          return op_a == Op::none ? stored(a, lda, i, kk) : stored(a, lda, kk, i);
+        };
+        auto op_b_at = [&](std::int64_t kk, std::int64_t j) {
+          return op_b == Op::none ? stored(b, ldb, kk, j) : stored(b, ldb, j, kk);
+        };
+        const auto t = tilecraft::detail::tensor_operands(order, op_a, op_b, m, n, a, lda, b, ldb);
+        auto form_at = [](const float* base, std::int64_t ld, bool k_contiguous, std::int64_t r, std::int64_t kk) {
+          return k_contiguous ? base + r * ld + kk : base + kk * ld + r;
+        };
+        CHECK(t.rows == (row ? m : n));
+        CHECK(t.cols == (row ? n : m));
+        int wrong = 0;
+        for (std::int64_t i = 0; i < m; ++i) {
+          for (std::int64_t j = 0; j < n; ++j) {
+            // C(i, j) is the form's (r, c) = (i, j) row-major, (j, i) column-major (C^T).
+            const std::int64_t r = row ? i : j, c = row ? j : i;
+            for (std::int64_t kk = 0; kk < k; ++kk) {
+              const float* x = form_at(t.x, t.ldx, t.x_k, r, kk);
+              const float* y = form_at(t.y, t.ldy, t.y_k, c, kk);
+              // Row-major: X(r, k) = op(A)(i, k), Y(c, k) = op(B)(k, j); column-major the roles swap.
+              wrong +=
+                  row ? (x != op_a_at(i, kk) || y != op_b_at(kk, j)) : (x != op_b_at(kk, j) || y != op_a_at(i, kk));
+            }
+          }
+        }
+        CHECK(wrong == 0);
+      }
+    }
+  }
 }
