@@ -141,3 +141,28 @@ TEST_CASE_TEMPLATE("gemm_epilogue rejects bad arguments before launching", T, fl
   CHECK(gemm_epilogue<T>(row, none, none, 0, 6, 7, none_a, 7, nullptr, 6, nullptr, 6) == cudaSuccess);
   CHECK(gemm_epilogue<T>(col, none, none, 5, 0, 7, none_a, 5, nullptr, 7, nullptr, 5) == cudaSuccess);
 }
+
+// 16-bit operands with a float C (the tensor-core launchers' check_gemm_args<T, float>): A and
+// B aligned to 2 bytes, C to 4, C's span counted in floats.
+TEST_CASE_TEMPLATE("16-bit operands with float C: alignment and spans by each one's type", T, __half, __nv_bfloat16) {
+  auto* a = reinterpret_cast<const T*>(std::uintptr_t{1} << 20);
+  auto* b = reinterpret_cast<const T*>(std::uintptr_t{1} << 30);
+  auto* c = reinterpret_cast<float*>(std::uintptr_t{1} << 40);
+  const Order row = Order::row_major;
+  const Op none = Op::none;
+  using tilecraft::detail::check_gemm_args;
+  CHECK(check_gemm_args<T, float>(row, none, none, 5, 6, 7, a, 7, b, 6, c, 6) == cudaSuccess);
+  // A and B 2-byte aligned (an odd 2-byte offset is fine), not 1.
+  CHECK(check_gemm_args<T, float>(row, none, none, 5, 6, 7, moved(a, 2), 7, moved(b, 6), 6, c, 6) == cudaSuccess);
+  CHECK(check_gemm_args<T, float>(row, none, none, 5, 6, 7, moved(a, 1), 7, b, 6, c, 6) == cudaErrorInvalidValue);
+  CHECK(check_gemm_args<T, float>(row, none, none, 5, 6, 7, a, 7, moved(b, 1), 6, c, 6) == cudaErrorInvalidValue);
+  // C float-aligned: 2 bytes off is refused.
+  CHECK(check_gemm_args<T, float>(row, none, none, 5, 6, 7, a, 7, b, 6, moved(c, 2), 6) == cudaErrorInvalidValue);
+  // Spans: C's bytes counted for floats (a leading dimension that fits 2-byte elements but not
+  // 4-byte ones is refused for C, accepted for A).
+  const std::int64_t half_fit = INT64_MAX / 2 / 2, float_fit = INT64_MAX / 4 / 2;
+  CHECK(check_gemm_args<T, float>(row, none, none, 2, 1, 1, a, half_fit, b, 1, c, 1) == cudaSuccess);
+  CHECK(check_gemm_args<T, float>(row, none, none, 2, 1, 1, a, 1, b, 1, c, float_fit) == cudaSuccess);
+  CHECK(check_gemm_args<T, float>(row, none, none, 2, 1, 1, a, 1, b, 1, c, float_fit + 1) == cudaErrorInvalidValue);
+  CHECK(check_gemm_args<T, float>(row, none, none, 2, 1, 1, a, half_fit + 1, b, 1, c, 1) == cudaErrorInvalidValue);
+}
