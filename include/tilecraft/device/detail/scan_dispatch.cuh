@@ -77,7 +77,8 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
                 "tilecraft scan: a tile (Policy threads * items * the wider of the input and output types) must fit 40 "
                 "KiB of static shared memory: take fewer threads or items (the default tiles take items of up to 480 "
                 "bytes)");
-  static_assert(scan_kernel_smem_bytes<Policy, In, Out, Acc>() <= 48 * 1024,
+  static_assert(stage_bytes_of<Policy, In, Out>() > max_tile_stage_bytes ||  // (that rule's message alone)
+                    scan_kernel_smem_bytes<Policy, In, Out, Acc>() <= 48 * 1024,
                 "tilecraft scan: a tile's shared memory (the staging buffer of Policy threads * items of the wider of "
                 "the input and output types, block_scan's storage and 32 accumulators for the look-back) must fit 48 "
                 "KiB of static shared memory: take fewer threads or items, or a narrower accumulator (the default "
