@@ -188,7 +188,7 @@ function(tilecraft_add_test)
       target_compile_definitions(${target} PRIVATE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
       # Device code at -O1 (NVVM's and ptxas's) too: the assertions are what this variant checks,
       # not speed, and its units were the GPU check's longest background compiles (a unit of
-      # test_scan_select 75 -> 45 s, test_mma_tiled_bf16 31 -> 14 s on the 2-core machine; -Xcicc
+      # the scan and select tests 75 -> 45 s, test_mma_tiled_bf16 31 -> 14 s on the 2-core machine; -Xcicc
       # passes an option to nvcc's NVVM front end, as -Xptxas does to ptxas).
       target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O1>"
                                                "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xptxas -O1>")

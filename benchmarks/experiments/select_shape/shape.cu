@@ -1,0 +1,357 @@
+// select_if's tile, measured in pieces (2^28 floats, half kept; L2 flushed, medians of 11 runs):
+// the library's kernel against copies of it that (a) skip the look-back and write each tile at a
+// fixed offset (a diagnostic: the tile's load, rank and store without the chain), (b) store the
+// kept items as aligned 16-byte vectors, (c) take tiles of 256 x 64 items from dynamic shared
+// memory (64 KiB, past the 40 KiB of static shared memory the library's tile may use), and the
+// library with streaming loads; beside cub::DeviceSelect::If and a device-to-device memcpy.
+// Every variant but the diagnostic is checked against the library's output (run.sh).
+#include <cub/device/device_select.cuh>
+#include <tilecraft/device/select.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#define CK(x)                                                                 \
+  do {                                                                        \
+    cudaError_t e_ = (x);                                                     \
+    if (e_ != cudaSuccess) {                                                  \
+      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                           \
+    }                                                                         \
+  } while (0)
+
+namespace td = tilecraft::detail;
+void* g_cub_temp = nullptr;
+using tilecraft::CacheHint;
+
+struct Below {
+  __host__ __device__ bool operator()(float v) const { return v < 2.5f; }
+};
+
+__global__ void fill(float* p, long long n) {
+  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x) {
+    unsigned h = static_cast<unsigned>(i) * 2654435761u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    p[i] = 1.0f + 3.0f * (h >> 8) / 16777216.0f;
+  }
+}
+
+// Waits in place, as the library's look_back, for an inclusive prefix among the 32 * K nearest
+// predecessors (lane l watches tiles tile - 1 - l - 32 k) with every nearer tile's aggregate, then
+// sums the window by a butterfly (the counts are unsigned sums: any association gives the same
+// bits) instead of the library's sequential fold.
+template <int K>
+__device__ unsigned look_back_wide(const td::TileStatus<unsigned>& status, long long tile) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  td::TileEntry<unsigned> e[K];
+  int nearest = -1;
+  for (;;) {
+    unsigned inc[K], miss[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const long long pred = tile - 1 - lane - 32 * k;
+      e[k] = pred >= 0 ? status.load(pred) : td::TileEntry<unsigned>{td::tile_aggregate, 0u};
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const long long pred = tile - 1 - lane - 32 * k;
+      inc[k] = __ballot_sync(0xffffffffu, pred >= 0 && e[k].flag == td::tile_inclusive);
+      miss[k] = __ballot_sync(0xffffffffu, e[k].flag == td::tile_invalid);
+    }
+    nearest = -1;
+    bool gap = false;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (nearest < 0 && !gap) {
+        if (inc[k] != 0) {
+          const int l = __ffs(static_cast<int>(inc[k])) - 1;
+          if ((miss[k] & ((1u << l) - 1u)) == 0) nearest = 32 * k + l;
+          else gap = true;
+        } else if (miss[k] != 0) {
+          gap = true;
+        }
+      }
+    }
+    if (nearest >= 0) break;
+    __nanosleep(20);
+  }
+  unsigned v = 0;
+#pragma unroll
+  for (int k = 0; k < K; ++k) v += 32 * k + lane <= nearest ? e[k].value : 0u;
+#pragma unroll
+  for (int d = 16; d >= 1; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+
+// The library's select kernel for floats, select_if only, with the switches above; LookBack 0:
+// the library's look_back, K > 0: look_back_wide<K>.
+template <int Threads, int Items, bool VecStore, bool NoLookBack, bool Dynamic, int LookBack = 0>
+__global__ void __launch_bounds__(Threads)
+    sel_kernel(const float* in, float* out, long long n, Below pred, long long* num_selected,
+               td::TileStatus<unsigned> status, unsigned* counter) {
+  constexpr int threads = Threads;
+  constexpr int warps = threads / 32;
+  constexpr int items = Items;
+  constexpr int elems = Threads * Items;
+  using Arr = td::SelectArrangement<float, items>;
+  constexpr int vec = Arr::vec;
+  constexpr int rows = Arr::rows;
+  constexpr unsigned field_mask = (1u << Arr::field_bits) - 1u;
+  constexpr int static_elems = Dynamic ? 4 : elems + 8;
+  __shared__ alignas(16) float static_stage[static_elems];
+  extern __shared__ uint4 dynamic_stage[];
+  float* stage = Dynamic ? reinterpret_cast<float*>(dynamic_stage) : static_stage;
+  __shared__ int warp_kept[warps];
+  __shared__ unsigned ticket;
+  __shared__ unsigned tile_prefix;
+  __shared__ unsigned look_back_buf[32];
+  if (threadIdx.x == 0) ticket = atomicAdd(counter, 1u);
+  __syncthreads();
+  const long long tile = ticket;
+  const long long base = tile * elems;
+  const long long left = n - base;
+  const int valid = left < elems ? static_cast<int>(left) : elems;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int first = warp * 32 * items + lane * vec;
+
+  float x[items];
+  unsigned kept[rows];
+  const float* src = in + base;
+  if (valid == elems) {
+#pragma unroll
+    for (int j = 0; j < rows; ++j) {
+      const uint4 w = td::load_global_word<CacheHint::normal>(reinterpret_cast<const uint4*>(src + first + j * 32 * vec));
+      std::memcpy(&x[j * vec], &w, 16);
+    }
+#pragma unroll
+    for (int j = 0; j < rows; ++j) {
+      kept[j] = 0u;
+#pragma unroll
+      for (int c = 0; c < vec; ++c) kept[j] |= pred(x[j * vec + c]) ? 1u << c : 0u;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < rows; ++j) {
+      kept[j] = 0u;
+#pragma unroll
+      for (int c = 0; c < vec; ++c) {
+        const int e = first + j * 32 * vec + c;
+        x[j * vec + c] = e < valid ? src[e] : 0.0f;
+        kept[j] |= (e < valid && pred(x[j * vec + c])) ? 1u << c : 0u;
+      }
+    }
+  }
+  unsigned packed[Arr::words] = {};
+#pragma unroll
+  for (int j = 0; j < rows; ++j) {
+    packed[j / Arr::fields] += static_cast<unsigned>(__popc(kept[j])) << (Arr::field_bits * (j % Arr::fields));
+  }
+  unsigned inclusive[Arr::words], total[Arr::words];
+#pragma unroll
+  for (int q = 0; q < Arr::words; ++q) inclusive[q] = tilecraft::warp_inclusive_scan(packed[q], tilecraft::Sum{}, total[q]);
+  int before[rows];
+  int warp_count = 0;
+#pragma unroll
+  for (int j = 0; j < rows; ++j) {
+    const int shift = Arr::field_bits * (j % Arr::fields);
+    const int lanes_up_to_here = static_cast<int>((inclusive[j / Arr::fields] >> shift) & field_mask);
+    before[j] = warp_count + lanes_up_to_here - __popc(kept[j]);
+    warp_count += static_cast<int>((total[j / Arr::fields] >> shift) & field_mask);
+  }
+  if (lane == 0) warp_kept[warp] = warp_count;
+  __syncthreads();
+  int warp_offset = 0;
+  int kept_here = 0;
+#pragma unroll
+  for (int w = 0; w < warps; ++w) {
+    const int v = warp_kept[w];
+    warp_offset += w < warp ? v : 0;
+    kept_here += v;
+  }
+  if (warp == 0) {
+    const unsigned aggregate = static_cast<unsigned>(kept_here);
+    if constexpr (NoLookBack) {
+      if (lane == 0) tile_prefix = static_cast<unsigned>(base / 2);
+    } else if (LookBack > 0 && tile > 0) {
+      if (lane == 0) status.publish(tile, td::tile_aggregate, aggregate);
+      const unsigned prefix = look_back_wide<(LookBack > 0 ? LookBack : 1)>(status, tile);
+      if (lane == 0) {
+        status.publish(tile, td::tile_inclusive, prefix + aggregate);
+        tile_prefix = prefix;
+      }
+    } else if (tile == 0) {
+      td::FirstTileCallback<unsigned, td::TileStatus<unsigned>, tilecraft::Sum> first_tile{status, tilecraft::Sum{}, 0u,
+                                                                                           &tile_prefix, nullptr};
+      (void)first_tile(aggregate);
+    } else {
+      td::LookBackCallback<unsigned, td::TileStatus<unsigned>, tilecraft::Sum> look_back{
+          status, tile, tilecraft::Sum{}, look_back_buf, &tile_prefix, nullptr};
+      (void)look_back(aggregate);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < rows; ++j) {
+#pragma unroll
+    for (int c = 0; c < vec; ++c) {
+      const int k = warp_offset + before[j] + __popc(kept[j] & ((1u << c) - 1u));
+      if ((kept[j] >> c) & 1u) stage[k] = x[j * vec + c];
+    }
+  }
+  __syncthreads();
+  const long long prefix = tile_prefix;
+  const int count = NoLookBack ? (kept_here < elems / 2 ? kept_here : elems / 2) : kept_here;
+  if constexpr (VecStore) {
+    // Scalar head up to out's next 16-byte boundary, then aligned vectors read from shared memory
+    // as two aligned vectors shifted by the head (the same shift for the whole block), then a tail.
+    const int head = static_cast<int>((4 - (prefix & 3)) & 3);
+    const int h = head < count ? head : count;
+    if (static_cast<int>(threadIdx.x) < h) out[prefix + threadIdx.x] = stage[threadIdx.x];
+    const int body = (count - h) / 4;
+    const uint4* sv = reinterpret_cast<const uint4*>(stage);
+    uint4* ov = reinterpret_cast<uint4*>(out + prefix + h);
+    const int s = h & 3;  // stage index h + 4q starts s words into vector (h >> 2) + q
+    for (int q = static_cast<int>(threadIdx.x); q < body; q += threads) {
+      const uint4 a = sv[(h >> 2) + q];
+      uint4 r;
+      if (s == 0) {
+        r = a;
+      } else {
+        const uint4 b = sv[(h >> 2) + q + 1];
+        if (s == 1) r = make_uint4(a.y, a.z, a.w, b.x);
+        else if (s == 2) r = make_uint4(a.z, a.w, b.x, b.y);
+        else r = make_uint4(a.w, b.x, b.y, b.z);
+      }
+      ov[q] = r;
+    }
+    const int done = h + 4 * body;
+    if (static_cast<int>(threadIdx.x) < count - done) out[prefix + done + threadIdx.x] = stage[done + threadIdx.x];
+  } else {
+    for (int k = static_cast<int>(threadIdx.x); k < count; k += threads) out[prefix + k] = stage[k];
+  }
+  if (!NoLookBack && base + valid == n && threadIdx.x == 0) *num_selected = static_cast<long long>(prefix + kept_here);
+}
+
+struct Variant {
+  const char* name;
+  void (*launch)(const float*, float*, long long, long long*, void*, cudaStream_t);
+  bool checked;
+};
+
+template <int Threads, int Items, bool VecStore, bool NoLookBack, bool Dynamic, int LookBack = 0>
+void launch_copy(const float* in, float* out, long long n, long long* count, void* temp, cudaStream_t s) {
+  constexpr int elems = Threads * Items;
+  const long long tiles = (n + elems - 1) / elems;
+  auto* counter = static_cast<unsigned*>(temp);
+  const td::TileStatus<unsigned> status(static_cast<unsigned char*>(temp) + td::scan_header_bytes, tiles);
+  td::scan_init_kernel<td::TileStatus<unsigned>><<<static_cast<unsigned>((tiles + 255) / 256), 256, 0, s>>>(
+      status, tiles, counter);
+  auto k = sel_kernel<Threads, Items, VecStore, NoLookBack, Dynamic, LookBack>;
+  const int smem = Dynamic ? elems * 4 + 32 : 0;
+  if (Dynamic) CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  k<<<static_cast<unsigned>(tiles), Threads, smem, s>>>(in, out, n, Below{}, count, status, counter);
+}
+
+template <class Policy>
+void launch_lib(const float* in, float* out, long long n, long long* count, void* temp, cudaStream_t s) {
+  std::size_t bytes = std::size_t{64} << 20;
+  CK(tilecraft::select_if<Policy>(temp, bytes, in, out, count, n, Below{}, s));
+}
+
+int main() {
+  const long long n = 1ll << 28;
+  const size_t bytes = n * sizeof(float);
+  float *in, *out, *ref, *flush;
+  long long* count;
+  void* temp;
+  CK(cudaMalloc(&in, bytes));
+  CK(cudaMalloc(&out, bytes));
+  CK(cudaMalloc(&ref, bytes));
+  CK(cudaMalloc(&flush, 256 << 20));
+  CK(cudaMalloc(&count, 16));
+  CK(cudaMalloc(&temp, std::size_t{64} << 20));
+  fill<<<1024, 256>>>(in, n);
+  CK(cudaDeviceSynchronize());
+  cudaStream_t s;
+  CK(cudaStreamCreate(&s));
+  // The reference: the library's default select.
+  launch_lib<void>(in, ref, n, count, temp, s);
+  CK(cudaStreamSynchronize(s));
+  long long ref_count = 0;
+  CK(cudaMemcpy(&ref_count, count, 8, cudaMemcpyDeviceToHost));
+  std::printf("kept %lld of %lld\n", ref_count, n);
+
+  std::size_t cub_bytes = 0;
+  CK(cub::DeviceSelect::If(nullptr, cub_bytes, in, out, count, n, Below{}, s));
+  void* cub_temp;
+  CK(cudaMalloc(&cub_temp, cub_bytes));
+
+  const Variant variants[] = {
+      {"library (128 x 64)", launch_lib<void>, true},
+      {"library 128 x 64 streaming",
+       launch_lib<tilecraft::ScanPolicy<128, 64, tilecraft::BlockScanAlgorithm::warp_scans, CacheHint::streaming>>,
+       true},
+      {"copy 128 x 64", launch_copy<128, 64, false, false, false>, true},
+      {"copy 128 x 64, vector stores", launch_copy<128, 64, true, false, false>, true},
+      {"copy 128 x 64, no look-back (diagnostic)", launch_copy<128, 64, false, true, false>, false},
+      {"copy 128 x 64, vector stores, no look-back", launch_copy<128, 64, true, true, false>, false},
+      {"copy 256 x 64 dynamic", launch_copy<256, 64, false, false, true>, true},
+      {"copy 256 x 64 dynamic, vector stores", launch_copy<256, 64, true, false, true>, true},
+      {"copy 192 x 64 dynamic, vector stores", launch_copy<192, 64, true, false, true>, true},
+      {"copy 256 x 64 dynamic, no look-back", launch_copy<256, 64, false, true, true>, false},
+      {"128 x 64 vec, window 32 butterfly", launch_copy<128, 64, true, false, false, 1>, true},
+      {"128 x 64 vec, window 64 butterfly", launch_copy<128, 64, true, false, false, 2>, true},
+      {"128 x 64 vec, window 128 butterfly", launch_copy<128, 64, true, false, false, 4>, true},
+      {"128 x 64 vec, window 256 butterfly", launch_copy<128, 64, true, false, false, 8>, true},
+      {"256 x 64 dyn vec, window 64 butterfly", launch_copy<256, 64, true, false, true, 2>, true},
+      {"128 x 32 vec, window 64 butterfly", launch_copy<128, 32, true, false, false, 2>, true},
+      {"128 x 32 vec, window 128 butterfly", launch_copy<128, 32, true, false, false, 4>, true},
+      {"cub::DeviceSelect::If",
+       [](const float* i, float* o, long long m, long long* c, void*, cudaStream_t st) {
+         std::size_t b = 0;
+         CK(cub::DeviceSelect::If(nullptr, b, i, o, c, m, Below{}, st));
+         CK(cub::DeviceSelect::If(g_cub_temp, b, i, o, c, m, Below{}, st));
+       },
+       true},
+      {"memcpy 1 GiB", [](const float* i, float* o, long long m, long long*, void*, cudaStream_t st) {
+         CK(cudaMemcpyAsync(o, i, static_cast<std::size_t>(m) * 4, cudaMemcpyDeviceToDevice, st));
+       },
+       false},
+  };
+  g_cub_temp = cub_temp;
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> host_ref(static_cast<std::size_t>(ref_count)), host_out(static_cast<std::size_t>(ref_count));
+  CK(cudaMemcpy(host_ref.data(), ref, ref_count * 4, cudaMemcpyDeviceToHost));
+  for (const Variant& v : variants) {
+    std::vector<float> t;
+    for (int r = 0; r < 14; ++r) {
+      CK(cudaMemsetAsync(out, 0xff, bytes, s));
+      CK(cudaMemsetAsync(count, 0xff, 16, s));
+      CK(cudaMemsetAsync(flush, r, 256 << 20, s));
+      CK(cudaEventRecord(a, s));
+      v.launch(in, out, n, count, temp, s);
+      CK(cudaEventRecord(b, s));
+      CK(cudaEventSynchronize(b));
+      CK(cudaGetLastError());
+      float ms;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      if (r >= 3) t.push_back(ms * 1000.0f);
+    }
+    std::sort(t.begin(), t.end());
+    const char* verdict = "";
+    if (v.checked) {
+      long long c = -1;
+      CK(cudaMemcpy(&c, count, 8, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(host_out.data(), out, ref_count * 4, cudaMemcpyDeviceToHost));
+      verdict = c == ref_count && std::memcmp(host_out.data(), host_ref.data(), ref_count * 4) == 0 ? "ok" : "WRONG";
+    }
+    std::printf("%-45s %8.1f us (min %8.1f) %s\n", v.name, t[t.size() / 2], t.front(), verdict);
+  }
+  return 0;
+}
