@@ -13,13 +13,13 @@
 #include <cstring>
 #include <vector>
 
-#define CK(x)                                                                 \
-  do {                                                                        \
-    cudaError_t e_ = (x);                                                     \
-    if (e_ != cudaSuccess) {                                                  \
+#define CK(x)                                                                        \
+  do {                                                                               \
+    cudaError_t e_ = (x);                                                            \
+    if (e_ != cudaSuccess) {                                                         \
       std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                           \
-    }                                                                         \
+      std::exit(1);                                                                  \
+    }                                                                                \
   } while (0)
 
 namespace td = tilecraft::detail;
@@ -69,8 +69,10 @@ __device__ unsigned look_back_wide(const td::TileStatus<unsigned>& status, long 
       if (nearest < 0 && !gap) {
         if (inc[k] != 0) {
           const int l = __ffs(static_cast<int>(inc[k])) - 1;
-          if ((miss[k] & ((1u << l) - 1u)) == 0) nearest = 32 * k + l;
-          else gap = true;
+          if ((miss[k] & ((1u << l) - 1u)) == 0)
+            nearest = 32 * k + l;
+          else
+            gap = true;
         } else if (miss[k] != 0) {
           gap = true;
         }
@@ -125,7 +127,8 @@ __global__ void __launch_bounds__(Threads)
   if (valid == elems) {
 #pragma unroll
     for (int j = 0; j < rows; ++j) {
-      const uint4 w = td::load_global_word<CacheHint::normal>(reinterpret_cast<const uint4*>(src + first + j * 32 * vec));
+      const uint4 w =
+          td::load_global_word<CacheHint::normal>(reinterpret_cast<const uint4*>(src + first + j * 32 * vec));
       std::memcpy(&x[j * vec], &w, 16);
     }
 #pragma unroll
@@ -153,7 +156,8 @@ __global__ void __launch_bounds__(Threads)
   }
   unsigned inclusive[Arr::words], total[Arr::words];
 #pragma unroll
-  for (int q = 0; q < Arr::words; ++q) inclusive[q] = tilecraft::warp_inclusive_scan(packed[q], tilecraft::Sum{}, total[q]);
+  for (int q = 0; q < Arr::words; ++q)
+    inclusive[q] = tilecraft::warp_inclusive_scan(packed[q], tilecraft::Sum{}, total[q]);
   int before[rows];
   int warp_count = 0;
 #pragma unroll
@@ -222,9 +226,12 @@ __global__ void __launch_bounds__(Threads)
         r = a;
       } else {
         const uint4 b = sv[(h >> 2) + q + 1];
-        if (s == 1) r = make_uint4(a.y, a.z, a.w, b.x);
-        else if (s == 2) r = make_uint4(a.z, a.w, b.x, b.y);
-        else r = make_uint4(a.w, b.x, b.y, b.z);
+        if (s == 1)
+          r = make_uint4(a.y, a.z, a.w, b.x);
+        else if (s == 2)
+          r = make_uint4(a.z, a.w, b.x, b.y);
+        else
+          r = make_uint4(a.w, b.x, b.y, b.z);
       }
       ov[q] = r;
     }
@@ -248,8 +255,8 @@ void launch_copy(const float* in, float* out, long long n, long long* count, voi
   const long long tiles = (n + elems - 1) / elems;
   auto* counter = static_cast<unsigned*>(temp);
   const td::TileStatus<unsigned> status(static_cast<unsigned char*>(temp) + td::scan_header_bytes, tiles);
-  td::scan_init_kernel<td::TileStatus<unsigned>><<<static_cast<unsigned>((tiles + 255) / 256), 256, 0, s>>>(
-      status, tiles, counter);
+  td::scan_init_kernel<td::TileStatus<unsigned>>
+      <<<static_cast<unsigned>((tiles + 255) / 256), 256, 0, s>>>(status, tiles, counter);
   auto k = sel_kernel<Threads, Items, VecStore, NoLookBack, Dynamic, LookBack>;
   const int smem = Dynamic ? elems * 4 + 32 : 0;
   if (Dynamic) CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -317,7 +324,8 @@ int main() {
          CK(cub::DeviceSelect::If(g_cub_temp, b, i, o, c, m, Below{}, st));
        },
        true},
-      {"memcpy 1 GiB", [](const float* i, float* o, long long m, long long*, void*, cudaStream_t st) {
+      {"memcpy 1 GiB",
+       [](const float* i, float* o, long long m, long long*, void*, cudaStream_t st) {
          CK(cudaMemcpyAsync(o, i, static_cast<std::size_t>(m) * 4, cudaMemcpyDeviceToDevice, st));
        },
        false},
