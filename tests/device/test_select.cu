@@ -421,3 +421,98 @@ TEST_CASE("select_if and partition past 2^32 items") {
 }
 
 }  // namespace select_tests
+
+// The kept items leave shared memory as 16-byte vectors between scalar stores up to the output's
+// next 16-byte boundary and after its last whole vector (store_run): outputs at every element
+// shift of a vector, for items of 1, 2, 4 and 8 bytes, with tile prefixes that fall at every
+// shift too; nothing written before the output or past the kept items (select_if) or the array
+// (partition).
+namespace select_store_tests {
+
+struct BelowFifty {
+  template <class T>
+  __host__ __device__ bool operator()(const T& v) const {
+    return static_cast<int>(v) < 50;
+  }
+};
+
+template <bool Partition, class T>
+void check_output_shifts(std::int64_t n, std::uint64_t salt, bool every_shift) {
+  CAPTURE(sizeof(T));
+  CAPTURE(Partition);
+  CAPTURE(n);
+  const auto m = static_cast<std::size_t>(n);
+  const auto values = tilecraft::test::random_vector<int>(m, 0, 99, salt);
+  std::vector<T> host(m);
+  for (std::size_t i = 0; i < m; ++i) host[i] = static_cast<T>(values[i]);
+  std::vector<T> want;
+  for (const T& v : host) {
+    if (BelowFifty{}(v)) want.push_back(v);
+  }
+  const std::size_t kept = want.size();
+  if constexpr (Partition) {
+    for (std::size_t i = m; i-- > 0;) {
+      if (!BelowFifty{}(host[i])) want.push_back(host[i]);
+    }
+  }
+  DeviceBuffer<T> in(host);
+  constexpr int per_vector = static_cast<int>(16 / sizeof(T));
+  for (int shift = 0; shift < per_vector; ++shift) {
+    if (!every_shift && shift != 0 && shift != per_vector - 1) continue;
+    CAPTURE(shift);
+    DeviceBuffer<T> out(m + static_cast<std::size_t>(per_vector) + 1);
+    DeviceBuffer<std::int64_t> count(1);
+    out.poison();
+    count.poison();
+    T* const d_out = out.get() + shift;
+    std::size_t bytes = 0;
+    if constexpr (Partition) {
+      REQUIRE(partition(nullptr, bytes, in.get(), d_out, count.get(), n, BelowFifty{}) == cudaSuccess);
+    } else {
+      REQUIRE(select_if(nullptr, bytes, in.get(), d_out, count.get(), n, BelowFifty{}) == cudaSuccess);
+    }
+    DeviceBuffer<unsigned char> temp(bytes);
+    if constexpr (Partition) {
+      REQUIRE(partition(temp.get(), bytes, in.get(), d_out, count.get(), n, BelowFifty{}) == cudaSuccess);
+    } else {
+      REQUIRE(select_if(temp.get(), bytes, in.get(), d_out, count.get(), n, BelowFifty{}) == cudaSuccess);
+    }
+    tilecraft::test::sync_and_check();
+    const auto got = out.download();
+    CHECK(count.download()[0] == static_cast<std::int64_t>(kept));
+    std::size_t wrong = 0, written_outside = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const std::size_t at = i - static_cast<std::size_t>(shift);
+      if (i >= static_cast<std::size_t>(shift) && at < want.size()) {
+        wrong += !tilecraft::test::same_bits(got[i], want[at]);
+      } else {
+        written_outside += !tilecraft::test::same_bits(got[i], tilecraft::test::poison_value<T>());
+      }
+    }
+    CHECK(wrong == 0);
+    CHECK(written_outside == 0);
+  }
+}
+
+template <class T>
+void check_type() {
+  // One item, a few, one small tile and several (the tile prefixes at every shift), and the
+  // large tiles past 32 MiB of input but for sanitizer-sized runs.
+  std::vector<std::int64_t> sizes = {1, 37, 5000, 100003};
+  if (!tilecraft::test::sanitizer_sized())
+    sizes.push_back((std::int64_t{33} << 20) / static_cast<std::int64_t>(sizeof(T)) + 5);
+  for (std::int64_t n : sizes) {
+    const bool every_shift = n < 1000000;  // (the large tiles: the first and last shift)
+    check_output_shifts<false, T>(n, 600 + static_cast<std::uint64_t>(n), every_shift);
+    check_output_shifts<true, T>(n, 700 + static_cast<std::uint64_t>(n), every_shift);
+  }
+}
+
+TEST_CASE("select_if and partition into outputs at every shift of a 16-byte vector, items of 1 to 8 bytes") {
+  check_type<std::uint8_t>();
+  check_type<std::int16_t>();
+  check_type<float>();
+  check_type<double>();
+}
+
+}  // namespace select_store_tests
