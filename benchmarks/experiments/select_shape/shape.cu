@@ -4,7 +4,8 @@
 // kept items as aligned 16-byte vectors, (c) take tiles of 256 x 64 items from dynamic shared
 // memory (64 KiB, past the 40 KiB of static shared memory the library's tile may use), and the
 // library with streaming loads; beside cub::DeviceSelect::If and a device-to-device memcpy.
-// Every variant but the diagnostic is checked against the library's output (run.sh).
+// Every variant but the diagnostic is checked against the library's output (run.sh). Also a
+// persistent, pipelined kernel (sel_pipe) that loads its next tile while it looks back.
 #include <cub/device/device_select.cuh>
 #include <tilecraft/device/select.cuh>
 
@@ -243,6 +244,167 @@ __global__ void __launch_bounds__(Threads)
   if (!NoLookBack && base + valid == n && threadIdx.x == 0) *num_selected = static_cast<long long>(prefix + kept_here);
 }
 
+// A persistent block that loads its next tile (into a second register array) while its first warp
+// looks back for the current one: a waiting block keeps a tile's loads in flight. Tickets from the
+// counter, in order per block; look_back_wide<K> (a butterfly over 32 K predecessors).
+template <int Threads, int Items, int K>
+__global__ void __launch_bounds__(Threads)
+    sel_pipe(const float* in, float* out, long long n, Below pred, long long* num_selected,
+             td::TileStatus<unsigned> status, unsigned* counter, long long tiles) {
+  constexpr int threads = Threads;
+  constexpr int warps = threads / 32;
+  constexpr int items = Items;
+  constexpr int elems = Threads * Items;
+  using Arr = td::SelectArrangement<float, items>;
+  constexpr int vec = Arr::vec;
+  constexpr int rows = Arr::rows;
+  constexpr unsigned field_mask = (1u << Arr::field_bits) - 1u;
+  __shared__ alignas(16) float stage[elems + 8];
+  __shared__ int warp_kept[warps];
+  __shared__ unsigned next_ticket;
+  __shared__ unsigned tile_prefix;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int first = warp * 32 * items + lane * vec;
+
+  auto load = [&](float(&x)[Items], long long tile) {
+    const long long base = tile * elems;
+    const long long left = n - base;
+    const int valid = left < elems ? static_cast<int>(left) : elems;
+    const float* src = in + base;
+    if (valid == elems) {
+#pragma unroll
+      for (int j = 0; j < rows; ++j) {
+        const uint4 w =
+            td::load_global_word<CacheHint::normal>(reinterpret_cast<const uint4*>(src + first + j * 32 * vec));
+        std::memcpy(&x[j * vec], &w, 16);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < rows; ++j) {
+#pragma unroll
+        for (int c = 0; c < vec; ++c) {
+          const int e = first + j * 32 * vec + c;
+          x[j * vec + c] = e < valid ? src[e] : 0.0f;
+        }
+      }
+    }
+  };
+
+  auto process = [&](float(&cur)[Items], long long tile, float(&nxt)[Items]) -> long long {
+    const long long base = tile * elems;
+    const long long left = n - base;
+    const int valid = left < elems ? static_cast<int>(left) : elems;
+    unsigned kept[rows];
+#pragma unroll
+    for (int j = 0; j < rows; ++j) {
+      kept[j] = 0u;
+#pragma unroll
+      for (int c = 0; c < vec; ++c) {
+        const int e = first + j * 32 * vec + c;
+        kept[j] |= (e < valid && pred(cur[j * vec + c])) ? 1u << c : 0u;
+      }
+    }
+    unsigned packed[Arr::words] = {};
+#pragma unroll
+    for (int j = 0; j < rows; ++j) {
+      packed[j / Arr::fields] += static_cast<unsigned>(__popc(kept[j])) << (Arr::field_bits * (j % Arr::fields));
+    }
+    unsigned inclusive[Arr::words], total[Arr::words];
+#pragma unroll
+    for (int q = 0; q < Arr::words; ++q) {
+      inclusive[q] = tilecraft::warp_inclusive_scan(packed[q], tilecraft::Sum{}, total[q]);
+    }
+    int before[rows];
+    int warp_count = 0;
+#pragma unroll
+    for (int j = 0; j < rows; ++j) {
+      const int shift = Arr::field_bits * (j % Arr::fields);
+      const int lanes_up_to_here = static_cast<int>((inclusive[j / Arr::fields] >> shift) & field_mask);
+      before[j] = warp_count + lanes_up_to_here - __popc(kept[j]);
+      warp_count += static_cast<int>((total[j / Arr::fields] >> shift) & field_mask);
+    }
+    if (lane == 0) warp_kept[warp] = warp_count;
+    if (threadIdx.x == 0) next_ticket = atomicAdd(counter, 1u);
+    __syncthreads();
+    int warp_offset = 0;
+    int kept_here = 0;
+#pragma unroll
+    for (int w = 0; w < warps; ++w) {
+      const int v = warp_kept[w];
+      warp_offset += w < warp ? v : 0;
+      kept_here += v;
+    }
+    const long long next = next_ticket;
+    if (next < tiles) load(nxt, next);  // in flight while the look-back waits
+    if (warp == 0) {
+      const unsigned aggregate = static_cast<unsigned>(kept_here);
+      if (tile == 0) {
+        if (lane == 0) {
+          status.publish(0, td::tile_inclusive, aggregate);
+          tile_prefix = 0u;
+        }
+      } else {
+        if (lane == 0) status.publish(tile, td::tile_aggregate, aggregate);
+        const unsigned prefix = look_back_wide<K>(status, tile);
+        if (lane == 0) {
+          status.publish(tile, td::tile_inclusive, prefix + aggregate);
+          tile_prefix = prefix;
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < rows; ++j) {
+#pragma unroll
+      for (int c = 0; c < vec; ++c) {
+        const int k = warp_offset + before[j] + __popc(kept[j] & ((1u << c) - 1u));
+        if ((kept[j] >> c) & 1u) stage[k] = cur[j * vec + c];
+      }
+    }
+    __syncthreads();
+    const long long prefix = tile_prefix;
+    tilecraft::detail::store_run<threads>(out + prefix, stage, kept_here);
+    if (base + valid == n && threadIdx.x == 0) *num_selected = static_cast<long long>(prefix + kept_here);
+    __syncthreads();  // stage, warp_kept, next_ticket and tile_prefix are rewritten next
+    return next;
+  };
+
+  if (threadIdx.x == 0) next_ticket = atomicAdd(counter, 1u);
+  __syncthreads();
+  long long t = next_ticket;
+  __syncthreads();
+  if (t >= tiles) return;
+  float a[Items], b[Items];
+  load(a, t);
+  for (;;) {
+    const long long u = process(a, t, b);
+    if (u >= tiles) break;
+    t = process(b, u, a);
+    if (t >= tiles) break;
+  }
+}
+
+template <int Threads, int Items, int K>
+void launch_pipe(const float* in, float* out, long long n, long long* count, void* temp, cudaStream_t s) {
+  constexpr int elems = Threads * Items;
+  const long long tiles = (n + elems - 1) / elems;
+  auto* counter = static_cast<unsigned*>(temp);
+  const td::TileStatus<unsigned> status(static_cast<unsigned char*>(temp) + td::scan_header_bytes, tiles);
+  td::scan_init_kernel<td::TileStatus<unsigned>>
+      <<<static_cast<unsigned>((tiles + 255) / 256), 256, 0, s>>>(status, tiles, counter);
+  auto k = sel_pipe<Threads, Items, K>;
+  static int grid = 0;
+  if (grid == 0) {
+    int per_sm = 0, sms = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, Threads, 0));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    grid = per_sm * sms;
+    std::printf("  (sel_pipe<%d, %d, %d>: %d blocks an SM)\n", Threads, Items, K, per_sm);
+  }
+  const long long blocks = tiles < grid ? tiles : grid;
+  k<<<static_cast<unsigned>(blocks), Threads, 0, s>>>(in, out, n, Below{}, count, status, counter, tiles);
+}
+
 struct Variant {
   const char* name;
   void (*launch)(const float*, float*, long long, long long*, void*, cudaStream_t);
@@ -299,24 +461,16 @@ int main() {
 
   const Variant variants[] = {
       {"library (128 x 64)", launch_lib<void>, true},
-      {"library 128 x 64 streaming",
-       launch_lib<tilecraft::ScanPolicy<128, 64, tilecraft::BlockScanAlgorithm::warp_scans, CacheHint::streaming>>,
-       true},
       {"copy 128 x 64", launch_copy<128, 64, false, false, false>, true},
       {"copy 128 x 64, vector stores", launch_copy<128, 64, true, false, false>, true},
       {"copy 128 x 64, no look-back (diagnostic)", launch_copy<128, 64, false, true, false>, false},
-      {"copy 128 x 64, vector stores, no look-back", launch_copy<128, 64, true, true, false>, false},
-      {"copy 256 x 64 dynamic", launch_copy<256, 64, false, false, true>, true},
-      {"copy 256 x 64 dynamic, vector stores", launch_copy<256, 64, true, false, true>, true},
-      {"copy 192 x 64 dynamic, vector stores", launch_copy<192, 64, true, false, true>, true},
-      {"copy 256 x 64 dynamic, no look-back", launch_copy<256, 64, false, true, true>, false},
-      {"128 x 64 vec, window 32 butterfly", launch_copy<128, 64, true, false, false, 1>, true},
-      {"128 x 64 vec, window 64 butterfly", launch_copy<128, 64, true, false, false, 2>, true},
-      {"128 x 64 vec, window 128 butterfly", launch_copy<128, 64, true, false, false, 4>, true},
-      {"128 x 64 vec, window 256 butterfly", launch_copy<128, 64, true, false, false, 8>, true},
-      {"256 x 64 dyn vec, window 64 butterfly", launch_copy<256, 64, true, false, true, 2>, true},
-      {"128 x 32 vec, window 64 butterfly", launch_copy<128, 32, true, false, false, 2>, true},
-      {"128 x 32 vec, window 128 butterfly", launch_copy<128, 32, true, false, false, 4>, true},
+      {"pipelined 128 x 64, window 32", launch_pipe<128, 64, 1>, true},
+      {"pipelined 128 x 64, window 64", launch_pipe<128, 64, 2>, true},
+      {"pipelined 128 x 64, window 128", launch_pipe<128, 64, 4>, true},
+      {"pipelined 128 x 32, window 32", launch_pipe<128, 32, 1>, true},
+      {"pipelined 128 x 32, window 64", launch_pipe<128, 32, 2>, true},
+      {"pipelined 256 x 32, window 64", launch_pipe<256, 32, 2>, true},
+      {"pipelined 64 x 64, window 64", launch_pipe<64, 64, 2>, true},
       {"cub::DeviceSelect::If",
        [](const float* i, float* o, long long m, long long* c, void*, cudaStream_t st) {
          std::size_t b = 0;
