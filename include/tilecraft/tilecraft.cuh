@@ -17,6 +17,7 @@
 #include "arch/ldmatrix.cuh"
 #include "arch/mbarrier.cuh"
 #include "arch/mma.cuh"
+#include "arch/prefetch.cuh"
 #include "arch/shared_atomic.cuh"
 #include "arch/smem_address.cuh"
 #include "arch/sync_flag.cuh"

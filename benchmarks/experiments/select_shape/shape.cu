@@ -92,10 +92,14 @@ __device__ unsigned look_back_wide(const td::TileStatus<unsigned>& status, long 
 
 // The library's select kernel for floats, select_if only, with the switches above; LookBack 0:
 // the library's look_back, K > 0: look_back_wide<K>.
-template <int Threads, int Items, bool VecStore, bool NoLookBack, bool Dynamic, int LookBack = 0>
+// Prefetch (0: none): at the block's start, its threads prefetch into L2 the tile `ahead` tickets
+// past their own (1: one prefetch.global.L2 of a 128-byte line a thread per line, 2: one
+// cp.async.bulk.prefetch.L2 of the whole tile by thread 0), the tile the block that replaces this
+// one is likely to take: DRAM keeps reading while blocks wait for their prefixes.
+template <int Threads, int Items, bool VecStore, bool NoLookBack, bool Dynamic, int LookBack = 0, int Prefetch = 0>
 __global__ void __launch_bounds__(Threads)
     sel_kernel(const float* in, float* out, long long n, Below pred, long long* num_selected,
-               td::TileStatus<unsigned> status, unsigned* counter) {
+               td::TileStatus<unsigned> status, unsigned* counter, long long ahead = 0) {
   constexpr int threads = Threads;
   constexpr int warps = threads / 32;
   constexpr int items = Items;
@@ -121,6 +125,18 @@ __global__ void __launch_bounds__(Threads)
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int first = warp * 32 * items + lane * vec;
+  if constexpr (Prefetch != 0) {
+    const long long later = (tile + ahead) * elems;
+    if (later + elems <= n) {
+      if constexpr (Prefetch == 1) {
+        for (int line = static_cast<int>(threadIdx.x); line < elems / 32; line += threads) {
+          asm volatile("prefetch.global.L2 [%0];" ::"l"(in + later + 32 * line));
+        }
+      } else if (threadIdx.x == 0) {
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(in + later), "r"(elems * 4) : "memory");
+      }
+    }
+  }
 
   float x[items];
   unsigned kept[rows];
@@ -411,7 +427,8 @@ struct Variant {
   bool checked;
 };
 
-template <int Threads, int Items, bool VecStore, bool NoLookBack, bool Dynamic, int LookBack = 0>
+template <int Threads, int Items, bool VecStore, bool NoLookBack, bool Dynamic, int LookBack = 0, int Prefetch = 0,
+          int AheadPercent = 100>
 void launch_copy(const float* in, float* out, long long n, long long* count, void* temp, cudaStream_t s) {
   constexpr int elems = Threads * Items;
   const long long tiles = (n + elems - 1) / elems;
@@ -419,10 +436,18 @@ void launch_copy(const float* in, float* out, long long n, long long* count, voi
   const td::TileStatus<unsigned> status(static_cast<unsigned char*>(temp) + td::scan_header_bytes, tiles);
   td::scan_init_kernel<td::TileStatus<unsigned>>
       <<<static_cast<unsigned>((tiles + 255) / 256), 256, 0, s>>>(status, tiles, counter);
-  auto k = sel_kernel<Threads, Items, VecStore, NoLookBack, Dynamic, LookBack>;
+  auto k = sel_kernel<Threads, Items, VecStore, NoLookBack, Dynamic, LookBack, Prefetch>;
   const int smem = Dynamic ? elems * 4 + 32 : 0;
   if (Dynamic) CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  k<<<static_cast<unsigned>(tiles), Threads, smem, s>>>(in, out, n, Below{}, count, status, counter);
+  static long long ahead = -1;
+  if (ahead < 0) {
+    int per_sm = 0, sms = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, Threads, smem));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    ahead = static_cast<long long>(per_sm) * sms * AheadPercent / 100;
+    if (Prefetch != 0) std::printf("  (prefetch %d: %d blocks an SM, %lld tiles ahead)\n", Prefetch, per_sm, ahead);
+  }
+  k<<<static_cast<unsigned>(tiles), Threads, smem, s>>>(in, out, n, Below{}, count, status, counter, ahead);
 }
 
 template <class Policy>
@@ -461,16 +486,14 @@ int main() {
 
   const Variant variants[] = {
       {"library (128 x 64)", launch_lib<void>, true},
-      {"copy 128 x 64", launch_copy<128, 64, false, false, false>, true},
       {"copy 128 x 64, vector stores", launch_copy<128, 64, true, false, false>, true},
-      {"copy 128 x 64, no look-back (diagnostic)", launch_copy<128, 64, false, true, false>, false},
-      {"pipelined 128 x 64, window 32", launch_pipe<128, 64, 1>, true},
-      {"pipelined 128 x 64, window 64", launch_pipe<128, 64, 2>, true},
-      {"pipelined 128 x 64, window 128", launch_pipe<128, 64, 4>, true},
-      {"pipelined 128 x 32, window 32", launch_pipe<128, 32, 1>, true},
-      {"pipelined 128 x 32, window 64", launch_pipe<128, 32, 2>, true},
-      {"pipelined 256 x 32, window 64", launch_pipe<256, 32, 2>, true},
-      {"pipelined 64 x 64, window 64", launch_pipe<64, 64, 2>, true},
+      {"vec + prefetch bulk, 1/8 wave ahead", launch_copy<128, 64, true, false, false, 0, 2, 12>, true},
+      {"vec + prefetch bulk, 1/4 wave ahead", launch_copy<128, 64, true, false, false, 0, 2, 25>, true},
+      {"vec + prefetch bulk, 3/8 wave ahead", launch_copy<128, 64, true, false, false, 0, 2, 37>, true},
+      {"vec + prefetch bulk, 1/2 wave ahead", launch_copy<128, 64, true, false, false, 0, 2, 50>, true},
+      {"vec + prefetch bulk, 5/8 wave ahead", launch_copy<128, 64, true, false, false, 0, 2, 62>, true},
+      {"vec + prefetch bulk, 3/4 wave ahead", launch_copy<128, 64, true, false, false, 0, 2, 75>, true},
+      {"vec + prefetch lines, 1/2 wave ahead", launch_copy<128, 64, true, false, false, 0, 1, 50>, true},
       {"cub::DeviceSelect::If",
        [](const float* i, float* o, long long m, long long* c, void*, cudaStream_t st) {
          std::size_t b = 0;
