@@ -119,6 +119,9 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
   const bool by_block = tiles == 1 || (by_block_allowed && tiles <= limits.sms);
+  // Past several waves of tiles, each block prefetches the tile one SM's worth of tickets past
+  // its own into L2 (scan_kernel; select_if measured 1.10x CUB with it, 1.00x without).
+  const std::int64_t prefetch_ahead = tiles > 8 * static_cast<std::int64_t>(limits.sms) ? limits.sms : 0;
   auto* counter = static_cast<unsigned*>(d_temp_storage);
   const TileStatus<Acc> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes, tiles > 1 ? tiles : 1);
   if (tiles > 1) {
@@ -131,10 +134,10 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
     // A programmatic dependent of the reset: its blocks launch while the reset runs and wait
     // for it inside (griddepcontrol.wait), which hides the second launch's latency.
     return launch_dependent(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out,
-                            num_items, op, init, status, counter, vector, by_block);
+                            num_items, op, init, status, counter, vector, by_block, prefetch_ahead);
   }
   return launch_kernel(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out,
-                       num_items, op, init, status, counter, vector, by_block);
+                       num_items, op, init, status, counter, vector, by_block, prefetch_ahead);
 }
 #endif
 

@@ -11,6 +11,7 @@
 #include <vector_types.h>
 
 #include "../../arch/griddepcontrol.cuh"
+#include "../../arch/prefetch.cuh"
 #include "../../block/block_scan.cuh"
 #include "../../config.cuh"
 #include "../../memory/copy_async.cuh"
@@ -315,10 +316,14 @@ TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_
 // reset it depends on, and waits for that grid only before it touches a state (the tile
 // functions); no ticket round trip either. A single tile (one block, nothing to wait for) needs
 // no reset kernel.
+// prefetch_ahead > 0: each block first prefetches into L2 the tile prefetch_ahead tickets past its
+// own, which a block starting later will take, so that DRAM keeps reading while tiles wait for
+// their prefixes with nothing in flight (select_kernel's measurement; a prefetch only moves lines
+// into L2, where an in-place scan's later writes land too).
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 __global__ void __launch_bounds__(Policy::threads)
     scan_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, TileStatus<Acc> status, unsigned* counter,
-                bool vector, bool by_block) {
+                bool vector, bool by_block, std::int64_t prefetch_ahead) {
   __shared__ alignas(16) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
   __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
   __shared__ Acc look_back_buf[warp_threads];
@@ -329,6 +334,12 @@ __global__ void __launch_bounds__(Policy::threads)
   if (!by_block) arch::wait_for_dependencies();
   if (threadIdx.x == 0) ticket = by_block ? blockIdx.x : atomicAdd(counter, 1u);
   __syncthreads();
+  constexpr std::int64_t tile_items = Policy::tile_items;
+  const std::int64_t later = (static_cast<std::int64_t>(ticket) + prefetch_ahead) * tile_items;
+  if (prefetch_ahead > 0 && later + tile_items <= n) {
+    arch::prefetch_l2_range(in + later, static_cast<std::size_t>(tile_items) * sizeof(In),
+                            static_cast<int>(threadIdx.x), Policy::threads);
+  }
   if constexpr (two_pass_tile<Policy, In, Out, Acc>) {
     scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status,
                                           stage, temp, look_back_buf);
