@@ -508,6 +508,60 @@ void check_type() {
   }
 }
 
+// An item of 8 bytes aligned to 4 (two floats): its output may sit 4 bytes off every whole-item
+// step to a 16-byte boundary, so it must not take the vector stores (a misaligned 16-byte store
+// faults).
+struct FloatPair {
+  float a, b;
+};
+static_assert(sizeof(FloatPair) == 8 && alignof(FloatPair) == 4);
+struct PairBelowFifty {
+  __host__ __device__ bool operator()(const FloatPair& p) const { return p.a < 50.0f; }
+};
+
+TEST_CASE("select_if of an 8-byte item aligned to 4, into outputs 4 and 12 bytes off a 16-byte boundary") {
+  for (std::int64_t n : {std::int64_t{37}, std::int64_t{5000}, std::int64_t{100003}}) {
+    CAPTURE(n);
+    const auto m = static_cast<std::size_t>(n);
+    const auto values = tilecraft::test::random_vector<int>(2 * m, 0, 99, 800 + static_cast<std::uint64_t>(n));
+    std::vector<FloatPair> host(m);
+    for (std::size_t i = 0; i < m; ++i)
+      host[i] = {static_cast<float>(values[2 * i]), static_cast<float>(values[2 * i + 1])};
+    std::vector<FloatPair> want;
+    for (const FloatPair& p : host) {
+      if (PairBelowFifty{}(p)) want.push_back(p);
+    }
+    DeviceBuffer<FloatPair> in(host);
+    for (int shift : {1, 3}) {  // floats past a 16-byte boundary: 4 and 12 bytes
+      CAPTURE(shift);
+      DeviceBuffer<float> out(2 * m + 8);
+      DeviceBuffer<std::int64_t> count(1);
+      out.poison();
+      count.poison();
+      auto* d_out = reinterpret_cast<FloatPair*>(out.get() + shift);
+      std::size_t bytes = 0;
+      REQUIRE(select_if(nullptr, bytes, in.get(), d_out, count.get(), n, PairBelowFifty{}) == cudaSuccess);
+      DeviceBuffer<unsigned char> temp(bytes);
+      REQUIRE(select_if(temp.get(), bytes, in.get(), d_out, count.get(), n, PairBelowFifty{}) == cudaSuccess);
+      tilecraft::test::sync_and_check();
+      const auto got = out.download();
+      CHECK(count.download()[0] == static_cast<std::int64_t>(want.size()));
+      std::size_t wrong = 0, written_outside = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const std::size_t at = i - static_cast<std::size_t>(shift);
+        if (i >= static_cast<std::size_t>(shift) && at < 2 * want.size()) {
+          const FloatPair& w = want[at / 2];
+          wrong += !tilecraft::test::same_bits(got[i], at % 2 == 0 ? w.a : w.b);
+        } else {
+          written_outside += !tilecraft::test::same_bits(got[i], tilecraft::test::poison_value<float>());
+        }
+      }
+      CHECK(wrong == 0);
+      CHECK(written_outside == 0);
+    }
+  }
+}
+
 TEST_CASE("select_if and partition into outputs at every shift of a 16-byte vector, items of 1 to 8 bytes") {
   check_type<std::uint8_t>();
   check_type<std::int16_t>();

@@ -39,7 +39,7 @@ TILECRAFT_DEVICE void prefetch_l2_range(const void* p, std::size_t bytes, int th
 //! schedule that kernel very differently (a scan tile went from 40 to 180 registers a thread).
 template <int Threads, std::size_t Bytes>
 TILECRAFT_DEVICE void prefetch_l2_block(const void* p, int thread) {
-  constexpr int lines = static_cast<int>(Bytes / 128) + 1;  // (+1: p need not start a line)
+  constexpr int lines = static_cast<int>((Bytes + 254) / 128);  // (the most Bytes can span from any start)
   const auto* first = static_cast<const unsigned char*>(p) - reinterpret_cast<std::uintptr_t>(p) % 128;
   const auto* end = static_cast<const unsigned char*>(p) + Bytes;
 #pragma unroll

@@ -53,14 +53,16 @@ struct SelectArrangement {
 // Stores src[0 .. count) (shared memory, 16-byte aligned, readable up to 16 bytes past count)
 // to dst[0 .. count) (aligned to In only): scalar stores up to dst's next 16-byte boundary, then
 // one 16-byte vector a thread, taken from two aligned shared vectors by the head's byte shift,
-// then scalar stores for the rest. For items of 1, 2, 4 or 8 bytes (a 16-byte store carries 16,
-// 8, 4 or 2 of them); a vector a thread instead of an item a thread costs a quarter of the
-// store instructions for floats (measured on the H200: select_if of 2^28 floats 1.3-2.3% faster,
+// then scalar stores for the rest. For naturally aligned items of 1, 2, 4 or 8 bytes (a 16-byte
+// store carries 16, 8, 4 or 2 of them); a vector a thread instead of an item a thread costs a
+// quarter of the store instructions for floats (measured on the H200: select_if of 2^28 floats 1.3-2.3% faster,
 // benchmarks/TUNING.md, "select_if's tile in pieces").
 template <int Threads, class In>
 TILECRAFT_DEVICE void store_run(In* dst, const In* src, int count) {
   constexpr int size = static_cast<int>(sizeof(In));
-  if constexpr (size <= 8 && 16 % size == 0) {
+  // (Only naturally aligned items: dst is aligned to alignof(In) alone, so an item of 8 bytes
+  // and 4-byte alignment, say, may sit 4 bytes off every whole-item step to a 16-byte boundary.)
+  if constexpr (size <= 8 && 16 % size == 0 && alignof(In) == sizeof(In)) {
     constexpr int per_vector = 16 / size;
     const auto misaligned = static_cast<int>(reinterpret_cast<std::uintptr_t>(dst) % 16);
     const int to_boundary = misaligned == 0 ? 0 : (16 - misaligned) / size;
