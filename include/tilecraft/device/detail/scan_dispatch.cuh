@@ -123,12 +123,11 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   // its own into L2 (scan_kernel). Measured on the H200 at 2^28 items (the GPU check of
   // 5e8bc54, against the check before it): time down 5-15% for 1-, 4- and 8-byte inputs (f32
   // 0.778 -> 0.816x memcpy, i32 0.769 -> 0.872, i64 0.847 -> 0.908, i8 0.450 -> 0.530), up 1.7x
-  // for 2-byte ones (i16 343 -> 585 us). That was a register cliff, not the prefetch: its loop
-  // of a run-time count, inlined, took the 2-byte register tile from 40 to 180 registers (one
-  // block an SM); the loop of a fixed count (arch::prefetch_l2_block) leaves every default tile
-  // at its registers of before. 2-byte inputs stay without it until a run measures them with it.
-  const std::int64_t prefetch_ahead =
-      sizeof(In) != 2 && tiles > 8 * static_cast<std::int64_t>(limits.sms) ? limits.sms : 0;
+  // for 2-byte ones (i16 343 -> 585 us): a register cliff, not the prefetch. Its loop, then of a
+  // run-time count and inlined, took the 2-byte register tile from 40 to 180 registers (one
+  // block an SM); with a fixed count (arch::prefetch_l2_block) every default tile keeps its
+  // registers of before.
+  const std::int64_t prefetch_ahead = tiles > 8 * static_cast<std::int64_t>(limits.sms) ? limits.sms : 0;
   auto* counter = static_cast<unsigned*>(d_temp_storage);
   const TileStatus<Acc> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes, tiles > 1 ? tiles : 1);
   if (tiles > 1) {
