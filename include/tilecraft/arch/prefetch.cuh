@@ -2,9 +2,10 @@
 //! Raw PTX wrapper: `prefetch.global.L2`, a hint that brings the 128-byte line holding an
 //! address into L2 without a register, a wait or an L1 line.
 //!
-//! A single-pass select waits for its tile's prefix with nothing in flight (about a third of its
-//! time on an H200, benchmarks/TUNING.md); prefetching the tile a block that starts later will
-//! take keeps DRAM reading through that wait: select_if of 2^28 floats ran 8% faster with it.
+//! A single-pass select or scan waits for its tile's prefix with nothing in flight (about a third
+//! of select_if's time on an H200, benchmarks/TUNING.md); prefetching the tile a block that starts
+//! later will take keeps DRAM reading through that wait: select_if of 2^28 floats ran 8% faster
+//! with it, scans of 2^28 items 5-15%.
 #pragma once
 
 #include <cstddef>
@@ -22,21 +23,10 @@ TILECRAFT_DEVICE void prefetch_l2(const void* p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(p)));
 }
 
-//! Prefetches every line of [p, p + bytes) into L2, the calling block's `threads` threads (this
-//! one `thread`) taking every `threads`-th line.
-TILECRAFT_DEVICE void prefetch_l2_range(const void* p, std::size_t bytes, int thread, int threads) {
-  const auto* bytes_p = static_cast<const unsigned char*>(p);
-  const auto* first = bytes_p - reinterpret_cast<std::uintptr_t>(p) % 128;  // the line holding p
-  for (const unsigned char* line = first + static_cast<std::size_t>(thread) * 128; line < bytes_p + bytes;
-       line += static_cast<std::size_t>(threads) * 128) {
-    prefetch_l2(line);
-  }
-}
-
 //! Prefetches every line of [p, p + Bytes) into L2, the calling block's Threads threads (this one
-//! `thread`) taking every Threads-th line, in a loop of a fixed count: where prefetch_l2_range's
-//! loop of a run-time count is inlined into a kernel that holds many values, the compiler may
-//! schedule that kernel very differently (a scan tile went from 40 to 180 registers a thread).
+//! `thread`) taking every Threads-th line. A loop of a fixed count: the same loop of a run-time
+//! count, inlined into a kernel that holds many values, made the compiler schedule that kernel
+//! very differently (a scan tile went from 40 to 180 registers a thread).
 template <int Threads, std::size_t Bytes>
 TILECRAFT_DEVICE void prefetch_l2_block(const void* p, int thread) {
   constexpr int lines = static_cast<int>((Bytes + 254) / 128);  // (the most Bytes can span from any start)

@@ -55,8 +55,8 @@ struct SelectArrangement {
 // one 16-byte vector a thread, taken from two aligned shared vectors by the head's byte shift,
 // then scalar stores for the rest. For naturally aligned items of 1, 2, 4 or 8 bytes (a 16-byte
 // store carries 16, 8, 4 or 2 of them); a vector a thread instead of an item a thread costs a
-// quarter of the store instructions for floats (measured on the H200: select_if of 2^28 floats 1.3-2.3% faster,
-// benchmarks/TUNING.md, "select_if's tile in pieces").
+// quarter of the store instructions for floats (measured on the H200: select_if of 2^28 floats
+// 1.3-2.3% faster, benchmarks/TUNING.md, "select_if's tile in pieces").
 template <int Threads, class In>
 TILECRAFT_DEVICE void store_run(In* dst, const In* src, int count) {
   constexpr int size = static_cast<int>(sizeof(In));
@@ -192,8 +192,8 @@ __global__ void __launch_bounds__(Policy::threads)
   // Tile index of this lane's first element in row 0; row j adds j * 32 * vec.
   const int first = warp * warp_threads * items + lane * vec;
   if (prefetch_ahead > 0 && (tile + prefetch_ahead) * elems + elems <= n) {
-    arch::prefetch_l2_range(in + (tile + prefetch_ahead) * elems, static_cast<std::size_t>(elems) * sizeof(In),
-                            static_cast<int>(threadIdx.x), threads);
+    arch::prefetch_l2_block<threads, static_cast<std::size_t>(elems) * sizeof(In)>(in + (tile + prefetch_ahead) * elems,
+                                                                                   static_cast<int>(threadIdx.x));
   }
 
   // Load and flag: bit c of kept[j] says element c of the lane's run in row j is kept.
