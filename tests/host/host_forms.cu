@@ -4,6 +4,8 @@
 #include <vector>
 
 #include <tilecraft/device/reduce.cuh>
+#include <tilecraft/device/scan.cuh>
+#include <tilecraft/device/select.cuh>
 #include <tilecraft/util/functional.cuh>
 
 namespace tilecraft::test {
@@ -39,6 +41,21 @@ HostFormsRun reduce_from_cu() {
   (void)cudaFree(temp);
   (void)cudaFree(d);
   return run;
+}
+
+std::size_t scan_query_from_cu(std::int64_t n) {
+  std::size_t bytes = 0;
+  const auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
+  return tilecraft::inclusive_scan(nullptr, bytes, in, out, n, Sum{}) == cudaSuccess ? bytes : 0;
+}
+
+std::size_t select_query_from_cu(std::int64_t n) {
+  std::size_t bytes = 0;
+  const auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+  auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
+  auto* count = reinterpret_cast<long long*>(std::uintptr_t{1} << 34);
+  return tilecraft::select_if(nullptr, bytes, in, out, count, n, HostFormsPositive{}) == cudaSuccess ? bytes : 0;
 }
 
 }  // namespace tilecraft::test

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <tilecraft/config.cuh>
 #include <tilecraft/util/functional.cuh>
 
 namespace tilecraft::test {
@@ -27,5 +28,15 @@ struct HostFormsRun {
 };
 
 HostFormsRun reduce_from_cu();
+
+//! The size queries of nvcc's forms (temp bytes, or 0 where the query failed) of
+//! tilecraft::inclusive_scan<void>(const float*, float*, n, Sum) and
+//! tilecraft::select_if<void>(const float*, float*, long long*, n, HostFormsPositive), the .cpp
+//! file asking its own forms the same.
+struct HostFormsPositive {
+  TILECRAFT_HOST_DEVICE bool operator()(float v) const { return v > 0.0f; }
+};
+std::size_t scan_query_from_cu(std::int64_t n);
+std::size_t select_query_from_cu(std::int64_t n);
 
 }  // namespace tilecraft::test

@@ -9,6 +9,8 @@
 #include <cstdint>
 
 #include <tilecraft/device/reduce.cuh>
+#include <tilecraft/device/scan.cuh>
+#include <tilecraft/device/select.cuh>
 #include <tilecraft/util/functional.cuh>
 
 #include "host_forms.h"
@@ -38,5 +40,28 @@ TEST_CASE("a .cpp and a .cu file calling one device algorithm each get their own
   if (run.had_device) {
     CHECK(run.status == cudaSuccess);
     CHECK(run.sum == doctest::Approx(run.expected));
+  }
+}
+
+TEST_CASE("a host compiler's scan and select answer the size query with nvcc's bytes") {
+  // Sizes on each side of the default tiles' thresholds (512 KiB, 4 MiB, 32 MiB of floats) and
+  // past 2^32 items (64-bit kept counts).
+  const auto* in = fake<const float>(std::uintptr_t{1} << 20);
+  auto* out = fake<float>(std::uintptr_t{1} << 30);
+  auto* count = fake<long long>(std::uintptr_t{1} << 34);
+  for (const std::int64_t n :
+       {std::int64_t{0}, std::int64_t{1}, std::int64_t{2049}, std::int64_t{131072}, std::int64_t{131073},
+        std::int64_t{1} << 20, (std::int64_t{1} << 20) + 1, std::int64_t{1} << 23, (std::int64_t{1} << 23) + 1,
+        std::int64_t{1} << 28, (std::int64_t{1} << 32) + 5}) {
+    CAPTURE(n);
+    std::size_t scan_bytes = 0;
+    REQUIRE(tilecraft::inclusive_scan(nullptr, scan_bytes, in, out, n, tilecraft::Sum{}) == cudaSuccess);
+    CHECK(scan_bytes > 0);
+    CHECK(scan_bytes == tilecraft::test::scan_query_from_cu(n));
+    std::size_t select_bytes = 0;
+    REQUIRE(tilecraft::select_if(nullptr, select_bytes, in, out, count, n, tilecraft::test::HostFormsPositive{}) ==
+            cudaSuccess);
+    CHECK(select_bytes > 0);
+    CHECK(select_bytes == tilecraft::test::select_query_from_cu(n));
   }
 }

@@ -74,10 +74,10 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //! a pointer is null or not aligned to its type while num_items > 0, the ranges partially
 //! overlap, or the given temp storage is too small, not 16-byte aligned or shares bytes with
 //! the arrays. Otherwise the first failing CUDA call's status (device queries, the kernel's
-//! attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it launches
-//! nothing: it refuses a num_items out of range and returns cudaErrorInvalidDeviceFunction for
-//! every other call, the size query included (the tile plan needs nvcc). `Policy` (default: by
-//! type and size) is a ScanPolicy.
+//! attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it checks
+//! the arguments and answers the size query (the same bytes as nvcc's form), and returns
+//! cudaErrorInvalidDeviceFunction where it would launch. `Policy` (default: by type and size) is
+//! a ScanPolicy.
 //! \code
 //! std::size_t bytes = 0;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan(nullptr, bytes, d_in, d_out, n, tilecraft::Sum{}));

@@ -47,9 +47,9 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //! loads), the count and the temp storage share bytes, or the temp storage is too small or not
 //! 16-byte aligned. num_items == 0 writes 0 to *d_num_selected. Otherwise the first failing
 //! CUDA call's status (device queries, the kernel's attributes, the launch) or cudaSuccess.
-//! Compiled by a host compiler (a .cpp file) it launches nothing: it refuses a num_items out of
-//! range and returns cudaErrorInvalidDeviceFunction for every other call, the size query
-//! included (the tile plan needs nvcc).
+//! Compiled by a host compiler (a .cpp file) it checks the arguments and answers the size query
+//! (the same bytes as nvcc's form), and returns cudaErrorInvalidDeviceFunction where it would
+//! launch or write the count.
 //! \code
 //! std::size_t bytes = 0;
 //! std::int64_t* d_count = nullptr;   // device memory for the kept count

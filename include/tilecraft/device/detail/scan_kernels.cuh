@@ -150,8 +150,6 @@ struct TileStage {
 #endif
 };
 
-#if defined(__CUDACC__)
-
 // The staging buffer of a tile of In read and Out written (one buffer, used in turn).
 template <class Policy, class In, class Out>
 TILECRAFT_HOST_DEVICE constexpr std::size_t stage_bytes_of() {
@@ -159,6 +157,8 @@ TILECRAFT_HOST_DEVICE constexpr std::size_t stage_bytes_of() {
   const std::size_t out_bytes = TileStage<Out, Policy::threads, Policy::items>::bytes;
   return in_bytes > out_bytes ? in_bytes : out_bytes;
 }
+
+#if defined(__CUDACC__)
 
 // Whether a scan's tile runs in two passes over shared memory (scan_tile_two_pass) instead of
 // from registers: a thread's items would take more than 128 bytes of accumulators in registers

@@ -48,15 +48,18 @@ using DefaultSelectPolicySmall = DefaultScanPolicySmall<In, In>;
 // Inputs above this many bytes take DefaultSelectPolicyHuge.
 inline constexpr std::int64_t huge_select_min_bytes = std::int64_t{32} << 20;
 
-#if defined(__CUDACC__)
-// Offset: the kept counts' type (32-bit below 2^32 items: one 8-byte word per tile state).
-template <class Policy, bool Partition, class Offset, class In, class Pred, class NumSelected>
-[[nodiscard]] cudaError_t select_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, In* d_out,
-                                     NumSelected* d_num_selected, std::int64_t num_items, Pred pred,
-                                     cudaStream_t stream) {
-  const std::int64_t tiles = ceil_div<std::int64_t>(num_items, Policy::tile_items);
-  if (tiles > INT_MAX) return cudaErrorInvalidValue;
-  const std::size_t needed = scan_header_bytes + tile_status_bytes<Offset>(tiles > 1 ? tiles : 1);
+// What select_run checks before it launches, and its size query: host code, so that a host
+// compiler's form answers the query and refuses what nvcc's refuses. Offset: the kept counts'
+// type (32-bit below 2^32 items: one 8-byte word per tile state). Sets `tiles` to the tiles to
+// launch, 0 where nothing is launched (the size query); num_items == 0 passes with one tile.
+template <class Policy, bool Partition, class Offset, class In, class NumSelected>
+[[nodiscard]] cudaError_t select_check(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                                       const In* d_out, const NumSelected* d_num_selected, std::int64_t num_items,
+                                       std::int64_t& tiles) {
+  tiles = 0;
+  const std::int64_t all_tiles = ceil_div<std::int64_t>(num_items, Policy::tile_items);
+  if (all_tiles > INT_MAX) return cudaErrorInvalidValue;
+  const std::size_t needed = scan_header_bytes + tile_status_bytes<Offset>(all_tiles > 1 ? all_tiles : 1);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = needed;
     return cudaSuccess;
@@ -84,6 +87,20 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
       bytes_overlap(d_temp_storage, needed, d_num_selected, count_bytes)) {
     return cudaErrorInvalidValue;
   }
+  tiles = all_tiles > 1 ? all_tiles : 1;
+  return cudaSuccess;
+}
+
+#if defined(__CUDACC__)
+template <class Policy, bool Partition, class Offset, class In, class Pred, class NumSelected>
+[[nodiscard]] cudaError_t select_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, In* d_out,
+                                     NumSelected* d_num_selected, std::int64_t num_items, Pred pred,
+                                     cudaStream_t stream) {
+  std::int64_t tiles = 0;
+  TILECRAFT_RETURN_IF_ERROR((select_check<Policy, Partition, Offset>(d_temp_storage, temp_storage_bytes, d_in, d_out,
+                                                                     d_num_selected, num_items, tiles)));
+  if (tiles == 0) return cudaSuccess;
+  const bool in_place = d_in == d_out;
   if (num_items == 0) return returned_status(cudaMemsetAsync(d_num_selected, 0, sizeof(NumSelected), stream));
   // The tile a block prefetches into L2: one ticket an SM past its own (a quarter of the
   // resident blocks at four an SM; an eighth to three quarters measured alike on the H200).
@@ -126,7 +143,9 @@ template <class Policy, bool Partition, class In, class Pred, class NumSelected>
     if (static_cast<std::uint64_t>(num_items) > static_cast<std::uint64_t>(std::numeric_limits<NumSelected>::max())) {
       return cudaErrorInvalidValue;
     }
-#if defined(__CUDACC__)
+    // One policy's select in this compiler's form: nvcc's runs it; a host compiler's checks the
+    // arguments, answers the size query and returns cudaErrorInvalidDeviceFunction where it
+    // would launch.
     auto run = [&]<class P>() -> cudaError_t {
       constexpr bool fits = static_cast<std::size_t>(P::tile_items) * sizeof(In) <= max_tile_stage_bytes;
       static_assert(fits,
@@ -134,12 +153,24 @@ template <class Policy, bool Partition, class In, class Pred, class NumSelected>
                     "of static shared memory: take fewer threads or items (the default tiles take items of up to 640 "
                     "bytes)");
       if constexpr (fits) {
-        if (num_items <= static_cast<std::int64_t>(UINT_MAX)) {
+        const bool narrow = num_items <= static_cast<std::int64_t>(UINT_MAX);
+#if defined(__CUDACC__)
+        if (narrow) {
           return select_run<P, Partition, unsigned>(d_temp_storage, temp_storage_bytes, d_in, d_out, d_num_selected,
                                                     num_items, pred, stream);
         }
         return select_run<P, Partition, unsigned long long>(d_temp_storage, temp_storage_bytes, d_in, d_out,
                                                             d_num_selected, num_items, pred, stream);
+#else
+        (void)pred, (void)stream;
+        std::int64_t tiles = 0;
+        TILECRAFT_RETURN_IF_ERROR(
+            narrow ? select_check<P, Partition, unsigned>(d_temp_storage, temp_storage_bytes, d_in, d_out,
+                                                          d_num_selected, num_items, tiles)
+                   : select_check<P, Partition, unsigned long long>(d_temp_storage, temp_storage_bytes, d_in, d_out,
+                                                                    d_num_selected, num_items, tiles));
+        return tiles == 0 ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+#endif
       } else {
         return cudaErrorInvalidValue;
       }
@@ -152,11 +183,6 @@ template <class Policy, bool Partition, class In, class Pred, class NumSelected>
       if (num_items <= huge_select_min_bytes / size) return run.template operator()<DefaultSelectPolicyLarge<In>>();
       return run.template operator()<DefaultSelectPolicyHuge<In>>();
     }
-#else
-    (void)d_temp_storage, (void)temp_storage_bytes, (void)d_in, (void)d_out, (void)d_num_selected, (void)pred,
-        (void)stream;
-    return cudaErrorInvalidDeviceFunction;
-#endif
   } else {
     return cudaErrorInvalidValue;
   }
