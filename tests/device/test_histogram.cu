@@ -114,6 +114,58 @@ TEST_CASE("uint16 samples: bins 256, 1000, 4096 and 65536 (global counters), bel
   }
 }
 
+TEST_CASE("uint8 and uint16 even bins with int levels past the samples' range, against the host count and CUB") {
+  struct Bins {
+    int bins, lower, upper;
+    bool cub;  // CUB's own integer arithmetic is compared only where the width fits 2^31
+  };
+  // Below the smallest sample, above the largest + 1, both, all of int, and levels that no
+  // sample reaches (nothing counted).
+  const Bins u8_configs[] = {{256, -128, 384, true},      {7, -1000, 1000, true}, {5, 200, 100000, true},
+                             {4, -50, 100, true},         {1, 300, 400, true},    {2, -10, 0, true},
+                             {3, INT_MIN, INT_MAX, false}};
+  const Bins u16_configs[] = {{256, -65536, 131072, true},
+                              {1000, -5, 65541, true},
+                              {17, 60000, 70000, true},
+                              {4096, -70000, 65536, true},
+                              {3, INT_MIN, INT_MAX, false}};
+  for (std::int64_t n :
+       {std::int64_t{0}, std::int64_t{1}, std::int64_t{33}, std::int64_t{70001}, std::int64_t{(1 << 20) + 3}}) {
+    for (int shift : {0, 1}) {
+      for (Pattern pattern : {Pattern::uniform, Pattern::one_bin}) {
+        CAPTURE(n);
+        CAPTURE(shift);
+        CAPTURE(static_cast<int>(pattern));
+        const auto h8 = make_samples<std::uint8_t>(static_cast<std::size_t>(n + shift), pattern, 0, 255, 5 * n + shift);
+        DeviceBuffer<std::uint8_t> in8(h8);
+        for (const Bins& b : u8_configs) {
+          CAPTURE(b.bins);
+          CAPTURE(b.lower);
+          CAPTURE(b.upper);
+          const Counts want = host_even(h8, static_cast<std::size_t>(shift), n, b.bins, b.lower, b.upper);
+          CHECK(run_even<unsigned>(in8.get() + shift, n, b.bins, b.lower, b.upper) == want);
+          if (b.cub && pattern == Pattern::uniform) {
+            CHECK(cub_even(in8.get() + shift, n, b.bins, b.lower, b.upper) == want);
+          }
+        }
+        const auto h16 =
+            make_samples<std::uint16_t>(static_cast<std::size_t>(n + shift), pattern, 0, 65535, 7 * n + shift);
+        DeviceBuffer<std::uint16_t> in16(h16);
+        for (const Bins& b : u16_configs) {
+          CAPTURE(b.bins);
+          CAPTURE(b.lower);
+          CAPTURE(b.upper);
+          const Counts want = host_even(h16, static_cast<std::size_t>(shift), n, b.bins, b.lower, b.upper);
+          CHECK(run_even<unsigned>(in16.get() + shift, n, b.bins, b.lower, b.upper) == want);
+          if (b.cub && pattern == Pattern::uniform) {
+            CHECK(cub_even(in16.get() + shift, n, b.bins, b.lower, b.upper) == want);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("a policy without lane counters: one block histogram, warp copies, global counters") {
   // 128 threads, WarpsPerCopy 4: one copy (BlockHistogramAlgorithm::block); 64 threads: two.
   using One = tilecraft::HistogramPolicy<128, 2, 4, 0, 1>;

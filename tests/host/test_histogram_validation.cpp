@@ -49,13 +49,18 @@ TEST_CASE("histogram_even rejects bad arguments before launching") {
         bad);
   CHECK(histogram_even(temp, bytes, fake<const float>((std::uintptr_t{1} << 20) + 2), hist, 64, -1.0f, 1.0f, 10) ==
         bad);
-  // Integer levels: lower < upper, inside [smallest sample, largest sample + 1].
+  // Integer levels: lower < upper, any int values (past the samples' range too, as CUB's; this
+  // host compiler's form then answers where nvcc's would launch).
   CHECK(histogram_even(temp, bytes, in, hist, 256, 5, 5, 10) == bad);
   CHECK(histogram_even(temp, bytes, in, hist, 256, 6, 5, 10) == bad);
-  CHECK(histogram_even(temp, bytes, in, hist, 256, -1, 256, 10) == bad);
-  CHECK(histogram_even(temp, bytes, in, hist, 256, 0, 257, 10) == bad);
+  CHECK(histogram_even(nullptr, query, in, hist, 256, 6, 5, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in, hist, 256, -1, 256, 10) == cudaErrorInvalidDeviceFunction);
+  CHECK(histogram_even(temp, bytes, in, hist, 256, 0, 257, 10) == cudaErrorInvalidDeviceFunction);
+  CHECK(histogram_even(temp, bytes, in, hist, 7, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(),
+                       10) == cudaErrorInvalidDeviceFunction);
   auto* in16 = fake<const std::uint16_t>(std::uintptr_t{1} << 20);
-  CHECK(histogram_even(temp, bytes, in16, hist, 256, 0, 65537, 10) == bad);
+  CHECK(histogram_even(temp, bytes, in16, hist, 256, 0, 65537, 10) == cudaErrorInvalidDeviceFunction);
+  CHECK(histogram_even(temp, bytes, in16, hist, 256, 70000, 70001, 10) == cudaErrorInvalidDeviceFunction);
   CHECK(histogram_even(nullptr, query, in16, hist, 256, 0, 65536, 10) == cudaSuccess);
   // Samples whose bytes overflow 64 bits (the size query too); bytes up to 2^63 - 1 samples.
   constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();

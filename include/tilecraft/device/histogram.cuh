@@ -92,11 +92,12 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!
 //! - Samples: std::uint8_t, std::uint16_t, std::int32_t or float, the array aligned to its type
 //!   (any offset from a 16-byte boundary);
-//!   Level: int for integer samples (lower >= the smallest sample value, upper <= the largest + 1;
-//!   for int32 samples upper is at most INT_MAX, so the sample INT_MAX is never counted, as with
-//!   CUB's int levels), float for float samples (finite, upper - lower finite, and num_bins / (upper - lower)
-//!   finite: a width that narrow would put every sample in one bin). Samples outside [lower, upper)
-//!   and NaN are not counted.
+//!   Level: int for integer samples (any lower < upper, as with CUB's int levels: levels past the
+//!   samples' range count by the same formula, at the 32-bit samples' bin cost of a float
+//!   estimate corrected by a 64-bit multiply; for int32 samples upper is at most INT_MAX, so the
+//!   sample INT_MAX is never counted), float for float samples (finite, upper - lower finite, and num_bins / (upper -
+//!   lower) finite: a width that narrow would put every sample in one bin). Samples outside [lower, upper) and NaN are
+//!   not counted.
 //! - Bins, integer samples: bin = floor((x - lower) * num_bins / (upper - lower)), exact.
 //!   Float samples (the formula to reproduce on the host, in float arithmetic, each operation
 //!   rounded to nearest, no fused multiply-add):

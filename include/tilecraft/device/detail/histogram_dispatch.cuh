@@ -195,6 +195,13 @@ template <class Policy, class Sample, class Counter, class Params>
   }
   return histogram_launch<Policy, true, true>(d_samples, n, d_histogram, params, plan, flush_samples, stream);
 }
+
+// The 32-bit samples' even bins between int levels (lower < upper).
+inline EvenParams<EvenBinsWide> even_bins_wide(int num_bins, int lower, int upper) {
+  const auto range = static_cast<std::uint64_t>(static_cast<std::int64_t>(upper) - lower);
+  return {{static_cast<unsigned>(lower), static_cast<unsigned>(range), static_cast<unsigned>(num_bins),
+           static_cast<float>(num_bins) / static_cast<float>(range)}};
+}
 #endif
 
 //! Samples a block adds to its 32-bit shared counters between flushes.
@@ -216,8 +223,8 @@ template <class Policy, class Sample, class Counter, class Level>
         invalid != cudaSuccess) {
       return invalid;
     }
-    // The levels: lower < upper, inside the samples' range (integers: up to the largest sample
-    // + 1), finite with a finite width and a finite bins-per-unit scale (floats: a width so
+    // The levels: lower < upper (integers: any int levels, as CUB's, past the samples' range
+    // too), finite with a finite width and a finite bins-per-unit scale (floats: a width so
     // narrow that num_bins / width overflows would put every sample in the last bin).
     if constexpr (std::is_same_v<Sample, float>) {
       if (!(lower < upper) || !std::isfinite(lower) || !std::isfinite(upper) || !std::isfinite(upper - lower) ||
@@ -225,10 +232,7 @@ template <class Policy, class Sample, class Counter, class Level>
         return cudaErrorInvalidValue;
       }
     } else {
-      const auto lo = static_cast<std::int64_t>(lower), hi = static_cast<std::int64_t>(upper);
-      const auto smallest = static_cast<std::int64_t>(std::numeric_limits<Sample>::lowest());
-      const auto largest = static_cast<std::int64_t>(std::numeric_limits<Sample>::max());
-      if (!(lo < hi) || lo < smallest || hi > largest + 1) return cudaErrorInvalidValue;
+      if (!(lower < upper)) return cudaErrorInvalidValue;
     }
     if (d_temp_storage == nullptr) {
       temp_storage_bytes = histogram_temp_bytes;
@@ -240,6 +244,14 @@ template <class Policy, class Sample, class Counter, class Level>
       const EvenParams<EvenBinsFloat> params{{lower, upper, scale, static_cast<unsigned>(num_bins - 1)}};
       return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
     } else if constexpr (sizeof(Sample) <= 2) {
+      // Levels past the samples' range: x - lower and the width need 32 bits, where the
+      // multiply-shift below is exact only for the narrow types' spans; the 32-bit samples' bins
+      // serve (their own kernels, so the narrow ones keep theirs).
+      if (lower < static_cast<int>(std::numeric_limits<Sample>::lowest()) ||
+          static_cast<std::int64_t>(upper) > static_cast<std::int64_t>(std::numeric_limits<Sample>::max()) + 1) {
+        return histogram_run<Policy>(d_samples, num_samples, d_histogram, even_bins_wide(num_bins, lower, upper),
+                                     num_bins, flush_samples, stream);
+      }
       const auto range = static_cast<std::uint64_t>(static_cast<std::int64_t>(upper) - lower);
       const std::uint64_t m = ((static_cast<std::uint64_t>(num_bins) << 32) + range - 1) / range;
       int shift = -1;  // range = bins x 2^shift: a shift instead of the multiplies
@@ -250,11 +262,8 @@ template <class Policy, class Sample, class Counter, class Level>
                                                static_cast<unsigned>(m), static_cast<unsigned>(m >> 32), shift}};
       return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
     } else {
-      const auto range = static_cast<std::uint64_t>(static_cast<std::int64_t>(upper) - lower);
-      const EvenParams<EvenBinsWide> params{{static_cast<unsigned>(lower), static_cast<unsigned>(range),
-                                             static_cast<unsigned>(num_bins),
-                                             static_cast<float>(num_bins) / static_cast<float>(range)}};
-      return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
+      return histogram_run<Policy>(d_samples, num_samples, d_histogram, even_bins_wide(num_bins, lower, upper),
+                                   num_bins, flush_samples, stream);
     }
 #else
     (void)stream;  // host compilers: argument checks and size queries only
