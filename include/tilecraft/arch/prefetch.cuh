@@ -18,7 +18,9 @@ namespace tilecraft::arch {
 #if defined(__CUDACC__)
 
 //! Asks L2 to fetch the line holding `p`, an address in global memory (any alignment). A hint:
-//! nothing waits for it, it writes no register, and it faults on no address.
+//! nothing waits for it and it writes no register. The PTX manual does not promise that a
+//! prefetch of an unmapped address is harmless, so give it addresses inside an allocation (the
+//! scan and select prefetch only tiles wholly inside their input).
 TILECRAFT_DEVICE void prefetch_l2(const void* p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(p)));
 }

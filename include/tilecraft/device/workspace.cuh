@@ -66,13 +66,20 @@ inline cudaError_t workspace_alloc(void** ptr, std::size_t bytes, cudaStream_t s
   *ptr = nullptr;
   if (limit >= 0 && bytes > static_cast<std::uint64_t>(limit)) return cudaErrorMemoryAllocation;
   int device = 0;
-  cudaError_t status = cudaGetDevice(&device);
+  TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
   cudaMemPool_t pool = nullptr;
-  if (status == cudaSuccess) status = workspace_pool(device, pool, true, workspace_keep_bytes);
-  if (status == cudaSuccess) status = cudaMallocFromPoolAsync(ptr, bytes, pool, stream);
-  if (status == cudaSuccess) keep_workspace(pool);
-  if (status != cudaSuccess) *ptr = nullptr;
-  return returned_status(status);
+  // As it is: workspace_pool takes its runtime calls' errors out of the slot itself, and its
+  // cudaErrorNotSupported (no memory pools, a device past the cache) is its own, not a failed
+  // call's, so a caller's unread error of that code stays in the slot.
+  if (const cudaError_t status = workspace_pool(device, pool, true, workspace_keep_bytes); status != cudaSuccess) {
+    return status;
+  }
+  if (const cudaError_t status = cudaMallocFromPoolAsync(ptr, bytes, pool, stream); status != cudaSuccess) {
+    *ptr = nullptr;
+    return returned_status(status);
+  }
+  keep_workspace(pool);
+  return cudaSuccess;
 }
 
 // Returns workspace_alloc's memory to the pool, in stream order.
