@@ -1,0 +1,127 @@
+// The scan's L2 prefetch distance (scan_dispatch.cuh: one SM's worth of tickets, past 8 x SMs
+// tiles): the library's scan kernel launched as scan_run launches it, with the tile a block
+// prefetches `ahead` tickets past its own for ahead = 0 (none), SMs / 2, SMs, 2, 3 and 4 SMs,
+// beside cub::DeviceScan::InclusiveSum and the library's own call (L2 flushed, medians of 11
+// runs, us). Every variant's output is compared bit for bit with the library's.
+#include <cub/device/device_scan.cuh>
+#include <tilecraft/device/scan.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#define CK(x)                                                                        \
+  do {                                                                               \
+    cudaError_t e_ = (x);                                                            \
+    if (e_ != cudaSuccess) {                                                         \
+      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                  \
+    }                                                                                \
+  } while (0)
+
+namespace td = tilecraft::detail;
+using tilecraft::Sum;
+
+template <class T>
+__global__ void fill(T* p, long long n) {
+  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x) {
+    unsigned h = static_cast<unsigned>(i) * 2654435761u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    p[i] = static_cast<T>(static_cast<int>(h >> 24) - 128) / static_cast<T>(std::is_floating_point_v<T> ? 16 : 1);
+  }
+}
+
+// scan_run's launch (reset kernel, then the scan as its programmatic dependent) with a given
+// prefetch distance.
+template <class T>
+void scan_with_ahead(const T* in, T* out, long long n, void* temp, long long ahead, cudaStream_t s) {
+  using Policy = td::DefaultScanPolicyLarge<T, T>;
+  using Acc = T;
+  const long long tiles = (n + Policy::tile_items - 1) / Policy::tile_items;
+  auto* counter = static_cast<unsigned*>(temp);
+  const td::TileStatus<Acc> status(static_cast<unsigned char*>(temp) + td::scan_header_bytes, tiles);
+  CK(td::launch_kernel(td::scan_init_kernel<td::TileStatus<Acc>>, dim3(static_cast<unsigned>((tiles + 255) / 256)),
+                       dim3(256), 0, s, status, static_cast<std::int64_t>(tiles), counter));
+  auto kernel = td::scan_kernel<Policy, false, T, T, Acc, Sum>;
+  const bool vector = true, by_block = false;
+  CK(td::launch_dependent(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, s, in, out,
+                          static_cast<std::int64_t>(n), Sum{}, Acc{}, status, counter, vector, by_block,
+                          static_cast<std::int64_t>(ahead)));
+}
+
+template <class F>
+float median_us(F&& f, char* flush, cudaStream_t s) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> t;
+  for (int r = 0; r < 12; ++r) {
+    CK(cudaMemsetAsync(flush, r, 256 << 20, s));
+    CK(cudaEventRecord(a, s));
+    f();
+    CK(cudaEventRecord(b, s));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    if (r > 0) t.push_back(ms * 1000.0f);
+  }
+  std::sort(t.begin(), t.end());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return t[t.size() / 2];
+}
+
+template <class T>
+void run(const char* name, long long n, int sms, char* flush, cudaStream_t s) {
+  T *in, *out, *ref;
+  CK(cudaMalloc(&in, n * sizeof(T)));
+  CK(cudaMalloc(&out, n * sizeof(T)));
+  CK(cudaMalloc(&ref, n * sizeof(T)));
+  fill<<<1024, 256, 0, s>>>(in, n);
+  CK(cudaGetLastError());
+  std::size_t bytes = 0;
+  CK(tilecraft::inclusive_scan(nullptr, bytes, in, ref, n, Sum{}, s));
+  void* temp;
+  CK(cudaMalloc(&temp, bytes));
+  std::size_t cub_bytes = 0;
+  CK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, out, n, s));
+  void* cub_temp;
+  CK(cudaMalloc(&cub_temp, cub_bytes));
+  CK(tilecraft::inclusive_scan(temp, bytes, in, ref, n, Sum{}, s));
+  CK(cudaStreamSynchronize(s));
+  std::vector<T> want(n), got(n);
+  CK(cudaMemcpy(want.data(), ref, n * sizeof(T), cudaMemcpyDeviceToHost));
+  const float cub = median_us([&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, n, s)); }, flush, s);
+  const float lib = median_us([&] { CK(tilecraft::inclusive_scan(temp, bytes, in, out, n, Sum{}, s)); }, flush, s);
+  std::printf("%s n=%lld: cub %.1f us, library %.1f us (%.3fx cub)\n", name, n, cub, lib, cub / lib);
+  for (const double k : {0.0, 0.5, 1.0, 2.0, 3.0, 4.0}) {
+    const long long ahead = static_cast<long long>(k * sms);
+    const float us = median_us([&] { scan_with_ahead(in, out, n, temp, ahead, s); }, flush, s);
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(got.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
+    const bool same = std::memcmp(got.data(), want.data(), n * sizeof(T)) == 0;
+    std::printf("  ahead %4lld (%.1f SMs): %.1f us (%.3fx cub)%s\n", ahead, k, us, cub / us, same ? "" : "  WRONG");
+  }
+  CK(cudaFree(in));
+  CK(cudaFree(out));
+  CK(cudaFree(ref));
+  CK(cudaFree(temp));
+  CK(cudaFree(cub_temp));
+}
+
+int main() {
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaStream_t s;
+  CK(cudaStreamCreate(&s));
+  char* flush;
+  CK(cudaMalloc(&flush, 256 << 20));
+  for (const long long n : {1ll << 24, 1ll << 26, 1ll << 28}) run<float>("f32", n, sms, flush, s);
+  run<int>("i32", 1ll << 28, sms, flush, s);
+  run<long long>("i64", 1ll << 27, sms, flush, s);
+  CK(cudaFree(flush));
+  return 0;
+}
