@@ -122,15 +122,15 @@ TEST_CASE("few tiles: 2 to 9 tiles, and around one tile per SM, of non-commutati
 // order: their f32 results are the same bits (both forced through the dispatch's
 // by_block_allowed). Misaligned and in place too. (Every run's bits: the 20-run case above.)
 template <class Policy, bool Exclusive>
-std::vector<float> scan_path(const float* in, float* out, std::int64_t n, bool by_block) {
+std::vector<float> scan_path(const float* in, float* out, std::int64_t n, bool by_block, bool far = true) {
   std::size_t bytes = 0;
-  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive>(nullptr, bytes, in, out, n, Sum{}, 0.5f, nullptr, by_block) ==
-          cudaSuccess);
+  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive>(nullptr, bytes, in, out, n, Sum{}, 0.5f, nullptr, by_block,
+                                                         far) == cudaSuccess);
   DeviceBuffer<unsigned char> temp(bytes);
   temp.poison();
   if (in != out) TILECRAFT_THROW_IF_ERROR(cudaMemset(out, 0xA5, static_cast<std::size_t>(n) * sizeof(float)));
-  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive>(temp.get(), bytes, in, out, n, Sum{}, 0.5f, nullptr,
-                                                         by_block) == cudaSuccess);
+  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive>(temp.get(), bytes, in, out, n, Sum{}, 0.5f, nullptr, by_block,
+                                                         far) == cudaSuccess);
   tilecraft::test::sync_and_check();
   return download(out, static_cast<std::size_t>(n));
 }
@@ -171,6 +171,42 @@ TEST_CASE("tiles by block index and by ticket: the same bits") {
       check_order_bits<ScanPolicy<256, 8>>(real, n, shift);   // the small default tile
       check_order_bits<ScanPolicy<256, 32>>(real, n, shift);  // the register tile
       check_order_bits<ScanPolicy<128, 64>>(real, n, shift);  // two passes over shared memory
+    }
+  }
+}
+
+// Up to 8 x SMs tiles the look-back walks back over the aggregates (look_back_far) instead of
+// waiting in place for an inclusive prefix: the same sequential fold, so the same f32 bits
+// (both forced through the dispatch's far_allowed). 33, 313 and 938 tiles of 64 (the last
+// past the walk's 16 windows, where it waits in place at the farthest), 3, 33 and 129 of 2048,
+// and 1, 9 and 33 of 8192 (tickets, not block indices), misaligned and exclusive too.
+TEST_CASE("the walk over the aggregates and waiting in place: the same bits") {
+  int sms = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const auto real = tilecraft::test::random_vector<float>(std::size_t{1} << 19, -1.0, 1.0, 77);
+  DeviceBuffer<float> in(real), out(real.size());
+  auto check = [&]<class Policy>(std::int64_t n, int shift) {
+    CAPTURE(Policy::tile_items);
+    CAPTURE(n);
+    CAPTURE(shift);
+    const std::int64_t tiles = (n + Policy::tile_items - 1) / Policy::tile_items;
+    if (tiles > 8 * static_cast<std::int64_t>(sms)) return;  // (one path either way)
+    const float* p = in.get() + shift;
+    float* o = out.get() + shift;
+    const auto far = scan_path<Policy, false>(p, o, n, false, true);
+    CHECK(mismatches(far, scan_path<Policy, false>(p, o, n, false, false)) == 0);
+    CHECK(tilecraft::test::float_sum_errors(far, real, static_cast<std::size_t>(shift), static_cast<std::size_t>(n)) ==
+          0);
+    const auto exclusive = scan_path<Policy, true>(p, o, n, false, true);
+    CHECK(mismatches(exclusive, scan_path<Policy, true>(p, o, n, false, false)) == 0);
+  };
+  for (int shift : {0, 3}) {
+    for (std::int64_t n : {std::int64_t{2049}, std::int64_t{20001}, std::int64_t{60001}}) {
+      check.template operator()<Tiny>(n, shift);
+    }
+    for (std::int64_t n : {std::int64_t{4097}, std::int64_t{65536 + 5}, std::int64_t{264001}}) {
+      check.template operator()<ScanPolicy<256, 8>>(n, shift);
+      check.template operator()<ScanPolicy<128, 64>>(n, shift);
     }
   }
 }

@@ -49,7 +49,7 @@ void scan_with_ahead(const T* in, T* out, long long n, void* temp, long long ahe
   const bool vector = true, by_block = false;
   CK(td::launch_dependent(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, s, in, out,
                           static_cast<std::int64_t>(n), Sum{}, Acc{}, status, counter, vector, by_block,
-                          static_cast<std::int64_t>(ahead)));
+                          static_cast<std::int64_t>(ahead), false));
 }
 
 template <class F>

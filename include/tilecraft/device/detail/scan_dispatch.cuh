@@ -100,20 +100,22 @@ template <class Policy, class In, class Out, class Acc>
 }
 
 #if defined(__CUDACC__)
-// scan_kernel's static shared memory: the stage, block_scan's storage, the look-back's 32
-// accumulators and the ticket (with room for their alignment). At most 48 KiB (scan_run's rule;
+// scan_kernel's static shared memory: the stage, block_scan's storage, the look-back's
+// accumulators (32 a window it walks back, look_back_far) and the ticket (with room for their
+// alignment). At most 48 KiB (scan_run's rule;
 // DefaultScanShape::fits keeps the default tiles within it).
 template <class Policy, class In, class Out, class Acc>
 constexpr std::size_t scan_kernel_smem_bytes() {
   return stage_bytes_of<Policy, In, Out>() + sizeof(BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>) +
-         warp_threads * sizeof(Acc) + 64;
+         far_windows<Acc> * warp_threads * sizeof(Acc) + 64;
 }
 
-// by_block_allowed: false takes every tile from the counter, however few (tests compare the two).
+// by_block_allowed: false takes every tile from the counter, however few; far_allowed: false
+// waits in place for the inclusive prefixes however few the tiles (tests compare the paths).
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 [[nodiscard]] cudaError_t scan_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                    std::int64_t num_items, Op op, Acc init, cudaStream_t stream,
-                                   bool by_block_allowed = true) {
+                                   bool by_block_allowed = true, bool far_allowed = true) {
   static_assert(stage_bytes_of<Policy, In, Out>() > max_tile_stage_bytes ||  // (scan_check's message alone)
                     scan_kernel_smem_bytes<Policy, In, Out, Acc>() <= 48 * 1024,
                 "tilecraft scan: a tile's shared memory (the staging buffer of Policy threads * items of the wider of "
@@ -143,6 +145,10 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   // block an SM); with a fixed count (arch::prefetch_l2_block) every default tile keeps its
   // registers of before, and i16 gains like the others (the check of 4adccc9: 1.58 -> 1.76x CUB).
   const std::int64_t prefetch_ahead = tiles > 8 * static_cast<std::int64_t>(limits.sms) ? limits.sms : 0;
+  // Up to 8 x SMs tiles (about a wave: every tile loads at once), the look-back walks back over
+  // the aggregates to the nearest inclusive prefix rather than wait for the inclusive prefixes
+  // to reach it 32 tiles a hop (look_back_far; operators that reassociate walk anyway).
+  const bool far = far_allowed && tiles <= 8 * static_cast<std::int64_t>(limits.sms);
   auto* counter = static_cast<unsigned*>(d_temp_storage);
   const TileStatus<Acc> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes, tiles > 1 ? tiles : 1);
   if (tiles > 1) {
@@ -155,10 +161,10 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
     // A programmatic dependent of the reset: its blocks launch while the reset runs and wait
     // for it inside (griddepcontrol.wait), which hides the second launch's latency.
     return launch_dependent(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out,
-                            num_items, op, init, status, counter, vector, by_block, prefetch_ahead);
+                            num_items, op, init, status, counter, vector, by_block, prefetch_ahead, far);
   }
   return launch_kernel(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, stream, d_in, d_out,
-                       num_items, op, init, status, counter, vector, by_block, prefetch_ahead);
+                       num_items, op, init, status, counter, vector, by_block, prefetch_ahead, far);
 }
 #endif
 

@@ -181,7 +181,7 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
 TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, std::int64_t n, std::int64_t tile, Op op,
                                          const Acc& init, const Status& status, unsigned char* stage,
                                          BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp,
-                                         Acc* look_back_buf) {
+                                         Acc* look_back_buf, bool far) {
   using InStage = TileStage<In, Policy::threads, Policy::items>;
   using OutStage = TileStage<Out, Policy::threads, Policy::items>;
   constexpr int chunks = InStage::chunks_per_thread;
@@ -232,7 +232,7 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
     }
   } else {
     using LookBack = LookBackCallback<Acc, Status, Op, reassociable_v<Op, Acc>>;
-    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr};
+    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr, far};
     prefix = block_exclusive_scan(temp, total, op, look_back);
   }
 
@@ -268,7 +268,7 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
 TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_t n, std::int64_t tile, Op op,
                                 const Acc& init, const Status& status, unsigned char* stage,
                                 BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp,
-                                Acc* look_back_buf) {
+                                Acc* look_back_buf, bool far) {
   constexpr int items = Policy::items;
   constexpr int elems = Policy::tile_items;
   using InStage = TileStage<In, Policy::threads, items>;
@@ -295,7 +295,7 @@ TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_
     }
   } else {
     using LookBack = LookBackCallback<Acc, Status, Op, reassociable_v<Op, Acc>>;
-    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr};
+    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr, far};
     if constexpr (Exclusive) {
       block_exclusive_scan(temp, a, a, op, look_back);
     } else {
@@ -324,10 +324,10 @@ TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 __global__ void __launch_bounds__(Policy::threads)
     scan_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, TileStatus<Acc> status, unsigned* counter,
-                bool vector, bool by_block, std::int64_t prefetch_ahead) {
+                bool vector, bool by_block, std::int64_t prefetch_ahead, bool far) {
   __shared__ alignas(16) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
   __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
-  __shared__ Acc look_back_buf[warp_threads];
+  __shared__ Acc look_back_buf[far_windows<Acc> * warp_threads];
   __shared__ unsigned ticket;
   // Launched as scan_init_kernel's programmatic dependent (sm_90), the block may start before
   // the counter and the states are cleared: wait for that grid before taking a ticket (a no-op
@@ -343,10 +343,10 @@ __global__ void __launch_bounds__(Policy::threads)
   }
   if constexpr (two_pass_tile<Policy, In, Out, Acc>) {
     scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status,
-                                          stage, temp, look_back_buf);
+                                          stage, temp, look_back_buf, far);
   } else {
     scan_tile<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp,
-                                 look_back_buf);
+                                 look_back_buf, far);
   }
 }
 

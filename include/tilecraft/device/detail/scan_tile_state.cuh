@@ -5,7 +5,9 @@
 //! Every tile publishes, in global memory, first its aggregate (the fold of its own items) and
 //! then its inclusive prefix (the fold of every item up to its last). A tile finds the prefix of
 //! everything before it by watching its 32 nearest predecessors (one per lane of its first
-//! warp) until one of them has published an inclusive prefix.
+//! warp) until one of them has published an inclusive prefix (look_back), or, in a grid of
+//! about one wave, whose tiles all publish their aggregates at about the same time, by walking
+//! back over the aggregates to the nearest inclusive prefix (look_back_far).
 //!
 //! Determinism. Tile i's inclusive prefix is defined as the strictly sequential fold
 //! P_i = P_{i-1} op a_i (P_{-1}: the scan's initial value, or nothing). A tile whose look-back
@@ -266,7 +268,9 @@ TILECRAFT_DEVICE Acc fold_window(const TileEntry<Acc>& e, int start, Acc x, Op o
 // another coming forward, while waiting in place costs only the time the frontier takes to
 // reach the window. Measured on the H200 (benchmarks/TUNING.md, "Scan"): waiting in place is
 // 5% faster at 2^28 than walking; watching 64 or 128 predecessors, polling with two loads in
-// flight, or polling only the farthest predecessor were all slower.
+// flight, or polling only the farthest predecessor were all slower. Where every tile loads at
+// once (up to 8 x SMs tiles) the frontier starts at tile 0 with every aggregate already there,
+// and the walk (look_back_far) is faster: 2^22 floats 22.4 -> 19.5 us.
 template <class Acc, class Status, class Op>
 TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op, Acc* buf) {
   const std::int64_t pred = tile - 1 - hardware_lane();
@@ -282,6 +286,54 @@ TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op, A
   }
   Acc x = shuffle_index(e.value, nearest);
   if (nearest > 0) x = fold_window(e, nearest - 1, x, op, buf);
+  return x;
+}
+
+//! Windows of 32 tile states look_back_far walks back over before it waits in place: as many
+//! as keep its buffer (32 values a window, in shared memory) at 2 KiB; one (look_back itself)
+//! for accumulators wider than 8 bytes.
+template <class Acc>
+inline constexpr int far_windows = sizeof(Acc) <= 4 ? 16 : (sizeof(Acc) <= 8 ? 8 : 1);
+
+// The exclusive prefix of tile `tile` (> 0) where every tile loads at once (a grid of at most
+// about one wave): the aggregates are there long before the inclusive prefixes, which look_back
+// would wait for as they pass 32 tiles a hop. Walks back instead, window by window, waiting in
+// each only until every state holds at least its aggregate, to the nearest inclusive prefix, and
+// folds forward from it in tile order: the same fold, and the same bits, as look_back's (the file
+// comment). Past `Windows` windows (their values kept in `buf`, Windows * 32 values of shared
+// memory) it waits in place at the last, as look_back does. Called by all 32 lanes of one warp;
+// returns the same value in every lane.
+template <int Windows, class Acc, class Status, class Op>
+TILECRAFT_DEVICE Acc look_back_far(const Status& status, std::int64_t tile, Op op, Acc* buf) {
+  const int lane = hardware_lane();
+  TileEntry<Acc> e{tile_aggregate, Acc{}};
+  int window = 0;
+  int nearest;
+  for (;;) {
+    const std::int64_t pred = tile - 1 - static_cast<std::int64_t>(window) * warp_threads - lane;
+    if (pred >= 0) e = status.load(pred);
+    const unsigned inclusive_lanes = __ballot_sync(full_warp_mask, pred >= 0 && e.flag == tile_inclusive);
+    const unsigned missing = __ballot_sync(full_warp_mask, pred >= 0 && e.flag == tile_invalid);
+    nearest = __ffs(static_cast<int>(inclusive_lanes)) - 1;
+    if (nearest >= 0 && (missing & ((1u << nearest) - 1u)) == 0) break;
+    if (missing == 0 && window + 1 < Windows) {
+      buf[window * warp_threads + lane] = e.value;  // every aggregate of this window: go on back
+      ++window;
+    } else {
+      __nanosleep(20);
+    }
+  }
+  buf[window * warp_threads + lane] = e.value;
+  __syncwarp();
+  Acc x = shuffle_index(e.value, nearest);
+  for (int w = window; w >= 0; --w) {
+    const int start = w == window ? nearest - 1 : warp_threads - 1;
+#pragma unroll
+    for (int l = warp_threads - 1; l >= 0; --l) {
+      if (l <= start) x = static_cast<Acc>(op(x, buf[w * warp_threads + l]));
+    }
+  }
+  __syncwarp();  // (buf is the caller's again)
   return x;
 }
 
@@ -345,9 +397,10 @@ struct LookBackCallback {
   const Status& status;
   std::int64_t tile;
   Op op;
-  Acc* buf;               // 32 values of shared memory
+  Acc* buf;               // 32 values of shared memory (far: far_windows<Acc> * 32)
   Acc* shared_prefix;     // nullable
   Acc* shared_aggregate;  // nullable
+  bool far = false;       // look back with look_back_far (a grid of about one wave)
 
   TILECRAFT_DEVICE Acc operator()(const Acc& aggregate) {
     const int lane = hardware_lane();
@@ -355,6 +408,9 @@ struct LookBackCallback {
     Acc prefix;
     if constexpr (Walk) {
       prefix = look_back_walk<Acc>(status, tile, op);
+    } else if constexpr (far_windows<Acc> > 1) {
+      prefix =
+          far ? look_back_far<far_windows<Acc>, Acc>(status, tile, op, buf) : look_back<Acc>(status, tile, op, buf);
     } else {
       prefix = look_back<Acc>(status, tile, op, buf);
     }
