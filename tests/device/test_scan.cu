@@ -203,6 +203,9 @@ TEST_CASE("u8 and int into i64, natural i8 and i16, double and in place") {
       DeviceBuffer<std::int16_t> b(i16), bo(m + s);
       run_scan<false>(b.get() + shift, bo.get() + shift, n, Sum{});
       CHECK(mismatches(download(bo.get() + shift, m), host_scan<false, int, std::int16_t>(i16, s, m, Sum{})) == 0);
+      // Exclusive from an int init (the 2-byte two-pass tile's first tile seeds its block scan).
+      run_scan<true>(b.get() + shift, bo.get() + shift, n, Sum{}, -7);
+      CHECK(mismatches(download(bo.get() + shift, m), host_scan<true, int, std::int16_t>(i16, s, m, Sum{}, -7)) == 0);
 
       // double (8-byte accumulator: the two-word tile state), in place.
       std::vector<double> d(ints.begin(), ints.end());
