@@ -257,6 +257,17 @@ TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
   check_keeps_earlier_invalid_value([&] { return inclusive_scan(temp.get(), bytes, in.get(), out.get(), -1, Sum{}); });
   check_keeps_earlier_invalid_value(
       [&] { return exclusive_scan(temp.get(), ex_bytes, in.get(), out.get(), -1, Sum{}, 3); });
+  // And the refusals of the tile plan's checks: a null input, too little temp storage.
+  std::size_t run_bytes = 0;
+  REQUIRE(inclusive_scan(nullptr, run_bytes, in.get(), out.get(), 5000, Sum{}) == cudaSuccess);
+  DeviceBuffer<unsigned char> run_temp(run_bytes);
+  check_keeps_earlier_invalid_value([&] {
+    return inclusive_scan(run_temp.get(), run_bytes, static_cast<const int*>(nullptr), out.get(), 5000, Sum{});
+  });
+  check_keeps_earlier_invalid_value([&] {
+    std::size_t small = run_bytes - 1;
+    return exclusive_scan(run_temp.get(), small, in.get(), out.get(), 5000, Sum{}, 3);
+  });
 }
 
 }  // namespace scan_tests

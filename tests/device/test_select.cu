@@ -303,6 +303,10 @@ TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If"
     return select_if(temp.get(), bytes, in.get(), out.get(), static_cast<std::int64_t*>(nullptr), std::int64_t{8},
                      half);
   });
+  check_keeps_earlier_invalid_value([&] {
+    std::size_t small = bytes - 1;
+    return partition(temp.get(), small, in.get(), out.get(), count.get(), std::int64_t{8}, half);
+  });
 }
 
 // Keeps all but the values (indices) in [0, skip) and the multiples of `every` (0: none).

@@ -123,8 +123,13 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
                 "KiB of static shared memory: take fewer threads or items, or a narrower accumulator (the default "
                 "tiles take items of up to 480 bytes)");
   std::int64_t tiles = 0;
-  TILECRAFT_RETURN_IF_ERROR(
-      (scan_check<Policy, In, Out, Acc>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, tiles)));
+  // (A refusal returned as it is: it is not the runtime's last error, which stays in its slot
+  // for its owner even where it has the same code.)
+  if (const cudaError_t invalid =
+          scan_check<Policy, In, Out, Acc>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, tiles);
+      invalid != cudaSuccess) {
+    return invalid;
+  }
   if (tiles == 0) return cudaSuccess;
   const bool vector =
       reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
@@ -181,8 +186,11 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
 #else
   (void)op, (void)init, (void)stream;
   std::int64_t tiles = 0;
-  TILECRAFT_RETURN_IF_ERROR(
-      (scan_check<Policy, In, Out, Acc>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, tiles)));
+  if (const cudaError_t invalid =
+          scan_check<Policy, In, Out, Acc>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, tiles);
+      invalid != cudaSuccess) {
+    return invalid;  // (as it is: see scan_run)
+  }
   return tiles == 0 ? cudaSuccess : cudaErrorInvalidDeviceFunction;
 #endif
 }

@@ -97,8 +97,13 @@ template <class Policy, bool Partition, class Offset, class In, class Pred, clas
                                      NumSelected* d_num_selected, std::int64_t num_items, Pred pred,
                                      cudaStream_t stream) {
   std::int64_t tiles = 0;
-  TILECRAFT_RETURN_IF_ERROR((select_check<Policy, Partition, Offset>(d_temp_storage, temp_storage_bytes, d_in, d_out,
-                                                                     d_num_selected, num_items, tiles)));
+  // (A refusal returned as it is: it is not the runtime's last error, which stays in its slot
+  // for its owner even where it has the same code.)
+  if (const cudaError_t invalid = select_check<Policy, Partition, Offset>(d_temp_storage, temp_storage_bytes, d_in,
+                                                                          d_out, d_num_selected, num_items, tiles);
+      invalid != cudaSuccess) {
+    return invalid;
+  }
   if (tiles == 0) return cudaSuccess;
   const bool in_place = d_in == d_out;
   if (num_items == 0) return returned_status(cudaMemsetAsync(d_num_selected, 0, sizeof(NumSelected), stream));
@@ -164,11 +169,12 @@ template <class Policy, bool Partition, class In, class Pred, class NumSelected>
 #else
         (void)pred, (void)stream;
         std::int64_t tiles = 0;
-        TILECRAFT_RETURN_IF_ERROR(
+        const cudaError_t invalid =
             narrow ? select_check<P, Partition, unsigned>(d_temp_storage, temp_storage_bytes, d_in, d_out,
                                                           d_num_selected, num_items, tiles)
                    : select_check<P, Partition, unsigned long long>(d_temp_storage, temp_storage_bytes, d_in, d_out,
-                                                                    d_num_selected, num_items, tiles));
+                                                                    d_num_selected, num_items, tiles);
+        if (invalid != cudaSuccess) return invalid;  // (as it is: see select_run)
         return tiles == 0 ? cudaSuccess : cudaErrorInvalidDeviceFunction;
 #endif
       } else {
