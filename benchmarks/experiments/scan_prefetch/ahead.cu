@@ -11,14 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#define CK(x)                                                                        \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "../experiment_util.cuh"
 
 namespace td = tilecraft::detail;
 using tilecraft::Sum;
@@ -52,28 +45,6 @@ void scan_with_ahead(const T* in, T* out, long long n, void* temp, long long ahe
                           static_cast<std::int64_t>(ahead), false));
 }
 
-template <class F>
-float median_us(F&& f, char* flush, cudaStream_t s) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int r = 0; r < 12; ++r) {
-    CK(cudaMemsetAsync(flush, r, 256 << 20, s));
-    CK(cudaEventRecord(a, s));
-    f();
-    CK(cudaEventRecord(b, s));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (r > 0) t.push_back(ms * 1000.0f);
-  }
-  std::sort(t.begin(), t.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return t[t.size() / 2];
-}
-
 template <class T>
 void run(const char* name, long long n, int sms, char* flush, cudaStream_t s) {
   T *in, *out, *ref;
@@ -94,12 +65,14 @@ void run(const char* name, long long n, int sms, char* flush, cudaStream_t s) {
   CK(cudaStreamSynchronize(s));
   std::vector<T> want(n), got(n);
   CK(cudaMemcpy(want.data(), ref, n * sizeof(T), cudaMemcpyDeviceToHost));
-  const float cub = median_us([&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, n, s)); }, flush, s);
-  const float lib = median_us([&] { CK(tilecraft::inclusive_scan(temp, bytes, in, out, n, Sum{}, s)); }, flush, s);
+  const float cub = median_us([&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, n, s)); }, flush,
+                              std::size_t{256} << 20, s);
+  const float lib = median_us([&] { CK(tilecraft::inclusive_scan(temp, bytes, in, out, n, Sum{}, s)); }, flush,
+                              std::size_t{256} << 20, s);
   std::printf("%s n=%lld: cub %.1f us, library %.1f us (%.3fx cub)\n", name, n, cub, lib, cub / lib);
   for (const double k : {0.0, 0.5, 1.0, 2.0, 3.0, 4.0}) {
     const long long ahead = static_cast<long long>(k * sms);
-    const float us = median_us([&] { scan_with_ahead(in, out, n, temp, ahead, s); }, flush, s);
+    const float us = median_us([&] { scan_with_ahead(in, out, n, temp, ahead, s); }, flush, std::size_t{256} << 20, s);
     CK(cudaStreamSynchronize(s));
     CK(cudaMemcpy(got.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
     const bool same = std::memcmp(got.data(), want.data(), n * sizeof(T)) == 0;

@@ -10,14 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#define CK(x)                                                                        \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "../experiment_util.cuh"
 
 using tilecraft::ScanPolicy;
 using tilecraft::Sum;
@@ -32,28 +25,6 @@ __global__ void fill(float* p, long long n) {
   }
 }
 
-template <class F>
-float median_us(F&& f, char* flush, cudaStream_t s) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int r = 0; r < 12; ++r) {
-    CK(cudaMemsetAsync(flush, r, 256 << 20, s));
-    CK(cudaEventRecord(a, s));
-    f();
-    CK(cudaEventRecord(b, s));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (r > 0) t.push_back(ms * 1000.0f);
-  }
-  std::sort(t.begin(), t.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return t[t.size() / 2];
-}
-
 void* g_temp = nullptr;
 
 template <class Policy>
@@ -62,8 +33,8 @@ float time_policy(const char* name, const float* in, float* out, long long n, co
   std::size_t bytes = 0;
   CK(tilecraft::inclusive_scan<Policy>(nullptr, bytes, in, out, n, Sum{}, s));
   bytes = std::size_t{64} << 20;
-  const float us =
-      median_us([&] { CK(tilecraft::inclusive_scan<Policy>(g_temp, bytes, in, out, n, Sum{}, s)); }, flush, s);
+  const float us = median_us([&] { CK(tilecraft::inclusive_scan<Policy>(g_temp, bytes, in, out, n, Sum{}, s)); }, flush,
+                             std::size_t{256} << 20, s);
   CK(cudaStreamSynchronize(s));
   std::vector<float> got(n);
   CK(cudaMemcpy(got.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -93,9 +64,10 @@ int main() {
     CK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, out, n, s));
     void* cub_temp;
     CK(cudaMalloc(&cub_temp, cub_bytes));
-    const float cub =
-        median_us([&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, n, s)); }, flush, s);
-    const float lib = median_us([&] { CK(tilecraft::inclusive_scan(g_temp, bytes, in, out, n, Sum{}, s)); }, flush, s);
+    const float cub = median_us([&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, n, s)); }, flush,
+                                std::size_t{256} << 20, s);
+    const float lib = median_us([&] { CK(tilecraft::inclusive_scan(g_temp, bytes, in, out, n, Sum{}, s)); }, flush,
+                                std::size_t{256} << 20, s);
     std::printf("f32 n=2^%d: cub %.1f us, default %.1f us (%.3fx cub)\n", __builtin_ctzll(n), cub, lib, cub / lib);
     time_policy<ScanPolicy<256, 8>>("256 x 8 (small)", in, out, n, want, cub, flush, s);
     time_policy<ScanPolicy<256, 16>>("256 x 16", in, out, n, want, cub, flush, s);

@@ -1,0 +1,43 @@
+// What the standalone experiments share: a CUDA-call check that stops the program, and the
+// median time of a call with L2 flushed before each run (as the benchmarks time theirs).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                        \
+  do {                                                                               \
+    cudaError_t e_ = (x);                                                            \
+    if (e_ != cudaSuccess) {                                                         \
+      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                  \
+    }                                                                                \
+  } while (0)
+
+// The median of `runs` timed calls of f() on stream s (after one untimed warm-up), each after
+// writing `flush_bytes` at `flush` (at least twice the L2), in microseconds.
+template <class F>
+float median_us(F&& f, char* flush, std::size_t flush_bytes, cudaStream_t s, int runs = 11) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> t;
+  for (int r = 0; r <= runs; ++r) {
+    CK(cudaMemsetAsync(flush, r, flush_bytes, s));
+    CK(cudaEventRecord(a, s));
+    f();
+    CK(cudaEventRecord(b, s));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    if (r > 0) t.push_back(ms * 1000.0f);
+  }
+  std::sort(t.begin(), t.end());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return t[t.size() / 2];
+}
