@@ -175,22 +175,18 @@ TEST_CASE("tiles by block index and by ticket: the same bits") {
   }
 }
 
-// Up to 8 x SMs tiles the look-back walks back over the aggregates (look_back_far) instead of
-// waiting in place for an inclusive prefix: the same sequential fold, so the same f32 bits
-// (both forced through the dispatch's far_allowed). 33, 313 and 938 tiles of 64 (the last
-// past the walk's 16 windows, where it waits in place at the farthest), 3, 33 and 129 of 2048,
-// and 1, 9 and 33 of 8192 (tickets, not block indices), misaligned and exclusive too.
+// The look-back walks back over the aggregates (look_back_far) instead of waiting in place for
+// an inclusive prefix (look_back): the same sequential fold, so the same f32 bits (both forced
+// through the dispatch's far_allowed). 33, 313, 938 and 3126 tiles of 64 (the last two past the
+// walk's 16 windows, where it waits in place at the farthest; the last past a wave), 3, 33 and
+// 129 of 2048, and 1, 9 and 33 of 8192 (tickets, not block indices), misaligned and exclusive too.
 TEST_CASE("the walk over the aggregates and waiting in place: the same bits") {
-  int sms = 0;
-  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const auto real = tilecraft::test::random_vector<float>(std::size_t{1} << 19, -1.0, 1.0, 77);
   DeviceBuffer<float> in(real), out(real.size());
   auto check = [&]<class Policy>(std::int64_t n, int shift) {
     CAPTURE(Policy::tile_items);
     CAPTURE(n);
     CAPTURE(shift);
-    const std::int64_t tiles = (n + Policy::tile_items - 1) / Policy::tile_items;
-    if (tiles > 8 * static_cast<std::int64_t>(sms)) return;  // (one path either way)
     const float* p = in.get() + shift;
     float* o = out.get() + shift;
     const auto far = scan_path<Policy, false>(p, o, n, false, true);
@@ -201,7 +197,7 @@ TEST_CASE("the walk over the aggregates and waiting in place: the same bits") {
     CHECK(mismatches(exclusive, scan_path<Policy, true>(p, o, n, false, false)) == 0);
   };
   for (int shift : {0, 3}) {
-    for (std::int64_t n : {std::int64_t{2049}, std::int64_t{20001}, std::int64_t{60001}}) {
+    for (std::int64_t n : {std::int64_t{2049}, std::int64_t{20001}, std::int64_t{60001}, std::int64_t{200001}}) {
       check.template operator()<Tiny>(n, shift);
     }
     for (std::int64_t n : {std::int64_t{4097}, std::int64_t{65536 + 5}, std::int64_t{264001}}) {

@@ -150,10 +150,11 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   // block an SM); with a fixed count (arch::prefetch_l2_block) every default tile keeps its
   // registers of before, and i16 gains like the others (the check of 4adccc9: 1.58 -> 1.76x CUB).
   const std::int64_t prefetch_ahead = tiles > 8 * static_cast<std::int64_t>(limits.sms) ? limits.sms : 0;
-  // Up to 8 x SMs tiles (about a wave: every tile loads at once), the look-back walks back over
-  // the aggregates to the nearest inclusive prefix rather than wait for the inclusive prefixes
-  // to reach it 32 tiles a hop (look_back_far; operators that reassociate walk anyway).
-  const bool far = far_allowed && tiles <= 8 * static_cast<std::int64_t>(limits.sms);
+  // The look-back walks back over the aggregates to the nearest inclusive prefix rather than
+  // wait for the inclusive prefixes to reach it 32 tiles a hop (look_back_far; operators that
+  // reassociate walk anyway). Measured on the H200 for floats (benchmarks/TUNING.md, "The walk
+  // at every size"): 2^22 22.4 -> 19.5 us, 2^28 626 -> 569 us (1.10 -> 1.20x CUB), the same bits.
+  const bool far = far_allowed;
   auto* counter = static_cast<unsigned*>(d_temp_storage);
   const TileStatus<Acc> status(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes, tiles > 1 ? tiles : 1);
   if (tiles > 1) {

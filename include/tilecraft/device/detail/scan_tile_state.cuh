@@ -4,10 +4,10 @@
 //!
 //! Every tile publishes, in global memory, first its aggregate (the fold of its own items) and
 //! then its inclusive prefix (the fold of every item up to its last). A tile finds the prefix of
-//! everything before it by watching its 32 nearest predecessors (one per lane of its first
-//! warp) until one of them has published an inclusive prefix (look_back), or, in a grid of
-//! about one wave, whose tiles all publish their aggregates at about the same time, by walking
-//! back over the aggregates to the nearest inclusive prefix (look_back_far).
+//! everything before it by walking back over its predecessors' aggregates, 32 a window (one per
+//! lane of its first warp), to the nearest inclusive prefix (look_back_far), or, for
+//! accumulators wider than 8 bytes, by watching its 32 nearest predecessors until one of them
+//! has published an inclusive prefix (look_back).
 //!
 //! Determinism. Tile i's inclusive prefix is defined as the strictly sequential fold
 //! P_i = P_{i-1} op a_i (P_{-1}: the scan's initial value, or nothing). A tile whose look-back
@@ -262,15 +262,12 @@ TILECRAFT_DEVICE Acc fold_window(const TileEntry<Acc>& e, int start, Acc x, Op o
 // The warp watches one window, its 32 nearest predecessors (lane l: tile - 1 - l), until one of
 // them has published its inclusive prefix and every tile nearer than that one its aggregate;
 // it never walks further back. Progress: the lowest tile without an inclusive prefix sees its
-// predecessor's in its window. Why not walk: in a long scan a tile starts its look-back about
-// as many tiles ahead of the inclusive frontier as there are tiles resident, and a walk over
-// that distance costs a round trip to L2 per window going back and, with the sequential fold,
-// another coming forward, while waiting in place costs only the time the frontier takes to
-// reach the window. Measured on the H200 (benchmarks/TUNING.md, "Scan"): waiting in place is
-// 5% faster at 2^28 than walking; watching 64 or 128 predecessors, polling with two loads in
-// flight, or polling only the farthest predecessor were all slower. Where every tile loads at
-// once (up to 8 x SMs tiles) the frontier starts at tile 0 with every aggregate already there,
-// and the walk (look_back_far) is faster: 2^22 floats 22.4 -> 19.5 us.
+// predecessor's in its window. Used for accumulators wider than 8 bytes (whose windows would
+// not fit look_back_far's buffer) and by the tests, which compare it with look_back_far's bits.
+// Waiting in place waits for the inclusive frontier to reach the window, 32 tiles a hop: on the
+// H200 (benchmarks/TUNING.md, "Scan") the walk is faster at every size, since the L2 prefetch
+// (floats, 2^22: 22.4 -> 19.5 us; 2^28: 626 -> 569 us). Watching 64 or 128 predecessors,
+// polling with two loads in flight, or polling only the farthest predecessor were all slower.
 template <class Acc, class Status, class Op>
 TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op, Acc* buf) {
   const std::int64_t pred = tile - 1 - hardware_lane();
@@ -295,9 +292,10 @@ TILECRAFT_DEVICE Acc look_back(const Status& status, std::int64_t tile, Op op, A
 template <class Acc>
 inline constexpr int far_windows = sizeof(Acc) <= 4 ? 16 : (sizeof(Acc) <= 8 ? 8 : 1);
 
-// The exclusive prefix of tile `tile` (> 0) where every tile loads at once (a grid of at most
-// about one wave): the aggregates are there long before the inclusive prefixes, which look_back
-// would wait for as they pass 32 tiles a hop. Walks back instead, window by window, waiting in
+// The exclusive prefix of tile `tile` (> 0). A tile's predecessors publish their aggregates
+// long before their inclusive prefixes (a grid of about one wave loads every tile at once; a
+// longer one prefetches tiles into L2), which look_back would wait for as they pass 32 tiles a
+// hop. Walks back instead, window by window, waiting in
 // each only until every state holds at least its aggregate, to the nearest inclusive prefix, and
 // folds forward from it in tile order: the same fold, and the same bits, as look_back's (the file
 // comment). Past `Windows` windows (their values kept in `buf`, Windows * 32 values of shared
@@ -400,7 +398,7 @@ struct LookBackCallback {
   Acc* buf;               // 32 values of shared memory (far: far_windows<Acc> * 32)
   Acc* shared_prefix;     // nullable
   Acc* shared_aggregate;  // nullable
-  bool far = false;       // look back with look_back_far (a grid of about one wave)
+  bool far = false;       // look back with look_back_far (buf: far_windows<Acc> * 32 values)
 
   TILECRAFT_DEVICE Acc operator()(const Acc& aggregate) {
     const int lane = hardware_lane();
