@@ -1,6 +1,7 @@
 // The scan's L2 prefetch distance (scan_dispatch.cuh: one SM's worth of tickets, past 8 x SMs
-// tiles): the library's scan kernel launched as scan_run launches it, with the tile a block
-// prefetches `ahead` tickets past its own for ahead = 0 (none), SMs / 2, SMs, 2, 3 and 4 SMs,
+// tiles): the library's scan kernel launched as scan_run launches it (the look-back walking
+// over the aggregates), with the tile a block prefetches `ahead` tickets past its own for
+// ahead = 0 (none), SMs / 2, SMs, 2, 3 and 4 SMs, at sizes on both sides of 8 x SMs tiles,
 // beside cub::DeviceScan::InclusiveSum and the library's own call (L2 flushed, medians of 11
 // runs, us). Every variant's output is compared bit for bit with the library's.
 #include <cub/device/device_scan.cuh>
@@ -42,7 +43,7 @@ void scan_with_ahead(const T* in, T* out, long long n, void* temp, long long ahe
   const bool vector = true, by_block = false;
   CK(td::launch_dependent(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Policy::threads), 0, s, in, out,
                           static_cast<std::int64_t>(n), Sum{}, Acc{}, status, counter, vector, by_block,
-                          static_cast<std::int64_t>(ahead), false));
+                          static_cast<std::int64_t>(ahead), true));
 }
 
 template <class T>
@@ -92,8 +93,8 @@ int main() {
   CK(cudaStreamCreate(&s));
   char* flush;
   CK(cudaMalloc(&flush, 256 << 20));
-  for (const long long n : {1ll << 24, 1ll << 26, 1ll << 28}) run<float>("f32", n, sms, flush, s);
-  run<int>("i32", 1ll << 28, sms, flush, s);
+  for (const long long n : {1ll << 22, 1ll << 23, 1ll << 24, 1ll << 26, 1ll << 28}) run<float>("f32", n, sms, flush, s);
+  for (const long long n : {1ll << 23, 1ll << 28}) run<int>("i32", n, sms, flush, s);
   run<long long>("i64", 1ll << 27, sms, flush, s);
   CK(cudaFree(flush));
   return 0;
