@@ -1,5 +1,6 @@
-// What the standalone experiments share: a CUDA-call check that stops the program, and the
-// median time of a call with L2 flushed before each run (as the benchmarks time theirs).
+// What the standalone experiments share: a CUDA-call check that stops the program, the median
+// time of a call with L2 flushed before each run (as the benchmarks time theirs), and the hash
+// their inputs are made from.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -40,4 +41,14 @@ float median_us(F&& f, char* flush, std::size_t flush_bytes, cudaStream_t s, int
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));
   return t[t.size() / 2];
+}
+
+// A well-mixed 32-bit hash of an index: the experiments fill their inputs from it, so every
+// run and every variant sees the same random-looking data.
+__host__ __device__ inline unsigned index_hash(long long i) {
+  unsigned h = static_cast<unsigned>(i) * 2654435761u;
+  h ^= h >> 15;
+  h *= 2246822519u;
+  h ^= h >> 13;
+  return h;
 }

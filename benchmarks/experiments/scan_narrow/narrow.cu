@@ -20,10 +20,7 @@ using tilecraft::Sum;
 template <class T>
 __global__ void fill(T* p, long long n) {
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x) {
-    unsigned h = static_cast<unsigned>(i) * 2654435761u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
+    const unsigned h = index_hash(i);
     p[i] = static_cast<T>(1 + (h >> 24) % 3);
   }
 }

@@ -17,10 +17,7 @@ using tilecraft::Sum;
 
 __global__ void fill(float* p, long long n) {
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x) {
-    unsigned h = static_cast<unsigned>(i) * 2654435761u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
+    const unsigned h = index_hash(i);
     p[i] = static_cast<float>(static_cast<int>(h >> 24) - 128) / 16.0f;
   }
 }

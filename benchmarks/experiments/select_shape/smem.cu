@@ -26,10 +26,7 @@ struct Below {
 
 __global__ void fill(float* p, long long n) {
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x) {
-    unsigned h = static_cast<unsigned>(i) * 2654435761u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
+    const unsigned h = index_hash(i);
     p[i] = 1.0f + 3.0f * (h >> 8) / 16777216.0f;
   }
 }
