@@ -54,7 +54,8 @@ TEST_CASE("f32 scans are bit-identical over 20 runs") {
 }
 
 // 64-element tiles: thousands of tiles, so a tile often finds no inclusive prefix among its 32
-// nearest predecessors and waits for one to appear there (and then folds up to 31 aggregates).
+// nearest predecessors and walks back over many windows of aggregates (up to 16, folding up to
+// 511 of them) or, past them, waits for one to appear.
 using Tiny = ScanPolicy<64, 1>;
 
 // Non-commutative operators over hundreds of tiles, exact against the host fold: a look-back
@@ -178,7 +179,7 @@ TEST_CASE("tiles by block index and by ticket: the same bits") {
 // The look-back walks back over the aggregates (look_back_far) instead of waiting in place for
 // an inclusive prefix (look_back): the same sequential fold, so the same f32 bits (both forced
 // through the dispatch's far_allowed). 33, 313, 938 and 3126 tiles of 64 (the last two past the
-// walk's 16 windows, where it waits in place at the farthest; the last past a wave), 3, 33 and
+// walk's 16 windows, where it waits in place at the farthest; the last past 8 x SMs), 3, 33 and
 // 129 of 2048, and 1, 9 and 33 of 8192 (tickets, not block indices), misaligned and exclusive too.
 TEST_CASE("the walk over the aggregates and waiting in place: the same bits") {
   const auto real = tilecraft::test::random_vector<float>(std::size_t{1} << 19, -1.0, 1.0, 77);

@@ -106,8 +106,9 @@ struct DefaultScanShape {
   // the scan kernel's whole static shared memory fits 48 KiB: the staging buffer, block_scan's
   // storage (warps + 2 accumulators with the look-back's algorithms) and 32 accumulators for
   // the look-back, each accumulator taken as wide as the wider type, and 64 bytes for the ticket
-  // and alignment (scan_run asserts the real sizes). So items of up to 480 bytes scan with the
-  // default tiles (64 threads from 296 bytes on).
+  // and alignment (scan_run asserts the real sizes; the look-back's buffer is 2 KiB for
+  // accumulators of up to 8 bytes, which a staging buffer of at most 40 KiB leaves room for). So items of up to 480
+  // bytes scan with the default tiles (64 threads from 296 bytes on).
   static constexpr bool fits(int t, int n) {
     return static_cast<long long>(t) * n * widest <= (t == 256 ? 32768 : 40960) &&
            (static_cast<long long>(t) * n + t / 32 + 34) * widest + 64 <= 49152;

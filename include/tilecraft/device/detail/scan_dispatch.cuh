@@ -111,17 +111,20 @@ constexpr std::size_t scan_kernel_smem_bytes() {
 }
 
 // by_block_allowed: false takes every tile from the counter, however few; far_allowed: false
-// waits in place for the inclusive prefixes however few the tiles (tests compare the paths).
+// waits in place for the inclusive prefixes (look_back) instead of walking back over the
+// aggregates (tests compare the paths).
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 [[nodiscard]] cudaError_t scan_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                    std::int64_t num_items, Op op, Acc init, cudaStream_t stream,
                                    bool by_block_allowed = true, bool far_allowed = true) {
-  static_assert(stage_bytes_of<Policy, In, Out>() > max_tile_stage_bytes ||  // (scan_check's message alone)
-                    scan_kernel_smem_bytes<Policy, In, Out, Acc>() <= 48 * 1024,
-                "tilecraft scan: a tile's shared memory (the staging buffer of Policy threads * items of the wider of "
-                "the input and output types, block_scan's storage and 32 accumulators for the look-back) must fit 48 "
-                "KiB of static shared memory: take fewer threads or items, or a narrower accumulator (the default "
-                "tiles take items of up to 480 bytes)");
+  static_assert(
+      stage_bytes_of<Policy, In, Out>() > max_tile_stage_bytes ||  // (scan_check's message alone)
+          scan_kernel_smem_bytes<Policy, In, Out, Acc>() <= 48 * 1024,
+      "tilecraft scan: a tile's shared memory (the staging buffer of Policy threads * items of the wider of "
+      "the input and output types, block_scan's storage and the look-back's buffer: 2 KiB, or 32 accumulators "
+      "wider than 8 bytes) must fit 48 "
+      "KiB of static shared memory: take fewer threads or items, or a narrower accumulator (the default "
+      "tiles take items of up to 480 bytes)");
   std::int64_t tiles = 0;
   // (A refusal returned as it is: it is not the runtime's last error, which stays in its slot
   // for its owner even where it has the same code.)

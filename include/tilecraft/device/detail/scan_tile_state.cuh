@@ -293,9 +293,9 @@ template <class Acc>
 inline constexpr int far_windows = sizeof(Acc) <= 4 ? 16 : (sizeof(Acc) <= 8 ? 8 : 1);
 
 // The exclusive prefix of tile `tile` (> 0). A tile's predecessors publish their aggregates
-// long before their inclusive prefixes (a grid of about one wave loads every tile at once; a
-// longer one prefetches tiles into L2), which look_back would wait for as they pass 32 tiles a
-// hop. Walks back instead, window by window, waiting in
+// long before their inclusive prefixes (a grid of about one wave loads every tile at once; in a
+// longer one a tile's predecessors are a wave of tiles loading beside it), which look_back would
+// wait for as they pass 32 tiles a hop. Walks back instead, window by window, waiting in
 // each only until every state holds at least its aggregate, to the nearest inclusive prefix, and
 // folds forward from it in tile order: the same fold, and the same bits, as look_back's (the file
 // comment). Past `Windows` windows (their values kept in `buf`, Windows * 32 values of shared
@@ -347,7 +347,8 @@ inline constexpr bool reassociable_v = std::is_integral_v<Acc> &&
 // inclusive prefix. One L2 round trip a window and no sequential fold; where the walk stops does
 // not change the bits, since the operator reassociates exactly. Measured on the H200 against
 // waiting in place (benchmarks/TUNING.md, "Scan"): i64 exclusive sums at 2^27 14% faster, i32
-// even; select_if's offsets (int64 sums) 7% slower, so select keeps look_back.
+// even; select_if's offsets (int64 sums) 7% slower, so select looks back in tile order too
+// (look_back_far since the forty-eighth session).
 template <class Acc, class Status, class Op>
 TILECRAFT_DEVICE Acc look_back_walk(const Status& status, std::int64_t tile, Op op) {
   static_assert(reassociable_v<Op, Acc>, "look_back_walk: the operator must reassociate exactly on Acc");
@@ -387,9 +388,9 @@ TILECRAFT_DEVICE Acc look_back_walk(const Status& status, std::int64_t tile, Op 
 }
 
 // block_scan's prefix callback for tiles after the first: publishes the tile's aggregate, looks
-// back, publishes the inclusive prefix and returns the exclusive one (`buf`: 32 values of shared
-// memory for the look-back's fold). Optionally records both in shared memory for the rest of
-// the block (select needs them). Walk: look back with look_back_walk (reassociable operators).
+// back, publishes the inclusive prefix and returns the exclusive one (`buf`: shared memory for the
+// look-back's fold, 32 values, or far_windows<Acc> * 32 with `far`). Optionally records both in shared memory for the
+// rest of the block (select needs them). Walk: look back with look_back_walk (reassociable operators).
 template <class Acc, class Status, class Op, bool Walk = false>
 struct LookBackCallback {
   const Status& status;

@@ -25,12 +25,11 @@
 namespace tilecraft::detail {
 
 // select_if's default tiles: the scan's up to 32 MiB of input; above, 256 bytes a thread (64
-// four-byte items, the most ScanPolicy allows) in a 32 KiB tile of fewer threads (128 for 4- and
-// 8-byte types, 512 for bytes). Measured on the H200 at 2^28 items, half kept, ratio to
-// cub::DeviceSelect::If: f32 0.86 (256 x 32) -> 0.94 (128 x 64), f64 (2^27) 0.77 (256 x 16) ->
-// 0.84 (128 x 32), i8 1.47 (256 x 64) -> 1.59 (512 x 64); at 2^22 f32 the scan's 256 x 32 is
-// the faster (0.91 against 0.84: 512 tiles of 128 threads leave SMs idle). benchmarks/TUNING.md,
-// "Scan".
+// four-byte items, the most ScanPolicy allows) in a 32 KiB tile of fewer threads (128 for
+// 8-byte types, 512 for bytes; 4-byte types keep the scan's register tile, below). Measured on the H200 at 2^28 items,
+// half kept, ratio to cub::DeviceSelect::If: f32 0.86 (256 x 32) -> 0.94 (128 x 64), f64 (2^27) 0.77 (256 x 16) -> 0.84
+// (128 x 32), i8 1.47 (256 x 64) -> 1.59 (512 x 64); at 2^22 f32 the scan's 256 x 32 is the faster (0.91 against 0.84:
+// 512 tiles of 128 threads leave SMs idle). benchmarks/TUNING.md, "Scan".
 template <class In>
 struct DefaultSelectShape {
   static constexpr int size = static_cast<int>(sizeof(In));
