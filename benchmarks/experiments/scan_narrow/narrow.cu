@@ -3,7 +3,9 @@
 // seventh session): tilecraft::inclusive_scan of int8 into int8 with each policy, 2^24 ... 2^28
 // items, and tilecraft::exclusive_scan of int16 at 2^28, beside cub::DeviceScan (L2 flushed,
 // medians of 11 runs, us) and cudaMemcpyAsync of the same bytes. Every output is compared byte
-// for byte with CUB's (integer sums wrap identically in any association).
+// for byte with CUB's (integer sums wrap identically in any association). run.sh builds it
+// against the library and against a copy whose 1-byte scans take the two-pass tile in shared
+// memory (as 2- to 16-byte ones do) wherever a thread's int accumulators would pass 128 bytes.
 #include <cub/device/device_scan.cuh>
 #include <tilecraft/device/scan.cuh>
 
@@ -44,7 +46,9 @@ void time_policy(const char* name, const T* in, T* out, long long n, const std::
   std::printf("  %-24s %8.1f us (%.3fx cub, %.3fx memcpy)%s\n", name, us, cub / us, copy / us, same ? "" : "  WRONG");
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const char* variant = argc > 1 ? argv[1] : "library";
+  std::printf("variant %s\n", variant);
   Case c;
   CK(cudaStreamCreate(&c.s));
   CK(cudaMalloc(&c.flush, 256 << 20));
