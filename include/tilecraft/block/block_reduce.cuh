@@ -26,7 +26,8 @@ namespace tilecraft {
 enum class BlockReduceAlgorithm {
   //! Each warp reduces with shuffles (one redux.sync for 32-bit integer sum/min/max on sm_80+),
   //! one partial per warp goes through shared memory, and thread 0 folds the partials in warp
-  //! order. One barrier (two for the all-threads variant), ceil(BlockThreads / 32) + 1 values of
+  //! order. One barrier (two for the all-threads variant) with more than one warp, none in a
+  //! block of one warp; ceil(BlockThreads / 32) + 1 values of
   //! shared memory (sizeof(BlockReduceStorage) may round them up to 16 bytes). Combines in
   //! thread-rank order. The default.
   warp_shuffle,

@@ -180,7 +180,7 @@ template <class Policy = void>
 //! CMAKE_CUDA_ARCHITECTURES: `-gencode arch=compute_90a,code=sm_90a`), operands that are
 //! 16-byte aligned with leading dimensions that are multiples of 8 run Hopper's warpgroup MMA
 //! (`wgmma` on 128 x 256 tiles, the operands brought by TMA into 4 stages of 64 rows of K by a
-//! producer warp, one persistent block per SM; on an H200 0.92 to 1.01x cuBLAS at 2048^3, 4096^3
+//! producer warp, one persistent block per SM; on an H200 0.92 to 1.00x cuBLAS at 2048^3, 4096^3
 //! and 8192^3), and so do other operands of products of at least 2^26
 //! multiply-adds, copied into aligned workspace first. Where they take less time by waves, C
 //! runs tiles of 128 x 192 (4 stages; 1536^3: 0.72x -> 0.78-0.85x cuBLAS, 3072^3: 0.85x ->
@@ -253,9 +253,9 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! cannot be had runs every tile whole instead). Returns cudaErrorInvalidValue, launching
 //! nothing, for the float gemm()'s invalid arguments (and a grid or K step count above
 //! 2^31 - 1); m == 0 or n == 0 is a successful no-op; otherwise the launch status.
-//! Performance on an H200 (benchmarks/results): TF32 0.95 to 1.17x cuBLAS's TF32 from 1024^3 to
+//! Performance on an H200 (benchmarks/results): TF32 0.94 to 1.19x cuBLAS's TF32 from 1024^3 to
 //! 8192^3, 0.90x or more at the other shapes measured with M, N, K >= 1024 and at
-//! 128 x 8192 x 8192; TF32x3 about 2.2x cuBLAS's FP32 SGEMM at 4096^3 and 8192^3.
+//! 128 x 8192 x 8192; TF32x3 2.2 to 2.4x cuBLAS's FP32 SGEMM at 4096^3 and 8192^3.
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
 //! cudaError_t run(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {

@@ -28,8 +28,10 @@ constexpr bool scan_items_ok(int items) { return items >= 1 && items <= 64; }
 
 //! One tile of a single-pass scan: Threads threads, each holding Items consecutive elements
 //! (so a tile is Threads * Items elements), scanned with block_scan's Algorithm (by default
-//! warp_scans up to 128 threads and two_level above: the lowest latency per tile); the tile's
-//! 16-byte vector loads use the cache hint Hint. Tiles are staged through shared memory (one
+//! warp_scans up to 128 threads and two_level above: the lowest latency per tile); the cache
+//! hint Hint applies to the tile's 16-byte vector loads where a thread's run is at most 8 vectors
+//! (longer runs arrive by cp.async, which takes no hint) and to the scan's 16-byte stores
+//! (select_if and partition store with plain stores). Tiles are staged through shared memory (one
 //! buffer of Threads * Items elements of the wider of the input and output types): 16-byte
 //! vectors go in and out coalesced, and each thread reads its own run of elements back.
 //! select_if and partition take Threads and Items (and Hint) only: each warp holds rows of 32
@@ -56,7 +58,8 @@ struct ScanPolicy {
   static constexpr int tile_items = Threads * Items;
   //! The block_scan algorithm of each tile.
   static constexpr BlockScanAlgorithm block_algorithm = Algorithm;
-  //! The cache hint of the tile's 16-byte vector loads and stores.
+  //! The cache hint of the tile's 16-byte vector loads (runs of up to 8 vectors a thread) and
+  //! of the scan's 16-byte vector stores.
   static constexpr CacheHint hint = Hint;
 };
 
@@ -85,7 +88,8 @@ constexpr int scan_min(int a, int b) { return a < b ? a : b; }
 // The default tiles. Scans whose input and output have one size (4 to 16 bytes, whole 16-byte
 // vectors) take 256 bytes a thread (64 four-byte elements), which run in two passes over shared
 // memory (scan_kernels.cuh, two_pass_tile; so do 2-byte scans, whose int accumulators take 256
-// bytes a thread); everything else, and select_if's tiles, 128 bytes of the
+// bytes a thread); everything else, and select_if's tiles up to 32 MiB of input (of 4-byte
+// items at every size from 512 KiB; select_dispatch.cuh), 128 bytes of the
 // wider type per thread (32 four-byte elements, eight 16-byte vectors; at most 64 elements) in
 // registers, or as many narrower ones as keep each thread's run whole vectors. 256 threads
 // while a tile's staging buffer fits 32 KiB (128 above). Large inputs take the large tile,

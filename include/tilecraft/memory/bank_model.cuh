@@ -13,8 +13,9 @@
 //!   - `ldmatrix` (the tensor cores' 16-bit fragment load) reads 1, 2 or 4 matrices of 8 rows of 16
 //!     bytes; the addresses of matrix j's rows come from lanes 8j ... 8j + 7, and each matrix is
 //!     one phase of 8 lanes, as a 16-byte access: conflict-free is one wavefront per matrix.
-//! Everything is constexpr, so layouts can be checked with static_assert in host or device
-//! code, and is compiled by plain g++ too.
+//! Everything is constexpr host code (compiled by plain g++ too): layouts are checked with
+//! static_assert in host code, or at namespace or class scope next to a kernel, not inside a
+//! __device__ function.
 #pragma once
 
 #include "../config.cuh"

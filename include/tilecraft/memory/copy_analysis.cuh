@@ -1,8 +1,9 @@
 //! \file memory/copy_analysis.cuh
 //! The bank-conflict analysis of a tile copy: for a tile (or transposed view), a mapping and
 //! the partition in memory/copy_partition.cuh, the worst number of shared-memory wavefronts
-//! any warp instruction of the copy needs, over the conflict-free minimum. constexpr, host and
-//! device, so copies and users can `static_assert` on it.
+//! any warp instruction of the copy needs, over the conflict-free minimum. constexpr host
+//! functions, so copies and users can `static_assert` on them in host code or at namespace or
+//! class scope; inside device code, `copy_tile_conflict_factor_v`.
 #pragma once
 
 #include "../config.cuh"

@@ -38,9 +38,9 @@ struct DefaultSelectShape {
   static constexpr int by_bytes = 32768 / (items * size) / 32 * 32;  // (0 above 1 KiB: then 64)
   static constexpr int threads = scan_min(512, scan_max(64, by_bytes));
 };
-// 4-byte items keep the register tile (256 x 32) at every size since the look-back walks back
-// over the aggregates at every size: H200, floats, half kept, 2^28 518-519 us against 128 x 64's
-// 528-531 (1.14x against 1.12x CUB), 2^26 141-142 against 144-145 (benchmarks/TUNING.md, "Tile
+// 4-byte items keep the register tile (256 x 32) above 512 KiB (the small tile below), past
+// 32 MiB too, since the look-back walks back over the aggregates at every size: H200, floats, half kept, 2^28 518-519
+// us against 128 x 64's 528-531 (1.14x against 1.12x CUB), 2^26 141-142 against 144-145 (benchmarks/TUNING.md, "Tile
 // shapes with the walk").
 template <class In>
 using DefaultSelectPolicyHuge =
