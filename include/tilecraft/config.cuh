@@ -32,8 +32,8 @@
 
 //! Open and close the namespace of the host-callable device algorithms (reduce, the scans,
 //! select_if / partition, the histograms) and their dispatch. Under a host compiler those launch
-//! nothing and return cudaErrorInvalidDeviceFunction (reduce and the histograms after checking
-//! their arguments and answering the size query): two bodies of one function, which a program
+//! nothing and return cudaErrorInvalidDeviceFunction after checking their arguments and
+//! answering the size query as nvcc's form does: two bodies of one function, which a program
 //! calling it from a .cpp and a .cu file would hold twice (the one-definition rule broken, and
 //! the linker keeping either). An inline namespace of its own for each compiler (names no user
 //! code is likely to have) makes them two functions; callers still name them

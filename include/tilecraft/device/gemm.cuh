@@ -135,7 +135,7 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! stored row for row-major, of a stored column for column-major)); C (m, n > 0), or A or B
 //! (k > 0, whatever alpha) is null or not float-aligned; the sizes overflow 64-bit byte offsets,
 //! the grid (counted in square tiles of the policy's smaller side: a C of terabytes may be
-//! refused whose real tiles would fit) or the K steps (k / TK >= 2^31, TK the policy's K step or
+//! refused whose real tiles would fit) or the K steps (ceil(k / TK) > 2^31 - 1, TK the policy's K step or
 //! the shortest of the defaults': 16 for float, 8 for double); a user Policy needs more shared
 //! memory than the device gives a block. m == 0 or n == 0 is a successful no-op. Otherwise the
 //! launch status.

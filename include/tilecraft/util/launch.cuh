@@ -75,7 +75,9 @@ cudaError_t opt_in_once(void (*kernel)(Args...), std::size_t bytes) {
   TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
   const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, -1, bytes);
   if (cacheable_device(device) && kernel_entry(key) != 0) return cudaSuccess;
-  TILECRAFT_RETURN_IF_ERROR(opt_in_dynamic_smem(kernel, bytes));
+  // (opt_in_dynamic_smem takes its runtime errors out of the last-error slot itself; its own
+  // refusal is returned as it is, so that a caller's earlier error of that code stays there.)
+  if (const cudaError_t status = opt_in_dynamic_smem(kernel, bytes); status != cudaSuccess) return status;
   if (cacheable_device(device)) store_kernel_entry(key, 1);
   return cudaSuccess;
 }

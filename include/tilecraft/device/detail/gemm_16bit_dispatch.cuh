@@ -143,15 +143,23 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
                                            std::int64_t small_y = 0) {
   auto kernel = gemm_wgmma_tma_kernel<T, XK, YK, Split, S, TransposedC>;
   constexpr int smem_bytes = S::kernel_smem_bytes(TransposedC && sizeof(T) == 2);
-  WgmmaTmaOperands ops{};
-  TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.a, x, ldx, XK, rows, k, S::tile_m));
-  TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.b, y, ldy, YK, cols, k, S::tile_n));
-  if constexpr (Split) {
-    TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.a_small, x + small_x, ldx, true, rows, k, S::tile_m));
-    TILECRAFT_RETURN_IF_ERROR(wgmma_operand_map<S>(ops.b_small, y + small_y, ldy, true, cols, k, S::tile_n));
-  }
-  TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, smem_bytes));
   if (!wgmma_plan_fits(plan)) return cudaErrorInvalidValue;
+  // The tensor maps' and the opt-in's statuses are their own (the driver API's encoding leaves
+  // the runtime's last-error slot alone, and opt_in_once takes its runtime errors out of it): returned
+  // as they are, so that a caller's earlier error of the same code stays in the slot.
+  WgmmaTmaOperands ops{};
+  cudaError_t prepared = wgmma_operand_map<S>(ops.a, x, ldx, XK, rows, k, S::tile_m);
+  if (prepared == cudaSuccess) prepared = wgmma_operand_map<S>(ops.b, y, ldy, YK, cols, k, S::tile_n);
+  if constexpr (Split) {
+    if (prepared == cudaSuccess) {
+      prepared = wgmma_operand_map<S>(ops.a_small, x + small_x, ldx, true, rows, k, S::tile_m);
+    }
+    if (prepared == cudaSuccess) {
+      prepared = wgmma_operand_map<S>(ops.b_small, y + small_y, ldy, true, cols, k, S::tile_n);
+    }
+  }
+  if (prepared == cudaSuccess) prepared = opt_in_once(kernel, smem_bytes);
+  if (prepared != cudaSuccess) return prepared;
   constexpr std::int64_t tile_elems = std::int64_t{S::tile_m} * S::tile_n;
   const auto blocks = static_cast<std::size_t>(plan.blocks);
   // Every tile whole, on plan.blocks blocks at most: no workspace.
@@ -230,7 +238,8 @@ template <class G, class T>
   if (tiles > INT_MAX || (k + G::shape::tile_k - 1) / G::shape::tile_k > INT_MAX) return cudaErrorInvalidValue;
   const MatrixRef<float> cref{c, rows, cols, ldc};
   auto launch = [&](auto kernel, auto xr, auto yr) -> cudaError_t {
-    TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, G::smem_bytes));
+    // (opt_in_once's refusal returned as it is, never through the slot-clearing macro.)
+    if (const cudaError_t opted = opt_in_once(kernel, G::smem_bytes); opted != cudaSuccess) return opted;
     return launch_kernel(kernel, dim3(static_cast<unsigned>(tiles)), dim3(G::threads), G::smem_bytes, stream, xr, yr,
                          cref, alpha, beta);
   };

@@ -129,7 +129,8 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
     if constexpr (!VectorOnly && any_vector) {
       if (!vector_kernel) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
     }
-    TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, Tiled::smem_bytes));
+    // (opt_in_once's refusal returned as it is, never through the slot-clearing macro.)
+    if (const cudaError_t opted = opt_in_once(kernel, Tiled::smem_bytes); opted != cudaSuccess) return opted;
     TILECRAFT_RETURN_IF_ERROR(launch_kernel(kernel, dim3(static_cast<unsigned>(units)), dim3(Tiled::threads),
                                             Tiled::smem_bytes, stream, a, b, c, epi, tiles_m, tiles_n, slices));
     return after.empty() ? cudaSuccess : after.launch(after.context, stream);

@@ -215,6 +215,9 @@ template <GemmMath Math>
         ceil_div(k, std::int64_t{tile_k}) > INT_MAX) {
       return cudaErrorInvalidValue;
     }
+    // The plan counts its units and K steps in 32 bits (launch_wgmma_tma checks it again): checked
+    // before any workspace or copy too, so that a refusal never follows launched work.
+    if (!wgmma_plan_fits(plan)) return cudaErrorInvalidValue;
     const std::int64_t ldp = round_up<std::int64_t>(k, 4);
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
     const std::int64_t x_elems = tf32_operand_elems(x, ldx, x_k, rows, k, split);

@@ -91,7 +91,9 @@ template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter
   // Opt in to the device's whole limit once, so a later launch with more bins than an earlier
   // one never finds the kernel opted in to less.
   if (limits.smem_per_block_optin > max_static_smem_per_block) {
-    TILECRAFT_RETURN_IF_ERROR(opt_in_once(kernel, static_cast<std::size_t>(limits.smem_per_block_optin)));
+    // (opt_in_once's refusal returned as it is, never through the slot-clearing macro.)
+    const cudaError_t opted = opt_in_once(kernel, static_cast<std::size_t>(limits.smem_per_block_optin));
+    if (opted != cudaSuccess) return opted;
   }
   int resident = 0;
   TILECRAFT_RETURN_IF_ERROR(resident_blocks_once(kernel, Policy::threads, smem, resident));
