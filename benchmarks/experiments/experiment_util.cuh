@@ -5,19 +5,12 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda_check.cuh"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(x)                                                                        \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 // The median of `runs` timed calls of f() on stream s (after one untimed warm-up), each after
 // writing `flush_bytes` at `flush` (at least twice the L2), in microseconds.

@@ -11,14 +11,7 @@
 
 #include "common.cuh"
 
-#define CK(x)                                                                        \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "../cuda_check.cuh"
 
 template <class T, int Threads, int Items>
 __global__ void __launch_bounds__(Threads) cub_kernel(const T* in, T* out) {

@@ -9,14 +9,7 @@
 #include <vector>
 #include <cmath>
 #include "../cublas_check.cuh"
-#define CK(x)                                                            \
-  do {                                                                   \
-    cudaError_t e_ = (x);                                                \
-    if (e_ != cudaSuccess) {                                             \
-      std::printf("err %s line %d\n", cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                      \
-    }                                                                    \
-  } while (0)
+#include "../cuda_check.cuh"
 cudaError_t gemm_old(int, int, int, const float*, const float*, float*, cudaStream_t);
 cudaError_t gemm_new(int, int, int, const float*, const float*, float*, cudaStream_t);
 static char* flush_buf;

@@ -14,14 +14,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "../cuda_check.cuh"
 
 namespace td = tilecraft::detail;
 
@@ -39,7 +32,7 @@ void launch_grid(const float* in, int n, float* out, void* partials, cudaStream_
   if (grid < 2) grid = 2;
   const cudaError_t e =
       td::launch_reduce<GridPolicy, 4>(grid, in, n, out, tilecraft::Sum{}, 0.0f, static_cast<float*>(partials), s);
-  CHECK(e);
+  CK(e);
 }
 
 struct Variant {
@@ -57,37 +50,37 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
   }
   int l2 = 0;
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   const size_t flush_bytes = 2 * static_cast<size_t>(l2);
   void* flush = nullptr;
-  CHECK(cudaMalloc(&flush, flush_bytes));
+  CK(cudaMalloc(&flush, flush_bytes));
   const int max_n = *std::max_element(sizes.begin(), sizes.end());
   float *in = nullptr, *out = nullptr;
-  CHECK(cudaMalloc(&in, max_n * sizeof(float)));
-  CHECK(cudaMalloc(&out, sizeof(float)));
+  CK(cudaMalloc(&in, max_n * sizeof(float)));
+  CK(cudaMalloc(&out, sizeof(float)));
   std::vector<float> h(max_n);
   srand(7);
   for (auto& v : h) v = 0.5f + static_cast<float>(rand()) / RAND_MAX;
-  CHECK(cudaMemcpy(in, h.data(), max_n * sizeof(float), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(in, h.data(), max_n * sizeof(float), cudaMemcpyHostToDevice));
   void* temp = nullptr;
   size_t temp_bytes = 1 << 20;
-  CHECK(cudaMalloc(&temp, temp_bytes));
+  CK(cudaMalloc(&temp, temp_bytes));
   cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
 
   std::vector<Variant> vs = {
       {"cub", 1 << 30,
        [&](const float* i, int n, float* o, cudaStream_t st) {
          size_t bytes = temp_bytes;
-         CHECK(cub::DeviceReduce::Sum(temp, bytes, i, o, n, st));
+         CK(cub::DeviceReduce::Sum(temp, bytes, i, o, n, st));
        }},
       {"library", 1 << 30,
        [&](const float* i, int n, float* o, cudaStream_t st) {
          size_t bytes = temp_bytes;
-         CHECK(tilecraft::reduce(temp, bytes, i, o, n, tilecraft::Sum{}, 0.0f, st));
+         CK(tilecraft::reduce(temp, bytes, i, o, n, tilecraft::Sum{}, 0.0f, st));
        }},
       {"tile256x4", 256 * 4 * 4, launch_tile<256, 4>},
       {"tile1024x4", 1024 * 4 * 4, launch_tile<1024, 4>},
@@ -110,17 +103,17 @@ int main(int argc, char** argv) {
     for (int r = -3; r < rounds; ++r) {
       for (size_t v = 0; v < vs.size(); ++v) {
         if (n > vs[v].max_elems) continue;
-        CHECK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
-        CHECK(cudaMemsetAsync(out, 0xff, sizeof(float), s));
-        CHECK(cudaEventRecord(a, s));
+        CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, s));
+        CK(cudaMemsetAsync(out, 0xff, sizeof(float), s));
+        CK(cudaEventRecord(a, s));
         vs[v].run(in, n, out, s);
-        CHECK(cudaGetLastError());
-        CHECK(cudaEventRecord(b, s));
-        CHECK(cudaEventSynchronize(b));
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(b, s));
+        CK(cudaEventSynchronize(b));
         float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
+        CK(cudaEventElapsedTime(&ms, a, b));
         float got = 0;
-        CHECK(cudaMemcpy(&got, out, sizeof(float), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&got, out, sizeof(float), cudaMemcpyDeviceToHost));
         if (!(std::fabs(got - ref) <= 1e-5 * ref)) {
           std::printf("WRONG %s n=%d got %f ref %f\n", vs[v].name.c_str(), n, got, ref);
           return 1;

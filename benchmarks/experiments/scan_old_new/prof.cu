@@ -14,14 +14,7 @@
 
 #include "common.cuh"
 
-#define CK(x)                                                                        \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "../cuda_check.cuh"
 
 static void* flush_buf;
 static void flush() { CK(cudaMemsetAsync(flush_buf, 1, 256 << 20)); }

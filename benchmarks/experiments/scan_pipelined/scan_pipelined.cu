@@ -35,14 +35,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "../cuda_check.cuh"
 
 namespace td = tilecraft::detail;
 namespace ta = tilecraft::arch;
@@ -292,36 +285,36 @@ int main(int argc, char** argv) {
   }
   const int rounds = 15;
   int sms = 0, l2 = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   const long long max_n = *std::max_element(sizes.begin(), sizes.end());
   float *in = nullptr, *out = nullptr, *bits = nullptr;
-  CHECK(cudaMalloc(&in, max_n * 4));
-  CHECK(cudaMalloc(&bits, max_n * 4));
-  CHECK(cudaMalloc(&out, max_n * 4));
+  CK(cudaMalloc(&in, max_n * 4));
+  CK(cudaMalloc(&bits, max_n * 4));
+  CK(cudaMalloc(&out, max_n * 4));
   void* flush = nullptr;
   const std::size_t flush_bytes = 2 * static_cast<std::size_t>(l2);
-  CHECK(cudaMalloc(&flush, flush_bytes));
+  CK(cudaMalloc(&flush, flush_bytes));
   {
     std::vector<float> h(max_n);
     srand(11);
     for (auto& v : h) v = static_cast<float>(rand() % 1000) / 1000.0f;
-    CHECK(cudaMemcpy(in, h.data(), max_n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(in, h.data(), max_n * 4, cudaMemcpyHostToDevice));
     for (auto& v : h) v = static_cast<float>(rand() & 1);  // 0 / 1: every prefix up to 2^24 exact
-    CHECK(cudaMemcpy(bits, h.data(), max_n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(bits, h.data(), max_n * 4, cudaMemcpyHostToDevice));
   }
   void* temp = nullptr;
   const std::size_t temp_bytes = 64 << 20;
-  CHECK(cudaMalloc(&temp, temp_bytes));
+  CK(cudaMalloc(&temp, temp_bytes));
   cudaStream_t st;
-  CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 
   auto pipelined = [&](auto cfg) {
     using C = decltype(cfg);
     auto kernel = scan_pipelined<C>;
-    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(C::smem)));
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(C::smem)));
     int per_sm = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, C::block, C::smem));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, C::block, C::smem));
     char name[64];
     std::snprintf(name, sizeof name, "%s%dx%dx%d(%d/SM)", C::anchored ? "anch" : "pipe", C::threads, C::items,
                   C::stages, per_sm);
@@ -333,26 +326,26 @@ int main(int argc, char** argv) {
                      const long long tiles = n / C::tile;
                      unsigned* counter = static_cast<unsigned*>(temp);
                      void* states = static_cast<unsigned char*>(temp) + 256;
-                     CHECK(cudaMemsetAsync(temp, 0, 256 + tiles * 8, s));
+                     CK(cudaMemsetAsync(temp, 0, 256 + tiles * 8, s));
                      const long long grid = std::min<long long>(tiles, static_cast<long long>(per_sm) * sms);
                      kernel<<<static_cast<unsigned>(grid), C::block, C::smem, s>>>(
                          i, o, tiles, td::TileStatus<float>(states, tiles), counter);
-                     CHECK(cudaGetLastError());
+                     CK(cudaGetLastError());
                    }};
   };
   std::vector<Variant> vs = {
       {"cub",
        [&](const float* i, float* o, long long n, cudaStream_t s) {
          std::size_t bytes = temp_bytes;
-         CHECK(cub::DeviceScan::InclusiveSum(temp, bytes, i, o, n, s));
+         CK(cub::DeviceScan::InclusiveSum(temp, bytes, i, o, n, s));
        }},
       {"library",
        [&](const float* i, float* o, long long n, cudaStream_t s) {
          std::size_t bytes = temp_bytes;
-         CHECK(tilecraft::inclusive_scan(temp, bytes, i, o, n, tilecraft::Sum{}, s));
+         CK(tilecraft::inclusive_scan(temp, bytes, i, o, n, tilecraft::Sum{}, s));
        }},
       {"memcpy", [&](const float* i, float* o, long long n,
-                     cudaStream_t s) { CHECK(cudaMemcpyAsync(o, i, n * 4, cudaMemcpyDeviceToDevice, s)); }},
+                     cudaStream_t s) { CK(cudaMemcpyAsync(o, i, n * 4, cudaMemcpyDeviceToDevice, s)); }},
       pipelined(Cfg<128, 64, 3>{}),
       pipelined(Cfg<128, 64, 3, true>{}),
       pipelined(Cfg<128, 64, 4, true>{}),
@@ -364,8 +357,8 @@ int main(int argc, char** argv) {
   };
 
   cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
   for (long long n : sizes) {
     // Reference: CUB's result. On 0 / 1 inputs up to 2^24 every prefix is an exact integer, so
     // each variant must equal CUB's bit for bit (a lost or doubled tile shows); on the random
@@ -373,14 +366,14 @@ int main(int argc, char** argv) {
     std::vector<float> ref(n), got(n), again(n);
     if (n <= (1LL << 24)) {
       vs[0].run(bits, out, n, st);
-      CHECK(cudaStreamSynchronize(st));
-      CHECK(cudaMemcpy(ref.data(), out, n * 4, cudaMemcpyDeviceToHost));
+      CK(cudaStreamSynchronize(st));
+      CK(cudaMemcpy(ref.data(), out, n * 4, cudaMemcpyDeviceToHost));
       for (std::size_t v = 1; v < vs.size(); ++v) {
         if (vs[v].name == "memcpy") continue;
-        CHECK(cudaMemset(out, 0xff, n * 4));
+        CK(cudaMemset(out, 0xff, n * 4));
         vs[v].run(bits, out, n, st);
-        CHECK(cudaStreamSynchronize(st));
-        CHECK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
+        CK(cudaStreamSynchronize(st));
+        CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
         if (std::memcmp(got.data(), ref.data(), n * 4) != 0) {
           long long i = 0;
           while (got[i] == ref[i]) ++i;
@@ -391,20 +384,20 @@ int main(int argc, char** argv) {
       }
     }
     vs[0].run(in, out, n, st);
-    CHECK(cudaStreamSynchronize(st));
-    CHECK(cudaMemcpy(ref.data(), out, n * 4, cudaMemcpyDeviceToHost));
+    CK(cudaStreamSynchronize(st));
+    CK(cudaMemcpy(ref.data(), out, n * 4, cudaMemcpyDeviceToHost));
     const double scale = std::fabs(static_cast<double>(ref[n - 1])) + 1.0;
     std::vector<std::vector<float>> times(vs.size());
     for (std::size_t v = 1; v < vs.size(); ++v) {
       if (vs[v].name == "memcpy") continue;
-      CHECK(cudaMemset(out, 0xff, n * 4));
+      CK(cudaMemset(out, 0xff, n * 4));
       vs[v].run(in, out, n, st);
-      CHECK(cudaStreamSynchronize(st));
-      CHECK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
-      CHECK(cudaMemset(out, 0xff, n * 4));
+      CK(cudaStreamSynchronize(st));
+      CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
+      CK(cudaMemset(out, 0xff, n * 4));
       vs[v].run(in, out, n, st);
-      CHECK(cudaStreamSynchronize(st));
-      CHECK(cudaMemcpy(again.data(), out, n * 4, cudaMemcpyDeviceToHost));
+      CK(cudaStreamSynchronize(st));
+      CK(cudaMemcpy(again.data(), out, n * 4, cudaMemcpyDeviceToHost));
       double worst = 0;
       for (long long i = 0; i < n; ++i) worst = std::max(worst, std::fabs(static_cast<double>(got[i]) - ref[i]));
       const bool same = std::memcmp(got.data(), again.data(), n * 4) == 0;
@@ -416,13 +409,13 @@ int main(int argc, char** argv) {
     }
     for (int r = -2; r < rounds; ++r) {
       for (std::size_t v = 0; v < vs.size(); ++v) {
-        CHECK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, st));
-        CHECK(cudaEventRecord(a, st));
+        CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, st));
+        CK(cudaEventRecord(a, st));
         vs[v].run(in, out, n, st);
-        CHECK(cudaEventRecord(b, st));
-        CHECK(cudaEventSynchronize(b));
+        CK(cudaEventRecord(b, st));
+        CK(cudaEventSynchronize(b));
         float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
+        CK(cudaEventElapsedTime(&ms, a, b));
         if (r >= 0) times[v].push_back(ms * 1000.0f);
       }
     }

@@ -5,14 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <vector>
-#define CK(x)                                              \
-  do {                                                     \
-    cudaError_t e_ = (x);                                  \
-    if (e_ != cudaSuccess) {                               \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                        \
-    }                                                      \
-  } while (0)
+#include "../cuda_check.cuh"
 struct Below {
   __host__ __device__ bool operator()(float v) const { return v < 2.5f; }
 };
