@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "histogram_check.cuh"
@@ -136,31 +137,27 @@ TEST_CASE("uint8 and uint16 even bins with int levels past the samples' range, a
         CAPTURE(n);
         CAPTURE(shift);
         CAPTURE(static_cast<int>(pattern));
-        const auto h8 = make_samples<std::uint8_t>(static_cast<std::size_t>(n + shift), pattern, 0, 255, 5 * n + shift);
-        DeviceBuffer<std::uint8_t> in8(h8);
-        for (const Bins& b : u8_configs) {
-          CAPTURE(b.bins);
-          CAPTURE(b.lower);
-          CAPTURE(b.upper);
-          const Counts want = host_even(h8, static_cast<std::size_t>(shift), n, b.bins, b.lower, b.upper);
-          CHECK(run_even<unsigned>(in8.get() + shift, n, b.bins, b.lower, b.upper) == want);
-          if (b.cub && pattern == Pattern::uniform) {
-            CHECK(cub_even(in8.get() + shift, n, b.bins, b.lower, b.upper) == want);
+        // Every configuration on one set of samples, against the host count (and CUB where it
+        // takes the levels).
+        auto check_configs = [&](const auto& samples, const auto& configs) {
+          using Sample = typename std::decay_t<decltype(samples)>::value_type;
+          DeviceBuffer<Sample> in(samples);
+          for (const Bins& b : configs) {
+            CAPTURE(b.bins);
+            CAPTURE(b.lower);
+            CAPTURE(b.upper);
+            const Counts want = host_even(samples, static_cast<std::size_t>(shift), n, b.bins, b.lower, b.upper);
+            CHECK(run_even<unsigned>(in.get() + shift, n, b.bins, b.lower, b.upper) == want);
+            if (b.cub && pattern == Pattern::uniform) {
+              CHECK(cub_even(in.get() + shift, n, b.bins, b.lower, b.upper) == want);
+            }
           }
-        }
-        const auto h16 =
-            make_samples<std::uint16_t>(static_cast<std::size_t>(n + shift), pattern, 0, 65535, 7 * n + shift);
-        DeviceBuffer<std::uint16_t> in16(h16);
-        for (const Bins& b : u16_configs) {
-          CAPTURE(b.bins);
-          CAPTURE(b.lower);
-          CAPTURE(b.upper);
-          const Counts want = host_even(h16, static_cast<std::size_t>(shift), n, b.bins, b.lower, b.upper);
-          CHECK(run_even<unsigned>(in16.get() + shift, n, b.bins, b.lower, b.upper) == want);
-          if (b.cub && pattern == Pattern::uniform) {
-            CHECK(cub_even(in16.get() + shift, n, b.bins, b.lower, b.upper) == want);
-          }
-        }
+        };
+        check_configs(make_samples<std::uint8_t>(static_cast<std::size_t>(n + shift), pattern, 0, 255, 5 * n + shift),
+                      u8_configs);
+        check_configs(
+            make_samples<std::uint16_t>(static_cast<std::size_t>(n + shift), pattern, 0, 65535, 7 * n + shift),
+            u16_configs);
       }
     }
   }
