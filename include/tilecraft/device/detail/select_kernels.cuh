@@ -181,6 +181,12 @@ __global__ void __launch_bounds__(Policy::threads)
   __shared__ unsigned ticket;
   __shared__ Offset tile_prefix;
   __shared__ Offset look_back_buf[far_windows<Offset> * warp_threads];
+  // select_dispatch's 40 KiB rule on the stage leaves room for the rest (the look-back's 2 KiB
+  // included): stated here, where the arrays are.
+  static_assert(sizeof(stage) + sizeof(warp_kept) + sizeof(ticket) + sizeof(tile_prefix) + sizeof(look_back_buf) + 64 <=
+                    48 * 1024,
+                "select_kernel: its static shared memory (the stage, the warps' counts and the look-back's buffer) "
+                "must fit 48 KiB");
   if (threadIdx.x == 0) ticket = single_tile ? 0u : atomicAdd(counter, 1u);
   __syncthreads();
   const std::int64_t tile = ticket;
