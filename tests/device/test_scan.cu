@@ -200,6 +200,10 @@ TEST_CASE("u8 and int into i64, natural i8 and i16, double and in place") {
       DeviceBuffer<std::int8_t> a(i8), ao(m + s);
       run_scan<false>(a.get() + shift, ao.get() + shift, n, Sum{});
       CHECK(mismatches(download(ao.get() + shift, m), host_scan<false, int, std::int8_t>(i8, s, m, Sum{})) == 0);
+      // Exclusive, from an int init (1-byte sums run in two passes too from 512 KiB on).
+      ao.poison();
+      run_scan<true>(a.get() + shift, ao.get() + shift, n, Sum{}, 101);
+      CHECK(mismatches(download(ao.get() + shift, m), host_scan<true, int, std::int8_t>(i8, s, m, Sum{}, 101)) == 0);
       DeviceBuffer<std::int16_t> b(i16), bo(m + s);
       run_scan<false>(b.get() + shift, bo.get() + shift, n, Sum{});
       CHECK(mismatches(download(bo.get() + shift, m), host_scan<false, int, std::int16_t>(i16, s, m, Sum{})) == 0);

@@ -57,6 +57,12 @@ inline bool sanitizer_sized() {
   return env != nullptr && env[0] == '0' && env[1] == '\0';
 }
 
+//! Whether a case also runs its peer library's kernels (CUB's) beside the host reference: not in
+//! sanitizer-sized runs, where the tools would check the peer's kernels too (a histogram's
+//! privatized shared atomics cost racecheck as much in CUB's kernels as in the library's); the
+//! full run compares with the peer.
+inline bool peers_run() { return !sanitizer_sized(); }
+
 //! An earlier runtime call's cudaErrorInvalidValue, left in the last-error slot, is still
 //! there (once) after `refused()`, a library call refusing its own arguments with the same code,
 //! has returned cudaErrorInvalidValue: the slot is its owner's. Skipped under compute-sanitizer

@@ -87,9 +87,9 @@ constexpr int scan_min(int a, int b) { return a < b ? a : b; }
 
 // The default tiles. Scans whose input and output have one size (4 to 16 bytes, whole 16-byte
 // vectors) take 256 bytes a thread (64 four-byte elements), which run in two passes over shared
-// memory (scan_kernels.cuh, two_pass_tile; so do 2-byte scans, whose int accumulators take 256
-// bytes a thread); everything else, and select_if's tiles up to 32 MiB of input (of 4-byte
-// items at every size from 512 KiB; select_dispatch.cuh), 128 bytes of the
+// memory (scan_kernels.cuh, two_pass_tile; so do 1- and 2-byte sums, whose int accumulators take
+// 256 bytes a thread); everything else, and select_if's tiles up to 32 MiB of input (of items
+// of up to 4 bytes at every size from 512 KiB; select_dispatch.cuh), 128 bytes of the
 // wider type per thread (32 four-byte elements, eight 16-byte vectors; at most 64 elements) in
 // registers, or as many narrower ones as keep each thread's run whole vectors. 256 threads
 // while a tile's staging buffer fits 32 KiB (128 above). Large inputs take the large tile,

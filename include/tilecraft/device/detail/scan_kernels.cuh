@@ -163,12 +163,13 @@ TILECRAFT_HOST_DEVICE constexpr std::size_t stage_bytes_of() {
 // Whether a scan's tile runs in two passes over shared memory (scan_tile_two_pass) instead of
 // from registers: a thread's items would take more than 128 bytes of accumulators in registers
 // (where they cap the resident tiles), its run is whole 16-byte vectors, and input and output
-// have one size of at least 2 bytes (each output element is written where its input was read).
-// H200, 2^28 elements, ratio to CUB: f32 0.94 -> 1.06 (128 x 64), i16 (int accumulators) 0.85
-// -> 1.60 (256 x 64); bytes stay in registers (2^24: 1.51 there against 1.29 in two passes).
+// have one size (each output element is written where its input was read). H200, 2^28
+// elements, ratio to CUB: f32 0.94 -> 1.06 (128 x 64), i16 (int accumulators) 0.85 -> 1.60
+// (256 x 64), i8 (int accumulators, 256 x 64: 80 -> 40 registers a thread, 48 -> 128 KiB of
+// tiles in flight an SM) 2.14 -> 2.86 (benchmarks/TUNING.md, "1-byte scans in two passes").
 template <class Policy, class In, class Out, class Acc = In>
 inline constexpr bool two_pass_tile = TileStage<In, Policy::threads, Policy::items>::chunked &&
-                                      sizeof(In) == sizeof(Out) && sizeof(In) >= 2 && Policy::items * sizeof(Acc) > 128;
+                                      sizeof(In) == sizeof(Out) && Policy::items * sizeof(Acc) > 128;
 
 // Tile `tile` of a multi-tile scan, resident in shared memory: the tile arrives by
 // asynchronous copies where a thread's run is more than 8 vectors (no registers held for it;

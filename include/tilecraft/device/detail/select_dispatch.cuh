@@ -26,10 +26,11 @@ namespace tilecraft::detail {
 
 // select_if's default tiles: the scan's up to 32 MiB of input; above, 256 bytes a thread (64
 // four-byte items, the most ScanPolicy allows) in a 32 KiB tile of fewer threads (128 for
-// 8-byte types, 512 for bytes; 4-byte types keep the scan's register tile, below). Measured on the H200 at 2^28 items,
-// half kept, ratio to cub::DeviceSelect::If: f32 0.86 (256 x 32) -> 0.94 (128 x 64), f64 (2^27) 0.77 (256 x 16) -> 0.84
-// (128 x 32), i8 1.47 (256 x 64) -> 1.59 (512 x 64); at 2^22 f32 the scan's 256 x 32 is the faster (0.91 against 0.84:
-// 512 tiles of 128 threads leave SMs idle). benchmarks/TUNING.md, "Scan".
+// 8-byte types; items of up to 4 bytes keep the scan's register tile, below). Measured on the H200 at 2^28 items,
+// half kept, ratio to cub::DeviceSelect::If, when the look-back waited in place: f32 0.86 (256 x 32) -> 0.94 (128 x
+// 64), f64 (2^27) 0.77 (256 x 16) -> 0.84 (128 x 32), i8 1.47 (256 x 64) -> 1.59 (512 x 64); at 2^22 f32 the scan's
+// 256 x 32 is the faster (0.91 against 0.84: 512 tiles of 128 threads leave SMs idle). benchmarks/TUNING.md, "Scan".
+// Since it walks, the register tile is the faster for 4- and 1-byte items (below).
 template <class In>
 struct DefaultSelectShape {
   static constexpr int size = static_cast<int>(sizeof(In));
@@ -38,13 +39,15 @@ struct DefaultSelectShape {
   static constexpr int by_bytes = 32768 / (items * size) / 32 * 32;  // (0 above 1 KiB: then 64)
   static constexpr int threads = scan_min(512, scan_max(64, by_bytes));
 };
-// 4-byte items keep the register tile (256 x 32) above 512 KiB (the small tile below), past
-// 32 MiB too, since the look-back walks back over the aggregates at every size: H200, floats, half kept, 2^28 518-519
-// us against 128 x 64's 528-531 (1.14x against 1.12x CUB), 2^26 141-142 against 144-145 (benchmarks/TUNING.md, "Tile
-// shapes with the walk").
+// Items of up to 4 bytes keep the register tile above 512 KiB (the small tile below), past 32 MiB too, since the
+// look-back walks back over the aggregates at every size. H200, half kept: floats (256 x 32) 2^28 518-519 us against
+// 128 x 64's 528-531 (1.14x against 1.12x CUB), 2^26 141-142 against 144-145; bytes (256 x 64) 2^28 194.5 us against
+// 512 x 64's 210.8 (2.65x against 2.44x), 2^30 740 against 805; 2-byte items take 256 x 64 either way. 8- and 16-byte
+// items keep the 32 KiB tile: doubles at 2^27 509 us against 702 (256 x 16), pairs of doubles at 2^26 799 against 819
+// (benchmarks/TUNING.md, "Tile shapes with the walk").
 template <class In>
 using DefaultSelectPolicyHuge =
-    std::conditional_t<sizeof(In) == 4, DefaultScanPolicyRegisters<In, In>,
+    std::conditional_t<sizeof(In) <= 4, DefaultScanPolicyRegisters<In, In>,
                        ScanPolicy<DefaultSelectShape<In>::threads, DefaultSelectShape<In>::items>>;
 template <class In>
 using DefaultSelectPolicyLarge = DefaultScanPolicyRegisters<In, In>;
