@@ -99,13 +99,15 @@ TEST_CASE("integer sums, minima and maxima equal CUB's and the host's exactly at
       CHECK(run_reduce<int, int>(p, n, Sum{}, 7) == sum);
       CHECK(run_reduce<int, int>(p, n, Min{}, INT32_MAX) == min);
       CHECK(run_reduce<int, int>(p, n, Max{}, INT32_MIN) == max);
-      CHECK(run_cub<int, int>(p, n, Sum{}, 7) == sum);
-      CHECK(run_cub<int, int>(p, n, Min{}, INT32_MAX) == min);
-      CHECK(run_cub<int, int>(p, n, Max{}, INT32_MIN) == max);
+      if (tilecraft::test::peers_run()) {
+        CHECK(run_cub<int, int>(p, n, Sum{}, 7) == sum);
+        CHECK(run_cub<int, int>(p, n, Min{}, INT32_MAX) == min);
+        CHECK(run_cub<int, int>(p, n, Max{}, INT32_MIN) == max);
+      }
       // 64-bit accumulation of 32-bit inputs (the init's type decides, as in CUB).
       const long long wide = host_fold(h, n, std::plus<long long>{}, 0LL);
       CHECK(run_reduce<int, long long>(p, n, Sum{}, 0LL) == wide);
-      CHECK(run_cub<int, long long>(p, n, Sum{}, 0LL) == wide);
+      if (tilecraft::test::peers_run()) CHECK(run_cub<int, long long>(p, n, Sum{}, 0LL) == wide);
       // Inputs of 2^30 and more: every sum of three past 2^31, whatever the seed, so that only
       // the init's 64 bits carry it (an int accumulator would wrap).
       std::vector<int> big(host);

@@ -58,9 +58,10 @@ inline bool sanitizer_sized() {
 }
 
 //! Whether a case also runs its peer library's kernels (CUB's) beside the host reference: not in
-//! sanitizer-sized runs, where the tools would check the peer's kernels too (a histogram's
-//! privatized shared atomics cost racecheck as much in CUB's kernels as in the library's); the
-//! full run compares with the peer.
+//! sanitizer-sized runs, where the tools would check the peer's kernels too, at the cost of the
+//! library's own (a histogram's privatized shared atomics cost racecheck as much in CUB's kernels
+//! as in the library's; device reduce's integer cases ran four CUB reductions to four of the
+//! library's); the full run compares with the peer. (The GEMM tests' cuBLAS: cublas_if_full.)
 inline bool peers_run() { return !sanitizer_sized(); }
 
 //! An earlier runtime call's cudaErrorInvalidValue, left in the last-error slot, is still
