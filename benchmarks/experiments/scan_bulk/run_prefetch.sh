@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# copy.cu measured the scan's L2 prefetch costing the bare tile copy 8% at 2^28 (529 -> 572 us,
+# the scan's own time), so the scan now runs at the prefetched copy's speed. Less prefetch, less
+# cost? Builds ../scan_far/far.cu (default f32 and int scans, 2^21 ... 2^28, beside CUB, each
+# output's bits hashed: every variant must print the same hashes) against the library and
+# patched copies, then runs each (about two minutes on the GPU machine):
+#   library   each block prefetches the whole tile one SM's worth of tickets ahead
+#   half      the tile's first half       quarter   its first quarter
+#   late      the tile's second half      alt       the whole tile, every other ticket only
+# Usage: run_prefetch.sh [variant...] (default: all of them)
+set -e
+cd "$(dirname "$0")"
+root=$(cd ../../.. && pwd)
+kernels=tilecraft/device/detail/scan_kernels.cuh
+build() {  # name, then sed expressions for scan_kernels.cuh
+  local name=$1 dir=/tmp/pf_$1
+  shift
+  rm -rf "$dir" && cp -r "$root/include" "$dir"
+  cp "$dir/$kernels" "$dir/$kernels.orig"
+  for expr in "$@"; do sed -i "$expr" "$dir/$kernels"; done
+  if [ $# -gt 0 ] && cmp -s "$dir/$kernels" "$dir/$kernels.orig"; then echo "$name: the patch did not apply"; return 1; fi
+  nvcc -O3 -std=c++20 -arch=sm_90 -I"$dir" ../scan_far/far.cu -o "$dir/run" && echo "$name" >>/tmp/pf_built
+}
+size='s/static_cast<std::size_t>(tile_items) \* sizeof(In)>(/static_cast<std::size_t>(tile_items) * sizeof(In) \/ PART>(/'
+variants=${*:-library half quarter late alt}
+rm -f /tmp/pf_built
+for v in $variants; do
+  case $v in
+    library) build library & ;;
+    half) build half "${size/PART/2}" & ;;
+    quarter) build quarter "${size/PART/4}" & ;;
+    late) build late "${size/PART/2}" 's/        in + later, static_cast<int>(threadIdx.x));/        in + later + tile_items \/ 2, static_cast<int>(threadIdx.x));/' & ;;
+    alt) build alt 's/if (prefetch_ahead > 0 \&\& later + tile_items <= n) {/if (prefetch_ahead > 0 \&\& (ticket \& 1u) == 0 \&\& later + tile_items <= n) {/' & ;;
+    *) echo "unknown variant $v"; exit 1 ;;
+  esac
+done
+wait
+for v in $variants; do
+  grep -qx "$v" /tmp/pf_built && "/tmp/pf_$v/run" "$v" | grep -E "2\^(24|26|27|28)"
+done
