@@ -7,22 +7,30 @@
 #   library   each block prefetches the whole tile one SM's worth of tickets ahead
 #   half      the tile's first half       quarter   its first quarter
 #   late      the tile's second half      alt       the whole tile, every other ticket only
+#   bulkpf    the whole tile by one cp.async.bulk.prefetch.L2 (thread 0; sm_90, aligned inputs
+#             only: an experiment, not a library form), measured next
 # Usage: run_prefetch.sh [variant...] (default: all of them)
 set -e
 cd "$(dirname "$0")"
 root=$(cd ../../.. && pwd)
 kernels=tilecraft/device/detail/scan_kernels.cuh
-build() {  # name, then sed expressions for scan_kernels.cuh
+prefetch=tilecraft/arch/prefetch.cuh
+build() {  # name, then file:sed-expression pairs (a bare expression patches scan_kernels.cuh)
   local name=$1 dir=/tmp/pf_$1
   shift
   rm -rf "$dir" && cp -r "$root/include" "$dir"
-  cp "$dir/$kernels" "$dir/$kernels.orig"
-  for expr in "$@"; do sed -i "$expr" "$dir/$kernels"; done
-  if [ $# -gt 0 ] && cmp -s "$dir/$kernels" "$dir/$kernels.orig"; then echo "$name: the patch did not apply"; return 1; fi
+  for patch in "$@"; do
+    local file=$kernels expr=$patch
+    case $patch in tilecraft/*:*) file=${patch%%:*} expr=${patch#*:} ;; esac
+    cp "$dir/$file" "$dir/$file.orig"
+    sed -i "$expr" "$dir/$file"
+    if cmp -s "$dir/$file" "$dir/$file.orig"; then echo "$name: the patch to $file did not apply"; return 1; fi
+  done
   nvcc -O3 -std=c++20 -arch=sm_90 -I"$dir" ../scan_far/far.cu -o "$dir/run" && echo "$name" >>/tmp/pf_built
 }
 size='s/static_cast<std::size_t>(tile_items) \* sizeof(In)>(/static_cast<std::size_t>(tile_items) * sizeof(In) \/ PART>(/'
-variants=${*:-library half quarter late alt}
+bulk_fn='/^#endif  \/\/ __CUDACC__/i template <int Threads, std::size_t Bytes>\nTILECRAFT_DEVICE void prefetch_l2_bulk(const void* p, int thread) {\n  if (thread == 0) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(__cvta_generic_to_global(p)), "r"(static_cast<unsigned>(Bytes)) : "memory");\n}\n'
+variants=${*:-library half quarter late alt bulkpf}
 rm -f /tmp/pf_built
 for v in $variants; do
   case $v in
@@ -30,6 +38,7 @@ for v in $variants; do
     half) build half "${size/PART/2}" & ;;
     quarter) build quarter "${size/PART/4}" & ;;
     late) build late "${size/PART/2}" 's/        in + later, static_cast<int>(threadIdx.x));/        in + later + tile_items \/ 2, static_cast<int>(threadIdx.x));/' & ;;
+    bulkpf) build bulkpf "$prefetch:$bulk_fn" 's/arch::prefetch_l2_block<Policy::threads,/arch::prefetch_l2_bulk<Policy::threads,/' & ;;
     alt) build alt 's/if (prefetch_ahead > 0 \&\& later + tile_items <= n) {/if (prefetch_ahead > 0 \&\& (ticket \& 1u) == 0 \&\& later + tile_items <= n) {/' & ;;
     *) echo "unknown variant $v"; exit 1 ;;
   esac
