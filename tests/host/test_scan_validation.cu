@@ -38,7 +38,7 @@ TEST_CASE("the default scan tiles keep every thread's run whole 16-byte vectors"
   CHECK(!detail::two_pass_tile<detail::DefaultScanPolicyRegisters<float, float>, float, float>);
   CHECK(!detail::two_pass_tile<DefaultScanPolicyLarge<std::uint8_t, std::int64_t>, std::uint8_t, std::int64_t>);
   // 1- and 2-byte sums accumulate in int: 256 x 64 holds 256 bytes of accumulators a thread, in
-  // two passes; 1-byte accumulators (other operators) keep 64 bytes in registers.
+  // two passes; 1-byte accumulators (Max, Min on bytes) keep 64 bytes in registers.
   CHECK(detail::two_pass_tile<DefaultScanPolicyLarge<std::int8_t, std::int8_t>, std::int8_t, std::int8_t, int>);
   CHECK(!detail::two_pass_tile<DefaultScanPolicyLarge<std::int8_t, std::int8_t>, std::int8_t, std::int8_t>);
   CHECK(detail::two_pass_tile<DefaultScanPolicyLarge<std::int16_t, std::int16_t>, std::int16_t, std::int16_t, int>);

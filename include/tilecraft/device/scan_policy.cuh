@@ -87,10 +87,10 @@ constexpr int scan_min(int a, int b) { return a < b ? a : b; }
 
 // The default tiles. Scans whose input and output have one size (4 to 16 bytes, whole 16-byte
 // vectors) take 256 bytes a thread (64 four-byte elements), which run in two passes over shared
-// memory (scan_kernels.cuh, two_pass_tile; so do 1- and 2-byte sums, whose int accumulators take
-// 256 bytes a thread); everything else, and select_if's tiles up to 32 MiB of input (of items
-// of up to 4 bytes at every size from 512 KiB; select_dispatch.cuh), 128 bytes of the
-// wider type per thread (32 four-byte elements, eight 16-byte vectors; at most 64 elements) in
+// memory (scan_kernels.cuh, two_pass_tile; so do 1- and 2-byte scans whose accumulators are wider
+// than 2 bytes, as sums' int: 256 bytes a thread); everything else, and select_if's tiles up to
+// 32 MiB of input (of items of up to 4 bytes at every size from 512 KiB; select_dispatch.cuh),
+// 128 bytes of the wider type per thread (32 four-byte elements, eight 16-byte vectors; at most 64 elements) in
 // registers, or as many narrower ones as keep each thread's run whole vectors. 256 threads
 // while a tile's staging buffer fits 32 KiB (128 above). Large inputs take the large tile,
 // inputs up to register_scan_max_bytes the register tile, inputs up to small_scan_max_bytes a
@@ -139,6 +139,8 @@ inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{512} << 10;
 //! Inputs above small_scan_max_bytes and up to this many take the register tiles even where the
 //! two-pass tile applies (H200, f32: at 2^20 elements, 128 tiles, 256 x 32 in registers 11.6 us
 //! against 12.6 for 128 x 64 in two passes; at 2^24 56.8 against 54.7, at 2^28 704 against 651).
+//! Where the two tiles are one (1- and 2-byte items: 256 x 64) there is no such window: their
+//! sums run in two passes from small_scan_max_bytes on (1-byte sums measured from 2^24 only).
 inline constexpr std::int64_t register_scan_max_bytes = std::int64_t{4} << 20;
 
 }  // namespace detail

@@ -166,7 +166,8 @@ TILECRAFT_HOST_DEVICE constexpr std::size_t stage_bytes_of() {
 // have one size (each output element is written where its input was read). H200, 2^28
 // elements, ratio to CUB: f32 0.94 -> 1.06 (128 x 64), i16 (int accumulators) 0.85 -> 1.60
 // (256 x 64), i8 (int accumulators, 256 x 64: 80 -> 40 registers a thread, 48 -> 128 KiB of
-// tiles in flight an SM) 2.14 -> 2.86 (benchmarks/TUNING.md, "1-byte scans in two passes").
+// tiles in flight an SM) 2.14 -> 2.87 standalone, 2.83 in the GPU check of 24f3422
+// (benchmarks/TUNING.md, "1-byte scans in two passes").
 template <class Policy, class In, class Out, class Acc = In>
 inline constexpr bool two_pass_tile = TileStage<In, Policy::threads, Policy::items>::chunked &&
                                       sizeof(In) == sizeof(Out) && Policy::items * sizeof(Acc) > 128;

@@ -24,9 +24,10 @@
 
 namespace tilecraft::detail {
 
-// select_if's default tiles: the scan's up to 32 MiB of input; above, 256 bytes a thread (64
-// four-byte items, the most ScanPolicy allows) in a 32 KiB tile of fewer threads (128 for
-// 8-byte types; items of up to 4 bytes keep the scan's register tile, below). Measured on the H200 at 2^28 items,
+// select_if's default tiles: the scan's up to 32 MiB of input; above, for items wider than 4
+// bytes, 256 bytes a thread (64 items at most, as ScanPolicy allows) in a 32 KiB tile of fewer
+// threads (128 for 8- and 16-byte items); items of up to 4 bytes keep the scan's register tile
+// (below). Measured on the H200 at 2^28 items,
 // half kept, ratio to cub::DeviceSelect::If, when the look-back waited in place: f32 0.86 (256 x 32) -> 0.94 (128 x
 // 64), f64 (2^27) 0.77 (256 x 16) -> 0.84 (128 x 32), i8 1.47 (256 x 64) -> 1.59 (512 x 64); at 2^22 f32 the scan's
 // 256 x 32 is the faster (0.91 against 0.84: 512 tiles of 128 threads leave SMs idle). benchmarks/TUNING.md, "Scan".
@@ -44,7 +45,8 @@ struct DefaultSelectShape {
 // 128 x 64's 528-531 (1.14x against 1.12x CUB), 2^26 141-142 against 144-145; bytes (256 x 64) 2^28 194.5 us against
 // 512 x 64's 210.8 (2.65x against 2.44x), 2^30 740 against 805; 2-byte items take 256 x 64 either way. 8- and 16-byte
 // items keep the 32 KiB tile: doubles at 2^27 509 us against 702 (256 x 16), pairs of doubles at 2^26 799 against 819
-// (benchmarks/TUNING.md, "Tile shapes with the walk").
+// (benchmarks/TUNING.md, "Tile shapes with the walk"). Items of 3 bytes (a user's struct) take the register tile too,
+// the one they take from 512 KiB to 32 MiB: not measured above that.
 template <class In>
 using DefaultSelectPolicyHuge =
     std::conditional_t<sizeof(In) <= 4, DefaultScanPolicyRegisters<In, In>,
