@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -57,13 +58,19 @@ void select_policy(const char* name, const Ctx& c, float cub, const std::vector<
   std::printf("  select %-12s %8.1f us (%.3fx cub)%s\n", name, us, cub / us, same ? "" : "  WRONG");
 }
 
-int main() {
+// Usage: policies [log2 size...] (default 26 28). Below 2^24 only the scan runs, with smaller
+// tiles too: does a one-wave scan (2^22 floats: 512 tiles of 128 x 64, where the scan reads
+// 0.99x CUB) gain from more, smaller tiles spread over the SMs?
+int main(int argc, char** argv) {
+  std::vector<long long> sizes;
+  for (int i = 1; i < argc; ++i) sizes.push_back(1ll << std::atoi(argv[i]));
+  if (sizes.empty()) sizes = {1ll << 26, 1ll << 28};
   Ctx c{};
   CK(cudaStreamCreate(&c.s));
   CK(cudaMalloc(&c.flush, 256 << 20));
   CK(cudaMalloc(&c.temp, std::size_t{64} << 20));
   CK(cudaMalloc(&c.count, sizeof(long long)));
-  for (const long long n : {1ll << 26, 1ll << 28}) {
+  for (const long long n : sizes) {
     float *in, *out;
     CK(cudaMalloc(&in, n * sizeof(float)));
     CK(cudaMalloc(&out, n * sizeof(float)));
@@ -92,8 +99,14 @@ int main() {
       scan_policy<ScanPolicy<160, 64>>("160 x 64", c, cub, want);
       scan_policy<ScanPolicy<96, 64>>("96 x 64", c, cub, want);
       scan_policy<ScanPolicy<64, 64>>("64 x 64", c, cub, want);
+      if (n < (1ll << 24)) {
+        scan_policy<ScanPolicy<128, 32>>("128 x 32", c, cub, want);
+        scan_policy<ScanPolicy<256, 16>>("256 x 16", c, cub, want);
+        scan_policy<ScanPolicy<128, 16>>("128 x 16", c, cub, want);
+        scan_policy<ScanPolicy<64, 32>>("64 x 32", c, cub, want);
+      }
     }
-    {
+    if (n >= (1ll << 24)) {
       const float cub =
           median_us([&] { CK(cub::DeviceSelect::If(cub_temp, cub_bytes, in, out, c.count, n, Below{}, c.s)); }, c.flush,
                     std::size_t{256} << 20, c.s);
