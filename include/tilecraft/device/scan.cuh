@@ -47,13 +47,17 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   SMs frees them as it ends); where a process may use fewer SMs than the GPU has (an MPS or
 //!   green-context limit), this relies on the hardware starting a grid's blocks in index order,
 //!   as CUB's look-back does. It stages its tile through shared memory with 16-byte
-//!   vector loads, scans it with block_scan (large same-width tiles: in two passes over shared memory), and learns the
-//!   prefix of everything before it by decoupled look-back: its first warp walks back over its predecessors'
-//!   published states, 32 a window, to the nearest inclusive prefix (up to 512 tiles back for accumulators of up to 4
-//!   bytes, 256 for 8-byte ones; farther, it waits there for one), then folds their aggregates forward in tile order.
-//!   Accumulators wider than 8 bytes wait on the 32 nearest predecessors until one of them holds an inclusive prefix.
-//!   Integer Sum, Min and Max, whose results have the same bits in any association, combine each window of 32 states
-//!   with a warp reduction instead of the fold in order (faster there: i64 exclusive sums 14% at 2^27).
+//!   vector loads, scans it with block_scan (in two passes over shared memory where input and output have one size
+//!   and a thread's accumulators would take more than 128 bytes of registers: the large default tiles of 4- to
+//!   16-byte items, and 1- and 2-byte sums, whose accumulators are int), and learns the prefix of everything before it
+//!   by decoupled look-back: its first warp walks back over its predecessors' published states, 32 a window, to the
+//!   nearest inclusive prefix (up to 512 tiles back for accumulators of up to 4 bytes, 256 for 8-byte ones; farther,
+//!   it waits there for one), then folds their aggregates forward in tile order. Accumulators wider than 8 bytes wait
+//!   on the 32 nearest predecessors until one of them holds an inclusive prefix. Integer Sum, Min and Max, whose
+//!   results have the same bits in any association, walk back without that limit and combine each window of 32 states
+//!   with a warp reduction instead of the fold in order (faster there: i64 exclusive sums 14% at 2^27). Past 8 tiles
+//!   an SM each block first asks L2 for the tile a block one SM's worth of tickets later will take, so that DRAM keeps
+//!   reading while tiles wait for their prefixes.
 //! - Deterministic: the same input on the same GPU gives the same bits on every run (floating
 //!   point included), however the blocks are scheduled. Tile i's inclusive prefix is defined as
 //!   the sequential fold P_i = P_{i-1} op a_i of the tile aggregates a_i; a tile whose look-back

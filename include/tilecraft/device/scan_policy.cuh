@@ -136,9 +136,11 @@ using DefaultScanPolicySmall =
 
 //! Inputs of at most this many bytes (the wider of input and output) take the small tiles.
 inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{512} << 10;
-//! Inputs above small_scan_max_bytes and up to this many take the register tiles even where the
-//! two-pass tile applies (H200, f32: at 2^20 elements, 128 tiles, 256 x 32 in registers 11.6 us
-//! against 12.6 for 128 x 64 in two passes; at 2^24 56.8 against 54.7, at 2^28 704 against 651).
+//! Inputs above small_scan_max_bytes and up to this many take the register tiles, not the large
+//! two-pass ones (a register tile runs in two passes itself where its accumulators exceed 128
+//! bytes a thread, as 4-byte items with 8-byte accumulators do). H200, f32: at 2^20 elements, 128
+//! tiles, 256 x 32 in registers 11.6 us against 12.6 for 128 x 64 in two passes; at 2^24 56.8
+//! against 54.7, at 2^28 704 against 651.
 //! Where the two tiles are one (1- and 2-byte items: 256 x 64) there is no such window: their
 //! sums run in two passes from small_scan_max_bytes on (1-byte sums measured from 2^24 only).
 inline constexpr std::int64_t register_scan_max_bytes = std::int64_t{4} << 20;

@@ -34,8 +34,8 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   place, as CUB's `DeviceSelect::If` on one array: the kept items move to the front in
 //!   order, and the items from the kept count on are left as they were; not with a Policy of
 //!   CacheHint::streaming, whose loads take the read-only path); otherwise it must not overlap
-//!   d_in. In place costs no more than a select into another array (2^28 floats on an H200:
-//!   590 against 588 us; no fences: benchmarks/TUNING.md, "select_if in place").
+//!   d_in. In place costs no more than a select into another array (2^28 floats, half kept, on
+//!   an H200: 522.9 against 521.4 us; no fences: benchmarks/TUNING.md, "select_if in place").
 //!   The kept count is exact up to num_items = (2^63 - 1) / 64 and 2^31 - 1 tiles of the policy's
 //!   tile_items (32-bit tile counts below 2^32 items, 64-bit above); `NumSelected` is any
 //!   integer type of at least 4 bytes.
