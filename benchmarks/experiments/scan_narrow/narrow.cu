@@ -1,15 +1,17 @@
-// The 1-byte scan's tile shape (in registers: 1-byte inputs never take the two-pass tile) and
-// the exclusive 2-byte scan (whose first tile took 222 registers a thread until the forty-
-// seventh session): tilecraft::inclusive_scan of int8 into int8 with each policy, 2^24 ... 2^28
-// items, and tilecraft::exclusive_scan of int16 at 2^28, beside cub::DeviceScan (L2 flushed,
-// medians of 11 runs, us) and cudaMemcpyAsync of the same bytes. Every output is compared byte
-// for byte with CUB's (integer sums wrap identically in any association). run.sh builds it
-// against the library and against a copy whose 1-byte scans take the two-pass tile in shared
-// memory (as 2- to 16-byte ones do) wherever a thread's int accumulators would pass 128 bytes.
+// The 1-byte scan's tile shape and the exclusive 2-byte scan (whose first tile took 222
+// registers a thread until the forty-seventh session): tilecraft::inclusive_scan of int8 into
+// int8 with each policy, 2^24, 2^26 and 2^28 items (or the sizes' log2 given after the variant's
+// name, then without the 2-byte scan), and tilecraft::exclusive_scan of int16 at 2^28, beside
+// cub::DeviceScan (L2 flushed, medians of 11 runs, us) and cudaMemcpyAsync of the same bytes.
+// Every output is compared byte for byte with CUB's (integer sums wrap identically in any
+// association). run.sh builds it against the library (1-byte sums in two passes over shared
+// memory, since the forty-ninth session) and against a copy whose 1-byte scans keep their
+// accumulators in registers, as before.
 #include <cub/device/device_scan.cuh>
 #include <tilecraft/device/scan.cuh>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -53,7 +55,11 @@ int main(int argc, char** argv) {
   CK(cudaStreamCreate(&c.s));
   CK(cudaMalloc(&c.flush, 256 << 20));
   CK(cudaMalloc(&c.temp, std::size_t{64} << 20));
-  for (const long long n : {1ll << 24, 1ll << 26, 1ll << 28}) {
+  std::vector<long long> sizes;
+  for (int i = 2; i < argc; ++i) sizes.push_back(1ll << std::atoi(argv[i]));
+  const bool named_sizes = !sizes.empty();
+  if (!named_sizes) sizes = {1ll << 24, 1ll << 26, 1ll << 28};
+  for (const long long n : sizes) {
     std::int8_t *in, *out;
     CK(cudaMalloc(&in, n));
     CK(cudaMalloc(&out, n));
@@ -86,7 +92,7 @@ int main(int argc, char** argv) {
     CK(cudaFree(out));
     CK(cudaFree(cub_temp));
   }
-  {
+  if (!named_sizes) {
     const long long n = 1ll << 28;
     std::int16_t *in, *out;
     CK(cudaMalloc(&in, n * 2));
