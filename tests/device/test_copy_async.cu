@@ -1,7 +1,7 @@
-// Asynchronous copies at every level: the raw cp.async wrappers (sm_80+), copy_async and its
-// zero-filling form, commit/wait groups, and Pipeline with 1 to 4 stages streaming vectors and
-// matrices with partial tiles. Built twice: as is, and with TILECRAFT_DISABLE_CP_ASYNC (the
-// synchronous path), with the same expectations.
+// Asynchronous copies at every level: the raw cp.async wrappers (sm_80+), the L2 prefetches
+// (arch/prefetch.cuh), copy_async and its zero-filling form, commit/wait groups, and Pipeline
+// with 1 to 4 stages streaming vectors and matrices with partial tiles. Built twice: as is, and with
+// TILECRAFT_DISABLE_CP_ASYNC (the synchronous path), with the same expectations.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <nv/target>
 
 #include <tilecraft/arch/cp_async.cuh>
+#include <tilecraft/arch/prefetch.cuh>
 #include <tilecraft/memory/copy_async.cuh>
 #include <tilecraft/memory/pipeline.cuh>
 #include <tilecraft/memory/tile_copy.cuh>
@@ -268,6 +269,48 @@ void check_pipeline_rowsum(std::int64_t rows, std::int64_t cols, std::int64_t ld
   CHECK(bad == 0);
 }
 
+// ---- arch/prefetch.cuh: hints that must leave memory as it is, at any alignment ----
+
+// Block b prefetches Bytes from src + starts[b] (by lines or, where it can, by one bulk prefetch),
+// then copies those bytes to dst + b * Bytes: a prefetch changes nothing, and its instruction
+// must be valid for every start (the bulk form takes only 16-byte-aligned ones).
+template <int Threads, std::size_t Bytes, bool Bulk>
+__global__ void __launch_bounds__(Threads)
+    prefetch_then_copy(const unsigned char* src, const std::int64_t* starts, unsigned char* dst) {
+  const unsigned char* from = src + starts[blockIdx.x];
+  if constexpr (Bulk) {
+    tilecraft::arch::prefetch_l2_bulk<Threads, Bytes>(from, static_cast<int>(threadIdx.x));
+  } else {
+    tilecraft::arch::prefetch_l2_block<Threads, Bytes>(from, static_cast<int>(threadIdx.x));
+  }
+  for (std::size_t i = threadIdx.x; i < Bytes; i += Threads) dst[blockIdx.x * Bytes + i] = from[i];
+}
+
+template <int Threads, std::size_t Bytes, bool Bulk>
+void check_prefetch(std::uint64_t salt) {
+  auto rng = tilecraft::test::rng(salt);
+  constexpr std::size_t total = 3 * Bytes + 64;
+  std::vector<unsigned char> host(total);
+  for (auto& b : host) b = static_cast<unsigned char>(rng());
+  // Aligned, 16-byte aligned but not to a line, odd, and the range that ends at the
+  // allocation's last byte (DeviceBuffer allocates one byte more: the range ends at `total`).
+  std::vector<std::int64_t> starts = {0, 16, 128, 3, 77, static_cast<std::int64_t>(total - Bytes)};
+  for (int k = 0; k < 4; ++k) starts.push_back(static_cast<std::int64_t>(rng() % (total - Bytes + 1)));
+  DeviceBuffer<unsigned char> src(host);
+  DeviceBuffer<std::int64_t> d_starts(starts);
+  DeviceBuffer<unsigned char> out(starts.size() * Bytes);
+  out.poison();
+  prefetch_then_copy<Threads, Bytes, Bulk>
+      <<<static_cast<unsigned>(starts.size()), Threads>>>(src.get(), d_starts.get(), out.get());
+  tilecraft::test::sync_and_check();
+  const std::vector<unsigned char> got = out.download();
+  int bad = 0;
+  for (std::size_t b = 0; b < starts.size(); ++b) {
+    bad += std::memcmp(got.data() + b * Bytes, host.data() + starts[b], Bytes) != 0;
+  }
+  CHECK(bad == 0);
+}
+
 }  // namespace
 
 TEST_CASE("arch::cp_async wrappers: every size, .ca and .cg, zero-fill, groups") {
@@ -280,6 +323,14 @@ TEST_CASE("arch::cp_async wrappers: every size, .ca and .cg, zero-fill, groups")
   check_arch<16, true>(16, 7);
   check_arch<16, true>(0, 8);
   check_arch<16, true>(12, 9);
+}
+
+TEST_CASE("arch::prefetch_l2_block and prefetch_l2_bulk: any start, up to the allocation's end, memory unchanged") {
+  check_prefetch<128, 32768, false>(21);
+  check_prefetch<128, 32768, true>(22);
+  check_prefetch<256, 4096, true>(23);
+  check_prefetch<64, 100, true>(24);  // not a multiple of 16: by lines
+  check_prefetch<32, 16, true>(25);
 }
 
 TEST_CASE_TEMPLATE("copy_async and its zero-filling form", W, unsigned, uint2, uint4) {

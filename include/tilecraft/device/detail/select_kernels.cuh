@@ -160,8 +160,10 @@ TILECRAFT_DEVICE void retire_loads(const T (&v)[N], unsigned char* slot) {
 // own, which a block starting later will take, so that DRAM keeps reading while tiles wait for
 // their prefixes with nothing in flight (select_if of 2^28 floats on an H200: 8% faster from an
 // eighth to three quarters of the resident blocks ahead; benchmarks/TUNING.md, "select_if's tile
-// in pieces"). A prefetch only moves lines into L2, where every later write lands too: in place,
-// a line it brings in early is still the line the tile's own loads read.
+// in pieces"), by one bulk prefetch where it can (sm_90, an aligned input: 1% faster than 256
+// line prefetches at 2^26 and 2^28 floats; the scan measured the two the same and keeps its
+// lines). A prefetch only moves lines into L2, where every later write lands too: in place, a
+// line it brings in early is still the line the tile's own loads read.
 template <class Policy, bool Partition, class In, class Offset, class Pred, class NumSelected>
 __global__ void __launch_bounds__(Policy::threads)
     select_kernel(const In* in, In* out, std::int64_t n, Pred pred, NumSelected* num_selected,
@@ -198,8 +200,8 @@ __global__ void __launch_bounds__(Policy::threads)
   // Tile index of this lane's first element in row 0; row j adds j * 32 * vec.
   const int first = warp * warp_threads * items + lane * vec;
   if (prefetch_ahead > 0 && (tile + prefetch_ahead) * elems + elems <= n) {
-    arch::prefetch_l2_block<threads, static_cast<std::size_t>(elems) * sizeof(In)>(in + (tile + prefetch_ahead) * elems,
-                                                                                   static_cast<int>(threadIdx.x));
+    arch::prefetch_l2_bulk<threads, static_cast<std::size_t>(elems) * sizeof(In)>(in + (tile + prefetch_ahead) * elems,
+                                                                                  static_cast<int>(threadIdx.x));
   }
 
   // Load and flag: bit c of kept[j] says element c of the lane's run in row j is kept.
