@@ -289,13 +289,15 @@ __global__ void __launch_bounds__(Threads)
 template <int Threads, std::size_t Bytes, bool Bulk>
 void check_prefetch(std::uint64_t salt) {
   auto rng = tilecraft::test::rng(salt);
-  constexpr std::size_t total = 3 * Bytes + 64;
+  constexpr std::size_t total = 3 * Bytes + 256;  // (room for every fixed start below)
   std::vector<unsigned char> host(total);
   for (auto& b : host) b = static_cast<unsigned char>(rng());
-  // Aligned, 16-byte aligned but not to a line, odd, and the range that ends at the
-  // allocation's last byte (DeviceBuffer allocates one byte more: the range ends at `total`).
+  // Aligned, 16-byte aligned but not to a line, odd, and the range that ends where the data
+  // ends (one byte before the allocation's: DeviceBuffer allocates one byte more).
   std::vector<std::int64_t> starts = {0, 16, 128, 3, 77, static_cast<std::int64_t>(total - Bytes)};
   for (int k = 0; k < 4; ++k) starts.push_back(static_cast<std::int64_t>(rng() % (total - Bytes + 1)));
+  for (const std::int64_t start : starts)
+    REQUIRE(start + static_cast<std::int64_t>(Bytes) <= static_cast<std::int64_t>(total));
   DeviceBuffer<unsigned char> src(host);
   DeviceBuffer<std::int64_t> d_starts(starts);
   DeviceBuffer<unsigned char> out(starts.size() * Bytes);
