@@ -34,6 +34,9 @@ TILECRAFT_DEVICE void prefetch_l2(const void* p) {
 //! very differently (a scan tile went from 40 to 180 registers a thread).
 template <int Threads, std::size_t Bytes>
 TILECRAFT_DEVICE void prefetch_l2_block(const void* p, int thread) {
+  static_assert(Threads >= 1 && Threads <= 1024,
+                "prefetch_l2_block: Threads must be a block's thread count (1 to 1024)");
+  static_assert(Bytes > 0, "prefetch_l2_block: Bytes must be positive");
   constexpr int lines = static_cast<int>((Bytes + 254) / 128);  // (the most Bytes can span from any start)
   const auto* first = static_cast<const unsigned char*>(p) - reinterpret_cast<std::uintptr_t>(p) % 128;
   const auto* end = static_cast<const unsigned char*>(p) + Bytes;
@@ -53,6 +56,8 @@ TILECRAFT_DEVICE void prefetch_l2_block(const void* p, int thread) {
 //! select_if of 2^28 floats 1% faster with it (benchmarks/TUNING.md, "One bulk prefetch a tile").
 template <int Threads, std::size_t Bytes>
 TILECRAFT_DEVICE void prefetch_l2_bulk(const void* p, int thread) {
+  static_assert(Threads >= 1 && Threads <= 1024,
+                "prefetch_l2_bulk: Threads must be a block's thread count (1 to 1024)");
   static_assert(Bytes > 0 && Bytes <= 0xffffffffu, "prefetch_l2_bulk: Bytes must be positive and fit 32 bits");
   if constexpr (Bytes % 16 == 0) {
     NV_IF_TARGET(NV_PROVIDES_SM_90, (if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {

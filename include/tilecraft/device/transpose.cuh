@@ -25,7 +25,8 @@ namespace tilecraft {
 //! MinBlocksPerSm for __launch_bounds__ (a register cap). The static_asserts prove with the
 //! bank model that fill and drain are conflict-free (the model takes whole warps).
 //! Rules: Threads a multiple of 32, Threads * MinBlocksPerSm <= 1024 (what an sm_75
-//! multiprocessor holds), Fill and Drain are TileCopy policies, both copies conflict-free.
+//! multiprocessor holds), Fill and Drain are TileCopy policies, both copies conflict-free, the
+//! tile at most 48 KiB (static shared memory).
 //! \code
 //! using Mine = tilecraft::TransposePolicy<float, 32, 32, 128, tilecraft::Padded<1>>;
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::transpose<Mine>(d_in, N, d_out, M, M, N, stream));
@@ -57,6 +58,9 @@ struct TransposePolicy {
   using drain_policy = Drain;
   //! The shared tile.
   using Tile = SharedMatrix<T, tile_rows, tile_cols, Layout>;
+  static_assert(sizeof(Tile) <= 48 * 1024,
+                "TransposePolicy: the shared tile (TileRows x TileCols elements with the layout's padding) must fit "
+                "the 48 KiB of static shared memory a block may declare");
   static_assert(copy_tile_conflict_factor<Tile, Fill::mapping>() == 1,
                 "transpose: the tile fill must be bank-conflict free");
   static_assert(copy_tile_conflict_factor<TransposedView<const Tile>, Drain::mapping>() == 1,
