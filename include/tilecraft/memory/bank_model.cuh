@@ -18,10 +18,24 @@
 //! __device__ function.
 #pragma once
 
+#include <stdexcept>
+
 #include "../config.cuh"
 #include "../util/math.cuh"
 
 namespace tilecraft::bank {
+
+namespace detail {
+// Reached only where a rule below is broken. Not constexpr: a constant evaluation (a
+// static_assert of a layout) that reaches one fails to compile with the rule in the function's
+// name; a call at run time throws.
+inline void access_bytes_must_be_1_2_4_8_or_16() {
+  throw std::invalid_argument("tilecraft::bank: access_bytes must be 1, 2, 4, 8 or 16");
+}
+inline void ldmatrix_matrices_must_be_1_2_or_4() {
+  throw std::invalid_argument("tilecraft::bank: an ldmatrix reads 1, 2 or 4 matrices");
+}
+}  // namespace detail
 
 //! Wavefronts needed by one warp-wide shared-memory access in which lane i touches
 //! `access_bytes` (1, 2, 4, 8 or 16) bytes at byte address `addr(i)`; a negative address
@@ -29,6 +43,9 @@ namespace tilecraft::bank {
 //! Returns 0 when no lane is active.
 template <class AddrFn>
 constexpr int wavefronts(AddrFn addr, int access_bytes) {
+  if (access_bytes != 1 && access_bytes != 2 && access_bytes != 4 && access_bytes != 8 && access_bytes != 16) {
+    detail::access_bytes_must_be_1_2_4_8_or_16();
+  }
   const int phases = access_bytes <= 4 ? 1 : access_bytes / 4;  // 8 B: 2, 16 B: 4
   const int lanes_per_phase = warp_threads / phases;
   const int words_per_lane = access_bytes <= 4 ? 1 : access_bytes / 4;
@@ -66,6 +83,7 @@ constexpr int ideal_wavefronts(int access_bytes) { return access_bytes <= 4 ? 1 
 //! addresses are not read. Each matrix is one phase: ideal is `matrices` wavefronts.
 template <class AddrFn>
 constexpr int ldmatrix_wavefronts(AddrFn row_addr, int matrices) {
+  if (matrices != 1 && matrices != 2 && matrices != 4) detail::ldmatrix_matrices_must_be_1_2_or_4();
   return wavefronts([&](int lane) -> long long { return lane < 8 * matrices ? row_addr(lane) : -1; }, 16);
 }
 
