@@ -213,7 +213,9 @@ TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algori
 }
 
 //! Exclusive prefix scan seeded by a prefix callback (see block_inclusive_scan): thread 0
-//! receives the callback's value p, thread t receives p op x_0 op ... op x_{t-1}.
+//! receives the callback's value p, thread t receives p op x_0 op ... op x_{t-1}. Barriers as
+//! the inclusive scan with a callback (one more than the plain scan with warp_scans in blocks of
+//! several warps).
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op, BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,
                                         std::type_identity_t<T> input, Op op, F& prefix_callback) {
@@ -247,7 +249,9 @@ TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Alg
   detail::block_scan<false, false>(temp, in, out, op, 0, detail::ScanNoPrefix{}, &block_aggregate);
 }
 
-//! The blocked inclusive scan seeded by a prefix callback.
+//! The blocked inclusive scan seeded by a prefix callback (the first warp calls it with the
+//! block's aggregate; one barrier more than the plain blocked scan with warp_scans in blocks of
+//! several warps).
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
           BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
@@ -270,7 +274,8 @@ TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Alg
   detail::block_scan<true, false>(temp, in, out, op, 0, detail::ScanInitPrefix<T>{init}, &block_aggregate);
 }
 
-//! The blocked exclusive scan seeded by a prefix callback.
+//! The blocked exclusive scan seeded by a prefix callback (barriers as the blocked inclusive
+//! scan with a callback).
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
           BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
@@ -295,7 +300,8 @@ TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Alg
   detail::block_scan<false, true>(temp, in, out, op, valid.count, detail::ScanNoPrefix{}, &block_aggregate);
 }
 
-//! The partial inclusive scan seeded by a prefix callback (called with the valid items' fold).
+//! The partial inclusive scan seeded by a prefix callback (called with the valid items' fold;
+//! barriers as the full-block scan with a callback).
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
           BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
@@ -313,7 +319,8 @@ TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Alg
   detail::block_scan<true, true>(temp, in, out, op, valid.count, detail::ScanInitPrefix<T>{init}, &block_aggregate);
 }
 
-//! The partial exclusive scan seeded by a prefix callback (called with the valid items' fold).
+//! The partial exclusive scan seeded by a prefix callback (called with the valid items' fold;
+//! barriers as the full-block scan with a callback).
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
           BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
