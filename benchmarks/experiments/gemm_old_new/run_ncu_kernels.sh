@@ -6,10 +6,14 @@
 # tables of "1200^3 against every lever left" flushed before each kernel) and --clock-control
 # none (the benchmarks' clocks). Prints each kernel's name and duration, then the sum against
 # the event-timed product from a plain run. About a minute for three shapes.
-# On the GPU machine, after run.sh has built bin/prof (from the repository root):
+# On the GPU machine, from the repository root (builds bin/prof with run.sh first where it is
+# missing, the working tree's library as both its old and new version):
 #   bash benchmarks/experiments/gemm_old_new/run_ncu_kernels.sh 1200x1200x1200 1025x1025x1025 1100x1300x1500
 cd "$(dirname "$0")" || exit 1
-[ -x bin/prof ] || { echo "build bin/prof first (run.sh)"; exit 1; }
+if [ ! -x bin/prof ]; then
+  [ -d old/include ] || { mkdir -p old && cp -r ../../../include old/; }
+  bash run.sh || exit 1
+fi
 for s in "$@"; do
   echo "== $s"
   bin/prof ${s//x/ } | tail -3
