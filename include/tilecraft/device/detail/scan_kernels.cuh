@@ -317,8 +317,8 @@ TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_
 // One block per tile. In general each block takes its tile from the counter: tickets are
 // handed out in the order blocks start, so a block only ever waits for tiles whose blocks are
 // running, however the blocks are scheduled. by_block: the grid has at most one block per SM
-// (scan_dispatch.cuh), so all its blocks fit on the GPU at the same time and a block may wait
-// for any other: the tile is the block's index. Such a block loads its tile at once, beside the state
+// (scan_dispatch.cuh) and the tile is the block's index: a block waits only for lower-indexed
+// blocks, which the hardware starts first. Such a block loads its tile at once, beside the state
 // reset it depends on, and waits for that grid only before it touches a state (the tile
 // functions); no ticket round trip either. A single tile (one block, nothing to wait for) needs
 // no reset kernel.
