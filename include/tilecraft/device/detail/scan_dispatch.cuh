@@ -138,8 +138,8 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
       reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
   // At most one tile per SM: tiles may follow the block index (scan_kernel's by_block). A block
   // waits only for lower-indexed blocks, and the hardware starts a grid's blocks in index order
-  // (the same assumption CUB's look-back makes with its tile counter's fallback, undocumented but
-  // never seen broken), so the block waited for is running or done, whatever holds the other
+  // (CUB's DeviceScan, whose tiles follow the block index, makes the same assumption:
+  // undocumented, never seen broken), so the block waited for is running or done, whatever holds the other
   // SMs (other grids, fewer usable SMs than the attribute reports under MPS or green
   // contexts). With one tile per SM the whole grid is usually resident at once besides; one per
   // SM, not the occupancy, so that a GPU shared with other work still has room.
