@@ -54,6 +54,14 @@ TILECRAFT_DEVICE void prefetch_l2_block(const void* p, int thread) {
 //! in tiles of 32 KiB, each block prefetching the tile one SM's worth of blocks ahead: 523 us
 //! with one bulk prefetch a tile, 570 with 256 line prefetches, 530 with none (memcpy 505);
 //! select_if of 2^28 floats 1% faster with it (benchmarks/TUNING.md, "One bulk prefetch a tile").
+//! \code
+//! // Blocks of 128 threads, a tile of 8192 floats each: bring the tile of the block 132 tiles
+//! // later into L2 (only where it lies inside the rows * cols floats of `in`).
+//! const std::int64_t later = (blockIdx.x + 132ll) * 8192;
+//! if (later + 8192 <= static_cast<std::int64_t>(rows) * cols) {
+//!   tilecraft::arch::prefetch_l2_bulk<128, 8192 * sizeof(float)>(in + later, threadIdx.x);
+//! }
+//! \endcode
 template <int Threads, std::size_t Bytes>
 TILECRAFT_DEVICE void prefetch_l2_bulk(const void* p, int thread) {
   static_assert(Threads >= 1 && Threads <= 1024,
