@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 
 #include <tilecraft/memory/bank_model.cuh>
 #include <tilecraft/memory/shared_tile.cuh>
@@ -99,6 +100,19 @@ TEST_CASE("8- and 16-byte accesses are served in half- and quarter-warp phases")
   CHECK(bank::tile_wavefronts<SharedMatrix<float, 32, 32>>([](int l) { return Coord{l, 0}; }, 16) == 32);
   // The 16-byte-chunk swizzle spreads them across the row.
   CHECK(bank::tile_wavefronts<SharedMatrix<float, 32, 32, Swizzled<16>>>([](int l) { return Coord{l, 0}; }, 16) == 4);
+}
+
+TEST_CASE("access widths and ldmatrix counts the hardware has not are refused at run time too") {
+  // (At compile time they fail the constant evaluation: compile_fail.bank_model_bad_*.)
+  auto by_lane = [](int lane) -> long long { return 16ll * lane; };
+  for (int bytes : {0, 3, 5, 12, 32, -4}) {
+    CHECK_THROWS_AS(bank::wavefronts(by_lane, bytes), std::invalid_argument);
+  }
+  for (int bytes : {1, 2, 4, 8, 16}) CHECK(bank::wavefronts(by_lane, bytes) >= 1);
+  for (int matrices : {0, 3, 8}) {
+    CHECK_THROWS_AS(bank::ldmatrix_wavefronts(by_lane, matrices), std::invalid_argument);
+  }
+  for (int matrices : {1, 2, 4}) CHECK(bank::ldmatrix_wavefronts(by_lane, matrices) == matrices);
 }
 
 TEST_CASE("the model agrees with a brute-force count on random warp patterns") {
