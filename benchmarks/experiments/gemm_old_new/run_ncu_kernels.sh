@@ -12,7 +12,7 @@
 cd "$(dirname "$0")" || exit 1
 if [ ! -x bin/prof ]; then
   [ -d old/include ] || { mkdir -p old && cp -r ../../../include old/; }
-  bash run.sh || exit 1
+  NEWINC=../../../include bash run.sh || exit 1
 fi
 for s in "$@"; do
   echo "== $s"

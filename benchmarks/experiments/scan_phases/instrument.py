@@ -76,3 +76,113 @@ edit("""    *p = v;
   }
 }""")
 open(path, "w").write(s)
+
+# The look-back in detail (scan_tile_state.cuh): lb_stats[0] the callback's cycles (entry to the
+# prefix known), [1] the count of callbacks, [2] windows walked (look_back_far: the window it
+# stopped in; look_back_walk: windows read), [3] its polls that found a state missing or no
+# inclusive prefix (sleeps), [4] cycles from the entry to the first window without a missing
+# state; lb_hist[w]: callbacks that stopped in window w (thread 0 of each tile only).
+path = sys.argv[1] + "/tilecraft/device/detail/scan_tile_state.cuh"
+s = open(path).read()
+edit("""#if defined(__CUDACC__)
+
+// Clears the tile states""", """#if defined(__CUDACC__)
+__device__ unsigned long long lb_stats[8];
+__device__ unsigned long long lb_hist[64];
+TILECRAFT_DEVICE long long& lb_first_ready() {
+  __shared__ long long v;
+  return v;
+}
+TILECRAFT_DEVICE long long& lb_entry() {
+  __shared__ long long v;
+  return v;
+}
+
+// Clears the tile states""")
+edit("""  int window = 0;
+  int nearest;
+  for (;;) {
+    const std::int64_t pred = tile - 1 - static_cast<std::int64_t>(window) * warp_threads - lane;""", """  int window = 0;
+  int nearest;
+  unsigned long long sleeps = 0;
+  bool first_ready = false;
+  for (;;) {
+    const std::int64_t pred = tile - 1 - static_cast<std::int64_t>(window) * warp_threads - lane;""")
+edit("""    nearest = __ffs(static_cast<int>(inclusive_lanes)) - 1;
+    if (nearest >= 0 && (missing & ((1u << nearest) - 1u)) == 0) break;
+    if (missing == 0 && window + 1 < Windows) {""", """    nearest = __ffs(static_cast<int>(inclusive_lanes)) - 1;
+    if (!first_ready && window == 0 && (missing == 0 || (nearest >= 0 && (missing & ((1u << nearest) - 1u)) == 0))) {
+      first_ready = true;
+      if (threadIdx.x == 0) lb_first_ready() = clock64();
+    }
+    if (nearest >= 0 && (missing & ((1u << nearest) - 1u)) == 0) break;
+    ++sleeps;
+    if (missing == 0 && window + 1 < Windows) {""")
+edit("""  buf[window * warp_threads + lane] = e.value;
+  __syncwarp();
+  Acc x = shuffle_index(e.value, nearest);""", """  buf[window * warp_threads + lane] = e.value;
+  __syncwarp();
+  if (threadIdx.x == 0) {
+    atomicAdd(&lb_stats[2], static_cast<unsigned long long>(window));
+    atomicAdd(&lb_stats[3], sleeps);
+    atomicAdd(&lb_hist[window], 1ull);
+    atomicAdd(&lb_stats[4], static_cast<unsigned long long>(lb_first_ready() - lb_entry()));
+  }
+  Acc x = shuffle_index(e.value, nearest);""")
+edit("""  Acc x{};
+  bool have = false;
+  for (std::int64_t top = tile - 1;; top -= warp_threads) {
+    const std::int64_t pred = top - lane;
+    TileEntry<Acc> e{tile_aggregate, Acc{}};
+    if (pred >= 0) {
+      e = status.load(pred);
+      while (e.flag == tile_invalid) {
+        __nanosleep(20);
+        e = status.load(pred);
+      }
+    }""", """  Acc x{};
+  bool have = false;
+  unsigned long long windows = 0, sleeps = 0;
+  for (std::int64_t top = tile - 1;; top -= warp_threads) {
+    const std::int64_t pred = top - lane;
+    TileEntry<Acc> e{tile_aggregate, Acc{}};
+    if (pred >= 0) {
+      e = status.load(pred);
+      while (e.flag == tile_invalid) {
+        __nanosleep(20);
+        ++sleeps;
+        e = status.load(pred);
+      }
+    }
+    __syncwarp();
+    if (windows == 0 && threadIdx.x == 0) lb_first_ready() = clock64();""")
+edit("""    x = have ? static_cast<Acc>(op(v, x)) : v;
+    have = true;
+    if (inclusive_lanes != 0) return x;""", """    x = have ? static_cast<Acc>(op(v, x)) : v;
+    have = true;
+    if (inclusive_lanes != 0) {
+      if (threadIdx.x == 0) {
+        atomicAdd(&lb_stats[2], windows);
+        atomicAdd(&lb_stats[3], sleeps);
+        atomicAdd(&lb_hist[windows < 63 ? windows : 63], 1ull);
+        atomicAdd(&lb_stats[4], static_cast<unsigned long long>(lb_first_ready() - lb_entry()));
+      }
+      return x;
+    }
+    ++windows;""")
+edit("""  TILECRAFT_DEVICE Acc operator()(const Acc& aggregate) {
+    const int lane = hardware_lane();
+    if (lane == 0) status.publish(tile, tile_aggregate, aggregate);""", """  TILECRAFT_DEVICE Acc operator()(const Acc& aggregate) {
+    const int lane = hardware_lane();
+    if (threadIdx.x == 0) lb_entry() = clock64();
+    if (lane == 0) status.publish(tile, tile_aggregate, aggregate);""")
+edit("""    if (lane == 0) {
+      status.publish(tile, tile_inclusive, static_cast<Acc>(op(prefix, aggregate)));
+      if (shared_prefix != nullptr) *shared_prefix = prefix;""", """    if (threadIdx.x == 0) {
+      atomicAdd(&lb_stats[0], static_cast<unsigned long long>(clock64() - lb_entry()));
+      atomicAdd(&lb_stats[1], 1ull);
+    }
+    if (lane == 0) {
+      status.publish(tile, tile_inclusive, static_cast<Acc>(op(prefix, aggregate)));
+      if (shared_prefix != nullptr) *shared_prefix = prefix;""")
+open(path, "w").write(s)

@@ -30,6 +30,9 @@ void phases(const char* type, int lg, char* flush, void* temp, cudaStream_t s) {
   CK(tilecraft::inclusive_scan(temp, bytes, in, out, n, tilecraft::Sum{}, s));  // warm-up
   unsigned long long zero[8] = {};
   CK(cudaMemcpyToSymbolAsync(tilecraft::detail::phase_cycles, zero, sizeof(zero), 0, cudaMemcpyHostToDevice, s));
+  CK(cudaMemcpyToSymbolAsync(tilecraft::detail::lb_stats, zero, sizeof(zero), 0, cudaMemcpyHostToDevice, s));
+  unsigned long long zero64[64] = {};
+  CK(cudaMemcpyToSymbolAsync(tilecraft::detail::lb_hist, zero64, sizeof(zero64), 0, cudaMemcpyHostToDevice, s));
   CK(cudaMemsetAsync(flush, 1, std::size_t{256} << 20, s));
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
@@ -60,6 +63,18 @@ void phases(const char* type, int lg, char* flush, void* temp, cudaStream_t s) {
     }
     std::printf("  %-18s %7.3f us a tile; tiles alive on an SM: %.2f on average\n", "lifetime", life,
                 life * tiles / (ms * 1e3 * sms));
+    unsigned long long lb[8], hist[64];
+    CK(cudaMemcpyFromSymbol(lb, tilecraft::detail::lb_stats, sizeof(lb)));
+    CK(cudaMemcpyFromSymbol(hist, tilecraft::detail::lb_hist, sizeof(hist)));
+    const double calls = lb[1] > 0 ? static_cast<double>(lb[1]) : 1.0;
+    std::printf(
+        "  look-back callback  %7.3f us a tile (%llu calls): to window 0 ready %.3f us; windows %.2f, polls %.2f a "
+        "tile\n",
+        lb[0] / calls * us_per_cycle, lb[1], lb[4] / calls * us_per_cycle, lb[2] / calls, lb[3] / calls);
+    std::printf("  stopped in window:");
+    for (int w = 0; w < 64; ++w)
+      if (hist[w] != 0) std::printf(" %d:%.1f%%", w, 100.0 * hist[w] / calls);
+    std::printf("\n");
   }
   CK(cudaFree(in));
   CK(cudaFree(out));

@@ -141,15 +141,18 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   } while (can_deal && x < end);
 }
 
-//! How the split-K reduction covers a tail tile: `threads` threads a block, `vec` elements a
-//! thread (one 16-byte load of each slice where a tile row holds whole vectors), `chunks`
-//! blocks a tile.
+//! How the split-K reduction covers a tail tile: `threads` threads a block, `vectors` vectors of
+//! `vec` elements a thread (one 16-byte load of each slice where a tile row holds whole
+//! vectors), `chunks` blocks a tile. Two vectors a thread keep a 64 x 64 tile's reduction in
+//! two blocks, so every tile of a one-wave product sums in one wave of blocks.
 template <class T, int TileM, int TileN>
 struct SplitReduceShape {
   static constexpr int threads = 256;
   static constexpr int vec = (TileN * sizeof(T)) % 16 == 0 && 16 % sizeof(T) == 0 ? int{16 / sizeof(T)} : 1;
+  static constexpr int vectors = 2;
+  static constexpr int batch = 4;  // slices loaded before the first is added: their loads are in flight together
   static constexpr int tile = TileM * TileN;
-  static constexpr int chunks = (tile + threads * vec - 1) / (threads * vec);
+  static constexpr int chunks = (tile + threads * vec * vectors - 1) / (threads * vec * vectors);
   static_assert(chunks <= 65535, "SplitReduceShape: a tile's chunks must fit a grid's y dimension (65535)");
 };
 
@@ -160,51 +163,85 @@ struct SplitReduceShape {
 //! kernel, or the last of the thin kernels launched after it, whose completion implies the GEMM
 //! kernel's (each waits for the kernel before it as it exits). The
 //! tile's place in C is found once per block: 64-bit divisions per element made the reduction
-//! of a 1024^3 product several microseconds slower, 4% of the whole.
+//! of a 1024^3 product several microseconds slower, 4% of the whole. A thread issues the loads
+//! of `batch` slices of both its vectors before it adds the first (a loop of one load and one
+//! add waits an L2 round trip a slice), and stores C in vectors where C's row allows.
 template <class T, int TileM, int TileN, int GroupM, class Epilogue>
 __global__ void __launch_bounds__(SplitReduceShape<T, TileM, TileN>::threads)
     gemm_split_k_reduce_kernel(KSlices<T> slices, int count, std::int64_t tiles_m, std::int64_t tiles_n, MatrixRef<T> c,
                                Epilogue epi) {
   using Shape = SplitReduceShape<T, TileM, TileN>;
-  constexpr int vec = Shape::vec;
+  constexpr int vec = Shape::vec, vectors = Shape::vectors, batch = Shape::batch;
+  struct alignas(vec * sizeof(T)) Vec {
+    T v[vec];
+  };
   arch::wait_for_dependencies();  // the GEMM kernel's slices (when launched as a programmatic dependent)
-  const int in_tile = (static_cast<int>(blockIdx.y) * Shape::threads + static_cast<int>(threadIdx.x)) * vec;
-  if (in_tile >= Shape::tile) return;
   const std::int64_t t = blockIdx.x;
   if (slices.units > 0) {
     count = static_cast<int>(BalancedSplit{tiles_m * tiles_n - slices.whole, slices.steps, slices.units}.pieces(t));
   }
   const TileCoord at = grouped_tile(slices.whole + t, tiles_m, tiles_n, GroupM);
-  const std::int64_t r = at.m * TileM + in_tile / TileN;
-  const std::int64_t col = at.n * TileN + in_tile % TileN;
-  if (r >= c.rows || col >= c.cols) return;
-  struct alignas(vec * sizeof(T)) Vec {
-    T v[vec];
-  };
   const std::int64_t stride = (tiles_m * tiles_n - slices.whole) * Shape::tile;  // one slice's blocks
-  const T* p = slices.partial + t * Shape::tile + in_tile;
-  // A ragged tile's slices hold only C's columns: past them, nothing is read.
-  const int valid = c.cols - col < vec ? static_cast<int>(c.cols - col) : vec;
-  Vec sum;
-  if (valid == vec) {
-    sum = *reinterpret_cast<const Vec*>(p);
-    for (int s = 1; s < count; ++s) {
-      const Vec x = *reinterpret_cast<const Vec*>(p + s * stride);
+  const int first = static_cast<int>(blockIdx.y) * Shape::threads * vectors + static_cast<int>(threadIdx.x);
+  // Element in_tile[j] of the tile, C(r[j], col[j]), `valid[j]` of its vec columns inside C (0:
+  // none; a ragged tile's slices hold only C's columns, so past them nothing is read).
+  int in_tile[vectors], valid[vectors];
+  std::int64_t r[vectors], col[vectors];
 #pragma unroll
-      for (int i = 0; i < vec; ++i) sum.v[i] += x.v[i];
+  for (int j = 0; j < vectors; ++j) {
+    in_tile[j] = (first + j * Shape::threads) * vec;
+    r[j] = at.m * TileM + in_tile[j] / TileN;
+    col[j] = at.n * TileN + in_tile[j] % TileN;
+    const bool inside = in_tile[j] < Shape::tile && r[j] < c.rows && col[j] < c.cols;
+    valid[j] = !inside ? 0 : (c.cols - col[j] < vec ? static_cast<int>(c.cols - col[j]) : vec);
+  }
+  const T* p = slices.partial + t * Shape::tile;
+  Vec sum[vectors];
+  for (int s0 = 0; s0 < count; s0 += batch) {
+    Vec x[vectors][batch];
+#pragma unroll
+    for (int j = 0; j < vectors; ++j) {
+#pragma unroll
+      for (int u = 0; u < batch; ++u) {
+        if (s0 + u < count) {
+          const T* q = p + (s0 + u) * stride + in_tile[j];
+          if (valid[j] == vec) {
+            x[j][u] = *reinterpret_cast<const Vec*>(q);
+          } else {
+#pragma unroll
+            for (int i = 0; i < vec; ++i) x[j][u].v[i] = i < valid[j] ? q[i] : T(0);
+          }
+        }
+      }
     }
-  } else {
-    for (int i = 0; i < valid; ++i) {
-      sum.v[i] = p[i];
-      for (int s = 1; s < count; ++s) sum.v[i] += p[s * stride + i];
+#pragma unroll
+    for (int j = 0; j < vectors; ++j) {
+#pragma unroll
+      for (int u = 0; u < batch; ++u) {
+        if (s0 + u < count) {
+#pragma unroll
+          for (int i = 0; i < vec; ++i) sum[j].v[i] = s0 + u == 0 ? x[j][u].v[i] : sum[j].v[i] + x[j][u].v[i];
+        }
+      }
     }
   }
   const bool reads = epi.reads_c();
 #pragma unroll
-  for (int i = 0; i < vec; ++i) {
-    if (i < valid) {
-      T& dst = c(r, col + i);
-      dst = epi(sum.v[i], reads ? dst : T(0), r, col + i);
+  for (int j = 0; j < vectors; ++j) {
+    if (valid[j] == 0) continue;
+    T* dst = &c(r[j], col[j]);
+    if (valid[j] == vec && reinterpret_cast<std::uintptr_t>(dst) % sizeof(Vec) == 0) {
+      Vec old{};
+      if (reads) old = *reinterpret_cast<const Vec*>(dst);
+      Vec out;
+#pragma unroll
+      for (int i = 0; i < vec; ++i) out.v[i] = epi(sum[j].v[i], old.v[i], r[j], col[j] + i);
+      *reinterpret_cast<Vec*>(dst) = out;
+    } else {
+#pragma unroll
+      for (int i = 0; i < vec; ++i) {
+        if (i < valid[j]) dst[i] = epi(sum[j].v[i], reads ? dst[i] : T(0), r[j], col[j] + i);
+      }
     }
   }
 }
