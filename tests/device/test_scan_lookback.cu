@@ -454,3 +454,36 @@ TEST_CASE("tile states of accumulators of 12 bytes of alignment 1 and 6 bytes of
     check_odd_width<Map6>(n, ComposeMap6{}, make6);
   }
 }
+
+// An accumulator aligned to more than 16 bytes: its tile states' value arrays start at multiples
+// of 32 (tile_value_align), past the 16-byte offsets of the flags. Two affine maps mod 2^64
+// (composition does not commute, so a tile folded out of order or twice shows).
+struct alignas(32) Maps32 {
+  std::uint64_t m[2], a[2];
+};
+struct ComposeMaps32 {
+  TILECRAFT_HOST_DEVICE Maps32 operator()(const Maps32& f, const Maps32& g) const {
+    Maps32 r;
+    for (int i = 0; i < 2; ++i) {
+      r.m[i] = g.m[i] * f.m[i];
+      r.a[i] = g.m[i] * f.a[i] + g.a[i];
+    }
+    return r;
+  }
+};
+static_assert(sizeof(Maps32) == 32 && alignof(Maps32) == 32 && tilecraft::detail::tile_status_kind<Maps32> == 2);
+
+TEST_CASE("tile states of a 32-byte accumulator aligned to 32 bytes") {
+  auto g = tilecraft::test::rng(7373);
+  auto make = [&] {
+    Maps32 x;
+    for (int i = 0; i < 2; ++i) {
+      x.m[i] = (static_cast<std::uint64_t>(g()) << 32 | g()) | 1u;
+      x.a[i] = static_cast<std::uint64_t>(g()) << 32 | g();
+    }
+    return x;
+  };
+  for (std::size_t n : {std::size_t{1}, std::size_t{777}, std::size_t{20000}, std::size_t{100003}}) {
+    check_odd_width<Maps32>(n, ComposeMaps32{}, make);
+  }
+}

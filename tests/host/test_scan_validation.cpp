@@ -45,3 +45,43 @@ TEST_CASE("a host compiler's scan and select return cudaErrorInvalidDeviceFuncti
   REQUIRE(select_if(nullptr, sel, in, out, count, 0, test::Positive{}) == cudaSuccess);
   CHECK(select_if(temp, sel, in, out, count, 0, test::Positive{}) == cudaErrorInvalidDeviceFunction);
 }
+
+namespace {
+struct alignas(32) Wide32 {  // an accumulator aligned to more than 16 bytes
+  double v[4];
+};
+struct Odd12 {  // wider than 8 bytes, aligned to 4
+  float v[3];
+};
+
+// The value arrays of accumulators wider than 8 bytes lie inside tile_status_bytes, apart, each
+// aligned for the accumulator, wherever the 16-byte aligned base falls.
+template <class Acc>
+void check_wide_status_layout() {
+  static_assert(detail::tile_status_kind<Acc> == 2);
+  alignas(256) static unsigned char arena[1 << 17];
+  for (const std::int64_t tiles : {std::int64_t{1}, std::int64_t{3}, std::int64_t{33}, std::int64_t{1000}}) {
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{16}, std::size_t{48}, std::size_t{80}}) {
+      CAPTURE(tiles);
+      CAPTURE(offset);
+      unsigned char* base = arena + offset;
+      const std::size_t bytes = detail::tile_status_bytes<Acc>(tiles);
+      REQUIRE(offset + bytes <= sizeof(arena));
+      CHECK(bytes % 16 == 0);
+      const detail::TileStatus<Acc> status(base, tiles);
+      const auto at = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+      CHECK(status.flags == reinterpret_cast<unsigned*>(base));
+      CHECK(at(status.aggregates) % alignof(Acc) == 0);
+      CHECK(at(status.inclusives) % alignof(Acc) == 0);
+      CHECK(at(status.aggregates) >= at(status.flags + tiles));
+      CHECK(at(status.inclusives) >= at(status.aggregates + tiles));
+      CHECK(at(status.inclusives + tiles) <= at(base + bytes));
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("the tile states of accumulators wider than 8 bytes: arrays aligned for them, inside their bytes") {
+  check_wide_status_layout<Wide32>();
+  check_wide_status_layout<Odd12>();
+}

@@ -55,7 +55,14 @@ inline constexpr unsigned tile_inclusive = 2;
 template <class Acc>
 inline constexpr int tile_status_kind = sizeof(Acc) <= 4 ? 0 : (sizeof(Acc) <= 8 ? 1 : 2);
 
-//! Bytes of the tile states of `tiles` tiles (16-byte multiples).
+//! The alignment of the value arrays of accumulators wider than 8 bytes: 16, or the
+//! accumulator's own where it asks for more.
+template <class Acc>
+inline constexpr std::size_t tile_value_align = alignof(Acc) > 16 ? alignof(Acc) : 16;
+
+//! Bytes of the tile states of `tiles` tiles (16-byte multiples) at a 16-byte aligned base.
+//! Accumulators aligned to more than 16 bytes get the room to align their arrays wherever the
+//! base falls (TileStatus<Acc, 2>).
 template <class Acc>
 constexpr std::size_t tile_status_bytes(std::int64_t tiles) {
   const auto t = static_cast<std::size_t>(tiles);
@@ -64,7 +71,8 @@ constexpr std::size_t tile_status_bytes(std::int64_t tiles) {
   } else if constexpr (tile_status_kind<Acc> == 1) {
     return t * 16;
   } else {
-    return round_up<std::size_t>(t * 4, 16) + 2 * round_up<std::size_t>(t * sizeof(Acc), 16);
+    constexpr std::size_t slack = tile_value_align<Acc> - 16;  // (0 unless Acc asks for more than 16)
+    return round_up<std::size_t>(t * 4, 16) + 2 * (slack + round_up<std::size_t>(t * sizeof(Acc), 16));
   }
 }
 
@@ -186,7 +194,8 @@ struct TileStatus<Acc, 1> {
 #endif
 };
 
-// 4-byte flags and separate aggregate and inclusive-prefix arrays.
+// 4-byte flags and separate aggregate and inclusive-prefix arrays, each aligned for Acc
+// (tile_value_align: the arrays start at the next multiple of it, within tile_status_bytes).
 template <class Acc>
 struct TileStatus<Acc, 2> {
   unsigned* flags;
@@ -195,10 +204,15 @@ struct TileStatus<Acc, 2> {
 
   TileStatus(void* base, std::int64_t tiles)
       : flags(static_cast<unsigned*>(base)),
-        aggregates(reinterpret_cast<Acc*>(static_cast<unsigned char*>(base) +
-                                          round_up<std::size_t>(static_cast<std::size_t>(tiles) * 4, 16))),
-        inclusives(reinterpret_cast<Acc*>(reinterpret_cast<unsigned char*>(aggregates) +
-                                          round_up<std::size_t>(static_cast<std::size_t>(tiles) * sizeof(Acc), 16))) {}
+        aggregates(aligned_at(static_cast<unsigned char*>(base) +
+                              round_up<std::size_t>(static_cast<std::size_t>(tiles) * 4, 16))),
+        inclusives(aligned_at(reinterpret_cast<unsigned char*>(aggregates) +
+                              round_up<std::size_t>(static_cast<std::size_t>(tiles) * sizeof(Acc), 16))) {}
+
+  static Acc* aligned_at(unsigned char* p) {
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    return reinterpret_cast<Acc*>(round_up<std::uintptr_t>(at, tile_value_align<Acc>));
+  }
 
 #if defined(__CUDACC__)
   TILECRAFT_DEVICE void clear(std::int64_t i) const { flags[i] = tile_invalid; }
