@@ -10,10 +10,13 @@ grid (griddepcontrol.wait) only at its end, so that its completion still implies
 counts sit after the slices in the workspace and are zeroed by a cudaMemsetAsync before the
 GEMM (in stream order: nothing reads them before). No deadlock: the reduction's blocks are
 scheduled only once every GEMM block has started (programmatic dependent launch), so a waiting
-reduction block never keeps a GEMM block from a slot. Every edit must find its text."""
+reduction block never keeps a GEMM block from a slot. argv[2] == "memset-only": the counts are
+zeroed and raised, but the reduction still waits for the whole GEMM grid at its start (what the
+memset and the signals cost alone). Every edit must find its text."""
 import sys
 
 root = sys.argv[1] + "/tilecraft/device/detail/"
+memset_only = len(sys.argv) > 2 and sys.argv[2] == "memset-only"
 
 
 def patch(name, edits):
@@ -46,12 +49,12 @@ patch("gemm_kernels.cuh", [
      "  if (slices.units > 0) {\n"
      "    count = static_cast<int>(BalancedSplit{tiles_m * tiles_n - slices.whole, slices.steps, slices.units}.pieces(t));\n"
      "  }\n",
-     "  if (slices.ready == nullptr) arch::wait_for_dependencies();\n"
+     ("  arch::wait_for_dependencies();\n" if memset_only else "  if (slices.ready == nullptr) arch::wait_for_dependencies();\n") +
      "  const std::int64_t t = blockIdx.x;\n"
      "  if (slices.units > 0) {\n"
      "    count = static_cast<int>(BalancedSplit{tiles_m * tiles_n - slices.whole, slices.steps, slices.units}.pieces(t));\n"
      "  }\n"
-     "  if (slices.ready != nullptr) {\n"
+     "  if (slices.ready != nullptr && " + ("false" if memset_only else "true") + ") {\n"
      "    if (threadIdx.x == 0) {\n"
      "      while (arch::load_acquire(slices.ready + t) < static_cast<unsigned>(count)) __nanosleep(64);\n"
      "    }\n"
