@@ -4,18 +4,17 @@
 
 #include <cuda_runtime_api.h>
 
-#include <climits>
 #include <cstdint>
 #include <type_traits>
 
 #include "../config.cuh"
+#include "../memory/copy_analysis.cuh"
 #include "../memory/layout.cuh"
 #include "../memory/shared_tile.cuh"
 #include "../memory/tile_copy.cuh"
 #include "../util/error.cuh"
-#include "../util/launch.cuh"
 #include "../util/nvtx.cuh"
-#include "../util/math.cuh"
+#include "detail/transpose_dispatch.cuh"
 
 namespace tilecraft {
 
@@ -89,65 +88,14 @@ template <class T, int R, int C, int N, class L, class F, class D, int M>
 inline constexpr bool is_transpose_policy_v<TransposePolicy<T, R, C, N, L, F, D, M>> = true;
 //! \endcond
 
-namespace detail {
-
-//! One block per tile: blockIdx.x walks the tile columns, blockIdx.y (+ blockIdx.z * gridDim.y
-//! past 65535) the tile rows, so blocks that run at the same time read whole rows of `in`
-//! (the best DRAM order; measured: benchmarks/TUNING.md) and no thread divides. Loop-free,
-//! straight-line load -> barrier -> drain: nothing stays live across tiles, which keeps the
-//! register count (and so the blocks per multiprocessor) where a hand-written kernel has it.
-template <class T, class Policy>
-__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks_per_sm)
-    transpose_tiles_kernel(MatrixRef<const T> in, MatrixRef<T> out, std::int64_t tile_rows_count) {
-  __shared__ typename Policy::Tile tile;
-  const std::int64_t tr = blockIdx.y + static_cast<std::int64_t>(blockIdx.z) * gridDim.y;
-  if (tr >= tile_rows_count) return;
-  const std::int64_t r0 = tr * Policy::tile_rows;
-  const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * Policy::tile_cols;
-  copy_tile<Policy::threads, typename Policy::fill_policy>(tile, in, r0, c0);
-  __syncthreads();
-  copy_tile<Policy::threads, typename Policy::drain_policy>(out, c0, r0, transposed(tile));
-}
-
-template <class Policy, class T>
-[[nodiscard]] cudaError_t transpose_with(const T* in, std::int64_t ld_in, T* out, std::int64_t ld_out,
-                                         std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
-  if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
-  if (rows == 0 || cols == 0) return cudaSuccess;
-  if (out == nullptr || in == nullptr || !detail::element_aligned(in) || !detail::element_aligned(out)) {
-    return cudaErrorInvalidValue;
-  }
-  if (ld_in < cols || ld_out < rows) return cudaErrorInvalidValue;
-  constexpr std::int64_t max_elems = INT64_MAX / static_cast<std::int64_t>(sizeof(T));
-  if (ld_in > max_elems / rows || ld_out > max_elems / cols) return cudaErrorInvalidValue;
-  // Overlap of the byte ranges each matrix spans.
-  if (detail::bytes_overlap(in, static_cast<std::size_t>((rows - 1) * ld_in + cols) * sizeof(T), out,
-                            static_cast<std::size_t>((cols - 1) * ld_out + rows) * sizeof(T))) {
-    return cudaErrorInvalidValue;
-  }
-
-  const std::int64_t tile_cols_count = ceil_div<std::int64_t>(cols, Policy::tile_cols);
-  const std::int64_t tile_rows_count = ceil_div<std::int64_t>(rows, Policy::tile_rows);
-  const MatrixRef<const T> src{in, rows, cols, ld_in};
-  const MatrixRef<T> dst{out, cols, rows, ld_out};
-  // gridDim.x holds the tile columns (2^31 - 1 of them), gridDim.y and z the tile rows
-  // (65535^2 of them): more than any matrix that fits in memory has.
-  constexpr std::int64_t max_grid_yz = 65535;
-  if (tile_cols_count > INT_MAX || tile_rows_count > max_grid_yz * max_grid_yz) return cudaErrorInvalidValue;
-  const std::int64_t grid_y = tile_rows_count < max_grid_yz ? tile_rows_count : max_grid_yz;
-  const dim3 grid(static_cast<unsigned>(tile_cols_count), static_cast<unsigned>(grid_y),
-                  static_cast<unsigned>(ceil_div(tile_rows_count, grid_y)));
-  return detail::launch_kernel(transpose_tiles_kernel<T, Policy>, grid, dim3(Policy::threads), 0, stream, src, dst,
-                               tile_rows_count);
-}
-
-}  // namespace detail
+TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 
 //! Out-of-place transpose: out(c, r) = in(r, c) for an M x N row-major matrix `in` (leading
 //! dimension ld_in >= N) into the N x M row-major matrix `out` (ld_out >= M); `rows` = M and
 //! `cols` = N describe `in`. Inputs first, as every tilecraft whole-array algorithm: (in, ld_in,
 //! out, ld_out, rows, cols, stream). Any M and N (edge tiles are predicated), element types of
-//! 4 or 8 bytes, asynchronous on `stream`.
+//! 4 or 8 bytes, asynchronous on `stream`. Under a host compiler (a .cpp file) it checks its
+//! arguments as below and returns cudaErrorInvalidDeviceFunction where it would launch.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when M or N is negative, a pointer is
 //! null while the matrix is not empty or not aligned to T, a leading dimension is too small,
@@ -176,5 +124,7 @@ template <class Policy = void, class T>
     return cudaErrorInvalidValue;
   }
 }
+
+TILECRAFT_LAUNCH_NAMESPACE_END
 
 }  // namespace tilecraft
