@@ -455,9 +455,11 @@ TEST_CASE("tile states of accumulators of 12 bytes of alignment 1 and 6 bytes of
   }
 }
 
-// An accumulator aligned to more than 16 bytes: its tile states' value arrays start at multiples
-// of 32 (tile_value_align), past the 16-byte offsets of the flags. Two affine maps mod 2^64
-// (composition does not commute, so a tile folded out of order or twice shows).
+// Scans of an accumulator aligned to more than 16 bytes, whose tile states' value arrays start at
+// multiples of 32 (tile_value_align; the layout's own test, which fails on 16-byte offsets, is
+// the host test test_scan_validation.cpp: here the states are moved 4 bytes at a time, so a
+// misaligned array would not fault on sm_90). Two affine maps mod 2^64 (composition does not
+// commute, so a tile folded out of order or twice shows).
 struct alignas(32) Maps32 {
   std::uint64_t m[2], a[2];
 };

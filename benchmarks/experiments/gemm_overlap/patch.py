@@ -61,15 +61,15 @@ patch("gemm_kernels.cuh", [
      "    __syncthreads();\n"
      "  }\n"),
     ("          if (valid[j] == vec) {\n"
-     "            x[j][u] = *reinterpret_cast<const Vec*>(q);\n",
+     "            x[j][u] = *reinterpret_cast<const Vec*>(p + at_slice);\n",
      "          if (valid[j] == vec && sizeof(Vec) == 16) {\n"
-     "            const uint4 w = __ldcg(reinterpret_cast<const uint4*>(q));\n"
+     "            const uint4 w = __ldcg(reinterpret_cast<const uint4*>(p + at_slice));\n"
      "            memcpy(&x[j][u], &w, 16);\n"
      "          } else if (valid[j] == vec) {\n"
      "#pragma unroll\n"
-     "            for (int i = 0; i < vec; ++i) x[j][u].v[i] = __ldcg(q + i);\n"),
-    ("            for (int i = 0; i < vec; ++i) x[j][u].v[i] = i < valid[j] ? q[i] : T(0);\n",
-     "            for (int i = 0; i < vec; ++i) x[j][u].v[i] = i < valid[j] ? __ldcg(q + i) : T(0);\n"),
+     "            for (int i = 0; i < vec; ++i) x[j][u].v[i] = __ldcg(p + at_slice + i);\n"),
+    ("            for (int i = 0; i < vec; ++i) x[j][u].v[i] = i < valid[j] ? p[at_slice + i] : T(0);\n",
+     "            for (int i = 0; i < vec; ++i) x[j][u].v[i] = i < valid[j] ? __ldcg(p + at_slice + i) : T(0);\n"),
     ("        if (i < valid[j]) dst[i] = epi(sum[j].v[i], reads ? dst[i] : T(0), r[j], col[j] + i);\n"
      "      }\n"
      "    }\n"

@@ -180,6 +180,7 @@ __global__ void __launch_bounds__(SplitReduceShape<T, TileM, TileN>::threads)
   if (slices.units > 0) {
     count = static_cast<int>(BalancedSplit{tiles_m * tiles_n - slices.whole, slices.steps, slices.units}.pieces(t));
   }
+  TILECRAFT_ASSERT(count >= 1 && "gemm_split_k_reduce_kernel: every tail tile has at least one piece");
   const TileCoord at = grouped_tile(slices.whole + t, tiles_m, tiles_n, GroupM);
   const std::int64_t stride = (tiles_m * tiles_n - slices.whole) * Shape::tile;  // one slice's blocks
   const int first = static_cast<int>(blockIdx.y) * Shape::threads * vectors + static_cast<int>(threadIdx.x);
@@ -204,12 +205,12 @@ __global__ void __launch_bounds__(SplitReduceShape<T, TileM, TileN>::threads)
 #pragma unroll
       for (int u = 0; u < batch; ++u) {
         if (s0 + u < count) {
-          const T* q = p + (s0 + u) * stride + in_tile[j];
+          const std::int64_t at_slice = (s0 + u) * stride + in_tile[j];
           if (valid[j] == vec) {
-            x[j][u] = *reinterpret_cast<const Vec*>(q);
-          } else {
+            x[j][u] = *reinterpret_cast<const Vec*>(p + at_slice);
+          } else {  // a ragged tile's last columns, or none of C: nothing read outside it
 #pragma unroll
-            for (int i = 0; i < vec; ++i) x[j][u].v[i] = i < valid[j] ? q[i] : T(0);
+            for (int i = 0; i < vec; ++i) x[j][u].v[i] = i < valid[j] ? p[at_slice + i] : T(0);
           }
         }
       }
