@@ -27,8 +27,10 @@ constexpr int items = 4;
 constexpr int tile_items = threads * items;
 using Tile = tilecraft::SharedMatrix<int, 1, tile_items>;
 
-// The running total of the row: the first warp calls it once per tile with the tile's
-// aggregate; lane 0's return value is what precedes the tile's first item.
+// The running total of the row: every lane of the first warp calls it once per tile with the
+// tile's aggregate (so each of those lanes advances its own copy alike), and lane 0's return
+// value is what precedes the tile's first item. The other warps' copies are never called: read
+// `total` after the loop in warp 0 only.
 struct RunningTotal {
   int total;
   __device__ int operator()(int tile_aggregate) {
@@ -53,11 +55,15 @@ __global__ void __launch_bounds__(threads) row_running_sums(const int* a, int* s
     tilecraft::store_fragment(tile, next);
     if (c0 + tile_items < cols) tilecraft::load_fragment(next, row, 0, c0 + tile_items);  // the next tile's
     __syncthreads();
-    int v[items];
-#pragma unroll
-    for (int i = 0; i < items; ++i) v[i] = tile(0, t * items + i);  // blocked: thread t, items 4t ... 4t + 3
-    // A full tile takes every item (a count of tile_items or more); the last one only cols - c0.
-    tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{}, tilecraft::ValidItems{cols - c0}, carry);
+    // Blocked: thread t holds items 4t ... 4t + 3, read as one 16-byte vector (a lane's 16 bytes
+    // each: conflict-free; four 4-byte reads 16 bytes apart would meet 4-way bank conflicts).
+    const int4 w = *reinterpret_cast<const int4*>(&tile(0, t * items));
+    int v[items] = {w.x, w.y, w.z, w.w};
+    if (c0 + tile_items <= cols) {
+      tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{}, carry);
+    } else {  // the last tile: only its first cols - c0 items take part
+      tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{}, tilecraft::ValidItems{cols - c0}, carry);
+    }
 #pragma unroll
     for (int i = 0; i < items; ++i) {
       const int c = c0 + t * items + i;
@@ -91,8 +97,9 @@ int main() {
       running += h[static_cast<std::size_t>(r) * ld + c];
       wrong += got[static_cast<std::size_t>(r) * ld + c] != running;
     }
+    for (int c = cols; c < ld; ++c) wrong += got[static_cast<std::size_t>(r) * ld + c] != 0x7f7f7f7f;  // untouched
   }
-  std::printf("  %d rows of %d ints, running sums by tile: %zu wrong  %s\n", rows, cols, wrong,
+  std::printf("  %d rows of %d ints (row pitch %d), running sums by tile: %zu wrong  %s\n", rows, cols, ld, wrong,
               example::verdict(wrong == 0));
   TILECRAFT_THROW_IF_ERROR(cudaFree(a));
   TILECRAFT_THROW_IF_ERROR(cudaFree(sums));

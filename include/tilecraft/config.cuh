@@ -31,7 +31,7 @@
 #endif
 
 //! Open and close the namespace of the host-callable device algorithms (reduce, the scans,
-//! select_if / partition, the histograms) and their dispatch. Under a host compiler those launch
+//! select_if / partition, the histograms, transpose, stencil_1d) and their dispatch. Under a host compiler those launch
 //! nothing and return cudaErrorInvalidDeviceFunction after checking their arguments and
 //! answering the size query as nvcc's form does: two bodies of one function, which a program
 //! calling it from a .cpp and a .cu file would hold twice (the one-definition rule broken, and

@@ -6,6 +6,7 @@
 #include <tilecraft/device/reduce.cuh>
 #include <tilecraft/device/scan.cuh>
 #include <tilecraft/device/select.cuh>
+#include <tilecraft/device/transpose.cuh>
 #include <tilecraft/util/functional.cuh>
 
 namespace tilecraft::test {
@@ -56,6 +57,37 @@ std::size_t select_query_from_cu(std::int64_t n) {
   auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
   auto* count = reinterpret_cast<long long*>(std::uintptr_t{1} << 34);
   return tilecraft::select_if(nullptr, bytes, in, out, count, n, HostFormsPositive{}) == cudaSuccess ? bytes : 0;
+}
+
+HostFormsTransposeRun transpose_from_cu() {
+  const HostFormsTranspose volatile call = &tilecraft::transpose<void, float>;
+  HostFormsTransposeRun run{cudaSuccess, false, false};
+  const std::int64_t m = host_forms_rows, n = host_forms_cols;
+  const auto count = static_cast<std::size_t>(m * n);
+  float* d = nullptr;
+  if (const cudaError_t e = cudaMalloc(&d, 2 * count * sizeof(float)); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    // No device: the same call with fake addresses fails at nvcc's first CUDA call.
+    const auto* in = reinterpret_cast<const float*>(std::uintptr_t{1} << 20);
+    auto* out = reinterpret_cast<float*>(std::uintptr_t{1} << 30);
+    run.status = call(in, n, out, m, m, n, nullptr);
+    (void)cudaGetLastError();
+    return run;
+  }
+  run.had_device = true;
+  std::vector<float> host(count), back(count, -1.0f);
+  for (std::size_t i = 0; i < count; ++i) host[i] = static_cast<float>(i);
+  run.status = cudaMemcpy(d, host.data(), count * sizeof(float), cudaMemcpyHostToDevice);
+  if (run.status == cudaSuccess) run.status = call(d, n, d + count, m, m, n, nullptr);
+  if (run.status == cudaSuccess) {
+    run.status = cudaMemcpy(back.data(), d + count, count * sizeof(float), cudaMemcpyDeviceToHost);
+  }
+  run.correct = run.status == cudaSuccess;
+  for (std::int64_t r = 0; r < m && run.correct; ++r) {
+    for (std::int64_t c = 0; c < n; ++c) run.correct = run.correct && back[c * m + r] == host[r * n + c];
+  }
+  (void)cudaFree(d);
+  return run;
 }
 
 }  // namespace tilecraft::test

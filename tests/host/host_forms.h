@@ -39,4 +39,19 @@ struct HostFormsPositive {
 std::size_t scan_query_from_cu(std::int64_t n);
 std::size_t select_query_from_cu(std::int64_t n);
 
+//! tilecraft::transpose<void, float>'s type, called through a volatile pointer from both files
+//! (as HostFormsReduce).
+using HostFormsTranspose = cudaError_t (*)(const float*, std::int64_t, float*, std::int64_t, std::int64_t, std::int64_t,
+                                           cudaStream_t);
+inline constexpr std::int64_t host_forms_rows = 33;
+inline constexpr std::int64_t host_forms_cols = 65;
+
+struct HostFormsTransposeRun {
+  cudaError_t status;  // the .cu file's transpose (or the CUDA call before it that failed)
+  bool had_device;     // device memory was allocated, so the transpose ran on it
+  bool correct;        // every element in its transposed place, where it ran
+};
+
+HostFormsTransposeRun transpose_from_cu();
+
 }  // namespace tilecraft::test

@@ -11,6 +11,7 @@
 #include <tilecraft/device/reduce.cuh>
 #include <tilecraft/device/scan.cuh>
 #include <tilecraft/device/select.cuh>
+#include <tilecraft/device/transpose.cuh>
 #include <tilecraft/util/functional.cuh>
 
 #include "host_forms.h"
@@ -63,5 +64,20 @@ TEST_CASE("a host compiler's scan and select answer the size query with nvcc's b
             cudaSuccess);
     CHECK(select_bytes > 0);
     CHECK(select_bytes == tilecraft::test::select_query_from_cu(n));
+  }
+}
+
+TEST_CASE("a .cpp and a .cu file calling one transpose each get their own compiler's form") {
+  const auto* in = fake<const float>(std::uintptr_t{1} << 20);
+  auto* out = fake<float>(std::uintptr_t{1} << 30);
+  const std::int64_t m = tilecraft::test::host_forms_rows, n = tilecraft::test::host_forms_cols;
+  const tilecraft::test::HostFormsTranspose volatile call = &tilecraft::transpose<void, float>;
+  CHECK(call(in, n, out, m, m, n, nullptr) == cudaErrorInvalidDeviceFunction);
+  CHECK(call(in, n - 1, out, m, m, n, nullptr) == cudaErrorInvalidValue);  // (ld_in < cols: refused first)
+  const tilecraft::test::HostFormsTransposeRun run = tilecraft::test::transpose_from_cu();
+  CHECK(run.status != cudaErrorInvalidDeviceFunction);
+  if (run.had_device) {
+    CHECK(run.status == cudaSuccess);
+    CHECK(run.correct);
   }
 }

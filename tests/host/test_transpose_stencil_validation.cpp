@@ -39,5 +39,9 @@ TEST_CASE("a host compiler's transpose and stencil_1d return cudaErrorInvalidDev
     CHECK(stencil_1d(in, out, n, w1) == cudaErrorInvalidDeviceFunction);
     CHECK(stencil_1d(in + 1, out + 3, n, w8, StencilBoundary::clamp) == cudaErrorInvalidDeviceFunction);
     CHECK(stencil_1d(in_d, out_d, n, w16) == cudaErrorInvalidDeviceFunction);
+    // A persistent tiled policy (no grid to refuse: its blocks are the resident ones) and one of
+    // several tiles a block.
+    CHECK(stencil_1d<8, StencilPolicy<128, 2, 3, 0>>(in, out, n, w8) == cudaErrorInvalidDeviceFunction);
+    CHECK(stencil_1d<8, StencilPolicy<128, 2, 3, 4>>(in, out, n, w8) == cudaErrorInvalidDeviceFunction);
   }
 }
