@@ -35,6 +35,13 @@ endfunction()
 # it: the flag is per test, not per header, since a header's Hopper path matters only to the
 # tests that instantiate it.)
 option(TILECRAFT_COMPAT_TESTS "Also build every device test as sm_75 PTX and with device assertions (and as sm_80 PTX where it has Hopper paths), and the synchronous-copy twins" OFF)
+# TILECRAFT_COMPAT_SASS (empty by default): a real architecture, e.g. 90, for which the sm_75 and
+# sm_80 variants are assembled at build time from their compute_75 / compute_80 PTX
+# (-gencode arch=compute_75,code=sm_90): the same code paths (__CUDA_ARCH__ 750 or 800), the
+# ptxas work done by the build's parallel jobs instead of by the driver's JIT when the test
+# first loads (the GPU check's compat stage waited for that JIT after the build). Only for the
+# GPU of that architecture: the executables carry no PTX.
+set(TILECRAFT_COMPAT_SASS "" CACHE STRING "Assemble the sm_75 / sm_80 compat variants for this real architecture (e.g. 90) at build time instead of leaving PTX for the driver's JIT")
 
 # tilecraft_wgmma_archs(<out> <archs>): <archs> with sm_90 as sm_90a (90 -> 90a, 90-real ->
 # 90a-real, ...; "native" first becomes the GPUs found), so that code built for Hopper carries
@@ -178,11 +185,16 @@ function(tilecraft_add_test)
       # -O sets the host compiler's level only; the last one given wins, with a warning.)
       target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA,CXX>:-O0>)
     endif()
-    if(target MATCHES "\\.sm75$")
-      set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES 75-virtual)
-      set(labels compat)
-    elseif(target MATCHES "\\.sm80$")
-      set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES 80-virtual)
+    if(target MATCHES "\\.sm(75|80)$")
+      set(virtual_arch "${CMAKE_MATCH_1}")
+      if(TILECRAFT_COMPAT_SASS)
+        set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES OFF)
+        target_compile_options(
+          ${target} PRIVATE
+          "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-gencode arch=compute_${virtual_arch},code=sm_${TILECRAFT_COMPAT_SASS}>")
+      else()
+        set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES ${virtual_arch}-virtual)
+      endif()
       set(labels compat)
     elseif(target MATCHES "\\.assert$")
       target_compile_definitions(${target} PRIVATE TILECRAFT_ENABLE_DEVICE_ASSERTIONS)
