@@ -1011,3 +1011,40 @@ TEST_CASE("tensor_operands: C (rows x cols, row-major) = X Y^T names every eleme
     }
   }
 }
+
+namespace {
+// Every element of a tile summed by exactly one thread's vector of the split-K reduction, no
+// vector across a row of the tile, and no chunk (block) without an element.
+template <class T, int TileM, int TileN>
+void check_split_reduce_cover() {
+  using Shape = tilecraft::detail::SplitReduceShape<T, TileM, TileN>;
+  CAPTURE(sizeof(T));
+  CAPTURE(TileM);
+  CAPTURE(TileN);
+  std::vector<int> hits(static_cast<std::size_t>(Shape::tile), 0);
+  for (int chunk = 0; chunk < Shape::chunks; ++chunk) {
+    CHECK(Shape::element(chunk, 0, 0) < Shape::tile);
+    for (int j = 0; j < Shape::vectors; ++j) {
+      for (int t = 0; t < Shape::threads; ++t) {
+        const int e = Shape::element(chunk, j, t);
+        if (e >= Shape::tile) continue;
+        CHECK(e % TileN + Shape::vec <= TileN);
+        for (int i = 0; i < Shape::vec; ++i) ++hits[static_cast<std::size_t>(e + i)];
+      }
+    }
+  }
+  CHECK(std::count(hits.begin(), hits.end(), 1) == Shape::tile);
+}
+}  // namespace
+
+TEST_CASE("the split-K reduction's threads cover each tile element once, in whole vectors of a row") {
+  check_split_reduce_cover<float, 64, 64>();
+  check_split_reduce_cover<float, 128, 128>();
+  check_split_reduce_cover<float, 64, 128>();
+  check_split_reduce_cover<float, 32, 64>();
+  check_split_reduce_cover<double, 128, 64>();
+  check_split_reduce_cover<double, 64, 64>();
+  check_split_reduce_cover<float, 16, 6>();  // rows of 24 bytes: one element a vector
+  check_split_reduce_cover<double, 24, 3>();
+  check_split_reduce_cover<float, 8, 4>();  // a tile smaller than one block's vectors
+}

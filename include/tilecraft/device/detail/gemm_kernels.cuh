@@ -66,6 +66,27 @@ TILECRAFT_HOST_DEVICE constexpr TileCoord grouped_tile(std::int64_t block, std::
   return {first_m + in_group % rows, in_group / rows};
 }
 
+//! How the split-K reduction covers a tail tile: `threads` threads a block, `vectors` vectors of
+//! `vec` elements a thread (one 16-byte load of each slice where a tile row holds whole
+//! vectors), `chunks` blocks a tile. Two vectors a thread keep a 64 x 64 tile's reduction in
+//! two blocks, so every tile of a one-wave product sums in one wave of blocks.
+template <class T, int TileM, int TileN>
+struct SplitReduceShape {
+  static constexpr int threads = 256;
+  static constexpr int vec = (TileN * sizeof(T)) % 16 == 0 && 16 % sizeof(T) == 0 ? int{16 / sizeof(T)} : 1;
+  static constexpr int vectors = 2;
+  static constexpr int batch = 4;  // slices loaded before the first is added: their loads are in flight together
+  static constexpr int tile = TileM * TileN;
+  static constexpr int chunks = (tile + threads * vec * vectors - 1) / (threads * vec * vectors);
+  static_assert(chunks <= 65535, "SplitReduceShape: a tile's chunks must fit a grid's y dimension (65535)");
+  //! The first element (of `vec`, in the tile's row-major order) that thread `thread` of chunk
+  //! `chunk` sums as its vector `j`: a block's threads cover `threads` consecutive vectors per j
+  //! (coalesced), its chunk `threads * vectors` of them.
+  TILECRAFT_HOST_DEVICE static constexpr int element(int chunk, int j, int thread) {
+    return ((chunk * vectors + j) * threads + thread) * vec;
+  }
+};
+
 #if defined(__CUDACC__)
 
 //! One C tile, or one K slice of a tail tile, per block: unit blockIdx.x of
@@ -141,21 +162,6 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   } while (can_deal && x < end);
 }
 
-//! How the split-K reduction covers a tail tile: `threads` threads a block, `vectors` vectors of
-//! `vec` elements a thread (one 16-byte load of each slice where a tile row holds whole
-//! vectors), `chunks` blocks a tile. Two vectors a thread keep a 64 x 64 tile's reduction in
-//! two blocks, so every tile of a one-wave product sums in one wave of blocks.
-template <class T, int TileM, int TileN>
-struct SplitReduceShape {
-  static constexpr int threads = 256;
-  static constexpr int vec = (TileN * sizeof(T)) % 16 == 0 && 16 % sizeof(T) == 0 ? int{16 / sizeof(T)} : 1;
-  static constexpr int vectors = 2;
-  static constexpr int batch = 4;  // slices loaded before the first is added: their loads are in flight together
-  static constexpr int tile = TileM * TileN;
-  static constexpr int chunks = (tile + threads * vec * vectors - 1) / (threads * vec * vectors);
-  static_assert(chunks <= 65535, "SplitReduceShape: a tile's chunks must fit a grid's y dimension (65535)");
-};
-
 //! C = epi(sum of the K slices' products, C) over the tail tiles (KSlices): block (t, chunk)
 //! sums its chunk of tail tile t, each element's slices in slice order (deterministic): `count`
 //! slices, or the tile's pieces where its steps were dealt out (KSlices::units). Waits
@@ -183,14 +189,13 @@ __global__ void __launch_bounds__(SplitReduceShape<T, TileM, TileN>::threads)
   TILECRAFT_ASSERT(count >= 1 && "gemm_split_k_reduce_kernel: every tail tile has at least one piece");
   const TileCoord at = grouped_tile(slices.whole + t, tiles_m, tiles_n, GroupM);
   const std::int64_t stride = (tiles_m * tiles_n - slices.whole) * Shape::tile;  // one slice's blocks
-  const int first = static_cast<int>(blockIdx.y) * Shape::threads * vectors + static_cast<int>(threadIdx.x);
   // Element in_tile[j] of the tile, C(r[j], col[j]), `valid[j]` of its vec columns inside C (0:
   // none; a ragged tile's slices hold only C's columns, so past them nothing is read).
   int in_tile[vectors], valid[vectors];
   std::int64_t r[vectors], col[vectors];
 #pragma unroll
   for (int j = 0; j < vectors; ++j) {
-    in_tile[j] = (first + j * Shape::threads) * vec;
+    in_tile[j] = Shape::element(static_cast<int>(blockIdx.y), j, static_cast<int>(threadIdx.x));
     r[j] = at.m * TileM + in_tile[j] / TileN;
     col[j] = at.n * TileN + in_tile[j] % TileN;
     const bool inside = in_tile[j] < Shape::tile && r[j] < c.rows && col[j] < c.cols;
