@@ -1,5 +1,6 @@
 # cmake -DCOMPILER=nvcc -DSOURCE=file.cu -DINCLUDE=dir -DOBJECT=out.o -DREGEX=... [-DMAX_ERRORS=1]
-#   [-DMAX_WARNINGS=0] -P TilecraftCompileFail.cmake
+#   [-DMAX_WARNINGS=0] [-DHOST_INCLUDES=dir|dir] -P TilecraftCompileFail.cmake
+# (A SOURCE ending in .cpp is compiled by COMPILER as a host compiler, with HOST_INCLUDES.)
 # A must-fail compile test: compiling SOURCE must fail, its first error (with the notes that
 # follow it) must match REGEX (the rule's own message), and at most MAX_ERRORS errors and MAX_WARNINGS warnings may be reported
 # in all, so a rule that breaks is not buried under the errors (or the division-by-zero
@@ -10,8 +11,18 @@ endif()
 if(NOT DEFINED MAX_WARNINGS)
   set(MAX_WARNINGS 0)
 endif()
+if(SOURCE MATCHES "\\.cpp$")
+  # A host compiler's unit: HOST_INCLUDES ('|'-separated) holds the CUDA toolkit's headers.
+  set(flags -std=c++20 -I "${INCLUDE}")
+  string(REPLACE "|" ";" host_includes "${HOST_INCLUDES}")
+  foreach(dir IN LISTS host_includes)
+    list(APPEND flags -isystem "${dir}")
+  endforeach()
+else()
+  set(flags -std=c++20 -arch=sm_90 -I "${INCLUDE}")
+endif()
 execute_process(
-  COMMAND "${COMPILER}" -std=c++20 -arch=sm_90 -I "${INCLUDE}" -c "${SOURCE}" -o "${OBJECT}"
+  COMMAND "${COMPILER}" ${flags} -c "${SOURCE}" -o "${OBJECT}"
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(log "${out}${err}")
 string(REPLACE ";" "," log "${log}")  # a CMake list would split messages at semicolons

@@ -271,9 +271,24 @@ function(tilecraft_add_compile_fail_test file regex)
   if(ARGC GREATER 2)
     set(max_errors "${ARGV2}")
   endif()
+  # A .cpp file is a host compiler's (the rules of the host forms): the toolkit's headers, CCCL's
+  # among them (CUDA 13 keeps those under include/cccl), on its include path.
+  set(compiler "${CMAKE_CUDA_COMPILER}")
+  set(host_includes "")
+  if(file MATCHES "\\.cpp$")
+    set(compiler "${CMAKE_CXX_COMPILER}")
+    foreach(dir IN LISTS CUDAToolkit_INCLUDE_DIRS)
+      list(APPEND host_includes "${dir}")
+      if(EXISTS "${dir}/cccl")
+        list(APPEND host_includes "${dir}/cccl")
+      endif()
+    endforeach()
+    string(REPLACE ";" "|" host_includes "${host_includes}")
+  endif()
   add_test(NAME compile_fail.${stem}
-    COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${CMAKE_CUDA_COMPILER}" "-DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/${file}"
-            "-DINCLUDE=${PROJECT_SOURCE_DIR}/include" "-DOBJECT=${CMAKE_CURRENT_BINARY_DIR}/${stem}.o"
+    COMMAND "${CMAKE_COMMAND}" "-DCOMPILER=${compiler}" "-DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/${file}"
+            "-DINCLUDE=${PROJECT_SOURCE_DIR}/include" "-DHOST_INCLUDES=${host_includes}"
+            "-DOBJECT=${CMAKE_CURRENT_BINARY_DIR}/${stem}.o"
             "-DREGEX=${regex}" "-DMAX_ERRORS=${max_errors}" -P "${PROJECT_SOURCE_DIR}/cmake/TilecraftCompileFail.cmake")
   set_tests_properties(compile_fail.${stem} PROPERTIES LABELS "host;compile")
 endfunction()

@@ -5,7 +5,8 @@ compile. All snippets go into one translation unit (one nvcc run), each in a sco
 declares the names snippets use (in, out, rows, cols, ld, r0, c0, tile, d_in, stream, ...);
 `#line` directives make compiler errors point at the snippet's own file and line. A snippet
 that defines something (a __global__ or __device__ function, a struct, a host function) is
-placed at namespace scope; one that calls a host launcher or
+placed at a namespace scope of its own (one with the GEMM's explicit instantiation macros at
+global scope); one that calls a host launcher or
 cudaMalloc goes in a host function; every other one in a kernel.
 
 usage: check_snippets.py --nvcc NVCC --source DIR --out DIR [--arch sm_80]
@@ -106,8 +107,12 @@ def main():
         name = f"snippet_{count}"
         count += 1
         located = f'#line {line} "{path}"\n{body}\n'
+        # Explicit instantiations (the GEMM's instance macros) name their templates qualified:
+        # they go at global scope, which encloses every namespace.
+        if re.search(r"^TILECRAFT_GEMM_\w*INSTANCE\(", body, re.M):
+            parts.append(located)
         # Definitions (a kernel, a struct, a function) go at namespace scope.
-        if "__global__" in body or re.search(r"^(struct|class|__device__|__host__)\b", body, re.M) or re.search(
+        elif "__global__" in body or re.search(r"^(struct|class|__device__|__host__)\b", body, re.M) or re.search(
                 r"^[A-Za-z_][\w:<>]*\s+\w+\([^;]*\)\s*\{\s*$", body, re.M):
             parts.append(f"namespace {name} {{\n{located}}}\n")
         elif any(m in body for m in HOST_MARKERS):

@@ -13,6 +13,12 @@
 //! orders (about 40 kernels for float, 25 for double); a translation unit with one float call
 //! takes tens of seconds per GPU architecture. Keep GEMM calls in few translation units, and
 //! pass an explicit Policy where one shape class is enough (8 kernels).
+//!
+//! Under a host compiler (a .cpp file) gemm() with the default policy is declared only (float,
+//! double, 16-bit operands, GemmMath): a CUDA unit of the program instantiates the launchers it
+//! calls (TILECRAFT_GEMM_INSTANCE, TILECRAFT_GEMM_16BIT_INSTANCE, TILECRAFT_GEMM_TF32_INSTANCE)
+//! and the linker joins them, as a cuBLAS call from C++. gemm<Policy>() and gemm_epilogue()
+//! compile their kernels where they are named: nvcc's alone.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -172,6 +178,63 @@ template <class Policy = void>
   return detail::gemm_run<Policy, double>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, {}, stream);
 }
 
+#else  // a host compiler (a .cpp file)
+
+//! gemm() for float matrices from a .cpp file: the nvcc form's semantics, arguments and checks
+//! with the default policy (chosen by shape), through the launcher a CUDA unit of the program
+//! instantiates with `TILECRAFT_GEMM_INSTANCE(, float)` (its kernels are compiled there, by nvcc).
+//! \code
+//! // gemm.cu (nvcc):  #include <tilecraft/device/gemm.cuh>
+//! //                  TILECRAFT_GEMM_INSTANCE(, float);
+//! // main.cpp (g++):
+//! TILECRAFT_THROW_IF_ERROR(tilecraft::gemm(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none,
+//!                                          m, n, k, 1.0f, d_a, k, d_b, n, 0.0f, d_c, n, stream));
+//! \endcode
+[[nodiscard]] inline cudaError_t gemm(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                      float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                                      float beta, float* c, std::int64_t ldc, cudaStream_t stream = nullptr) {
+  return detail::gemm_run<void, float>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, {}, stream);
+}
+
+//! gemm() for double matrices from a .cpp file, as the float form above: the launcher comes
+//! from a CUDA unit's `TILECRAFT_GEMM_INSTANCE(, double)`.
+[[nodiscard]] inline cudaError_t gemm(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                      double alpha, const double* a, std::int64_t lda, const double* b,
+                                      std::int64_t ldb, double beta, double* c, std::int64_t ldc,
+                                      cudaStream_t stream = nullptr) {
+  return detail::gemm_run<void, double>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, {}, stream);
+}
+
+namespace detail {
+template <class>
+inline constexpr bool gemm_needs_nvcc = false;
+}  // namespace detail
+
+//! gemm<Policy>() is nvcc's alone: a policy's kernels are compiled where it is named. (Refused at
+//! compile time in a .cpp file; there, the default policy's forms above.)
+template <class Policy>
+cudaError_t gemm(Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
+                 const float*, std::int64_t, float, float*, std::int64_t, cudaStream_t = nullptr) {
+  static_assert(detail::gemm_needs_nvcc<Policy>,
+                "tilecraft::gemm<Policy>: under a host compiler (a .cpp file) only the default policy is callable, "
+                "as tilecraft::gemm(...) without template arguments (its launcher comes from a CUDA unit's "
+                "TILECRAFT_GEMM_INSTANCE(, float)); a GEMM with a Policy must be called from a .cu file");
+  return cudaErrorInvalidValue;
+}
+
+//! As the float form above: gemm<Policy>() on doubles is nvcc's alone.
+template <class Policy>
+cudaError_t gemm(Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, double, const double*, std::int64_t,
+                 const double*, std::int64_t, double, double*, std::int64_t, cudaStream_t = nullptr) {
+  static_assert(detail::gemm_needs_nvcc<Policy>,
+                "tilecraft::gemm<Policy>: under a host compiler (a .cpp file) only the default policy is callable, "
+                "as tilecraft::gemm(...) without template arguments (its launcher comes from a CUDA unit's "
+                "TILECRAFT_GEMM_INSTANCE(, double)); a GEMM with a Policy must be called from a .cu file");
+  return cudaErrorInvalidValue;
+}
+
+#endif  // __CUDACC__
+
 //! C = alpha * op(A) * op(B) + beta * C for 16-bit operands (T = __nv_bfloat16 or __half) and a
 //! float C, on the tensor cores with FP32 accumulation: the float gemm()'s BLAS semantics,
 //! arguments and checks (A and B T-aligned: 2 bytes; C float-aligned). Each product is exact in
@@ -275,7 +338,5 @@ requires(Math == GemmMath::simt || Math == GemmMath::tf32 || Math == GemmMath::t
     return detail::gemm_tf32_run<Math>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
   }
 }
-
-#endif  // __CUDACC__
 
 }  // namespace tilecraft

@@ -399,6 +399,16 @@ template <class T>
                                                     stream);
 }
 
+#else  // a host compiler
+
+//! Declared only under a host compiler, as gemm_run (detail/gemm_dispatch.cuh): the definition
+//! and kernels come from a CUDA unit's `TILECRAFT_GEMM_16BIT_INSTANCE(, T)` (below).
+template <class T>
+[[nodiscard]] cudaError_t gemm_16bit_run(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                         float alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
+                                         float beta, float* c, std::int64_t ldc, cudaStream_t stream,
+                                         const GemmTensorTunables& tunables = GemmTensorTunables{});
+
 #endif  // __CUDACC__
 
 }  // namespace tilecraft::detail

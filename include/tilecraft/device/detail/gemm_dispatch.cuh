@@ -459,6 +459,19 @@ template <class Policy, class T>
 
 }  // namespace tilecraft::detail
 
+#else  // a host compiler
+
+namespace tilecraft::detail {
+//! Under a host compiler (a .cpp file) gemm()'s launcher is declared only: its definition and
+//! kernels come from a CUDA unit of the program that instantiates it for the default policy,
+//! `TILECRAFT_GEMM_INSTANCE(, float)` (below), and the linker joins the two (the same function:
+//! the declaration is the nvcc definition's).
+template <class Policy, class T>
+[[nodiscard]] cudaError_t gemm_run(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                                   T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+                                   std::int64_t ldc, const GemmTunables& tunables, cudaStream_t stream);
+}  // namespace tilecraft::detail
+
 #endif  // __CUDACC__
 
 //! Declares (Prefix `extern`) or defines (Prefix empty) the instantiation of tilecraft::gemm's
