@@ -210,26 +210,15 @@ template <class>
 inline constexpr bool gemm_needs_nvcc = false;
 }  // namespace detail
 
-//! gemm<Policy>() is nvcc's alone: a policy's kernels are compiled where it is named. (Refused at
-//! compile time in a .cpp file; there, the default policy's forms above.)
-template <class Policy>
-cudaError_t gemm(Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
-                 const float*, std::int64_t, float, float*, std::int64_t, cudaStream_t = nullptr) {
+//! gemm<Policy>() (float or double) is nvcc's alone: a policy's kernels are compiled where it is
+//! named. (Refused at compile time in a .cpp file; there, the default policy's forms above.)
+template <class Policy, class T>
+cudaError_t gemm(Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, T, const T*, std::int64_t, const T*,
+                 std::int64_t, T, T*, std::int64_t, cudaStream_t = nullptr) {
   static_assert(detail::gemm_needs_nvcc<Policy>,
                 "tilecraft::gemm<Policy>: under a host compiler (a .cpp file) only the default policy is callable, "
                 "as tilecraft::gemm(...) without template arguments (its launcher comes from a CUDA unit's "
-                "TILECRAFT_GEMM_INSTANCE(, float)); a GEMM with a Policy must be called from a .cu file");
-  return cudaErrorInvalidValue;
-}
-
-//! As the float form above: gemm<Policy>() on doubles is nvcc's alone.
-template <class Policy>
-cudaError_t gemm(Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, double, const double*, std::int64_t,
-                 const double*, std::int64_t, double, double*, std::int64_t, cudaStream_t = nullptr) {
-  static_assert(detail::gemm_needs_nvcc<Policy>,
-                "tilecraft::gemm<Policy>: under a host compiler (a .cpp file) only the default policy is callable, "
-                "as tilecraft::gemm(...) without template arguments (its launcher comes from a CUDA unit's "
-                "TILECRAFT_GEMM_INSTANCE(, double)); a GEMM with a Policy must be called from a .cu file");
+                "TILECRAFT_GEMM_INSTANCE(, float) or (, double)); a GEMM with a Policy must be called from a .cu file");
   return cudaErrorInvalidValue;
 }
 
