@@ -75,8 +75,9 @@ endfunction()
 # GEMM's launchers on 16-bit (bf16, f16) and TF32 / TF32x3 operands, and on float and double
 # with the default policy, with their kernels (TILECRAFT_GEMM_16BIT_INSTANCE,
 # TILECRAFT_GEMM_TF32_INSTANCE, TILECRAFT_GEMM_INSTANCE), built for the project's architectures
-# with sm_90 as sm_90a. test_gemm_16bit, test_gemm_tf32, the benchmark binary and the
-# gemm_ladder example link it and declare the instantiations extern: one compilation of these
+# with sm_90 as sm_90a. test_gemm_16bit, test_gemm_tf32, test_host_gemm_from_cpp (whose g++ unit
+# calls them), the benchmark binary and the gemm_ladder and errors_and_workspace examples link it
+# and declare the instantiations extern: one compilation of these
 # kernels instead of one per program (each is half a minute or more of compilation per
 # architecture). (test_gemm instantiates the float and double ones itself, once per executable
 # and variant, for each variant's architecture and macros.)

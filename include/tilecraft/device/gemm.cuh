@@ -14,11 +14,11 @@
 //! takes tens of seconds per GPU architecture. Keep GEMM calls in few translation units, and
 //! pass an explicit Policy where one shape class is enough (8 kernels).
 //!
-//! Under a host compiler (a .cpp file) gemm() with the default policy is declared only (float,
-//! double, 16-bit operands, GemmMath): a CUDA unit of the program instantiates the launchers it
-//! calls (TILECRAFT_GEMM_INSTANCE, TILECRAFT_GEMM_16BIT_INSTANCE, TILECRAFT_GEMM_TF32_INSTANCE)
-//! and the linker joins them, as a cuBLAS call from C++. gemm<Policy>() and gemm_epilogue()
-//! compile their kernels where they are named: nvcc's alone.
+//! Under a host compiler (a .cpp file) gemm() with the default policy (float, double, 16-bit
+//! operands, GemmMath) calls launchers that are declared only: a CUDA unit of the program
+//! instantiates the ones it calls (TILECRAFT_GEMM_INSTANCE, TILECRAFT_GEMM_16BIT_INSTANCE,
+//! TILECRAFT_GEMM_TF32_INSTANCE) and the linker joins them, as a cuBLAS call from C++. gemm<Policy>() and
+//! gemm_epilogue() compile their kernels where they are named: nvcc's alone.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -210,16 +210,24 @@ template <class>
 inline constexpr bool gemm_needs_nvcc = false;
 }  // namespace detail
 
-//! gemm<Policy>() (float or double) is nvcc's alone: a policy's kernels are compiled where it is
-//! named. (Refused at compile time in a .cpp file; there, the default policy's forms above.)
-template <class Policy, class T>
-cudaError_t gemm(Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, T, const T*, std::int64_t, const T*,
-                 std::int64_t, T, T*, std::int64_t, cudaStream_t = nullptr) {
-  static_assert(detail::gemm_needs_nvcc<Policy>,
+//! gemm<Policy>() (float or double): Policy void (or none, `gemm<>`) is the default policy's form
+//! above; any other is nvcc's alone, refused at compile time in a .cpp file (a policy's kernels
+//! are compiled where it is named). T comes from the pointers.
+template <class Policy = void, class T>
+cudaError_t gemm(Order order, Op op_a, Op op_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                 std::type_identity_t<T> alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
+                 std::type_identity_t<T> beta, T* c, std::int64_t ldc, cudaStream_t stream = nullptr) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "tilecraft::gemm<Policy>: the matrices' element type must be float or double");
+  static_assert(std::is_void_v<Policy> || detail::gemm_needs_nvcc<Policy>,
                 "tilecraft::gemm<Policy>: under a host compiler (a .cpp file) only the default policy is callable, "
                 "as tilecraft::gemm(...) without template arguments (its launcher comes from a CUDA unit's "
                 "TILECRAFT_GEMM_INSTANCE(, float) or (, double)); a GEMM with a Policy must be called from a .cu file");
-  return cudaErrorInvalidValue;
+  if constexpr (std::is_void_v<Policy> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    return detail::gemm_run<void, T>(order, op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, {}, stream);
+  } else {
+    return cudaErrorInvalidValue;
+  }
 }
 
 #endif  // __CUDACC__
