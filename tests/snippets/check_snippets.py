@@ -9,7 +9,12 @@ placed at a namespace scope of its own (one with the GEMM's explicit instantiati
 global scope); one that calls a host launcher or
 cudaMalloc goes in a host function; every other one in a kernel.
 
+A README snippet's part that starts with a `// <file>.cpp, compiled by g++` line (to the block's
+end) is a host compiler's file: it is also compiled on its own by CXX (-fsyntax-only, warnings as
+errors), as a user's .cpp file would be (the host compiler's forms of the launchers).
+
 usage: check_snippets.py --nvcc NVCC --source DIR --out DIR [--arch sm_80]
+                         [--cxx CXX --cuda-include DIR ...]
 """
 import argparse
 import pathlib
@@ -91,12 +96,28 @@ def readme_snippets(root):
         i += 1
 
 
+HOST_FILE = re.compile(r"^// \S+\.cpp, compiled by g\+\+")
+
+
+def readme_host_parts(root):
+    """The README snippets' parts meant for a host compiler (from a `// x.cpp, compiled by g++`
+    line to the block's end)."""
+    for path, line, body in readme_snippets(root):
+        lines = body.splitlines()
+        for i, text in enumerate(lines):
+            if HOST_FILE.match(text):
+                yield path, line + i, "\n".join(lines[i:])
+                break
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nvcc", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--arch", default="sm_80")
+    ap.add_argument("--cxx")
+    ap.add_argument("--cuda-include", action="append", default=[])
     args = ap.parse_args()
     root = pathlib.Path(args.source).resolve()
     out = pathlib.Path(args.out)
@@ -137,7 +158,26 @@ def main():
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
     print(f"{count} documentation snippets: {'all compile' if result.returncode == 0 else 'FAILED'}")
-    return result.returncode
+    status = result.returncode
+    # The host compiler's files among the README's snippets, each a unit of its own.
+    host_parts = list(readme_host_parts(root))
+    if host_parts and not args.cxx:
+        print(f"{len(host_parts)} snippet(s) for a host compiler: not compiled (no --cxx)")
+    elif host_parts:
+        failed = 0
+        for n, (path, line, body) in enumerate(host_parts):
+            unit = out / f"host_snippet_{n}.cpp"
+            unit.write_text(f'#line {line} "{path}"\n{body}\n')
+            host_cmd = [args.cxx, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I", str(root / "include")]
+            for d in args.cuda_include:
+                host_cmd += ["-isystem", d]
+            host = subprocess.run(host_cmd + [str(unit)], capture_output=True, text=True)
+            sys.stdout.write(host.stdout)
+            sys.stderr.write(host.stderr)
+            failed += host.returncode != 0
+        print(f"{len(host_parts)} snippet(s) for a host compiler: {'all compile' if failed == 0 else 'FAILED'}")
+        status = status or failed
+    return status
 
 
 if __name__ == "__main__":
