@@ -345,9 +345,10 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<float>(1536, 1536, 4096, h200, uniform) == C::medium);  // 288 of 528; 576 = 528 + 48
   // ... and 128 x 128 tiles split in K where modeled_time says they finish sooner than the
   // smaller tiles (split too, or in whole waves): 1024^3 in 4 slices (0.312 rounds of the
-  // largest tiles, 64 x 64 tiles in 2 slices 0.32 at their pace), 1025^3 in 3, 1024 x 3072 x
-  // 4096 in 4; not 1200^3 (2 slices: 0.548, 64 x 64 tiles in 4 slices 0.517); 1537 x 1539 x
-  // 1541 in 3 (0.77; its 625 tiles of 64 x 64 take a wave of 528 and a tail of 97: 1.14).
+  // largest tiles, 64 x 64 tiles in 2 slices 0.331 at their pace), 1025^3 in 3, 1024 x 3072 x
+  // 4096 in 4; not 1200^3 (2 slices: 0.548, 64 x 64 tiles 0.536); not 1537 x 1539 x 1541
+  // (0.768; its 625 tiles of 64 x 64 take a whole wave of 528 at their whole waves' pace and a
+  // tail of 97 split: 0.689).
   CHECK(choose_default<float>(1024, 1024, 1024, h200, uniform) == C::large);
   CHECK(choose_default<float>(1025, 1025, 1025, h200, uniform) == C::large);
   CHECK(choose_default<float>(1024, 3072, 4096, h200, uniform) == C::large);
@@ -355,6 +356,16 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<float>(1200, 1200, 1200, h200, uniform) == C::medium);
   CHECK(choose_default<float>(1537, 1539, 1541, h200, uniform) == C::medium);
   CHECK(choose_default<float>(1536, 1536, 1536, h200, uniform) == C::medium);
+  // With K steps dealt out (operands that fill in vectors) and a short K, 64 x 128 tiles where
+  // modeled_time finds them sooner than both (1200^3: 0.446 rounds, 128 x 128 tiles 0.454, 64 x
+  // 64 ones 0.457; measured on the H200 110.8, 112.8 and 114.0 us); not 1600^3, whose 64 x 64
+  // tiles fill a whole wave (0.680 against 0.700; 214.7 us against 225.3).
+  const GemmSplitLimits dealt{};
+  CHECK(choose_default<float>(1200, 1200, 1200, h200, dealt) == C::skinny);
+  CHECK(choose_default<float>(1300, 1300, 1300, h200, dealt) == C::skinny);
+  CHECK(choose_default<float>(1200, 1200, 1900, h200, dealt) == C::skinny);
+  CHECK(choose_default<float>(1600, 1600, 1600, h200, dealt) == C::medium);
+  CHECK(choose_default<float>(1024, 1024, 1024, h200, dealt) == C::large);
   // modeled_time past a wave: a round per whole wave, the tail by split_cost.
   using tilecraft::detail::facts_of;
   using tilecraft::detail::modeled_time;

@@ -110,8 +110,8 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! or as given, k >= 1024 and a last wave that fills at least half of the SMs). Otherwise
 //! GemmPolicySkinny for k >= 2048 (GemmPolicyMedium where its tiles fill their waves better),
 //! GemmPolicyMedium when its 64 x 64 tiles fill the SMs, GemmPolicySmall otherwise, each
-//! (but for C of at most 64 rows) replaced by GemmPolicyLarge split in K where the model says
-//! that finishes sooner. When C has
+//! (but for C of at most 64 rows) replaced by GemmPolicySkinny (k < 2048) or GemmPolicyLarge,
+//! split in K, where the model says that finishes sooner. When C has
 //! fewer tiles than the GPU has block slots, K is split (see GemmPolicyDefaults::max_split_k)
 //! into slices of at least 256; when its tiles fill whole waves of block slots and leave a
 //! partial last wave, those last tiles are split so where the model says it pays (the others

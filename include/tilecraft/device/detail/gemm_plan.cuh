@@ -793,11 +793,12 @@ PackPlan pack_plan(const GemmProblem<T>& p, std::int64_t panel_tile_m, std::int6
 // ---- the default policy by shape -------------------------------------------------------------
 
 //! A policy's time for C as split_k_plan runs it, in rounds of 128 x 128 tiles two an SM, at a
-//! kernel pace relative to GemmPolicyLarge's (`pace`, measured on the H200): split_cost where
-//! it has fewer tiles than a wave; else a round per whole wave, and the last partial wave by
-//! split_cost (its tiles split as split_k_plan says, or whole).
+//! kernel pace relative to GemmPolicyLarge's (measured on the H200): split_cost at `pace` where
+//! it has fewer tiles than a wave; else a round per whole wave at `wave_pace` (0: `pace`), and
+//! the last partial wave by split_cost at `pace` (its tiles split as split_k_plan says, or
+//! whole).
 inline double modeled_time(const PolicyFacts& f, double pace, std::int64_t rows, std::int64_t cols, std::int64_t k,
-                           int sms, const GemmSplitLimits& limits) {
+                           int sms, const GemmSplitLimits& limits, double wave_pace = 0.0) {
   if (sms <= 0) return std::numeric_limits<double>::infinity();
   const int per_sm = wave_blocks_per_sm(f, limits);
   const std::int64_t tiles = tile_count(f, rows, cols);
@@ -806,19 +807,22 @@ inline double modeled_time(const PolicyFacts& f, double pace, std::int64_t rows,
   const double slot_work = static_cast<double>(f.tile_m) * f.tile_n * per_sm / (128.0 * 128.0 * 2.0);
   if (tiles < wave) return split_cost(tiles, k, sms, per_sm, plan) * slot_work / pace;
   const std::int64_t tail = tiles % wave;
-  double rounds = static_cast<double>(tiles / wave);
-  if (tail > 0) rounds += split_cost(tail, k, sms, per_sm, plan.slices > 1 ? plan : SplitPlan{1, k});
-  return rounds * slot_work / pace;
+  double time = static_cast<double>(tiles / wave) / (wave_pace > 0.0 ? wave_pace : pace);
+  if (tail > 0) time += split_cost(tail, k, sms, per_sm, plan.slices > 1 ? plan : SplitPlan{1, k}) / pace;
+  return time * slot_work;
 }
 
 //! The SIMT kernels' paces relative to GemmPolicyLarge's, for modeled_time, measured on the H200
 //! (benchmarks/TUNING.md): where C has fewer 128 x 128 tiles than 1.6 x the SMs (products split
-//! in K, a wave or less), and where it has more (whole waves, since the mainloop's refill was
-//! rewritten: 64 x 128 tiles 1.01 to 1.09 of 128 x 128 ones' pace at 2048^3 to 8192^3).
+//! in K, a wave or less: fitted to every policy forced on 19 shapes from 1024^3 to 1700^3, where
+//! 64 x 128 tiles ran 0.98-1.05x and 64 x 64 ones 1.04-1.15x the time of 128 x 128 ones against
+//! a model that gave them 0.95-1.00x and 0.85-1.00x), and where it has more (whole waves, since
+//! the mainloop's refill was rewritten: 64 x 128 tiles 1.01 to 1.09 of 128 x 128 ones' pace at
+//! 2048^3 to 8192^3).
 struct PolicyPaces {
   double skinny, medium, small;
 };
-inline constexpr PolicyPaces split_paces{0.95, 0.88, 0.7};
+inline constexpr PolicyPaces split_paces{0.975, 0.85, 0.7};
 inline constexpr PolicyPaces wave_paces{1.03, 0.92, 0.77};
 
 //! The defaults gemm() chooses among (large_huge: GemmPolicyLarge, and GemmPolicyHuge where
@@ -828,13 +832,12 @@ enum class GemmChoice { large, large3, large_huge, skinny, medium, small, large_
 //! The default policy for C (row-major, rows x cols) and k on a device with `limits`. Where C
 //! has at most 64 rows or fewer 128 x 128 tiles than 1.6 x the SMs (a wave of two blocks an SM
 //! at most 80% full): with a long K, 64 x 128 tiles and split-K (64 x 64 where those fill their
-//! waves better); with a short one, the largest tiles that still give every SM a block; and 128
-//! x 128 tiles split in K instead of those where modeled_time (split_paces) says they finish
-//! sooner. Elsewhere (float): the 3-stage 128 x 128 tiles where the 4-stage ones do not fit;
-//! else the 64 x 128, 64 x 64 or 128 x 128 tiles whose waves modeled_time (wave_paces) finds
-//! shortest, the last as large_huge where GemmPolicyHuge fits. Double: 128 x 64 tiles when C
-//! has more than 64 rows and as many tiles as SMs, else 64 x 64 ones when those fill the SMs or
-//! K is long, else 32 x 64.
+//! waves better); with a short one, 64 x 64 tiles where they give every SM a block (else 32 x
+//! 64); and, past 64 rows, 64 x 128 tiles (short K) or 128 x 128 tiles, split in K, instead of
+//! those where modeled_time (split_paces) says they finish sooner. Elsewhere (float): the 3-stage 128 x 128 tiles where
+//! the 4-stage ones do not fit; else the 64 x 128, 64 x 64 or 128 x 128 tiles whose waves modeled_time (wave_paces)
+//! finds shortest, the last as large_huge where GemmPolicyHuge fits. Double: 128 x 64 tiles when C has more than 64
+//! rows and as many tiles as SMs, else 64 x 64 ones when those fill the SMs or K is long, else 32 x 64.
 template <class T>
 GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, const DeviceLimits& limits,
                           const GemmSplitLimits& split = {}) {
@@ -867,14 +870,27 @@ GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, 
         small = 5 * tiles(64, 128) < 4 * skinny_wave && medium_fills ? GemmChoice::medium : GemmChoice::skinny;
       }
       if (rows <= 64) return small;
-      // 128 x 128 tiles split in K instead where modeled_time says they take less time than the
-      // smaller tiles: their kernel keeps a faster pace (split_paces).
+      // Larger tiles split in K instead where modeled_time says they take less time than the
+      // smaller ones: their kernels keep a faster pace (split_paces). With a short K, 64 x 128
+      // tiles are a candidate too (1200^3, 1300^3: 3-6% sooner than 64 x 64 tiles, 2% sooner
+      // than 128 x 128 ones).
       const PolicyPaces& pace = split_paces;
-      const double small_time = small == GemmChoice::skinny
-                                    ? modeled_time(facts_of<GemmPolicySkinny>(), pace.skinny, rows, cols, k, sms, split)
-                                : small == GemmChoice::medium
-                                    ? modeled_time(facts_of<GemmPolicyMedium>(), pace.medium, rows, cols, k, sms, split)
-                                    : modeled_time(facts_of<GemmPolicySmall>(), pace.small, rows, cols, k, sms, split);
+      const PolicyPaces& wave = wave_paces;
+      auto time_of = [&](GemmChoice choice) {
+        return choice == GemmChoice::skinny
+                   ? modeled_time(facts_of<GemmPolicySkinny>(), pace.skinny, rows, cols, k, sms, split, wave.skinny)
+               : choice == GemmChoice::medium
+                   ? modeled_time(facts_of<GemmPolicyMedium>(), pace.medium, rows, cols, k, sms, split, wave.medium)
+                   : modeled_time(facts_of<GemmPolicySmall>(), pace.small, rows, cols, k, sms, split, wave.small);
+      };
+      double small_time = time_of(small);
+      if (k < 2048 && small != GemmChoice::skinny) {
+        const double skinny_time = time_of(GemmChoice::skinny);
+        if (skinny_time < small_time) {
+          small = GemmChoice::skinny;
+          small_time = skinny_time;
+        }
+      }
       const double large_time = modeled_time(facts_of<GemmPolicyLarge>(), 1.0, rows, cols, k, sms, split);
       return large_time < small_time ? large : small;
     }
