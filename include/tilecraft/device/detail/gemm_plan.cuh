@@ -834,10 +834,12 @@ enum class GemmChoice { large, large3, large_huge, skinny, medium, small, large_
 //! at most 80% full): with a long K, 64 x 128 tiles and split-K (64 x 64 where those fill their
 //! waves better); with a short one, 64 x 64 tiles where they give every SM a block (else 32 x
 //! 64); and, past 64 rows, 64 x 128 tiles (short K) or 128 x 128 tiles, split in K, instead of
-//! those where modeled_time (split_paces) says they finish sooner. Elsewhere (float): the 3-stage 128 x 128 tiles where
-//! the 4-stage ones do not fit; else the 64 x 128, 64 x 64 or 128 x 128 tiles whose waves modeled_time (wave_paces)
-//! finds shortest, the last as large_huge where GemmPolicyHuge fits. Double: 128 x 64 tiles when C has more than 64
-//! rows and as many tiles as SMs, else 64 x 64 ones when those fill the SMs or K is long, else 32 x 64.
+//! those where modeled_time says they finish sooner (split_paces, and wave_paces for the whole
+//! waves of the smaller tiles). Elsewhere (float): the 3-stage 128 x 128 tiles where the 4-stage
+//! ones do not fit; else the 64 x 128, 64 x 64 or 128 x 128 tiles whose waves modeled_time
+//! (wave_paces) finds shortest, the last as large_huge where GemmPolicyHuge fits. Double: 128 x
+//! 64 tiles when C has more than 64 rows and as many tiles as SMs, else 64 x 64 ones when those
+//! fill the SMs or K is long, else 32 x 64.
 template <class T>
 GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, const DeviceLimits& limits,
                           const GemmSplitLimits& split = {}) {
@@ -884,7 +886,7 @@ GemmChoice choose_default(std::int64_t rows, std::int64_t cols, std::int64_t k, 
                    : modeled_time(facts_of<GemmPolicySmall>(), pace.small, rows, cols, k, sms, split, wave.small);
       };
       double small_time = time_of(small);
-      if (k < 2048 && small != GemmChoice::skinny) {
+      if (k < 2048) {  // (small is 64 x 64 or 32 x 64 there)
         const double skinny_time = time_of(GemmChoice::skinny);
         if (skinny_time < small_time) {
           small = GemmChoice::skinny;
