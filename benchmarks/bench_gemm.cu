@@ -79,7 +79,8 @@ struct GemmSize {
 // and ragged edges: 1025^3 (one row and column peeled), 1031 x 1029 x 1027 (7 and 5 peeled),
 // 1100 x 1300 x 1500 (76 and 20 rows and columns, kept in their tiles), 1200^3 (48 of each:
 // 100 tiles of 128 x 128, 361 of 64 x 64, under a wave either way), 1111 x 1333 x 1777 (the
-// slowest against cuBLAS of 40 shapes from 1024^3 to 1800^3 swept in benchmarks/TUNING.md).
+// slowest against cuBLAS as planned of 40 shapes from 1024^3 to 1800^3 swept in
+// benchmarks/TUNING.md).
 constexpr GemmSize gemm_sizes[] = {
     {512, 512, 512},    {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
     {64, 8192, 8192},   {128, 8192, 8192},  {8192, 8192, 64},   {1000, 999, 1001},  {4097, 4095, 4093},

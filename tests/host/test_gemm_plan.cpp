@@ -366,6 +366,11 @@ TEST_CASE("the default policy by shape and device") {
   CHECK(choose_default<float>(1200, 1200, 1900, h200, dealt) == C::skinny);
   CHECK(choose_default<float>(1600, 1600, 1600, h200, dealt) == C::medium);
   CHECK(choose_default<float>(1024, 1024, 1024, h200, dealt) == C::large);
+  // K >= 2048 keeps its rule: 1088 x 2048 takes 64 x 128 tiles from that candidate at K = 2047,
+  // and 128 x 128 ones at K = 2048, where its 544 tiles of 64 x 64 fill a wave (and a tail of 16)
+  // and only those are weighed against 128 x 128 tiles.
+  CHECK(choose_default<float>(1088, 2048, 2047, h200, dealt) == C::skinny);
+  CHECK(choose_default<float>(1088, 2048, 2048, h200, dealt) == C::large);
   // modeled_time past a wave: a round per whole wave, the tail by split_cost.
   using tilecraft::detail::facts_of;
   using tilecraft::detail::modeled_time;
@@ -382,6 +387,16 @@ TEST_CASE("the default policy by shape and device") {
   const double medium = modeled_time(facts_of<tilecraft::GemmPolicyMedium>(), 1.0, 2500, 2501, 2503, 132, split);
   CHECK(medium > 1.5);  // 3 waves of half a round's work each, and a split tail of 16 tiles
   CHECK(medium < 1.6);
+  // wave_pace sets the whole waves' pace alone (0: pace): 3 waves of half a round at 0.5 take 3
+  // rounds, 1.5 more than at 1.0, the tail's share the same; under a wave it changes nothing.
+  auto medium_at = [&](double pace, double wave_pace, std::int64_t side) {
+    return modeled_time(facts_of<tilecraft::GemmPolicyMedium>(), pace, side, side + 1, side + 3, 132, split, wave_pace);
+  };
+  CHECK(medium_at(1.0, 0.0, 2500) == medium);
+  CHECK(medium_at(1.0, 1.0, 2500) == medium);
+  CHECK(medium_at(1.0, 0.5, 2500) == doctest::Approx(medium + 1.5));
+  CHECK(medium_at(0.5, 1.0, 2500) == doctest::Approx(2.0 * medium - 1.5));
+  CHECK(medium_at(1.0, 0.5, 1000) == medium_at(1.0, 0.0, 1000));    // 256 tiles: under a wave of 528
   CHECK(choose_default<float>(1025, 1025, 1025, t4) == C::large3);  // where 4 stages do not fit
   // Double: 128 x 64 tiles, then 64 x 64 when they fill the SMs or K is long, then 32 x 64.
   CHECK(choose_default<double>(2048, 2048, 2048, h200) == C::large_f64);

@@ -818,7 +818,8 @@ inline double modeled_time(const PolicyFacts& f, double pace, std::int64_t rows,
 //! 64 x 128 tiles ran 0.98-1.05x and 64 x 64 ones 1.04-1.15x the time of 128 x 128 ones against
 //! a model that gave them 0.95-1.00x and 0.85-1.00x), and where it has more (whole waves, since
 //! the mainloop's refill was rewritten: 64 x 128 tiles 1.01 to 1.09 of 128 x 128 ones' pace at
-//! 2048^3 to 8192^3).
+//! 2048^3 to 8192^3; in the split region too, for the whole waves of the smaller tiles: 1600^3's
+//! 625 tiles of 64 x 64).
 struct PolicyPaces {
   double skinny, medium, small;
 };
