@@ -13,7 +13,7 @@ A README snippet's part that starts with a `// <file>.cpp, compiled by g++` line
 end) is a host compiler's file: it is also compiled on its own by CXX (-fsyntax-only, warnings as
 errors), as a user's .cpp file would be (the host compiler's forms of the launchers).
 
-usage: check_snippets.py --nvcc NVCC --source DIR --out DIR [--arch sm_80]
+usage: check_snippets.py --nvcc NVCC --source DIR --out DIR [--arch sm_80,sm_90a]
                          [--cxx CXX --cuda-include DIR ...]
 """
 import argparse
@@ -115,7 +115,7 @@ def main():
     ap.add_argument("--nvcc", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--arch", default="sm_80")
+    ap.add_argument("--arch", default="sm_80,sm_90a")
     ap.add_argument("--cxx")
     ap.add_argument("--cuda-include", action="append", default=[])
     args = ap.parse_args()
@@ -148,9 +148,12 @@ def main():
     # for compile speed (-Ofc max: 29 s at -Xcicc -O1, 20 s at -O0, less again with -Ofc max),
     # and the host side checked but not compiled (-fsyntax-only: the host compiler's pass 12 -> 7
     # of the unit's 30 CPU s, nvcc --time, 73 snippets). Not -fdevice-syntax-only (cicc 12 -> 7):
-    # it lets a kernel call a host function unreported (nvcc 13.0).
-    number = args.arch.split("_")[-1]
-    cmd = [args.nvcc, "-std=c++20", f"-gencode=arch=compute_{number},code=compute_{number}", "-Ofc", "max", "-I",
+    # it lets a kernel call a host function unreported (nvcc 13.0). Each architecture of --arch
+    # (comma-separated) compiles the snippets' device code once more: sm_80 for the cp.async
+    # paths, sm_90a for the Hopper branches (TMA, mbarriers, wgmma, griddepcontrol, bulk
+    # prefetches) that sm_80 PTX never reaches (about 9 CPU s more).
+    gencodes = [f"-gencode=arch=compute_{a.split('_')[-1]},code=compute_{a.split('_')[-1]}" for a in args.arch.split(",")]
+    cmd = [args.nvcc, "-std=c++20", *gencodes, "-Ofc", "max", "-I",
            str(root / "include"), "--extended-lambda",
            "--Werror=all-warnings", "-diag-suppress=177,550", "-Xcompiler=-Wall,-Wno-unused-variable,-Werror,-fsyntax-only",
            "-c", str(tu), "-o", str(out / "snippets.o")]
