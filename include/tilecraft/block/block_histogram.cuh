@@ -101,8 +101,9 @@ TILECRAFT_DEVICE HistogramSlot block_histogram_slot(Storage& temp) {
 
 #if defined(__CUDACC__)
 
-//! Zeroes the counters. All BlockThreads threads must call it; it ends with __syncthreads(), so
-//! every thread may add items when it returns. Before calling it again (a second histogram with
+//! Zeroes the counters (the storage's `bytes` of shared memory, no other). All BlockThreads
+//! threads must call it; it ends with __syncthreads(), so every thread may add items when it
+//! returns. Before calling it again (a second histogram with
 //! the same storage) the block must pass a barrier after the previous merge or store.
 //! \code
 //! __shared__ tilecraft::BlockHistogramStorage<256, 128> hist;
@@ -168,8 +169,8 @@ TILECRAFT_DEVICE void block_histogram_add(BlockHistogramStorage<Bins, BlockThrea
 //! Adds the block's counts into `histogram` (Bins counters in global or shared memory that the
 //! caller initialized, e.g. zeroed once before the kernel): one atomicAdd per bin with a non-zero
 //! count. All BlockThreads threads must call it; it begins with __syncthreads() (so every add
-//! before it is counted) and leaves the shared counters as they were. Counter: unsigned int or
-//! unsigned long long.
+//! before it is counted) and leaves the shared counters as they were; it reads the storage's
+//! counters and uses no other shared memory. Counter: unsigned int or unsigned long long.
 //! \code
 //! __global__ void count_bytes(const unsigned char* in, int n, unsigned* d_hist) {
 //!   __shared__ tilecraft::BlockHistogramStorage<256, 256> hist;
@@ -195,7 +196,8 @@ TILECRAFT_DEVICE void block_histogram_merge(const BlockHistogramStorage<Bins, Bl
 }
 
 //! Writes the block's count of every bin to `out[0 ... Bins - 1]` (global or shared memory;
-//! zeros too). All BlockThreads threads must call it; it begins with __syncthreads(). To read
+//! zeros too). All BlockThreads threads must call it; it begins with __syncthreads() and uses no
+//! shared memory besides the storage's counters (and `out`, where that is shared). To read
 //! `out` from other threads of the block, pass another barrier first.
 //! \code
 //! __shared__ tilecraft::BlockHistogramStorage<16, 128> hist;

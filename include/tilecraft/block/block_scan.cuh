@@ -242,7 +242,8 @@ TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Alg
   detail::block_scan<false, false>(temp, in, out, op, 0, detail::ScanNoPrefix{}, static_cast<T*>(nullptr));
 }
 
-//! The blocked inclusive scan, with the block's aggregate in every thread.
+//! The blocked inclusive scan, with the block's aggregate in every thread (barriers and shared
+//! memory as the blocked inclusive scan).
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, T& block_aggregate) {
@@ -260,14 +261,22 @@ TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Alg
                                    static_cast<T*>(nullptr));
 }
 
-//! The blocked exclusive scan seeded with `init`: thread 0's out[0] is `init`.
+//! The blocked exclusive scan seeded with `init`: thread 0's out[0] is `init`, out[j] of thread
+//! t the fold of `init` and every item before its own. Barriers and shared memory as the
+//! blocked inclusive scan.
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<float, 128> temp;
+//! float v[2] = {in[2 * threadIdx.x], in[2 * threadIdx.x + 1]};
+//! tilecraft::block_exclusive_scan(temp, v, v, tilecraft::Sum{}, 0.0f);
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, std::type_identity_t<T> init) {
   detail::block_scan<true, false>(temp, in, out, op, 0, detail::ScanInitPrefix<T>{init}, static_cast<T*>(nullptr));
 }
 
-//! The blocked exclusive scan seeded with `init`, with the block's aggregate (without `init`).
+//! The blocked exclusive scan seeded with `init`, with the block's aggregate (without `init`)
+//! in every thread. Barriers and shared memory as the blocked inclusive scan.
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, std::type_identity_t<T> init, T& block_aggregate) {

@@ -14,6 +14,13 @@
 //! enclosing function, taking it out of the runtime's last-error slot where the failed runtime
 //! call left it there (detail::returned_status): the error is reported once, as that function's
 //! result. For launchers that compose several CUDA calls.
+//! \code
+//! cudaError_t copy_then_clear(float* dst, float* src, std::size_t bytes, cudaStream_t stream) {
+//!   TILECRAFT_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+//!   TILECRAFT_RETURN_IF_ERROR(cudaMemsetAsync(src, 0, bytes, stream));
+//!   return cudaSuccess;
+//! }
+//! \endcode
 #define TILECRAFT_RETURN_IF_ERROR(...)                                \
   do {                                                                \
     const cudaError_t tilecraft_status_ = (__VA_ARGS__);              \

@@ -31,7 +31,8 @@ TILECRAFT_DEVICE T shuffle_words(const T& value, Shfl shfl) {
 }  // namespace detail
 
 //! `value` from the lane `delta` higher in the same `width`-lane segment (own value when that
-//! lane is outside the segment). Every lane in `mask` must call it.
+//! lane is outside the segment). Every lane in `mask` must call it; no shared
+//! memory, no barrier (the warp's lanes in `mask` exchange registers).
 //! \code
 //! // A warp's sum by hand (tilecraft::warp_reduce does this): lane 0 holds the total.
 //! float sum = x;
@@ -44,7 +45,8 @@ TILECRAFT_DEVICE T shuffle_down(const T& value, unsigned delta, int width = warp
 }
 
 //! `value` from the lane `delta` lower in the same `width`-lane segment (own value when that
-//! lane is outside the segment). Every lane in `mask` must call it.
+//! lane is outside the segment). Every lane in `mask` must call it; no shared
+//! memory, no barrier (the warp's lanes in `mask` exchange registers).
 //! \code
 //! // A warp's inclusive prefix sum by hand (tilecraft::warp_inclusive_scan does this).
 //! const int lane = static_cast<int>(threadIdx.x % 32);
@@ -61,7 +63,8 @@ TILECRAFT_DEVICE T shuffle_up(const T& value, unsigned delta, int width = warp_t
 }
 
 //! `value` from lane `src_lane` of the calling lane's `width`-lane segment (a broadcast when
-//! every lane names the same one). Every lane in `mask` must call it.
+//! every lane names the same one). Every lane in `mask` must call it; no shared
+//! memory, no barrier (the warp's lanes in `mask` exchange registers).
 //! \code
 //! const float first = tilecraft::shuffle_index(x, 0);  // lane 0's x in every lane
 //! \endcode

@@ -139,14 +139,19 @@ TILECRAFT_DEVICE T warp_reduce(T value, Op op, int valid_lanes, unsigned member_
 
 //! Reduces `value` over each logical warp and returns the result in every lane of it
 //! (bitwise the same in all lanes: the reduction runs once and is broadcast).
-//! All 32 lanes must call it together; one more shuffle than warp_reduce.
+//! All 32 lanes must call it together; one more shuffle than warp_reduce, no shared memory, no
+//! barrier.
+//! \code
+//! // Every lane of each warp learns its warp's maximum.
+//! const float warp_max = tilecraft::warp_all_reduce(x, tilecraft::Max{});
+//! \endcode
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_all_reduce(T value, Op op) {
   return shuffle_index(warp_reduce<LogicalWarpThreads>(value, op), 0, LogicalWarpThreads);
 }
 
 //! As warp_all_reduce, with only the first `valid_lanes` lanes of each logical warp
-//! contributing.
+//! contributing (every lane still calls it and receives the result).
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_all_reduce(T value, Op op, int valid_lanes) {
   return shuffle_index(warp_reduce<LogicalWarpThreads>(value, op, valid_lanes), 0, LogicalWarpThreads);

@@ -422,6 +422,10 @@ template <class T>
 //! beside its other units, writes `TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half)` at namespace
 //! scope where it calls gemm() and `TILECRAFT_GEMM_16BIT_INSTANCE(, __half)` in one unit of its
 //! own (built for the same architectures).
+//! \code
+//! // Where gemm() is called on __half operands: the kernels come from another unit.
+//! TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half);
+//! \endcode
 #define TILECRAFT_GEMM_16BIT_INSTANCE(Prefix, T)                                                                 \
   Prefix template cudaError_t tilecraft::detail::gemm_16bit_run<T>(                                              \
       tilecraft::Order, tilecraft::Op, tilecraft::Op, std::int64_t, std::int64_t, std::int64_t, float, const T*, \
