@@ -48,6 +48,15 @@ TILECRAFT_DEVICE void cp_async_ca(std::uint32_t dst, const void* src) {
 }
 
 //! cp.async.ca: copies Bytes (4, 8 or 16) from global `src` to shared `dst`, through L1.
+//! \code
+//! // sm_80 and newer (elsewhere take another path: memory/copy_async.cuh's copy_async).
+//! __shared__ alignas(16) float stage[4 * 128];
+//! tilecraft::arch::cp_async_ca<16>(&stage[4 * threadIdx.x], in + 4 * threadIdx.x);
+//! tilecraft::arch::cp_async_commit();
+//! tilecraft::arch::cp_async_wait<0>();  // this thread's copies have landed
+//! __syncthreads();                      // ... and every thread's, for every thread
+//! out[threadIdx.x] = stage[(threadIdx.x + 4) % 512];
+//! \endcode
 template <int Bytes>
 TILECRAFT_DEVICE void cp_async_ca(void* dst, const void* src) {
   cp_async_ca<Bytes>(smem_address(dst), src);
@@ -100,6 +109,17 @@ TILECRAFT_DEVICE void cp_async_cg_zfill(std::uint32_t dst, const void* src, std:
 }
 
 //! cp_async_cg_zfill to the shared-window address of `dst`.
+//! \code
+//! // Copies 16 bytes, or only the floats left before `count` and zeros after them.
+//! __shared__ alignas(16) float stage[4];
+//! const int count = 3;  // floats valid in the source
+//! if (threadIdx.x == 0) {
+//!   tilecraft::arch::cp_async_cg_zfill<16>(stage, in, static_cast<unsigned>(count * sizeof(float)));
+//!   tilecraft::arch::cp_async_commit();
+//!   tilecraft::arch::cp_async_wait_all();
+//! }
+//! __syncthreads();  // stage = {in[0], in[1], in[2], 0}
+//! \endcode
 template <int Bytes>
 TILECRAFT_DEVICE void cp_async_cg_zfill(void* dst, const void* src, std::uint32_t src_bytes) {
   cp_async_cg_zfill<Bytes>(smem_address(dst), src, src_bytes);

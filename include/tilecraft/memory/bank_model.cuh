@@ -41,6 +41,14 @@ inline void ldmatrix_matrices_must_be_1_2_or_4() {
 //! `access_bytes` (1, 2, 4, 8 or 16) bytes at byte address `addr(i)`; a negative address
 //! marks lane i inactive. Addresses are relative to a 128-byte-aligned base.
 //! Returns 0 when no lane is active.
+//! \code
+//! struct StrideChecks {  // lane i reads the float at word 33 i, then at word 32 i
+//!   static_assert(tilecraft::bank::wavefronts([](int lane) { return lane * 33 * 4; }, 4) == 1);
+//!   static_assert(tilecraft::bank::wavefronts([](int lane) { return lane * 32 * 4; }, 4) == 32);
+//!   static_assert(tilecraft::bank::wavefronts([](int lane) { return lane * 16; }, 16) ==
+//!                 tilecraft::bank::ideal_wavefronts(16));  // float4 per lane, contiguous: 4
+//! };
+//! \endcode
 template <class AddrFn>
 constexpr int wavefronts(AddrFn addr, int access_bytes) {
   if (access_bytes != 1 && access_bytes != 2 && access_bytes != 4 && access_bytes != 8 && access_bytes != 16) {
@@ -169,6 +177,15 @@ constexpr int row_wavefronts(int row = 0, int first_col = 0) {
 }
 
 //! Lane i reads element (i, col): a warp walking down a column (rows wrap for short tiles).
+//! \code
+//! struct TransposeTileChecks {  // (class or namespace scope: the model is host code)
+//!   using Plain = tilecraft::SharedMatrix<float, 32, 32>;
+//!   using Padded = tilecraft::SharedMatrix<float, 32, 32, tilecraft::Padded<1>>;
+//!   static_assert(tilecraft::bank::column_wavefronts<Plain>() == 32);  // one bank: 32 wavefronts
+//!   static_assert(tilecraft::bank::column_wavefronts<Padded>() == 1);  // rows of 33 words
+//!   static_assert(tilecraft::bank::row_wavefronts<Padded>() == 1);
+//! };
+//! \endcode
 template <class Tile>
 constexpr int column_wavefronts(int col = 0) {
   return tile_wavefronts<Tile>([&](int lane) { return Coord{lane % Tile::rows, col}; });
