@@ -28,6 +28,9 @@ constexpr int largest_vector_dividing(std::size_t bytes) {
 //! `__shared__ float tile[32][33]`. A pad of one 4-byte word moves each row one bank further,
 //! so a warp reading a column of a 32-wide float tile hits 32 different banks.
 //! Rule: 0 <= Pad and Pad * sizeof(T) < 128 (a whole bank row of padding shifts nothing).
+//! \code
+//! __shared__ tilecraft::SharedMatrix<float, 32, 32, tilecraft::Padded<1>> padded;  // rows of 33
+//! \endcode
 template <int Pad = 0>
 struct Padded {
   static_assert(Pad >= 0, "Padded<Pad>: Pad must be >= 0 (it is the number of elements added after each row)");
@@ -71,6 +74,11 @@ struct Padded {
 //! two >= 1; each row holds a whole number of chunks, P is a power of two (a row of 24 chunks
 //! is not: chunk 16 ^ 8 = 24 would leave the row), and the number of chunks per row is a
 //! multiple of P.
+//! \code
+//! // 64 x 64 floats, no padding: 16-byte chunks swizzled per row, so that rows stay whole
+//! // float4s for cp.async fills and a warp's 4 x 4 blocks (RowGroup 4) meet distinct banks.
+//! __shared__ tilecraft::SharedMatrix<float, 64, 64, tilecraft::Swizzled<16, 4>> swizzled;
+//! \endcode
 template <int ChunkBytes = 0, int RowGroup = 1>
 struct Swizzled {
   // (Each rule below is checked only where the ones before it hold: a broken rule's message
