@@ -27,6 +27,13 @@ namespace tilecraft::arch {
 
 //! 16-byte streaming load (see the file comment); `p` must be 16-byte aligned and not written
 //! by any thread during the kernel.
+//! \code
+//! // A copy that reads and writes each 16 bytes once: neither side kept in the caches.
+//! const auto* src = reinterpret_cast<const uint4*>(in4);
+//! auto* dst = reinterpret_cast<uint4*>(out);
+//! const uint4 v = tilecraft::arch::ld_global_stream(src + threadIdx.x);
+//! tilecraft::arch::st_global_stream(dst + threadIdx.x, v);
+//! \endcode
 TILECRAFT_DEVICE uint4 ld_global_stream(const uint4* p) {
   uint4 v;
   NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80,

@@ -18,6 +18,20 @@ namespace tilecraft::arch {
 #if defined(__CUDACC__)
 
 //! Adds `value` to the 32-bit word at shared-window address `addr` (4-byte aligned).
+//! \code
+//! // A byte histogram: shared counters by 32-bit address, then one global add per bin.
+//! __global__ void byte_histogram(const unsigned char* in, int n, unsigned* d_hist) {
+//!   __shared__ unsigned bins[256];
+//!   for (int b = threadIdx.x; b < 256; b += blockDim.x) bins[b] = 0;
+//!   __syncthreads();
+//!   const std::uint32_t base = tilecraft::arch::smem_address(bins);
+//!   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+//!     tilecraft::arch::red_shared_add(base + 4u * in[i], 1u);
+//!   __syncthreads();
+//!   for (int b = threadIdx.x; b < 256; b += blockDim.x)
+//!     if (bins[b] != 0) tilecraft::arch::red_global_add(d_hist + b, bins[b]);
+//! }
+//! \endcode
 TILECRAFT_DEVICE void red_shared_add(std::uint32_t addr, unsigned value) {
   asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(addr), "r"(value) : "memory");
 }
