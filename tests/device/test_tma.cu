@@ -5,6 +5,12 @@
 // that one mbarrier each guards (its phase parity alternating with each use); every element of every box read back
 // through the 128-byte swizzle (chunk c of row r at chunk c ^ (r % 8)) and compared bit for bit with the tensor, zeros
 // outside it. Also the encoder's argument rules. sm_90 and later only.
+// And wgmma at the arch level (arch/wgmma.cuh: wgmma_descriptor, wgmma_fence, wgmma_async,
+// wgmma_commit, wgmma_wait, fence_proxy_async_shared): one warpgroup multiplies K-major BF16 and
+// TF32 tiles stored in the 128-byte swizzle by plain stores, every K step a descriptor 32 bytes
+// further along the rows; D read back through the documented accumulator layout and compared
+// exactly with the host (small integers: every sum exact). sm_90a code only (the test builds
+// sm_90 as sm_90a).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -16,6 +22,7 @@
 
 #include <tilecraft/arch/mbarrier.cuh>
 #include <tilecraft/arch/tma.cuh>
+#include <tilecraft/arch/wgmma.cuh>
 #include <tilecraft/device/detail/tensor_map.cuh>
 
 #include "test_util.cuh"
@@ -140,6 +147,77 @@ void check_boxes(tilecraft::test::Rng& rng, int trial) {
   CHECK(wrong == 0);
 }
 
+// D (64 x N floats) = A B with A 64 x E and B N x E (both K-major: row r holds its E = 128 bytes
+// of K), one warpgroup: the tiles go to shared memory in the 128-byte swizzle (16-byte chunk c of
+// row r at chunk c ^ (r % 8)) by plain stores, then four products of 32 bytes of K each.
+template <class T, int N>
+__global__ void __launch_bounds__(128) warpgroup_product(const T* a, const T* b, float* d) {
+  constexpr int e = 128 / static_cast<int>(sizeof(T));  // K: one 128-byte row
+  __shared__ alignas(1024) T sa[64 * e];
+  __shared__ alignas(1024) T sb[N * e];
+  const int t = static_cast<int>(threadIdx.x);
+  constexpr int per_chunk = 16 / static_cast<int>(sizeof(T));
+  for (int v = t; v < (64 + N) * 8; v += 128) {  // 16-byte chunks, 8 a row: A's 64 rows, then B's N
+    const bool is_a = v < 64 * 8;
+    const int row = is_a ? v / 8 : v / 8 - 64, c = v % 8;
+    const T* src = (is_a ? a : b) + row * e + c * per_chunk;
+    T* dst = (is_a ? sa : sb) + row * e + (c ^ (row % 8)) * per_chunk;
+    *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+  }
+  tilecraft::arch::fence_proxy_async_shared();  // the stores, visible to the tensor cores
+  __syncthreads();
+  float acc[N / 2];
+  for (float& x : acc) x = -1.0f;  // overwritten: the first product does not accumulate
+  tilecraft::arch::wgmma_fence();
+  for (int kk = 0; kk < 4; ++kk) {  // K-major, 128-byte swizzle: 8-row groups 1024 bytes apart
+    using tilecraft::arch::WgmmaSwizzle;
+    const std::uint64_t da = tilecraft::arch::wgmma_descriptor(&sa[kk * e / 4], 16, 1024, WgmmaSwizzle::b128);
+    const std::uint64_t db = tilecraft::arch::wgmma_descriptor(&sb[kk * e / 4], 16, 1024, WgmmaSwizzle::b128);
+    tilecraft::arch::wgmma_async<N, T, false, false>(acc, da, db, kk > 0 ? 1u : 0u);
+  }
+  tilecraft::arch::wgmma_commit();
+  tilecraft::arch::wgmma_wait<0>();
+  // d[4 j + 0 ... 3]: (16 w + g, 8 j + 2 t), (.., + 1), (16 w + g + 8, 8 j + 2 t), (.., + 1).
+  const int w = t / 32, g = t % 32 / 4, q = t % 4;
+  for (int j = 0; j < N / 8; ++j) {
+    const int r0 = 16 * w + g, c0 = 8 * j + 2 * q;
+    d[r0 * N + c0] = acc[4 * j];
+    d[r0 * N + c0 + 1] = acc[4 * j + 1];
+    d[(r0 + 8) * N + c0] = acc[4 * j + 2];
+    d[(r0 + 8) * N + c0 + 1] = acc[4 * j + 3];
+  }
+}
+
+template <class T, int N>
+void check_warpgroup_product(tilecraft::test::Rng& rng) {
+  constexpr int e = 128 / static_cast<int>(sizeof(T));
+  // Integers in [-4, 4]: exact in BF16 and TF32, every sum of e products exact in FP32.
+  std::vector<T> a(64 * e), b(static_cast<std::size_t>(N) * e);
+  std::vector<float> fa(a.size()), fb(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) fa[i] = static_cast<float>(rng.uniform_int(-4, 4));
+  for (std::size_t i = 0; i < b.size(); ++i) fb[i] = static_cast<float>(rng.uniform_int(-4, 4));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<T>(fa[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<T>(fb[i]);
+  DeviceBuffer<T> da(a), db(b);
+  DeviceBuffer<float> dd(static_cast<std::size_t>(64) * N);
+  dd.poison();
+  warpgroup_product<T, N><<<1, 128>>>(da.get(), db.get(), dd.get());
+  tilecraft::test::sync_and_check();
+  const std::vector<float> got = dd.download();
+  int wrong = 0;
+  for (int r = 0; r < 64; ++r) {
+    for (int c = 0; c < N; ++c) {
+      float want = 0.0f;
+      for (int k = 0; k < e; ++k)
+        want += fa[static_cast<std::size_t>(r * e + k)] * fb[static_cast<std::size_t>(c * e + k)];
+      if (got[static_cast<std::size_t>(r * N + c)] != want && ++wrong <= 3) {
+        FAIL_CHECK("N = " << N << ", " << (sizeof(T) == 2 ? "bf16" : "tf32") << ": D(" << r << ", " << c
+                          << ") = " << got[static_cast<std::size_t>(r * N + c)] << ", expected " << want);
+      }
+    }
+  }
+  CHECK(wrong == 0);
+}
 }  // namespace
 
 TEST_CASE("TMA boxes at random origins arrive whole, swizzled, zero outside the tensor") {
@@ -164,4 +242,15 @@ TEST_CASE("tensor maps refuse what TMA cannot read") {
   CHECK(encode_tensor_map_2d(map, buf.get(), 8, 8, 8, 16, 8) == cudaErrorInvalidValue);      // box row not 128 bytes
   CHECK(encode_tensor_map_2d(map, buf.get(), 8, 8, 8, 32, 257) == cudaErrorInvalidValue);    // box too tall
   CHECK(encode_tensor_map_2d(map, buf.get(), 8, 8, 8, 32, 8) == cudaSuccess);
+}
+
+TEST_CASE("wgmma on one warpgroup: swizzled K-major tiles, descriptors stepped along K, the accumulator layout") {
+#if defined(TILECRAFT_TEST_EXPECT_WGMMA)
+  tilecraft::test::Rng rng(tilecraft::test::seed() ^ 0x36A4);
+  check_warpgroup_product<__nv_bfloat16, 64>(rng);
+  check_warpgroup_product<__nv_bfloat16, 128>(rng);
+  check_warpgroup_product<float, 64>(rng);
+#else
+  MESSAGE("built without sm_90a code: wgmma is not compiled in, nothing to run");
+#endif
 }

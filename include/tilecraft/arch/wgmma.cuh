@@ -25,6 +25,42 @@
 //! These instructions exist only in sm_90a code (`-gencode arch=compute_90a,code=sm_90a`);
 //! wgmma_compiled() says whether the code being compiled has them. Elsewhere each wrapper
 //! traps: callers select another path with NV_IF_TARGET(NV_HAS_FEATURE_SM_90a, ...).
+//!
+//! One warpgroup's product of two tiles staged by plain stores (test_tma runs its like, on BF16 and TF32 tiles):
+//! \code
+//! // D (64 x 64 floats) = A B for BF16 A and B, both K-major: row r of `a` is A's row r, row n of
+//! // `b` is B's column n, 64 K values (128 bytes) each. The tiles go to shared memory in the
+//! // 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8)); K-major operands in it
+//! // have 8-row groups 1024 bytes apart, and each product of 16 K values starts 32 bytes further.
+//! __global__ void __launch_bounds__(128) warpgroup_product(const __nv_bfloat16* a, const __nv_bfloat16* b, float* d) {
+//!   __shared__ alignas(1024) __nv_bfloat16 sa[64 * 64], sb[64 * 64];
+//!   for (int v = threadIdx.x; v < 64 * 8; v += 128) {
+//!     const int r = v / 8, c = v % 8;
+//!     reinterpret_cast<uint4*>(sa + r * 64)[c ^ (r % 8)] = reinterpret_cast<const uint4*>(a + r * 64)[c];
+//!     reinterpret_cast<uint4*>(sb + r * 64)[c ^ (r % 8)] = reinterpret_cast<const uint4*>(b + r * 64)[c];
+//!   }
+//!   tilecraft::arch::fence_proxy_async_shared();  // the stores, visible to the tensor cores
+//!   __syncthreads();
+//!   using tilecraft::arch::WgmmaSwizzle;
+//!   float acc[32];
+//!   tilecraft::arch::wgmma_fence();
+//!   for (int kk = 0; kk < 4; ++kk) {
+//!     const std::uint64_t da = tilecraft::arch::wgmma_descriptor(sa + 16 * kk, 16, 1024, WgmmaSwizzle::b128);
+//!     const std::uint64_t db = tilecraft::arch::wgmma_descriptor(sb + 16 * kk, 16, 1024, WgmmaSwizzle::b128);
+//!     tilecraft::arch::wgmma_async<64, __nv_bfloat16, false, false>(acc, da, db, kk > 0 ? 1u : 0u);
+//!   }
+//!   tilecraft::arch::wgmma_commit();
+//!   tilecraft::arch::wgmma_wait<0>();
+//!   const int w = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+//!   for (int j = 0; j < 8; ++j) {  // the accumulator layout above
+//!     float* at = d + (16 * w + g) * 64 + 8 * j + 2 * t;
+//!     at[0] = acc[4 * j];
+//!     at[1] = acc[4 * j + 1];
+//!     at[8 * 64] = acc[4 * j + 2];
+//!     at[8 * 64 + 1] = acc[4 * j + 3];
+//!   }
+//! }
+//! \endcode
 #pragma once
 
 #include <cstddef>
