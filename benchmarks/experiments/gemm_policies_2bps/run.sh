@@ -19,7 +19,9 @@ declare -A policy=(
 mkdir -p bin
 nvcc $F -I "$root/include" -Dtilecraft=tc_old -DFN=gemm_old -c lib.cu -o bin/g_old.o &
 for p in "${!policy[@]}"; do
-  nvcc $F -I "$root/include" -Dtilecraft=tc_new -DFN=gemm_new "-DTC_POLICY=${policy[$p]}" -c lib.cu -o bin/g_$p.o &
+  # (nvcc splits a -D value at its commas: the policy comes through a forced include.)
+  echo "#define TC_POLICY ${policy[$p]}" >bin/policy_$p.h
+  nvcc $F -I "$root/include" -Dtilecraft=tc_new -DFN=gemm_new -include "bin/policy_$p.h" -c lib.cu -o bin/g_$p.o &
 done
 nvcc $F -c prof.cu -o bin/g_prof.o &
 wait
