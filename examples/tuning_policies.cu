@@ -6,7 +6,8 @@
 // are checked against the host, and both are timed, so the program is the start of a tuning
 // run of your own:
 //   reduce          ReducePolicy<128, 4, 8>: 128 threads of 4 vectors, 8 blocks an SM
-//   inclusive_scan  ScanPolicy<256, 8>: 2048-item tiles (the default takes larger ones by size)
+//   inclusive_scan  ScanPolicy<128, 16>: 2048-item tiles of 128 threads (the default's tile
+//                   depends on the input's size; none of them is this one)
 //   histogram_even  HistogramPolicy<256, 8, 8, 0>: warp sub-histograms (LaneMaxBins = 0: never
 //                   per-lane counters), one copy per 8 warps
 //   stencil_1d      StencilPolicy<128, 2, 3, 0, tiled>: a persistent grid, 3 pipeline stages of
@@ -19,6 +20,9 @@
 //                   library's compiled instances: TILECRAFT_GEMM_INSTANCE)
 //   block_reduce    BlockReduceAlgorithm::warp_shuffle and ::shared_tree in one user kernel
 // A policy that breaks a rule does not compile: its static_assert states the rule.
+// The times are means of 20 calls (two-phase forms, temp storage allocated outside the timed
+// calls) with the inputs left in L2 where they fit, which at the default n is most of them: for a
+// tuning decision, measure your own sizes as benchmarks/ does (L2 flushed, medians).
 // Usage: tuning_policies [n]   (default 2^24 elements; the transpose is about sqrt(n) square)
 #include <cmath>
 #include <cstdint>
@@ -45,7 +49,7 @@ TILECRAFT_GEMM_INSTANCE(extern, float);
 namespace {
 
 using NarrowReduce = tilecraft::ReducePolicy<128, 4, 8>;
-using SmallTileScan = tilecraft::ScanPolicy<256, 8>;
+using SmallTileScan = tilecraft::ScanPolicy<128, 16>;
 using WarpHistogram = tilecraft::HistogramPolicy<256, 8, 8, 0>;
 using PipelinedStencil = tilecraft::StencilPolicy<128, 2, 3, 0, tilecraft::StencilAlgorithm::tiled>;
 using CourseTranspose = tilecraft::TransposePolicy<float, 32, 32, 128, tilecraft::Padded<1>>;
@@ -98,11 +102,25 @@ std::vector<T> to_host(const T* d, std::size_t count) {
   return h;
 }
 
-// Poisons an output before each checked run, so that a launcher that wrote nothing fails.
+// Poisons an output before each checked run, so that a launcher that wrote nothing fails: NaN
+// for floats, 0x80808080 for integers (beyond every sum and count this program computes).
 template <class T>
 void poison(T* d, std::size_t count) {
-  TILECRAFT_THROW_IF_ERROR(cudaMemset(d, 0xff, count * sizeof(T)));
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(d, std::is_floating_point_v<T> ? 0xff : 0x80, count * sizeof(T)));
 }
+
+// The temp storage of a two-phase launcher call (its size from the query with the same policy).
+class Temp {
+ public:
+  explicit Temp(std::size_t bytes) { TILECRAFT_THROW_IF_ERROR(cudaMalloc(&p_, bytes)); }
+  Temp(const Temp&) = delete;
+  Temp& operator=(const Temp&) = delete;
+  ~Temp() { (void)cudaFree(p_); }
+  void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
 
 // Each block sums its 4 * BlockThreads ints with block_reduce's Algorithm: thread 0 writes it.
 template <int BlockThreads, tilecraft::BlockReduceAlgorithm Algorithm>
@@ -165,12 +183,16 @@ int main(int argc, char** argv) {
     for (int v : h_ints) ref += v;
     auto run = [&](auto with) {
       using P = typename decltype(with)::type;
+      std::size_t bytes = 0;
+      TILECRAFT_THROW_IF_ERROR(tilecraft::reduce<P>(nullptr, bytes, d_ints, d_int_out, n, tilecraft::Sum{}, 0));
+      const Temp temp(bytes);
+      auto launch = [&] {
+        TILECRAFT_THROW_IF_ERROR(tilecraft::reduce<P>(temp.get(), bytes, d_ints, d_int_out, n, tilecraft::Sum{}, 0));
+      };
       poison(d_int_out, 1);
-      TILECRAFT_THROW_IF_ERROR(tilecraft::reduce<P>(d_ints, d_int_out, n, tilecraft::Sum{}, 0));
+      launch();
       const bool ok = to_host(d_int_out, 1)[0] == ref;
-      const double ms = example::time_ms(
-          [&] { TILECRAFT_THROW_IF_ERROR(tilecraft::reduce<P>(d_ints, d_int_out, n, tilecraft::Sum{}, 0)); });
-      return std::pair{ms, ok};
+      return std::pair{example::time_ms(launch), ok};
     };
     compare<NarrowReduce>("reduce", "ReducePolicy<128, 4, 8>", run);
   }
@@ -182,15 +204,19 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < count; ++i) ref[i] = running += h_ints[i];
     auto run = [&](auto with) {
       using P = typename decltype(with)::type;
+      std::size_t bytes = 0;
+      TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan<P>(nullptr, bytes, d_ints, d_int_out, n, tilecraft::Sum{}));
+      const Temp temp(bytes);
       auto launch = [&] {
-        TILECRAFT_THROW_IF_ERROR(tilecraft::inclusive_scan<P>(d_ints, d_int_out, n, tilecraft::Sum{}));
+        TILECRAFT_THROW_IF_ERROR(
+            tilecraft::inclusive_scan<P>(temp.get(), bytes, d_ints, d_int_out, n, tilecraft::Sum{}));
       };
       poison(d_int_out, count);
       launch();
       const bool ok = to_host(d_int_out, count) == ref;
       return std::pair{example::time_ms(launch), ok};
     };
-    compare<SmallTileScan>("inclusive_scan", "ScanPolicy<256, 8>", run);
+    compare<SmallTileScan>("inclusive_scan", "ScanPolicy<128, 16>", run);
   }
 
   // ---- histogram_even: the bytes in 256 bins ----
@@ -198,17 +224,15 @@ int main(int argc, char** argv) {
     std::vector<unsigned> ref(256, 0);
     for (std::uint8_t b : h_bytes) ++ref[b];
     unsigned* d_hist = nullptr;
-    void* d_temp = nullptr;
-    std::size_t temp_bytes = 0;
     TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_hist, 256 * sizeof(unsigned)));
-    TILECRAFT_THROW_IF_ERROR(tilecraft::histogram_even(nullptr, temp_bytes, static_cast<const std::uint8_t*>(d_bytes),
-                                                       d_hist, 256, 0, 256, n));
-    TILECRAFT_THROW_IF_ERROR(cudaMalloc(&d_temp, temp_bytes));
+    const auto* samples = static_cast<const std::uint8_t*>(d_bytes);
     auto run = [&](auto with) {
       using P = typename decltype(with)::type;
+      std::size_t bytes = 0;
+      TILECRAFT_THROW_IF_ERROR(tilecraft::histogram_even<P>(nullptr, bytes, samples, d_hist, 256, 0, 256, n));
+      const Temp temp(bytes);
       auto launch = [&] {
-        TILECRAFT_THROW_IF_ERROR(tilecraft::histogram_even<P>(
-            d_temp, temp_bytes, static_cast<const std::uint8_t*>(d_bytes), d_hist, 256, 0, 256, n));
+        TILECRAFT_THROW_IF_ERROR(tilecraft::histogram_even<P>(temp.get(), bytes, samples, d_hist, 256, 0, 256, n));
       };
       poison(d_hist, 256);
       launch();
@@ -217,7 +241,6 @@ int main(int argc, char** argv) {
     };
     compare<WarpHistogram>("histogram_even", "HistogramPolicy<256, 8, 8, 0>", run);
     TILECRAFT_THROW_IF_ERROR(cudaFree(d_hist));
-    TILECRAFT_THROW_IF_ERROR(cudaFree(d_temp));
   }
 
   // ---- stencil_1d: a 9-point smoothing of the floats, clamped at the ends ----
@@ -260,7 +283,10 @@ int main(int argc, char** argv) {
   // ---- transpose: a rows x cols float matrix (rows * cols <= n, neither a multiple of 32) ----
   {
     const auto side = static_cast<std::int64_t>(std::sqrt(static_cast<double>(n)));
-    const std::int64_t r = side > 40 ? side - 7 : side, c = side > 40 ? side + 5 : side;  // r * c <= side^2 <= n
+    // r * c <= side^2 <= n, before and after the nudges off multiples of 32 (r stays >= 1).
+    std::int64_t r = side > 40 ? side - 7 : side, c = side > 40 ? side + 5 : side;
+    if (r % 32 == 0) --r;
+    if (c % 32 == 0) ++c;
     auto run = [&](auto with) {
       using P = typename decltype(with)::type;
       auto launch = [&] { TILECRAFT_THROW_IF_ERROR(tilecraft::transpose<P>(d_floats, c, d_float_out, r, r, c)); };

@@ -32,6 +32,7 @@
 //! // `b` is B's column n, 64 K values (128 bytes) each. The tiles go to shared memory in the
 //! // 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8)); K-major operands in it
 //! // have 8-row groups 1024 bytes apart, and each product of 16 K values starts 32 bytes further.
+//! // sm_90a code only: elsewhere the wrappers trap (select with NV_IF_TARGET(NV_HAS_FEATURE_SM_90a, ...)).
 //! __global__ void __launch_bounds__(128) warpgroup_product(const __nv_bfloat16* a, const __nv_bfloat16* b, float* d) {
 //!   __shared__ alignas(1024) __nv_bfloat16 sa[64 * 64], sb[64 * 64];
 //!   for (int v = threadIdx.x; v < 64 * 8; v += 128) {
@@ -42,8 +43,9 @@
 //!   tilecraft::arch::fence_proxy_async_shared();  // the stores, visible to the tensor cores
 //!   __syncthreads();
 //!   using tilecraft::arch::WgmmaSwizzle;
-//!   float acc[32];
+//!   float acc[32] = {};
 //!   tilecraft::arch::wgmma_fence();
+//!   tilecraft::arch::wgmma_fence_operand(acc);  // no accumulator moved between issue and wait
 //!   for (int kk = 0; kk < 4; ++kk) {
 //!     const std::uint64_t da = tilecraft::arch::wgmma_descriptor(sa + 16 * kk, 16, 1024, WgmmaSwizzle::b128);
 //!     const std::uint64_t db = tilecraft::arch::wgmma_descriptor(sb + 16 * kk, 16, 1024, WgmmaSwizzle::b128);
@@ -51,6 +53,7 @@
 //!   }
 //!   tilecraft::arch::wgmma_commit();
 //!   tilecraft::arch::wgmma_wait<0>();
+//!   tilecraft::arch::wgmma_fence_operand(acc);
 //!   const int w = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
 //!   for (int j = 0; j < 8; ++j) {  // the accumulator layout above
 //!     float* at = d + (16 * w + g) * 64 + 8 * j + 2 * t;

@@ -289,8 +289,9 @@ template <GemmMath Math>
 
 //! Declares (Prefix `extern`) or defines (Prefix empty) the instantiation of tilecraft::gemm's
 //! launcher for float operands in GemmMath Math (tilecraft::GemmMath::tf32 or tf32x3) with its
-//! kernels (a wgmma kernel and four mma.sync ones: a minute or more of compilation per
-//! architecture), as
+//! kernels (for tf32, eight wgmma kernels: four tile widths, each direct and as C^T = B^T A^T;
+//! for tf32x3, one; and for both, eight mma.sync ones: two stage depths x four operand
+//! orders; a minute or more of compilation per architecture), as
 //! TILECRAFT_GEMM_16BIT_INSTANCE does for 16-bit operands.
 #define TILECRAFT_GEMM_TF32_INSTANCE(Prefix, Math)                                                                   \
   Prefix template cudaError_t tilecraft::detail::gemm_tf32_run<Math>(                                                \
