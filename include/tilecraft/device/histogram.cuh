@@ -118,7 +118,8 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //! [1, 2^22], the levels break the rules above, d_histogram is null, d_samples is null while
 //! num_samples > 0, a pointer is not aligned to its type, d_histogram shares bytes with the
 //! samples or the temp storage's first 16 bytes (the size the query returns), or the temp
-//! storage is too small or not 16-byte aligned.
+//! storage is too small or not 16-byte aligned; the size query (d_temp_storage null) checks
+//! the sizes and levels alone and reads no pointer, as CUB's does.
 //! Otherwise the first failing CUDA call's status (device queries, the kernel's
 //! attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it checks the
 //! arguments and answers the size query only, and returns cudaErrorInvalidDeviceFunction where

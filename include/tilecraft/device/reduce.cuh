@@ -86,8 +86,9 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items < 0 or above that limit,
 //! d_out is null, d_in is null while num_items > 0, a pointer is not aligned to its type, or
 //! the given temp storage is too small, shares bytes with the input, or is not aligned to 16
-//! bytes (or to the accumulator's alignment, where larger). Otherwise the first failing CUDA
-//! call's status (device queries, the kernel's attributes, the launch) or cudaSuccess. Compiled
+//! bytes (or to the accumulator's alignment, where larger); the size query (d_temp_storage
+//! null) checks num_items alone and reads no pointer, as CUB's does. Otherwise the first
+//! failing CUDA call's status (device queries, the kernel's attributes, the launch) or cudaSuccess. Compiled
 //! by a host compiler (a .cpp file) it checks the arguments and answers the size query only, and
 //! returns cudaErrorInvalidDeviceFunction where it would launch. `Policy` (default
 //! ReducePolicy<>) is a ReducePolicy.

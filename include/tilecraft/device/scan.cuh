@@ -79,7 +79,8 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative or too large,
 //! a pointer is null or not aligned to its type while num_items > 0, the ranges partially
 //! overlap, or the given temp storage is too small, not 16-byte aligned or shares bytes with
-//! the arrays. Otherwise the first failing CUDA call's status (device queries, the kernel's
+//! the arrays; the size query (d_temp_storage null) checks num_items alone and reads no
+//! pointer, as CUB's does. Otherwise the first failing CUDA call's status (device queries, the kernel's
 //! attributes, the launch) or cudaSuccess. Compiled by a host compiler (a .cpp file) it checks
 //! the arguments and answers the size query (the same bytes as nvcc's form), and returns
 //! cudaErrorInvalidDeviceFunction where it would launch. `Policy` (default: by type and size) is

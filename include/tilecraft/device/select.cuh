@@ -45,7 +45,8 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //! items), d_num_selected is null, d_in or d_out is null while num_items > 0, a pointer is not
 //! aligned to its type, the arrays (other than as one array, in place, without streaming
 //! loads), the count and the temp storage share bytes, or the temp storage is too small or not
-//! 16-byte aligned. num_items == 0 writes 0 to *d_num_selected. Otherwise the first failing
+//! 16-byte aligned; the size query (d_temp_storage null) checks num_items alone and reads no
+//! pointer, as CUB's does. num_items == 0 writes 0 to *d_num_selected. Otherwise the first failing
 //! CUDA call's status (device queries, the kernel's attributes, the launch) or cudaSuccess.
 //! Compiled by a host compiler (a .cpp file) it checks the arguments and answers the size query
 //! (the same bytes as nvcc's form), and returns cudaErrorInvalidDeviceFunction where it would
