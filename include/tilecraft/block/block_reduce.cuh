@@ -33,7 +33,8 @@ enum class BlockReduceAlgorithm {
   warp_shuffle,
   //! The course's tree: every thread stores its value in shared memory, then log2(BlockThreads)
   //! rounds halve the active threads (sequential addressing, conflict-free), each followed by
-  //! a barrier. BlockThreads values of shared memory and ~log2(BlockThreads) barriers: kept for
+  //! a barrier. BlockThreads values of shared memory and 1 + log2(P) barriers, P the largest power
+  //! of two <= BlockThreads (one more when BlockThreads is not a power of two): kept for
   //! teaching and comparison, several times slower than warp_shuffle. Thread t combines t with
   //! t + stride, so the operator must be commutative as well as associative.
   shared_tree,

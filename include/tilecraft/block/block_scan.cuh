@@ -33,7 +33,7 @@ enum class BlockScanAlgorithm {
   //! barriers, two shared loads per thread, whatever the block size.
   two_level,
   //! Every thread stores the fold of its items; the first warp alone folds them in segments of
-  //! BlockThreads / 32 threads, scans the segment totals with shuffles and writes each thread's
+  //! ceil(BlockThreads / 32) threads, scans the segment totals with shuffles and writes each thread's
   //! prefix back (CUB's BLOCK_SCAN_RAKING): two barriers, one shared store and one load per
   //! thread, and the shuffles of one warp instead of every warp's.
   raking,

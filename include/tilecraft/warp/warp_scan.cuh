@@ -46,7 +46,7 @@ TILECRAFT_DEVICE int hardware_lane() {
 
 // Kogge-Stone: after the step with offset d, lane i holds the in-order fold of lanes
 // [max(0, i - 2d + 1), i]. The earlier lanes' value is always the left operand, so the operator
-// need not be commutative. log2(LogicalWarpThreads) shuffles of sizeof(T) / 4 words each.
+// need not be commutative. log2(LogicalWarpThreads) shuffles of ceil(sizeof(T) / 4) words each.
 // A sum of 32-bit ints, unsigneds or floats takes one shuffle and one predicated add a step:
 // shfl.sync.up reports whether the source lane exists in the logical warp, so the lane >= offset
 // compare and select of the generic step disappear (2 instructions a step instead of 3 to 4; the
