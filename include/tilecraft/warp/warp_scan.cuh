@@ -51,7 +51,10 @@ TILECRAFT_DEVICE int hardware_lane() {
 // shfl.sync.up reports whether the source lane exists in the logical warp, so the lane >= offset
 // compare and select of the generic step disappear (2 instructions a step instead of 3 to 4; the
 // same additions in the same order, so the same bits). Out of range, the shuffle returns the
-// lane's own value and the add is skipped.
+// lane's own value and the add is skipped. (One exception: in a unit built with -ftz=true or
+// --use_fast_math these float adds do not flush subnormals, as the unit's other float adds do;
+// nvcc defines no macro that would let the asm follow the mode. Only sums with subnormal
+// operands or results can differ from an operator's scan there.)
 template <class T, class Op>
 inline constexpr bool shuffle_add_scan = std::is_same_v<Op, Sum> &&
                                          (std::is_same_v<T, int> || std::is_same_v<T, unsigned> ||
