@@ -192,6 +192,10 @@ TEST_CASE_TEMPLATE_DEFINE("block_reduce at every block size", Algo, block_sizes)
   check_block_size<A, 1, 16, 8>();    // 2D
   check_block_size<A, 0, 8, 4, 8>();  // 3D
   check_block_size<A, 2, 512>();
+  // 5 and 7 warps: the integer pairwise tree regroups the warps' partials (3 to 8 warps), with
+  // a non-commutative operator (ComposePacked) that shows any change of order.
+  check_block_size<A, 2, 160>();
+  check_block_size<A, 2, 224>();
   check_block_size<A, 2, 1000>();
   check_block_size<A, 0, 1024>();
   check_block_size<A, 2, 4, 4, 4>();  // 3D
