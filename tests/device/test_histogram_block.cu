@@ -22,10 +22,10 @@ constexpr int items_per_thread = 4;
 
 // Each block counts its slice of `items` (Items per thread, then one more item per thread),
 // merges into `merged`, and stores its own counts into stored[block * Bins ...].
-template <int Bins, int Threads, BlockHistogramAlgorithm Algorithm>
+template <int Bins, int Threads, BlockHistogramAlgorithm Algorithm, int Copies>
 __global__ void __launch_bounds__(Threads)
     count_kernel(const int* items, int n, unsigned long long* merged, unsigned* stored) {
-  __shared__ BlockHistogramStorage<Bins, Threads, Algorithm> hist;
+  __shared__ BlockHistogramStorage<Bins, Threads, Algorithm, Copies> hist;
   block_histogram_init(hist);
   const int per_block = Threads * (items_per_thread + 1);
   const int base = static_cast<int>(blockIdx.x) * per_block;
@@ -47,10 +47,12 @@ __global__ void __launch_bounds__(Threads)
   block_histogram_merge(hist, merged);
 }
 
-template <int Bins, int Threads, BlockHistogramAlgorithm Algorithm>
+template <int Bins, int Threads, BlockHistogramAlgorithm Algorithm,
+          int Copies = tilecraft::default_block_histogram_copies<Bins, Threads, Algorithm>>
 void check_block_histogram(int n, int spread, bool all_equal, std::uint64_t salt, dim3 block = dim3(Threads)) {
   CAPTURE(Bins);
   CAPTURE(Threads);
+  CAPTURE(Copies);
   CAPTURE(static_cast<int>(Algorithm));
   CAPTURE(n);
   CAPTURE(all_equal);
@@ -64,7 +66,7 @@ void check_block_histogram(int n, int spread, bool all_equal, std::uint64_t salt
   TILECRAFT_THROW_IF_ERROR(cudaMemset(merged.get(), 0, Bins * sizeof(unsigned long long)));
   DeviceBuffer<unsigned> stored(static_cast<std::size_t>(blocks) * Bins);
   stored.poison();
-  count_kernel<Bins, Threads, Algorithm><<<blocks, block>>>(d_items.get(), n, merged.get(), stored.get());
+  count_kernel<Bins, Threads, Algorithm, Copies><<<blocks, block>>>(d_items.get(), n, merged.get(), stored.get());
   tilecraft::test::sync_and_check();
   std::vector<unsigned long long> want(Bins, 0);
   std::vector<unsigned> want_stored(static_cast<std::size_t>(blocks) * Bins, 0);
@@ -95,6 +97,11 @@ TEST_CASE("block_histogram: every algorithm against a host count, uniform and al
       check_block_histogram<37, 13, BlockHistogramAlgorithm::lanes>(n, 5, all_equal, 7u + n);
       check_block_histogram<256, 1, BlockHistogramAlgorithm::warps>(n, 2, all_equal, 8u + n);
       check_block_histogram<100, 16, BlockHistogramAlgorithm::block>(n, 7, all_equal, 9u + n);
+      // Copies named: per-lane counters twice over, warp sub-histograms shared by two warps; and
+      // blocks whose last warp is partial.
+      check_block_histogram<64, 256, BlockHistogramAlgorithm::lanes, 2>(n, 4, all_equal, 10u + n);
+      check_block_histogram<300, 100, BlockHistogramAlgorithm::warps, 2>(n, 20, all_equal, 11u + n);
+      check_block_histogram<37, 100, BlockHistogramAlgorithm::lanes>(n, 5, all_equal, 12u + n);
     }
   }
 }
