@@ -2,8 +2,12 @@
 // one translation unit (CUB's headers cost more compile time per unit than the cases).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
@@ -265,6 +269,61 @@ TEST_CASE("warp_scan over every logical warp size") {
   check_all<8>();
   check_all<16>();
   check_all<32>();
+}
+
+// 16-bit floats, which warp_reduce and the warp scans shuffle and add in their own type (no
+// wider accumulator, unlike block_reduce): small integers, so every sum is exact in both.
+template <int W, class T>
+__global__ void warp_16bit_kernel(const T* in, T* out) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const T v = in[t];
+  T* o = out + static_cast<std::size_t>(t) * 4;
+  o[0] = warp_all_reduce<W>(v, Sum{});
+  o[1] = warp_inclusive_scan<W>(v, Sum{});
+  o[2] = warp_exclusive_scan<W>(v, Sum{}, static_cast<T>(3.0f));
+  o[3] = warp_reduce<W>(v, Max{}, 1 + (t / W) % W);  // a partial warp of 1 ... W valid lanes (lane 0's result)
+}
+
+template <int W, class T>
+void check_16bit(std::uint64_t salt) {
+  CAPTURE(W);
+  const int n = 256 * 2;
+  const auto ints = tilecraft::test::random_vector<int>(n, 0, 4, salt);  // sums <= 131: exact
+  std::vector<T> host(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) host[static_cast<std::size_t>(i)] = static_cast<T>(static_cast<float>(ints[i]));
+  DeviceBuffer<T> in(host), out(static_cast<std::size_t>(n) * 4);
+  out.poison();
+  warp_16bit_kernel<W><<<n / 256, 256>>>(in.get(), out.get());
+  tilecraft::test::sync_and_check();
+  const auto got = out.download();
+  int bad = 0;
+  for (int w = 0; w < n / W; ++w) {
+    float total = 0.0f;
+    for (int l = 0; l < W; ++l) total += static_cast<float>(ints[static_cast<std::size_t>(w * W + l)]);
+    float incl = 0.0f;
+    for (int l = 0; l < W; ++l) {
+      const std::size_t t = static_cast<std::size_t>(w * W + l);
+      const float excl = 3.0f + incl;
+      incl += static_cast<float>(ints[t]);
+      bad += static_cast<float>(got[t * 4 + 0]) != total;
+      bad += static_cast<float>(got[t * 4 + 1]) != incl;
+      bad += static_cast<float>(got[t * 4 + 2]) != excl;
+      if (l == 0) {
+        float most = static_cast<float>(ints[t]);
+        for (int v = 1; v < 1 + w % W; ++v)
+          most = std::max(most, static_cast<float>(ints[t + static_cast<std::size_t>(v)]));
+        bad += static_cast<float>(got[t * 4 + 3]) != most;
+      }
+    }
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("warp_reduce and the warp scans on __half and __nv_bfloat16") {
+  check_16bit<32, __half>(201);
+  check_16bit<32, __nv_bfloat16>(202);
+  check_16bit<8, __half>(203);
+  check_16bit<4, __nv_bfloat16>(204);
 }
 
 }  // namespace warp_scan_tests
