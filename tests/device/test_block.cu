@@ -445,6 +445,7 @@ TEST_CASE("block_scan in 2-D and 3-D blocks, full scans over a partial last warp
   check_shape_dims<100, 3, BlockScanAlgorithm::two_level, 10, 5>();  // 10 x 5 x 2
   check_shape_dims<100, 2, BlockScanAlgorithm::raking, 25, 2>();     // 25 x 2 x 2
   check_shape_dims<256, 4, BlockScanAlgorithm::automatic, 16, 16>();
+  check_shape<48, 2, BlockScanAlgorithm::raking>();            // 24 segments of 2 threads: lanes 24 to 31 rake nothing
   check_shape_16_bytes<64, 2, BlockScanAlgorithm::raking>();   // spread 4
   check_shape_16_bytes<128, 1, BlockScanAlgorithm::raking>();  // spread 2
   check_shape_16_bytes<256, 3, BlockScanAlgorithm::warp_scans>();
@@ -479,10 +480,10 @@ struct Running {
   }
 };
 
-template <int Threads, int Items, class T, class Op>
+template <int Threads, int Items, BlockScanAlgorithm Algo, class T, class Op>
 __global__ void __launch_bounds__(Threads)
     walk_tiles_kernel(const T* in, T* incl, T* excl, int tiles, T init, Op op, T junk) {
-  __shared__ BlockScanStorage<T, Threads> temp;
+  __shared__ BlockScanStorage<T, Threads, Algo> temp;
   Running<T, Op> inclusive_running{init, true, op, true, junk};
   Running<T, Op> exclusive_running{init, true, op, true, junk};
   for (int tile = 0; tile < tiles; ++tile) {
@@ -506,15 +507,16 @@ __global__ void __launch_bounds__(Threads)
   }
 }
 
-template <int Threads, int Items, class T, class Op>
+template <int Threads, int Items, BlockScanAlgorithm Algo = BlockScanAlgorithm::automatic, class T, class Op>
 void check_walk(const std::vector<T>& host, T init, Op op, T junk) {
   CAPTURE(Threads);
   CAPTURE(Items);
+  CAPTURE(static_cast<int>(Algo));
   const int tiles = static_cast<int>(host.size()) / (Threads * Items);
   DeviceBuffer<T> in(host), incl(host.size()), excl(host.size());
   incl.poison();
   excl.poison();
-  walk_tiles_kernel<Threads, Items><<<1, Threads>>>(in.get(), incl.get(), excl.get(), tiles, init, op, junk);
+  walk_tiles_kernel<Threads, Items, Algo><<<1, Threads>>>(in.get(), incl.get(), excl.get(), tiles, init, op, junk);
   tilecraft::test::sync_and_check();
   const auto gi = incl.download(), ge = excl.download();
   int bad = 0;
@@ -537,6 +539,16 @@ TEST_CASE("the prefix callback carries a running total across tiles") {
   std::vector<test::Affine> f(1024 * 2 * 5);
   for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
   check_walk<1024, 2>(f, test::Affine{1u, 0u}, test::Compose{}, test::Affine{12345u, 678u});
+  // Each algorithm with the callback on full scans: warp_scans; raking over a partial last warp
+  // (100 threads); a block of one partial warp (20 threads: the callback's shuffle under the
+  // tail's mask).
+  check_walk<128, 2, BlockScanAlgorithm::warp_scans>(tilecraft::test::random_vector<int>(128 * 2 * 5, -50, 50, 76), 4,
+                                                     Sum{}, 55555);
+  std::vector<test::Affine> f100(100 * 2 * 5);
+  for (auto& x : f100) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+  check_walk<100, 2, BlockScanAlgorithm::raking>(f100, test::Affine{3u, 5u}, test::Compose{}, test::Affine{7u, 9u});
+  check_walk<20, 3, BlockScanAlgorithm::automatic>(tilecraft::test::random_vector<int>(20 * 3 * 6, -50, 50, 77), -9,
+                                                   Sum{}, 44444);
 }
 
 // Partial scans promise that the items past the valid ones never reach op: here they hold a
