@@ -251,13 +251,14 @@ template <class Policy = void, class T>
 //! 128 x 144 (4 stages; 1536^3: 0.80x -> 0.91x, 2304^3: 0.81x -> 0.87x). An NN product (A
 //! K-contiguous, B N-contiguous; either order) runs as its transpose, C^T = B^T A^T with A as the
 //! K-contiguous operand and C stored transposed through shared memory, where that takes those
-//! widths, or 64 x 128 tiles over K >= 2048 where C has no more columns than rows (1536^3: 0.81x -> 0.91-0.94x, 2304^3:
-//! 0.94x -> 1.05x, 1024 x 1024 x 4096: 0.84x -> 0.87x). The tiles of a last wave that fills at most half of the SMs
-//! (every tile where C has at most half as many tiles as the GPU has SMs) have their K split into about SMs / tiles
-//! slices of at least 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB of float partial sums
-//! in workspace) that a second kernel sums in slice order: the same bits on every run. Everything else runs the
-//! block-level tiled_gemm on `mma.sync` (GemmMath::mma16, 128 x 128 tiles, about 0.45x cuBLAS),
-//! without workspace. Workspace comes from tilecraft's stream-ordered pool (see
+//! widths, or 64 x 128 tiles over K >= 2048 where C has no more columns than rows (1536^3:
+//! 0.81x -> 0.91-0.94x, 2304^3: 0.94x -> 1.05x, 1024 x 1024 x 4096: 0.84x -> 0.87x). The tiles
+//! of a last wave that fills at most half of the SMs (every tile where C has at most half as
+//! many tiles as the GPU has SMs) have their K split into about SMs / tiles slices of at least
+//! 256 (products of at least 2^28 multiply-adds, at most 16 slices and 64 MiB of float partial
+//! sums in workspace) that a second kernel sums in slice order: the same bits on every run.
+//! Everything else runs the block-level tiled_gemm on `mma.sync` (GemmMath::mma16, 128 x 128
+//! tiles, about 0.45x cuBLAS), without workspace. Workspace comes from tilecraft's stream-ordered pool (see
 //! release_workspace()); where none can be had, copied operands run on mma.sync as they are
 //! instead, and a split or stream-K K on wgmma every tile whole. Asynchronous on `stream`.
 //! Returns cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments
