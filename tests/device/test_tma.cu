@@ -218,6 +218,7 @@ void check_warpgroup_product(tilecraft::test::Rng& rng) {
   }
   CHECK(wrong == 0);
 }
+
 }  // namespace
 
 TEST_CASE("TMA boxes at random origins arrive whole, swizzled, zero outside the tensor") {
