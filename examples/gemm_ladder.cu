@@ -7,30 +7,33 @@
 //                              step: 32x fewer global loads, still two shared loads per FMA
 //   3. 1x2 register blocking   two elements of C per thread, the value of A reused from a
 //                              register: three shared loads per two FMAs
-//   4. tilecraft::gemm<Policy> a GemmPolicy of your choosing (below): 64 x 128 tiles, 4 x 8
+//   4. a register block        64 x 64 tiles, 4 x 4 elements of C per thread: per k the thread
+//                              reads 4 values of A and 4 of B and tilecraft::thread_mma (the
+//                              library's thread level) issues the 16 FMAs: 8 loads per 16 FMAs
+//   5. tilecraft::gemm<Policy> a GemmPolicy of your choosing (below): 64 x 128 tiles, 4 x 8
 //                              accumulators per thread fed by LDS.128 (3 loads per 32 FMAs),
 //                              a 3-stage cp.async pipeline, one barrier per K step
-//   5. tilecraft::gemm         the default: the policy tilecraft chooses by shape (most large
+//   6. tilecraft::gemm         the default: the policy tilecraft chooses by shape (most large
 //                              products GemmPolicySkinny: 64 x 128 tiles)
 // Then the tensor cores, through tiled_gemm in a kernel of this file (TensorRung: the
 // benchmarks' configurations), each math a compile-time parameter of the same building block:
-//   6. TF32                    operands rounded to TF32 (10 mantissa bits), one MMA per product
-//   7. TF32x3                  each operand split into two TF32 parts, three MMAs: FP32 accuracy
-//   8. BF16                    the operands rounded to bfloat16 first (a conversion kernel, not
+//   7. TF32                    operands rounded to TF32 (10 mantissa bits), one MMA per product
+//   8. TF32x3                  each operand split into two TF32 parts, three MMAs: FP32 accuracy
+//   9. BF16                    the operands rounded to bfloat16 first (a conversion kernel, not
 //                              timed), m16n8k16 MMAs, FP32 accumulation and C
 // and through the device-level tilecraft::gemm, which on an H100 / H200 built for sm_90a runs
 // Hopper's warpgroup MMA (wgmma) instead (mma.sync elsewhere):
-//   9. gemm<GemmMath::tf32>     operands truncated to TF32 by the tensor cores
-//  10. gemm<GemmMath::tf32x3>   operands split into TF32 parts first, each stage's big x big
+//  10. gemm<GemmMath::tf32>    operands truncated to TF32 by the tensor cores
+//  11. gemm<GemmMath::tf32x3>   operands split into TF32 parts first, each stage's big x big
 //                              products added into FP32 sums: FP32's accuracy
-//  11. gemm on BF16 operands    the same BF16 copies as rung 8
+//  12. gemm on BF16 operands   the same BF16 copies as rung 9
 // Every rung is compared with an FP64 reference (cublasDgemm on the same data): the worst error
 // of an element, as a fraction of sum_k |a_ik b_kj| (what its rounding scales with), is printed
 // and must stay within the math's bound: 1e-5 for FP32 and TF32x3, 2e-3 for TF32 (2^-10 per
 // product), 1e-2 for BF16 (inputs rounded to 8 significant bits: 2^-8 each, about 2^-7 per
 // product). cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH: FFMA
 // only, no TF32) is the speed reference.
-// The launchers of rungs 5 and 9-11 are compiled once for the project (tests/support/gemm_instance_*.cu,
+// The launchers of rungs 6 and 10-12 are compiled once for the project (tests/support/gemm_instance_*.cu,
 // which define what the extern declarations below declare): in your own code, either include
 // <tilecraft/device/gemm.cuh> and call gemm() (it compiles in your unit), or do the same.
 // Usage: gemm_ladder [N | M N K]   (default 2048^3; the course's kernels take square matrices
@@ -53,7 +56,7 @@
 #include <tilecraft/gemm/tiled_gemm.cuh>
 #include <tilecraft/util/launch.cuh>
 
-// Rungs 5 and 9-11's launchers and kernels: compiled in another unit (see the file comment).
+// Rungs 6 and 10-12's launchers and kernels: compiled in another unit (see the file comment).
 TILECRAFT_GEMM_INSTANCE(extern, float);
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32x3);
@@ -62,7 +65,7 @@ TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);
 #include "course/gemm_course.cuh"
 #include "example_util.cuh"
 
-// Rung 4's configuration, yours to change: 64 x 128 tiles of C per block, RegBlock<4, 8>
+// Rung 5's configuration, yours to change: 64 x 128 tiles of C per block, RegBlock<4, 8>
 // accumulators per thread, K steps of 8, a 4 x 8 lane grid per warp, 3 stages, 2 blocks per SM
 // (a register cap), blocks walking down groups of 8 tile rows. GemmShape's static_asserts
 // reject a shape whose parts do not divide, or whose shared accesses would conflict on banks.
@@ -86,7 +89,7 @@ void cublas_gemm(cublasHandle_t handle, std::int64_t m, std::int64_t n, std::int
                            static_cast<int>(n)));
 }
 
-// Rungs 6-8: tiled_gemm on the tensor cores, one tile of C per block, the configurations the
+// Rungs 7-9: tiled_gemm on the tensor cores, one tile of C per block, the configurations the
 // benchmarks measured best: TF32 128 x 128 in 4 warps of 64 x 64 (RegBlock<16, 8> on a 4 x 8
 // lane grid), K steps of 16 in 4 stages; TF32x3, whose split operands take more registers,
 // 64 x 128 in 4 warps of 32 x 64, K steps of 32 in 3 stages; BF16 as TF32 with K steps of 32 in
@@ -122,6 +125,63 @@ void launch_tensor_gemm(std::int64_t m, std::int64_t n, std::int64_t k, const ty
   tensor_gemm<Gemm><<<grid, Gemm::threads, Gemm::smem_bytes>>>(tilecraft::MatrixRef<const T>{a, m, k, k},
                                                                tilecraft::MatrixRef<const T>{b, k, n, n},
                                                                tilecraft::MatrixRef<float>{c, m, n, n});
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+}
+
+// Rung 4: the thread level by hand. A block of 16 x 16 threads computes a 64 x 64 tile of C,
+// each thread a 4 x 4 register block: per k it reads 4 values of A and 4 of B from shared memory
+// into registers, and tilecraft::thread_mma issues the 16 FMAs on them (8 shared loads per 16
+// FMAs, against rung 3's 3 per 2). A thread's rows are ty, ty + 16, ... and its columns tx,
+// tx + 16, ...: a warp (two rows of the thread grid) reads 2 values of A (broadcasts) and 16 of
+// B in consecutive words, free of bank conflicts. Any M, N, K: outside A and B, zeros are loaded.
+constexpr int rb_tile = 64, rb_k = 16, rb_side = 16, rb_r = rb_tile / rb_side;  // 4 x 4 a thread
+
+__global__ void __launch_bounds__(rb_side* rb_side)
+    gemm_register_block(const float* a, const float* b, float* c, int m, int n, int k) {
+  // A's tile is stored K-major (transposed), so that a thread's 4 values of A for one k lie in
+  // one row. Its rows are 66 words apart: a warp's transposing store of 16 k of one row of A
+  // (banks 2 kk + r) and of the next row (2 kk + r + 1) then meets each bank once.
+  __shared__ float as[rb_k][rb_tile + 2];
+  __shared__ float bs[rb_k][rb_tile];
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y), t = ty * rb_side + tx;
+  const int m0 = static_cast<int>(blockIdx.y) * rb_tile, n0 = static_cast<int>(blockIdx.x) * rb_tile;
+  float acc[rb_r][rb_r] = {};
+  for (std::int64_t k0 = 0; k0 < k; k0 += rb_k) {
+    for (int e = t; e < rb_tile * rb_k; e += rb_side * rb_side) {
+      const int r = e / rb_k, ka = e % rb_k;  // A: a row's 16 consecutive k per 16 threads
+      const std::int64_t gk = k0 + ka;
+      as[ka][r] = m0 + r < m && gk < k ? a[std::int64_t{m0 + r} * k + gk] : 0.0f;
+      const int kb = e / rb_tile, col = e % rb_tile;  // B: 64 consecutive columns of a row
+      const std::int64_t bk = k0 + kb;
+      bs[kb][col] = bk < k && n0 + col < n ? b[bk * n + n0 + col] : 0.0f;
+    }
+    __syncthreads();  // the tiles are stored
+#pragma unroll
+    for (int kk = 0; kk < rb_k; ++kk) {
+      float fa[rb_r], fb[rb_r];
+#pragma unroll
+      for (int i = 0; i < rb_r; ++i) fa[i] = as[kk][ty + rb_side * i];
+#pragma unroll
+      for (int j = 0; j < rb_r; ++j) fb[j] = bs[kk][tx + rb_side * j];
+      tilecraft::thread_mma(acc, fa, fb);  // acc[i][j] += fa[i] * fb[j]: 16 FFMAs on registers
+    }
+    __syncthreads();  // every thread is done with the tiles before they are refilled
+  }
+#pragma unroll
+  for (int i = 0; i < rb_r; ++i) {
+#pragma unroll
+    for (int j = 0; j < rb_r; ++j) {
+      const int row = m0 + ty + rb_side * i, col = n0 + tx + rb_side * j;
+      if (row < m && col < n) c[std::int64_t{row} * n + col] = acc[i][j];
+    }
+  }
+}
+
+void launch_register_block(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float* c) {
+  const dim3 grid(static_cast<unsigned>((n + rb_tile - 1) / rb_tile),
+                  static_cast<unsigned>((m + rb_tile - 1) / rb_tile));
+  gemm_register_block<<<grid, dim3(rb_side, rb_side)>>>(a, b, c, static_cast<int>(m), static_cast<int>(n),
+                                                        static_cast<int>(k));
   TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
 }
 
@@ -225,16 +285,23 @@ int main(int argc, char** argv) {
   } else {
     std::printf("  rungs 1-3 skipped: the course's kernels take square matrices up to %d only\n", course::gemm_max_n);
   }
+  // (A grid row per tile row here and in rungs 7-9; tilecraft::gemm walks its tiles instead.)
+  const bool grid_rows_fit = (m + 63) / 64 <= 65535;
+  if (grid_rows_fit) {
+    rung("4 register block 4 x 4, thread_mma", [&] { launch_register_block(m, n, k, a, b, c); });
+  } else {
+    std::printf("  rung 4 skipped: a grid row per tile row, and M / 64 exceeds the grid's 65535 rows\n");
+  }
   using tilecraft::Op;
   using tilecraft::Order;
-  std::printf("  (rung 4: %d x %d tiles, RegBlock<%d, %d>, %d threads, %zu bytes of shared memory)\n",
+  std::printf("  (rung 5: %d x %d tiles, RegBlock<%d, %d>, %d threads, %zu bytes of shared memory)\n",
               MyPolicy::tiled::shape::tile_m, MyPolicy::tiled::shape::tile_n, MyPolicy::tiled::shape::reg_block::rows,
               MyPolicy::tiled::shape::reg_block::cols, MyPolicy::tiled::threads, MyPolicy::tiled::smem_bytes);
-  rung("4 tilecraft::gemm<MyPolicy>", [&] {
+  rung("5 tilecraft::gemm<MyPolicy>", [&] {
     TILECRAFT_THROW_IF_ERROR(
         tilecraft::gemm<MyPolicy>(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n));
   });
-  rung("5 tilecraft::gemm, default policy", [&] {
+  rung("6 tilecraft::gemm, default policy", [&] {
     TILECRAFT_THROW_IF_ERROR(
         tilecraft::gemm(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n));
   });
@@ -248,30 +315,30 @@ int main(int argc, char** argv) {
   TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
   auto tensor_rungs = [&] {
     rung(
-        "6 tiled_gemm, TF32", [&] { launch_tensor_gemm<TensorRung<float, GemmMath::tf32>>(m, n, k, a, b, c); }, 2e-3);
-    rung("7 tiled_gemm, TF32x3", [&] { launch_tensor_gemm<TensorRung<float, GemmMath::tf32x3>>(m, n, k, a, b, c); });
+        "7 tiled_gemm, TF32", [&] { launch_tensor_gemm<TensorRung<float, GemmMath::tf32>>(m, n, k, a, b, c); }, 2e-3);
+    rung("8 tiled_gemm, TF32x3", [&] { launch_tensor_gemm<TensorRung<float, GemmMath::tf32x3>>(m, n, k, a, b, c); });
     rung(
-        "8 tiled_gemm, BF16 operands",
+        "9 tiled_gemm, BF16 operands",
         [&] { launch_tensor_gemm<TensorRung<__nv_bfloat16, GemmMath::mma16>>(m, n, k, a16, b16, c); }, 1e-2);
   };
-  if ((m + 63) / 64 > 65535) {  // (a grid's y extent; tilecraft::gemm walks its tiles instead)
-    std::printf("  rungs 6-8 skipped: a grid row per tile row, and M / 64 exceeds the grid's 65535 rows\n");
+  if (!grid_rows_fit) {
+    std::printf("  rungs 7-9 skipped: a grid row per tile row, and M / 64 exceeds the grid's 65535 rows\n");
   } else {
     tensor_rungs();
   }
   rung(
-      "9 tilecraft::gemm<GemmMath::tf32>",
+      "10 tilecraft::gemm<GemmMath::tf32>",
       [&] {
         TILECRAFT_THROW_IF_ERROR(tilecraft::gemm<GemmMath::tf32>(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a,
                                                                  k, b, n, 0.0f, c, n));
       },
       2e-3);
-  rung("10 tilecraft::gemm<GemmMath::tf32x3>", [&] {
+  rung("11 tilecraft::gemm<GemmMath::tf32x3>", [&] {
     TILECRAFT_THROW_IF_ERROR(
         tilecraft::gemm<GemmMath::tf32x3>(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n));
   });
   rung(
-      "11 tilecraft::gemm, BF16 operands",
+      "12 tilecraft::gemm, BF16 operands",
       [&] {
         TILECRAFT_THROW_IF_ERROR(
             tilecraft::gemm(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a16, k, b16, n, 0.0f, c, n));

@@ -4,6 +4,11 @@
 // Any M, K and leading dimension: the last tile of a row reaches past the matrix and its
 // outside elements arrive as zeros, so the loop has no edge cases of its own.
 //
+// Then a pipeline left early, and Pipeline::drain: each warp searches a row for the first column
+// where the row's running sum reaches a limit, and the block stops streaming as soon as all its
+// rows have found theirs, with tiles still in flight into its shared memory; drain() waits for
+// them before the block exits.
+//
 // Then the primitives under Pipeline, by hand: the sum of squares of a vector, each block
 // streaming chunks of 256 float4 through a two-stage buffer with copy_async (one 16-byte copy a
 // thread; the predicated form writes zeros past the end), copy_async_commit (closes the group of
@@ -50,6 +55,68 @@ __global__ void __launch_bounds__(threads) matvec(tilecraft::MatrixRef<const flo
   }
   for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
   if (lane == 0 && r0 + row < a.rows) y[r0 + row] = acc;
+}
+
+// The search (A's elements here are small whole numbers >= 0, so every running sum is exact and
+// only grows): first[r] is the first column c with a[r][0] + ... + a[r][c] >= limit, or -1.
+// Each warp owns a row as in matvec; lane l sums columns 4l ... 4l + 3 of a tile, a warp scan
+// of those sums finds the lane where the limit is reached, and that lane the column. The block
+// stops once every row has its answer (__syncthreads_and: a block-wide vote, itself a barrier).
+// At that point the two stages issued ahead are still in flight: leaving with copies
+// outstanding would let them land in shared memory the block no longer owns, so drain() waits
+// for them (and runs a barrier) first. tiles_issued counts the tiles the blocks streamed.
+__global__ void __launch_bounds__(threads)
+    first_reaching(tilecraft::MatrixRef<const float> a, float limit, std::int64_t* first, unsigned* tiles_issued) {
+  __shared__ tilecraft::PipelineStorage<Tile, stages> storage;
+  tilecraft::Pipeline pipe(storage);
+  const std::int64_t r0 = static_cast<std::int64_t>(blockIdx.x) * tile_rows;
+  const int tiles = static_cast<int>((a.cols + tile_k - 1) / tile_k);
+  int issued = 0;
+  auto issue = [&] {
+    tilecraft::copy_tile_async<threads>(pipe.producer_acquire(), a, r0, std::int64_t{issued} * tile_k);
+    pipe.producer_commit();
+    ++issued;
+  };
+  while (issued < stages - 1 && issued < tiles) issue();
+
+  const int row = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float running = 0.0f;            // the row's sum before the current tile
+  std::int64_t found = -1;         // the answer, once known
+  bool done = r0 + row >= a.rows;  // (rows past the matrix have none to find)
+  for (int k = 0; k < tiles; ++k) {
+    const Tile& t = pipe.consumer_wait();
+    if (issued < tiles) issue();
+    if (!done) {
+      float v[4], s = 0.0f;  // columns 4 lane ... 4 lane + 3 of the tile (zeros past the row's end)
+      for (int j = 0; j < 4; ++j) {
+        v[j] = t(row, 4 * lane + j);
+        s += v[j];
+      }
+      float incl = s;  // the warp's inclusive scan of the lanes' sums
+      for (int o = 1; o < 32; o *= 2) {
+        const float up = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += up;
+      }
+      const unsigned reached = __ballot_sync(0xffffffffu, running + incl >= limit);
+      if (reached != 0) {
+        const int at = __ffs(static_cast<int>(reached)) - 1;  // the first lane that reaches it
+        std::int64_t col = -1;
+        if (lane == at) {
+          float sum = running + incl - s;
+          for (int j = 0; j < 4 && col < 0; ++j)
+            if ((sum += v[j]) >= limit) col = std::int64_t{k} * tile_k + 4 * lane + j;
+        }
+        found = __shfl_sync(0xffffffffu, col, at);
+        done = true;
+      }
+      running += __shfl_sync(0xffffffffu, incl, 31);
+    }
+    pipe.consumer_release();
+    if (__syncthreads_and(done)) break;  // every row answered: the tiles left are not needed
+  }
+  pipe.drain();  // the stages still in flight land before the block's shared memory is given up
+  if (threadIdx.x == 0) atomicAdd(tiles_issued, static_cast<unsigned>(issued));
+  if (lane == 0 && r0 + row < a.rows) first[r0 + row] = found;
 }
 
 constexpr int chunk = threads;  // float4 a chunk: one per thread
@@ -110,6 +177,48 @@ int main() {
               static_cast<long long>(k), static_cast<long long>(ld));
   example::report("pipelined matvec", ms, double(m * k + k + m) * sizeof(float), example::verdict(worst < 1e-5));
 
+  // The search on a matrix of whole numbers 0 ... 3 of the same shape; every 97th row is zeros
+  // (its running sum never reaches the limit: -1, and its block streams every tile).
+  std::vector<float> hw(ha.size());
+  for (std::size_t i = 0; i < hw.size(); ++i) {
+    const std::int64_t r = static_cast<std::int64_t>(i) / ld;
+    hw[i] = r % 97 == 0 ? 0.0f : static_cast<float>((i * 2246822519u >> 7) % 4);
+  }
+  float* w = example::device_copy(hw);
+  const tilecraft::MatrixRef<const float> w_ref{w, m, k, ld};
+  const float limit = 1500.0f;  // reached near column 1000 of 5003 (the mean element is 1.5)
+  std::int64_t* first = nullptr;
+  unsigned* tiles_issued = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&first, static_cast<std::size_t>(m) * sizeof(std::int64_t)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&tiles_issued, sizeof(unsigned)));
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(first, 0x55, static_cast<std::size_t>(m) * sizeof(std::int64_t)));  // poison
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(tiles_issued, 0, sizeof(unsigned)));
+  first_reaching<<<blocks, threads>>>(w_ref, limit, first, tiles_issued);
+  TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+  std::vector<std::int64_t> got_first(static_cast<std::size_t>(m));
+  unsigned streamed = 0;
+  TILECRAFT_THROW_IF_ERROR(
+      cudaMemcpy(got_first.data(), first, got_first.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(&streamed, tiles_issued, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  bool search_ok = true;
+  for (std::int64_t r = 0; r < m; ++r) {
+    double sum = 0;
+    std::int64_t want = -1;
+    for (std::int64_t c = 0; c < k && want < 0; ++c)
+      if ((sum += hw[static_cast<std::size_t>(r * ld + c)]) >= limit) want = c;
+    search_ok = search_ok && got_first[static_cast<std::size_t>(r)] == want;
+  }
+  const double search_ms =
+      example::time_ms([&] { first_reaching<<<blocks, threads>>>(w_ref, limit, first, tiles_issued); });
+  const long long all_tiles = static_cast<long long>(blocks) * ((k + tile_k - 1) / tile_k);
+  std::printf("first column where a row's running sum reaches %.0f: the blocks streamed %u of %lld tiles\n", limit,
+              streamed, all_tiles);
+  example::report("pipeline left early, drain()", search_ms, double(streamed) * tile_rows * tile_k * sizeof(float),
+                  example::verdict(search_ok));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(first));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(tiles_issued));
+  TILECRAFT_THROW_IF_ERROR(cudaFree(w));
+
   // The hand-made double buffer over the matrix's storage as one vector of float4.
   const std::int64_t n4 = static_cast<std::int64_t>(ha.size()) / 4;
   const unsigned sum_blocks = 264;
@@ -131,5 +240,5 @@ int main() {
   TILECRAFT_THROW_IF_ERROR(cudaFree(a));
   TILECRAFT_THROW_IF_ERROR(cudaFree(x));
   TILECRAFT_THROW_IF_ERROR(cudaFree(y));
-  return worst < 1e-5 && sum_ok ? 0 : 1;
+  return worst < 1e-5 && sum_ok && search_ok ? 0 : 1;
 }
