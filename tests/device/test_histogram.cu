@@ -604,6 +604,45 @@ namespace histogram_gaps {
 
 // A 16-byte vector whose four words are equal counts as one value only when the word is one
 // element repeated: bytes 1, 2, 3, 4 in every word (or 16-bit a, b) must count every element.
+// The most bins either launcher takes (2^22, counted in global memory): where the bin estimates
+// of 32-bit samples come nearest the one step their correction makes, and where a launch of few
+// samples still zeroes 16 or 32 MiB of output (its grid sized for that, not for the samples).
+// int32 even bins over the whole int range with bin edges planted, uint16 samples (64 bins a
+// value), and range bins (the levels searched in global memory); 32- and 64-bit counters.
+TEST_CASE("the most bins, 2^22, in global counters: few samples and many, bin edges planted") {
+  constexpr int bins = 1 << 22;
+  static_assert(bins == tilecraft::detail::histogram_max_bins);
+  const std::vector<std::int64_t> sizes = tilecraft::test::sanitizer_sized()
+                                              ? std::vector<std::int64_t>{0, 1000}
+                                              : std::vector<std::int64_t>{0, 1000, (1 << 20) + 3};
+  for (const std::int64_t n : sizes) {
+    CAPTURE(n);
+    const auto m = static_cast<std::size_t>(n);
+    auto host = tilecraft::test::random_vector<int>(m + 1, INT_MIN, INT_MAX, 61u + m);
+    // Edges INT_MIN + ceil(k * range / bins) with their neighbours, k spread over every bin.
+    const long long range = static_cast<long long>(INT_MAX) - INT_MIN;
+    for (std::size_t i = 0; i < host.size() && i < 30000; ++i) {
+      const long long k = static_cast<long long>(i / 3) * bins / 9999;
+      const long long edge = INT_MIN + (k * range + bins - 1) / bins + static_cast<long long>(i % 3) - 1;
+      host[(i * 7919) % host.size()] = static_cast<int>(std::clamp<long long>(edge, INT_MIN, INT_MAX));
+    }
+    DeviceBuffer<int> in(host);
+    const Counts want = host_even(host, 1, n, bins, INT_MIN, INT_MAX);
+    CHECK(run_even<unsigned>(in.get() + 1, n, bins, INT_MIN, INT_MAX) == want);
+    CHECK(run_even<unsigned long long>(in.get() + 1, n, bins, INT_MIN, INT_MAX) == want);
+
+    const auto h16 = tilecraft::test::random_vector<std::uint16_t>(m, 0, 65535, 67u + m);
+    DeviceBuffer<std::uint16_t> in16(h16);
+    CHECK(run_even<unsigned>(in16.get(), n, bins, 0, 65536) == host_even(h16, 0, n, bins, 0, 65536));
+
+    const auto levels = range_bins::make_levels(bins, -(1ll << 30), 1ll << 30, false, 71u + m);
+    DeviceBuffer<int> d_levels(levels);
+    const auto samples = range_bins::make_samples<int>(m, -(1ll << 30) - 5, (1ll << 30) + 5, levels, 73u + m);
+    DeviceBuffer<int> d_samples(samples);
+    CHECK(run_range<unsigned>(d_samples.get(), n, d_levels) == host_range(samples, 0, n, levels));
+  }
+}
+
 TEST_CASE("vectors of one repeated word whose elements differ count every element") {
   for (std::int64_t n : {std::int64_t{4096 + 16}, std::int64_t{(1 << 20) + 7}}) {
     // (Sanitizer-sized runs: the small size, the same kernels.)

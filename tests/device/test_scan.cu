@@ -132,6 +132,20 @@ TEST_CASE("non-commutative operators: affine maps as an 8-byte struct and packed
     run_scan<false>(qin.get(), qout.get(), n, test::ComposePacked{});
     CHECK(mismatches(download(qout.get(), m),
                      host_scan<false, std::uint32_t, std::uint32_t>(q, 0, m, test::ComposePacked{})) == 0);
+
+    // In place (d_out == d_in): each tile's items are overwritten by their prefixes while later
+    // tiles still read theirs, and the order of every application must hold as out of place.
+    in.upload(f);
+    run_scan<false>(in.get(), in.get(), n, test::Compose{}, test::Affine{}, nullptr, false);
+    CHECK(mismatches(download(in.get(), m), host_scan<false, test::Affine, test::Affine>(f, 0, m, test::Compose{})) ==
+          0);
+    in.upload(f);
+    run_scan<true>(in.get(), in.get(), n, test::Compose{}, seed, nullptr, false);
+    CHECK(mismatches(download(in.get(), m),
+                     host_scan<true, test::Affine, test::Affine>(f, 0, m, test::Compose{}, seed)) == 0);
+    run_scan<false>(qin.get(), qin.get(), n, test::ComposePacked{}, std::uint32_t{}, nullptr, false);
+    CHECK(mismatches(download(qin.get(), m),
+                     host_scan<false, std::uint32_t, std::uint32_t>(q, 0, m, test::ComposePacked{})) == 0);
   }
 }
 

@@ -391,6 +391,68 @@ struct NotZero {
 // path): bytes all 1 but five marks (the first, around 2^31 and 2^32, the last), one byte in
 // (unaligned), kept in order by select_if and partition, whose rejected items fill the rest;
 // then every item kept (a count past 2^32).
+// On a non-blocking stream, behind an upload on that stream: the launches (and, with no items,
+// the count's zeroing) must be ordered after it, never on another stream. (With the legacy
+// default stream they would race the upload of 2^26 items and read zeros, or be overwritten by
+// the count's poison.)
+TEST_CASE("select_if and partition run in the order of the stream they are given, with and without items") {
+  if (tilecraft::test::racecheck_sized()) return;  // (the order between kernels and copies: no shared memory in it)
+  const std::int64_t n = std::int64_t{1} << (tilecraft::test::sanitizer_sized() ? 20 : 26);
+  const auto m = static_cast<std::size_t>(n);
+  int* pinned = nullptr;
+  std::int64_t* pinned_count = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMallocHost(&pinned, m * sizeof(int)));
+  TILECRAFT_THROW_IF_ERROR(cudaMallocHost(&pinned_count, sizeof(std::int64_t)));
+  const auto host = tilecraft::test::random_vector<int>(m, 1, 1000, 83);
+  std::copy(host.begin(), host.end(), pinned);
+  std::vector<int> kept, rejected;
+  const Keep pred{3, 500};
+  for (int v : host) (pred(v) ? kept : rejected).push_back(v);
+  DeviceBuffer<int> in(m), out(m);
+  DeviceBuffer<std::int64_t> count(1);
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 0, m * sizeof(int)));
+  cudaStream_t stream = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
+  for (bool partitioned : {false, true}) {
+    CAPTURE(partitioned);
+    auto run = [&](void* temp, std::size_t& bytes, std::int64_t items) {
+      return partitioned ? partition(temp, bytes, in.get(), out.get(), count.get(), items, pred, stream)
+                         : select_if(temp, bytes, in.get(), out.get(), count.get(), items, pred, stream);
+    };
+    std::size_t bytes = 0;
+    REQUIRE(run(nullptr, bytes, n) == cudaSuccess);
+    DeviceBuffer<unsigned char> temp(bytes);
+    TILECRAFT_THROW_IF_ERROR(cudaMemsetAsync(in.get(), 0, m * sizeof(int), stream));
+    TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(in.get(), pinned, m * sizeof(int), cudaMemcpyHostToDevice, stream));
+    REQUIRE(run(temp.get(), bytes, n) == cudaSuccess);
+    TILECRAFT_THROW_IF_ERROR(
+        cudaMemcpyAsync(pinned_count, count.get(), sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
+    TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
+    CHECK(*pinned_count == static_cast<std::int64_t>(kept.size()));
+    const auto got = out.download();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < kept.size(); ++i) bad += got[i] != kept[i];
+    if (partitioned) {
+      for (std::size_t i = 0; i < rejected.size(); ++i) bad += got[m - 1 - i] != rejected[i];
+    }
+    CHECK(bad == 0);
+    // No items: the count is zeroed on the stream, after the poison the stream wrote first.
+    std::size_t no_bytes = 0;
+    REQUIRE(run(nullptr, no_bytes, 0) == cudaSuccess);
+    DeviceBuffer<unsigned char> no_temp(no_bytes);
+    TILECRAFT_THROW_IF_ERROR(cudaMemsetAsync(count.get(), 0x5A, sizeof(std::int64_t), stream));
+    REQUIRE(run(no_temp.get(), no_bytes, 0) == cudaSuccess);
+    TILECRAFT_THROW_IF_ERROR(
+        cudaMemcpyAsync(pinned_count, count.get(), sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
+    TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
+    CHECK(*pinned_count == 0);
+  }
+  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned_count));
+  TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned));
+}
+
 TEST_CASE("select_if and partition past 2^32 items") {
   if (tilecraft::test::sanitizer_sized()) {
     MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^32 + 5 item case");

@@ -100,7 +100,13 @@ template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter
   constexpr std::int64_t tile_samples =
       static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread * histogram_vector_elems<Sample>;
   const std::int64_t tiles = n / tile_samples + 1;
-  const int grid = static_cast<int>(tiles < resident ? tiles : resident);
+  // The blocks also zero the output. With counters in global memory the bins may be many (up to
+  // 2^22) for few samples: take at least a block per 16 counters a thread, so that zeroing 16
+  // MiB does not fall to the one block a thousand samples need (a few us instead of ~0.2 ms).
+  // (Shared counters are few, and every block merges its copy: the samples alone size the grid.)
+  const std::int64_t zeroing = Shared ? 1 : plan.bins / (std::int64_t{Policy::threads} * 16) + 1;
+  const std::int64_t blocks = tiles > zeroing ? tiles : zeroing;
+  const int grid = static_cast<int>(blocks < resident ? blocks : resident);
   // 32-bit shared counters: a block flushes them after flush_samples (2^31) samples and at most
   // a few more (the array's unaligned ends), well below the 2^32 they hold.
   plan.flush_tiles = flush_samples / tile_samples > 0 ? flush_samples / tile_samples : 1;
