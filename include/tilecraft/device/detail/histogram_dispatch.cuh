@@ -101,10 +101,12 @@ template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter
       static_cast<std::int64_t>(Policy::threads) * Policy::vectors_per_thread * histogram_vector_elems<Sample>;
   const std::int64_t tiles = n / tile_samples + 1;
   // The blocks also zero the output. With counters in global memory the bins may be many (up to
-  // 2^22) for few samples: take at least a block per 16 counters a thread, so that zeroing 16
-  // MiB does not fall to the one block a thousand samples need (a few us instead of ~0.2 ms).
-  // (Shared counters are few, and every block merges its copy: the samples alone size the grid.)
-  const std::int64_t zeroing = Shared ? 1 : plan.bins / (std::int64_t{Policy::threads} * 16) + 1;
+  // 2^22) for few samples: take at least a block per 2^16 counters, so that zeroing 16 MiB does
+  // not fall to the one block a thousand samples need (271 us on an H200). Not more: 65 blocks
+  // zero 2^22 counters in a few us, and a block per 8192 counters (every resident block) cost
+  // 2^20 samples over 2^22 bins 22 us against 15 (benchmarks/TUNING.md). (Shared counters are
+  // few, and every block merges its copy: the samples alone size the grid.)
+  const std::int64_t zeroing = Shared ? 1 : plan.bins / (std::int64_t{1} << 16) + 1;
   const std::int64_t blocks = tiles > zeroing ? tiles : zeroing;
   const int grid = static_cast<int>(blocks < resident ? blocks : resident);
   // 32-bit shared counters: a block flushes them after flush_samples (2^31) samples and at most
