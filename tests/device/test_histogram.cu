@@ -598,12 +598,11 @@ TEST_CASE("one block an SM, 64-bit global counters, and a policy without vector 
 
 }  // namespace range_bins
 
-// Cases an audit found no test would catch: vector runs on words that repeat while their
-// elements differ, the 32-bit counters' flush under histogram_range, and the stream order.
+// Cases an audit found no test would catch: the most bins with few samples, vector runs on words
+// that repeat while their elements differ, the 32-bit counters' flush under histogram_range, and
+// the stream order.
 namespace histogram_gaps {
 
-// A 16-byte vector whose four words are equal counts as one value only when the word is one
-// element repeated: bytes 1, 2, 3, 4 in every word (or 16-bit a, b) must count every element.
 // The most bins either launcher takes (2^22, counted in global memory): where the bin estimates
 // of 32-bit samples come nearest the one step their correction makes, and where a launch of few
 // samples still zeroes 16 or 32 MiB of output (its grid sized for that, not for the samples).
@@ -643,6 +642,8 @@ TEST_CASE("the most bins, 2^22, in global counters: few samples and many, bin ed
   }
 }
 
+// A 16-byte vector whose four words are equal counts as one value only when the word is one
+// element repeated: bytes 1, 2, 3, 4 in every word (or 16-bit a, b) must count every element.
 TEST_CASE("vectors of one repeated word whose elements differ count every element") {
   for (std::int64_t n : {std::int64_t{4096 + 16}, std::int64_t{(1 << 20) + 7}}) {
     // (Sanitizer-sized runs: the small size, the same kernels.)

@@ -387,10 +387,6 @@ struct NotZero {
   __host__ __device__ bool operator()(std::uint8_t v) const { return v != 0; }
 };
 
-// Past 2^32 items the kept count and the output offsets are 64-bit (select_dispatch's wide
-// path): bytes all 1 but five marks (the first, around 2^31 and 2^32, the last), one byte in
-// (unaligned), kept in order by select_if and partition, whose rejected items fill the rest;
-// then every item kept (a count past 2^32).
 // On a non-blocking stream, behind an upload on that stream: the launches (and, with no items,
 // the count's zeroing) must be ordered after it, never on another stream. (With the legacy
 // default stream they would race the upload of 2^26 items and read zeros, or be overwritten by
@@ -454,6 +450,10 @@ TEST_CASE("select_if and partition run in the order of the stream they are given
   TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned));
 }
 
+// Past 2^32 items the kept count and the output offsets are 64-bit (select_dispatch's wide
+// path): bytes all 1 but five marks (the first, around 2^31 and 2^32, the last), one byte in
+// (unaligned), kept in order by select_if and partition, whose rejected items fill the rest;
+// then every item kept (a count past 2^32).
 TEST_CASE("select_if and partition past 2^32 items") {
   if (tilecraft::test::sanitizer_sized()) {
     MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^32 + 5 item case");
