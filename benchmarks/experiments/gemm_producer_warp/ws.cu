@@ -100,8 +100,8 @@ __device__ void store_tile(const Problem& p, const float (&acc)[8][4], int m0, i
 // per producer lane, each made when that lane's copies into stage s have landed
 // (cp.async.mbarrier.arrive.noinc); empty[s]: 128, one per computing thread once it holds the
 // stage's last fragments in registers.
-template <int Stages, int BK>
-__global__ void __launch_bounds__(consumers + 32) gemm_ws(Problem p) {
+template <int Stages, int BK, int MinBlocks>
+__global__ void __launch_bounds__(consumers + 32, MinBlocks) gemm_ws(Problem p) {
   extern __shared__ __align__(128) float smem[];
   auto* full = reinterpret_cast<std::uint64_t*>(smem + Stages * BK * (bm + bn));
   auto* empty = full + Stages;
@@ -186,9 +186,10 @@ __global__ void __launch_bounds__(consumers) gemm_sync(Problem p) {
   store_tile(p, acc, m0, n0, wm, wn, lm, ln);
 }
 
-template <bool WS, int Stages, int BK>
+// MinBlocks: the producer-warp kernel's blocks an SM asked of ptxas (1: no cap on registers).
+template <bool WS, int Stages, int BK, int MinBlocks = 1>
 void launch(const Problem& p) {
-  const auto kernel = WS ? gemm_ws<Stages, BK> : gemm_sync<Stages, BK>;
+  const auto kernel = WS ? gemm_ws<Stages, BK, MinBlocks> : gemm_sync<Stages, BK>;
   const std::size_t smem = Stages * BK * (bm + bn) * sizeof(float) + (WS ? 2 * Stages * 8 : 0);
   static bool opted = false;
   if (!opted) {
@@ -198,6 +199,17 @@ void launch(const Problem& p) {
   const dim3 grid((p.n + bn - 1) / bn, (p.m + bm - 1) / bm);
   kernel<<<grid, WS ? consumers + 32 : consumers, smem>>>(p);
   CK(cudaGetLastError());
+}
+
+// How many blocks of the variant an SM holds (registers, shared memory, threads).
+template <bool WS, int Stages, int BK, int MinBlocks = 1>
+int blocks_per_sm() {
+  const auto kernel = WS ? gemm_ws<Stages, BK, MinBlocks> : gemm_sync<Stages, BK>;
+  const std::size_t smem = Stages * BK * (bm + bn) * sizeof(float) + (WS ? 2 * Stages * 8 : 0);
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int blocks = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, WS ? consumers + 32 : consumers, smem));
+  return blocks;
 }
 
 char* flush_buf;
@@ -248,8 +260,15 @@ int main(int argc, char** argv) {
   cublasHandle_t h;
   CKB(cublasCreate(&h));
   CKB(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
-  std::printf("%17s | %8s | %16s | %16s | %16s | %16s | %16s | %16s\n", "shape", "cublas", "library", "sync 4x16",
-              "ws 4x16", "ws 3x16", "ws 6x8", "ws 8x8");
+  // Columns: stages x K step; b4, b5: the producer-warp kernel's registers capped for 4 or 5 blocks
+  // an SM (102 or 80 registers).
+  std::printf(
+      "blocks an SM: sync 4x16 %d, ws 4x16 %d, ws 4x16 b4 %d, ws 4x16 b5 %d, ws 3x16 %d, ws 6x8 %d, ws 8x8 %d\n",
+      blocks_per_sm<false, 4, 16>(), blocks_per_sm<true, 4, 16>(), blocks_per_sm<true, 4, 16, 4>(),
+      blocks_per_sm<true, 4, 16, 5>(), blocks_per_sm<true, 3, 16>(), blocks_per_sm<true, 6, 8>(),
+      blocks_per_sm<true, 8, 8>());
+  std::printf("%17s | %8s | %16s | %16s | %16s | %16s | %16s | %16s | %16s | %16s\n", "shape", "cublas", "library",
+              "sync 4x16", "ws 4x16", "ws 4x16 b4", "ws 4x16 b5", "ws 3x16", "ws 6x8", "ws 8x8");
   for (int arg = 1; arg + 2 < argc; arg += 3) {
     const int m = std::atoi(argv[arg]), n = std::atoi(argv[arg + 1]), k = std::atoi(argv[arg + 2]);
     const int lda = (m + 3) / 4 * 4, ldb = (n + 3) / 4 * 4, ldc = ldb;
@@ -301,11 +320,14 @@ int main(int argc, char** argv) {
     });
     const auto s416 = column([&] { launch<false, 4, 16>(p); });
     const auto w416 = column([&] { launch<true, 4, 16>(p); });
+    const auto w416b4 = column([&] { launch<true, 4, 16, 4>(p); });
+    const auto w416b5 = column([&] { launch<true, 4, 16, 5>(p); });
     const auto w316 = column([&] { launch<true, 3, 16>(p); });
     const auto w68 = column([&] { launch<true, 6, 8>(p); });
     const auto w88 = column([&] { launch<true, 8, 8>(p); });
-    std::printf("%5dx%5dx%5d | %8.1f | %16s | %16s | %16s | %16s | %16s | %16s\n", m, n, k, t_cublas, lib.c_str(),
-                s416.c_str(), w416.c_str(), w316.c_str(), w68.c_str(), w88.c_str());
+    std::printf("%5dx%5dx%5d | %8.1f | %16s | %16s | %16s | %16s | %16s | %16s | %16s | %16s\n", m, n, k, t_cublas,
+                lib.c_str(), s416.c_str(), w416.c_str(), w416b4.c_str(), w416b5.c_str(), w316.c_str(), w68.c_str(),
+                w88.c_str());
     for (float* q : {a, b, c, ref}) CK(cudaFree(q));
   }
   CKB(cublasDestroy(h));
