@@ -26,7 +26,7 @@
 #include <tilecraft/gemm/warp_mma.cuh>
 
 #include "../cublas_check.cuh"
-#include "../cuda_check.cuh"
+#include "../experiment_util.cuh"
 
 namespace {
 
@@ -212,40 +212,10 @@ int blocks_per_sm() {
   return blocks;
 }
 
-char* flush_buf;
-const std::size_t flush_bytes = 256u << 20;
-
-template <class F>
-double median_us(F f, int reps = 15) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int i = 0; i < 2; ++i) f();
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaMemsetAsync(flush_buf, i, flush_bytes));
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000);
-  }
-  std::sort(t.begin(), t.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return t[t.size() / 2];
-}
-
 __global__ void fill_values(float* v, std::size_t n, unsigned salt) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
-    unsigned h = static_cast<unsigned>(i) * 2654435761u + salt * 97u;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    v[i] = static_cast<float>(h % 1021) / 512.0f - 1.0f;
+    v[i] = static_cast<float>(index_hash(static_cast<long long>(i) + salt * 0x9E3779B9ll) % 1021) / 512.0f - 1.0f;
   }
 }
 
@@ -256,7 +226,11 @@ int main(int argc, char** argv) {
     std::printf("usage: ws M N K [M N K ...]\n");
     return 1;
   }
-  CK(cudaMalloc(&flush_buf, flush_bytes));
+  char* flush = nullptr;
+  const std::size_t flush_bytes = 256u << 20;
+  CK(cudaMalloc(&flush, flush_bytes));
+  // The median of 15 timed runs, each after 256 MiB written (L2 flushed).
+  auto median = [&](auto run) { return median_us(run, flush, flush_bytes, nullptr, 15); };
   cublasHandle_t h;
   CKB(cublasCreate(&h));
   CKB(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
@@ -307,9 +281,9 @@ int main(int argc, char** argv) {
       }
       return worst / scale;
     };
-    const double t_cublas = median_us(cublas);
+    const double t_cublas = median(cublas);
     auto column = [&](auto run) {
-      const double e = error(run), t = median_us(run);
+      const double e = error(run), t = median(run);
       char buf[64];
       std::snprintf(buf, sizeof buf, "%7.1f %.3f %s", t, t_cublas / t, e < 1e-5 ? "ok" : "BAD");
       return std::string(buf);
