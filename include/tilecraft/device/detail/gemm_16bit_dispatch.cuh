@@ -18,6 +18,7 @@
 #include "../../util/error.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
+#include "../../util/nvtx.cuh"
 #include "../gemm_policy.cuh"
 #include "../workspace.cuh"
 #include "gemm_plan.cuh"
@@ -265,6 +266,7 @@ template <class T>
                                          float alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
                                          float beta, float* c, std::int64_t ldc, cudaStream_t stream,
                                          const GemmTensorTunables& tunables = GemmTensorTunables{}) {
+  TILECRAFT_NVTX_RANGE("tilecraft::gemm (16-bit)");
   // (Returned as it is: an error made up here is not the runtime's last error, which
   // stays in its slot for its owner even where it is the same code.)
   if (const cudaError_t invalid = check_gemm_args<T, float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);

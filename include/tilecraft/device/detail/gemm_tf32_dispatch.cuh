@@ -22,6 +22,7 @@
 #include "../../util/device_cache.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
+#include "../../util/nvtx.cuh"
 #include "../transpose.cuh"
 #include "../workspace.cuh"
 #include "gemm_16bit_dispatch.cuh"
@@ -171,6 +172,7 @@ template <GemmMath Math>
                                         float beta, float* c, std::int64_t ldc, cudaStream_t stream,
                                         const GemmTensorTunables& tunables = GemmTensorTunables{}) {
   static_assert(Math == GemmMath::tf32 || Math == GemmMath::tf32x3, "gemm_tf32_run: Math must be tf32 or tf32x3");
+  TILECRAFT_NVTX_RANGE(Math == GemmMath::tf32 ? "tilecraft::gemm<tf32>" : "tilecraft::gemm<tf32x3>");
   // (Returned as it is: an error made up here is not the runtime's last error, which
   // stays in its slot for its owner even where it is the same code.)
   if (const cudaError_t invalid = check_gemm_args<float>(order, op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc);
