@@ -45,11 +45,14 @@ TEST_CASE("uint8 samples: every size, alignment and pattern, bins 1 ... 4096, ag
   const Bins configs[] = {{256, 0, 256}, {1, 0, 256},    {2, 0, 256},  {255, 0, 256},
                           {257, 0, 256}, {4096, 0, 256}, {7, 10, 250}, {256, 1, 255}};
   // Sanitizer-sized runs take the largest size unaligned only (the other alignments meet the
-  // same tile seams at every smaller size).
+  // same tile seams at every smaller size); racecheck takes every size unaligned only (shift 1
+  // has both an unaligned head and tail, the shared counters the same accesses at any shift:
+  // this case was 80 of racecheck's 195 s on this executable in the GPU check of 06498e4).
   const bool light = tilecraft::test::sanitizer_sized();
   for (std::int64_t n : sizes) {
     for (int shift : {0, 1, 7}) {
       if (light && n > 100000 && shift != 1) continue;
+      if (tilecraft::test::racecheck_sized() && shift != 1) continue;
       for (Pattern pattern : {Pattern::uniform, Pattern::one_bin, Pattern::sorted}) {
         CAPTURE(n);
         CAPTURE(shift);
