@@ -34,13 +34,15 @@ inline constexpr int default_block_histogram_copies = [] {
 
 //! The shared counters of a block histogram of Bins bins (bin indices 0 ... Bins - 1) for a
 //! block of BlockThreads threads: Copies sub-histograms of 32-bit counters laid out as
-//! Algorithm says (BlockHistogramAlgorithm). Trivial: declare it `__shared__`, union it with
-//! other storage, or carve it from dynamic shared memory; it must live in shared memory (the
-//! adds are shared-memory atomics by shared-window address). Shared memory: `bytes` = 4 x Bins (block), 4 x Copies x
-//! Bins (warps) or 128 x Copies x Bins (lanes). A block may add at most 2^32 - 1 items to one bin between
-//! block_histogram_init and the merge (counters are 32 bits). The block must have BlockThreads
-//! threads (the zeroing and the merge stride by BlockThreads: another count leaves counters
-//! unzeroed or merges bins twice); like the storage's shared address, that is checked only under
+//! Algorithm says (BlockHistogramAlgorithm). Bins: 1 to 65536; Copies: 1 to the block's warp
+//! count (checked for every algorithm, also block, which keeps one copy whatever it says).
+//! Trivial: declare it `__shared__`, union it with other storage, or carve it from dynamic
+//! shared memory; it must live in shared memory (the adds are shared-memory atomics by
+//! shared-window address). Shared memory: `bytes` = 4 x Bins (block), 4 x Copies x Bins
+//! (warps) or 128 x Copies x Bins (lanes). A block may add at most 2^32 - 1 items to one bin
+//! between block_histogram_init and the merge (counters are 32 bits). The block must have
+//! BlockThreads threads (the zeroing and the merge stride by BlockThreads: another count leaves
+//! counters unzeroed or merges bins twice); like the storage's shared address, that is checked only under
 //! TILECRAFT_ENABLE_DEVICE_ASSERTIONS. A `__shared__` variable holds at most 48 KiB; more
 //! (up to the 227 KiB rule) must be carved from dynamic shared memory.
 template <int Bins, int BlockThreads, BlockHistogramAlgorithm Algorithm = default_block_histogram_algorithm<Bins>,
@@ -196,9 +198,10 @@ TILECRAFT_DEVICE void block_histogram_merge(const BlockHistogramStorage<Bins, Bl
 }
 
 //! Writes the block's count of every bin to `out[0 ... Bins - 1]` (global or shared memory;
-//! zeros too). All BlockThreads threads must call it; it begins with __syncthreads() and uses no
-//! shared memory besides the storage's counters (and `out`, where that is shared). To read
-//! `out` from other threads of the block, pass another barrier first.
+//! zeros too), Counter unsigned int or unsigned long long. All BlockThreads threads must call
+//! it; it begins with __syncthreads() and uses no shared memory besides the storage's counters
+//! (and `out`, where that is shared). To read `out` from other threads of the block, pass
+//! another barrier first.
 //! \code
 //! __shared__ tilecraft::BlockHistogramStorage<16, 128> hist;
 //! __shared__ unsigned counts[16];

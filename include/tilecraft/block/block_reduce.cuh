@@ -26,7 +26,8 @@ namespace tilecraft {
 enum class BlockReduceAlgorithm {
   //! Each warp reduces with shuffles (one redux.sync for 32-bit integer sum/min/max on sm_80+),
   //! one partial per warp goes through shared memory, and thread 0 folds the partials in warp
-  //! order. One barrier (two for the all-threads variant) with more than one warp, none in a
+  //! order (warp 0 by one redux.sync, for 32-bit integer sum/min/max with 8 or more warps on
+  //! sm_80+). One barrier (two for the all-threads variant) with more than one warp, none in a
   //! block of one warp; ceil(BlockThreads / 32) + 1 values of
   //! shared memory (sizeof(BlockReduceStorage) may round them up to 16 bytes). Combines in
   //! thread-rank order. The default.
@@ -90,7 +91,8 @@ struct BlockReduceOpRule {
 //! contains __syncthreads()).
 //!
 //! Result: valid in thread 0 (rank 0) only. Barriers: 1 (warp_shuffle; none when BlockThreads
-//! <= 32, a single warp's shuffles) or ~log2(BlockThreads) (shared_tree). Shared memory:
+//! <= 32, a single warp's shuffles) or 1 + log2(P) (shared_tree; P the largest power of two
+//! <= BlockThreads, one more when BlockThreads is not a power of two). Shared memory:
 //! sizeof(temp). 16-bit floats accumulate in float. Reusing `temp` for another reduction needs
 //! a __syncthreads() in between (as with CUB's TempStorage).
 //! \code

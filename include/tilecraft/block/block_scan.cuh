@@ -25,17 +25,17 @@ enum class BlockScanAlgorithm {
   //! (benchmarks/TUNING.md). The default.
   automatic,
   //! Every thread folds all the warps' totals in warp order (broadcast shared loads), taking
-  //! its warp's prefix on the way and the block's total at the end: one barrier,
-  //! BlockThreads / 32 loads and BlockThreads / 32 - 1 operator calls per thread (CUB's
-  //! BLOCK_SCAN_WARP_SCANS).
+  //! its warp's prefix on the way and the block's total at the end: one barrier (two with a
+  //! prefix callback; none in a block of one warp), BlockThreads / 32 loads and
+  //! BlockThreads / 32 - 1 operator calls per thread (CUB's BLOCK_SCAN_WARP_SCANS).
   warp_scans,
   //! Warp 0 scans the warp totals with shuffles and writes one prefix per warp back: two
-  //! barriers, two shared loads per thread, whatever the block size.
+  //! barriers, two shared loads per thread, whatever the block size of more than one warp.
   two_level,
   //! Every thread stores the fold of its items; the first warp alone folds them in segments of
   //! ceil(BlockThreads / 32) threads, scans the segment totals with shuffles and writes each thread's
-  //! prefix back (CUB's BLOCK_SCAN_RAKING): two barriers, one shared store and one load per
-  //! thread, and the shuffles of one warp instead of every warp's.
+  //! prefix back (CUB's BLOCK_SCAN_RAKING): two barriers (none in a block of one warp), one
+  //! shared store and one load per thread, and the shuffles of one warp instead of every warp's.
   raking,
 };
 

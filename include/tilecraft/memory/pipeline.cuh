@@ -53,9 +53,10 @@
 
 namespace tilecraft {
 
-//! The shared memory of a Pipeline: Stages tiles (a stage may be a struct of several tiles, as
-//! a GEMM's A and B). Trivial, so it can be `__shared__`, carved
-//! from dynamic shared memory (SharedCarve) or put in a union with other temp storage.
+//! The shared memory of a Pipeline: Stages tiles, 1 to 8 (a stage may be a struct of several
+//! tiles, as a GEMM's A and B, trivially default constructible). Trivial, so it can be
+//! `__shared__`, carved from dynamic shared memory (SharedCarve) or put in a union with other
+//! temp storage.
 template <class Tile, int Stages>
 struct PipelineStorage {
   static_assert(std::is_trivially_default_constructible_v<Tile>,

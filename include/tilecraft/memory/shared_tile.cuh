@@ -13,7 +13,8 @@
 namespace tilecraft {
 
 //! A Rows x Cols matrix of T in shared memory, placed by a layout policy (`Padded<Pad>` or
-//! `Swizzled<ChunkBytes>`).
+//! `Swizzled<ChunkBytes>`). T: trivially copyable and trivially default constructible, 1, 2,
+//! 4, 8 or 16 bytes wide; Rows, Cols >= 1.
 //!
 //! The type is trivial (no constructor, no destructor), so it can be declared `__shared__`,
 //! put in a union with other temp storage, or carved from `extern __shared__` memory with

@@ -162,8 +162,9 @@ TILECRAFT_DEVICE void copy_tile(SharedMatrix<T, Rows, Cols, Layout>& dst, Matrix
 //! TILECRAFT_DISABLE_CP_ASYNC, the copy is synchronous with the same results. Global vectors
 //! are up to 16 bytes (cp.async.cg at 16) when src's rows are 16-byte aligned, as wide as the
 //! tile layout's `vector_bytes` allows (a SharedTile<float, N, 1> row takes 4-byte copies);
-//! otherwise one element per copy (1- and 2-byte elements then load synchronously: cp.async
-//! moves 4 bytes or more).
+//! otherwise one element per copy. Where a copy would move fewer than 4 bytes (cp.async's
+//! least), or T's alignment is below its size, elements load synchronously, even from aligned
+//! rows (SharedTile<__half, N, 1>, or 1- and 2-byte elements of misaligned rows).
 //! Threads and `Copy` as for copy_tile (the cache hint does not apply: cp.async has its own).
 //! \code
 //! __shared__ tilecraft::SharedMatrix<float, 32, 64> tile;
