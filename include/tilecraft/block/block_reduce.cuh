@@ -112,6 +112,14 @@ TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& 
 //! As block_reduce, but only threads of rank < valid_items (1 ... BlockThreads) contribute;
 //! the others' inputs are ignored (every thread still calls it). For the last, partially
 //! filled tile of an array. Result in thread 0; barriers and shared memory as block_reduce.
+//! \code
+//! // The last tile of an array of `rows` floats, 256 a block: the threads past its end call too.
+//! __shared__ tilecraft::BlockReduceStorage<float, 256> temp;
+//! const int t = static_cast<int>(threadIdx.x), first = static_cast<int>(blockIdx.x) * 256;
+//! const int valid = rows - first < 256 ? rows - first : 256;
+//! const float v = t < valid ? in[first + t] : 0.0f;  // (ignored past valid)
+//! const float sum = tilecraft::block_reduce(temp, v, tilecraft::Sum{}, valid);  // thread 0
+//! \endcode
 template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, class Op>
 TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, std::type_identity_t<T> input,
                                 Op op, int valid_items) {
@@ -125,6 +133,12 @@ TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& 
 
 //! Reduces Items values per thread (each thread first folds its own items in order, then the
 //! block reduces). Result in thread 0; barriers and shared memory as block_reduce.
+//! \code
+//! __shared__ tilecraft::BlockReduceStorage<float, 128> temp;
+//! const float4 v = in4[blockIdx.x * 128 + threadIdx.x];  // 4 items a thread, one 16-byte load
+//! const float items[4] = {v.x, v.y, v.z, v.w};
+//! const float largest = tilecraft::block_reduce(temp, items, tilecraft::Max{});  // thread 0
+//! \endcode
 template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE T block_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, const T (&items)[Items], Op op) {
   using Acc = block_accumulator_t<T>;
@@ -158,6 +172,13 @@ TILECRAFT_DEVICE T block_all_reduce(BlockReduceStorage<T, BlockThreads, Algorith
 
 //! block_all_reduce over the first `valid_items` threads (1 ... BlockThreads; every thread
 //! calls it and receives the result). Barriers and shared memory as block_all_reduce.
+//! \code
+//! // The mean of a partial tile's `valid` values, in every thread.
+//! __shared__ tilecraft::BlockReduceStorage<float, 256> temp;
+//! const int valid = cols < 256 ? cols : 256;
+//! const float sum = tilecraft::block_all_reduce(temp, x, tilecraft::Sum{}, valid);
+//! const float mean = sum / static_cast<float>(valid);
+//! \endcode
 template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm, class Op>
 TILECRAFT_DEVICE T block_all_reduce(BlockReduceStorage<T, BlockThreads, Algorithm>& temp, std::type_identity_t<T> input,
                                     Op op, int valid_items) {

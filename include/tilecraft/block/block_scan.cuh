@@ -146,6 +146,11 @@ TILECRAFT_DEVICE T block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algori
 
 //! As block_inclusive_scan, and every thread receives the block's aggregate (the fold of all
 //! inputs) in `block_aggregate`.
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<int, 256> temp;
+//! int total;  // the block's sum, in every thread
+//! const int running = tilecraft::block_inclusive_scan(temp, i, tilecraft::Sum{}, total);
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op>
 TILECRAFT_DEVICE T block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,
                                         std::type_identity_t<T> input, Op op, T& block_aggregate) {
@@ -203,6 +208,12 @@ TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algori
 
 //! As block_exclusive_scan with `init`, and every thread receives the block's aggregate (the
 //! fold of all inputs, without `init`) in `block_aggregate`.
+//! \code
+//! // Each kept value's slot among the block's kept values, and how many the block keeps.
+//! __shared__ tilecraft::BlockScanStorage<int, 256> temp;
+//! int kept;
+//! const int slot = tilecraft::block_exclusive_scan(temp, x > 0.0f ? 1 : 0, tilecraft::Sum{}, 0, kept);
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op>
 TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,
                                         std::type_identity_t<T> input, Op op, std::type_identity_t<T> init,
@@ -216,6 +227,20 @@ TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algori
 //! receives the callback's value p, thread t receives p op x_0 op ... op x_{t-1}. Barriers as
 //! the inclusive scan with a callback (one more than the plain scan with warp_scans in blocks of
 //! several warps).
+//! \code
+//! // Slots across the tiles a block walks: the callback returns what the earlier tiles took.
+//! __shared__ tilecraft::BlockScanStorage<int, 128> temp;
+//! int taken = 0;
+//! auto before = [&taken](int block_total) {
+//!   const int b = taken;
+//!   taken += block_total;
+//!   return b;
+//! };
+//! for (int t = 0; t < tiles; ++t) {
+//!   use(tilecraft::block_exclusive_scan(temp, x > 0.0f ? 1 : 0, tilecraft::Sum{}, before));
+//!   __syncthreads();  // before temp is reused
+//! }
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, class Op, BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE T block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp,
                                         std::type_identity_t<T> input, Op op, F& prefix_callback) {
@@ -244,6 +269,11 @@ TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 
 //! The blocked inclusive scan, with the block's aggregate in every thread (barriers and shared
 //! memory as the blocked inclusive scan).
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<float, 128> temp;
+//! float v[2] = {x, 2.0f * x}, total;
+//! tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{}, total);
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, T& block_aggregate) {
@@ -253,6 +283,17 @@ TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 //! The blocked inclusive scan seeded by a prefix callback (the first warp calls it with the
 //! block's aggregate; one barrier more than the plain blocked scan with warp_scans in blocks of
 //! several warps).
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<int, 128> temp;
+//! int running = 0;  // carried across calls, as in the one-item form's example
+//! auto carry = [&running](int block_total) {
+//!   const int b = running;
+//!   running += block_total;
+//!   return b;
+//! };
+//! int v[4] = {1, 2, 3, 4};
+//! tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{}, carry);
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
           BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
@@ -277,6 +318,11 @@ TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 
 //! The blocked exclusive scan seeded with `init`, with the block's aggregate (without `init`)
 //! in every thread. Barriers and shared memory as the blocked inclusive scan.
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<int, 128> temp;
+//! int v[2] = {i, i}, total;
+//! tilecraft::block_exclusive_scan(temp, v, v, tilecraft::Sum{}, 0, total);
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, std::type_identity_t<T> init, T& block_aggregate) {
@@ -285,6 +331,17 @@ TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 
 //! The blocked exclusive scan seeded by a prefix callback (barriers as the blocked inclusive
 //! scan with a callback).
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<int, 128> temp;
+//! int running = 100;  // the first tile's items start at 100
+//! auto carry = [&running](int block_total) {
+//!   const int b = running;
+//!   running += block_total;
+//!   return b;
+//! };
+//! int v[2] = {1, 1};
+//! tilecraft::block_exclusive_scan(temp, v, v, tilecraft::Sum{}, carry);  // thread 0: 100, 101
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
           BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
@@ -311,6 +368,17 @@ TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 
 //! The partial inclusive scan seeded by a prefix callback (called with the valid items' fold;
 //! barriers as the full-block scan with a callback).
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<int, 128> temp;
+//! int running = 0;
+//! auto carry = [&running](int valid_total) {
+//!   const int b = running;
+//!   running += valid_total;
+//!   return b;
+//! };
+//! int v[2] = {1, 1};
+//! tilecraft::block_inclusive_scan(temp, v, v, tilecraft::Sum{}, tilecraft::ValidItems{rows}, carry);
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
           BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
@@ -321,6 +389,11 @@ TILECRAFT_DEVICE void block_inclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 
 //! The partial exclusive scan seeded with `init`; `block_aggregate` receives the valid items'
 //! fold (without `init`).
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<int, 128> temp;
+//! int v[2] = {1, 1}, total;  // total: rows, or 256 where rows >= 256
+//! tilecraft::block_exclusive_scan(temp, v, v, tilecraft::Sum{}, 0, tilecraft::ValidItems{rows}, total);
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],
                                            T (&out)[Items], Op op, std::type_identity_t<T> init, ValidItems valid,
@@ -330,6 +403,17 @@ TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Alg
 
 //! The partial exclusive scan seeded by a prefix callback (called with the valid items' fold;
 //! barriers as the full-block scan with a callback).
+//! \code
+//! __shared__ tilecraft::BlockScanStorage<int, 128> temp;
+//! int running = 0;
+//! auto carry = [&running](int valid_total) {
+//!   const int b = running;
+//!   running += valid_total;
+//!   return b;
+//! };
+//! int v[2] = {1, 1};
+//! tilecraft::block_exclusive_scan(temp, v, v, tilecraft::Sum{}, tilecraft::ValidItems{rows}, carry);
+//! \endcode
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op,
           BlockPrefixCallback<T> F>
 TILECRAFT_DEVICE void block_exclusive_scan(BlockScanStorage<T, BlockThreads, Algorithm>& temp, const T (&in)[Items],

@@ -125,6 +125,12 @@ TILECRAFT_DEVICE T warp_reduce(T value, Op op) {
 //! Result: in the first lane of each logical warp (every lane on the redux.sync path, as
 //! warp_reduce). `member_mask`: the lanes that call it, all of them together; the default,
 //! the whole warp, is what the shuffles need unless every logical warp lies inside the mask.
+//! \code
+//! // A row of `cols` floats (cols <= 32) summed by one warp, lanes past the row calling too.
+//! const int lane = static_cast<int>(threadIdx.x) % 32;
+//! const float v = lane < cols ? in[lane] : 0.0f;  // (ignored past cols)
+//! const float row_sum = tilecraft::warp_reduce(v, tilecraft::Sum{}, cols);  // lane 0
+//! \endcode
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_reduce(T value, Op op, int valid_lanes, unsigned member_mask = full_warp_mask) {
   static_assert(detail::WarpReduceRules<LogicalWarpThreads, T, Op>::checked);
@@ -152,6 +158,10 @@ TILECRAFT_DEVICE T warp_all_reduce(T value, Op op) {
 
 //! As warp_all_reduce, with only the first `valid_lanes` lanes of each logical warp
 //! contributing (every lane still calls it and receives the result).
+//! \code
+//! // The largest of the first `cols` values (cols <= 32), in every lane of the warp.
+//! const float row_max = tilecraft::warp_all_reduce(x, tilecraft::Max{}, cols);
+//! \endcode
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_all_reduce(T value, Op op, int valid_lanes) {
   return shuffle_index(warp_reduce<LogicalWarpThreads>(value, op, valid_lanes), 0, LogicalWarpThreads);

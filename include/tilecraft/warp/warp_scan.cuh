@@ -171,6 +171,12 @@ TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> i
 
 //! As warp_exclusive_scan with `init`, and `warp_aggregate` receives the fold of the whole
 //! logical warp's inputs (without `init`) in every lane.
+//! \code
+//! // Each lane's output slot for its `i` items after `r0` slots already taken, and the
+//! // warp's total (to advance r0 for the next round), in every lane.
+//! int total = 0;
+//! const int slot = tilecraft::warp_exclusive_scan(i, tilecraft::Sum{}, static_cast<int>(r0), total);
+//! \endcode
 template <int LogicalWarpThreads = warp_threads, class T, class Op>
 TILECRAFT_DEVICE T warp_exclusive_scan(T value, Op op, std::type_identity_t<T> init, T& warp_aggregate) {
   static_assert(detail::WarpScanRules<LogicalWarpThreads, T, Op>::checked);
