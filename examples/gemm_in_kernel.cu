@@ -11,6 +11,11 @@
 // math is GemmMath::mma16: m16n8k16 MMAs, every product exact, FP32 accumulators, and Y (and the
 // epilogue) in float. The configuration is spelled once, in the storage's type: tiled_gemm takes
 // it from there.
+// Then the float layer one level down, with the warp-level SIMT MMA (WarpMma) of the same
+// configuration driven by hand: one shared stage a K step, loaded with plain loads and stores,
+// each thread's RM x RN register block multiplied by WarpMma, the epilogue applied by hand
+// through its row() / col() maps. What tiled_gemm adds on top: the cp.async pipeline, the
+// vector fills, the stage overlap, the epilogue plumbing.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -68,6 +73,41 @@ __global__ void __launch_bounds__(Gemm<T>::threads)
   tilecraft::tiled_gemm(storage, x, wt, y, m0, n0, epi);
 }
 
+// The float layer on the warp level of the same configuration (see the file comment). X and W
+// are both row-major with K contiguous: consecutive threads read consecutive k of one row, and
+// store them K-major, as WarpMma reads its stage (stage.a(k, i) = X(m0 + i, k0 + k),
+// stage.b(k, j) = W(n0 + j, k0 + k), zeros past the edges).
+using Shape = Gemm<float>::shape;
+using WarpLevel = tilecraft::WarpMma<Shape>;
+
+__global__ void __launch_bounds__(Shape::threads)
+    linear_gelu_warp_level(tilecraft::MatrixRef<const float> x, tilecraft::MatrixRef<const float> w,
+                           tilecraft::MatrixRef<float> y, BiasGelu<float> epi) {
+  __shared__ Shape::Stage stage;  // one stage: Shape::TileA a (TK x 64) and Shape::TileB b (TK x 64)
+  const int t = static_cast<int>(threadIdx.x);
+  const WarpLevel mma(t / 32, t % 32);
+  WarpLevel::Accumulators acc = {};
+  const std::int64_t m0 = static_cast<std::int64_t>(blockIdx.y) * tile;
+  const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * tile;
+  for (std::int64_t k0 = 0; k0 < x.cols; k0 += Shape::tile_k) {
+    for (int e = t; e < Shape::tile_k * tile; e += Shape::threads) {
+      const int i = e / Shape::tile_k, kk = e % Shape::tile_k;
+      const std::int64_t gk = k0 + kk;
+      stage.a(kk, i) = m0 + i < x.rows && gk < x.cols ? x(m0 + i, gk) : 0.0f;
+      stage.b(kk, i) = n0 + i < w.rows && gk < w.cols ? w(n0 + i, gk) : 0.0f;
+    }
+    __syncthreads();           // the slices are in shared memory
+    mma.multiply(stage, acc);  // TK steps of RM x RN FMAs, fragments by LDS.128
+    __syncthreads();           // every warp is done with them before the next K step's stores
+  }
+  for (int i = 0; i < static_cast<int>(WarpLevel::rm); ++i) {
+    for (int j = 0; j < static_cast<int>(WarpLevel::rn); ++j) {
+      const std::int64_t r = m0 + mma.row(i), c = n0 + mma.col(j);
+      if (r < y.rows && c < y.cols) y(r, c) = epi(acc[i][j], 0.0f, r, c);
+    }
+  }
+}
+
 // An input element: T's value of x (for bfloat16, rounded to its 8 bits of mantissa), and back
 // as a double for the host reference.
 template <class T>
@@ -88,8 +128,9 @@ double from_input(T x) {
 }
 
 // Runs the layer on inputs of type T (float, double or bfloat16; Y and the bias in Out<T>),
-// checks it against a host reference and reports; true when correct.
-template <class T>
+// through tiled_gemm or (float, ByHand) linear_gelu_warp_level, checks it against a host
+// reference and reports; true when correct.
+template <class T, bool ByHand = false>
 bool run_layer(std::int64_t m, std::int64_t n, std::int64_t k, const char* label) {
   using O = Out<T>;
   std::vector<T> hx(static_cast<std::size_t>(m * k)), hw(static_cast<std::size_t>(n * k));
@@ -113,7 +154,12 @@ bool run_layer(std::int64_t m, std::int64_t n, std::int64_t k, const char* label
   const tilecraft::MatrixRef<O> y_ref{y, m, n, n};
   const dim3 grid(static_cast<unsigned>((n + tile - 1) / tile), static_cast<unsigned>((m + tile - 1) / tile));
   auto launch = [&] {
-    linear_gelu<T><<<grid, Gemm<T>::threads>>>(x_ref, tilecraft::transposed(w_ref), y_ref, BiasGelu<O>{bias});
+    if constexpr (ByHand) {
+      static_assert(std::is_same_v<T, float>, "run_layer: the warp-level layer is float's");
+      linear_gelu_warp_level<<<grid, Shape::threads>>>(x_ref, w_ref, y_ref, BiasGelu<O>{bias});
+    } else {
+      linear_gelu<T><<<grid, Gemm<T>::threads>>>(x_ref, tilecraft::transposed(w_ref), y_ref, BiasGelu<O>{bias});
+    }
     TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
   };
   launch();
@@ -165,5 +211,6 @@ int main() {
   const bool ok_float = run_layer<float>(m, n, k, "tiled_gemm + fused bias/GELU, float");
   const bool ok_double = run_layer<double>(m, n, k, "tiled_gemm + fused bias/GELU, double");
   const bool ok_bf16 = run_layer<__nv_bfloat16>(m, n, k, "tiled_gemm + fused bias/GELU, bfloat16");
-  return ok_float && ok_double && ok_bf16 ? 0 : 1;
+  const bool ok_hand = run_layer<float, true>(m, n, k, "WarpMma by hand, one stage, float");
+  return ok_float && ok_double && ok_bf16 && ok_hand ? 0 : 1;
 }
