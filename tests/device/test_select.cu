@@ -450,41 +450,93 @@ TEST_CASE("select_if and partition run in the order of the stream they are given
   TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned));
 }
 
-// Past 2^32 items the kept count and the output offsets are 64-bit (select_dispatch's wide
-// path): bytes all 1 but five marks (the first, around 2^31 and 2^32, the last), one byte in
-// (unaligned), kept in order by select_if and partition, whose rejected items fill the rest;
-// then every item kept (a count past 2^32).
-TEST_CASE("select_if and partition past 2^32 items") {
-  if (tilecraft::test::sanitizer_sized()) {
-    MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^32 + 5 item case");
-    return;
+// Items of got[0, n) that differ from want[i] (want non-null) or from value, counted on the
+// device: the huge cases below check billions of items without copying them to the host.
+__global__ void count_differing(const std::uint8_t* got, const std::uint8_t* want, std::uint8_t value, std::int64_t n,
+                                unsigned long long* differing) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  unsigned long long bad = 0;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    bad += got[i] != (want != nullptr ? want[i] : value);
   }
-  const std::int64_t n = (std::int64_t{1} << 32) + 5;
+  if (bad != 0) atomicAdd(differing, bad);
+}
+
+std::int64_t count_differing(const std::uint8_t* got, const std::uint8_t* want, std::uint8_t value, std::int64_t n) {
+  DeviceBuffer<unsigned long long> differing(std::vector<unsigned long long>{0});
+  count_differing<<<1024, 256>>>(got, want, value, n, differing.get());
+  tilecraft::test::sync_and_check();
+  return static_cast<std::int64_t>(differing.download()[0]);
+}
+
+// select_if (or partition) of d_in[0, n) into `out` (poisoned first), its output left on the
+// device; returns the kept count, whose guard word must keep its poison.
+template <bool Partition, class Pred>
+std::int64_t select_on_device(const std::uint8_t* d_in, std::int64_t n, Pred pred, DeviceBuffer<std::uint8_t>& out) {
+  DeviceBuffer<std::int64_t> count(2);
+  out.poison();
+  count.poison();
+  std::size_t bytes = 0;
+  auto run = [&](void* temp) {
+    return Partition ? partition(temp, bytes, d_in, out.get(), count.get(), n, pred)
+                     : select_if(temp, bytes, d_in, out.get(), count.get(), n, pred);
+  };
+  REQUIRE(run(nullptr) == cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  temp.poison();
+  REQUIRE(run(temp.get()) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  const auto counts = count.download();
+  CHECK(tilecraft::test::same_bits(counts[1], tilecraft::test::poison_value<std::int64_t>()));
+  return counts[0];
+}
+
+// n bytes, all 1 but five marks at `where` (increasing), one byte into the allocation
+// (unaligned): select_if and partition keep the marks in order (partition's rejected 1s fill
+// the rest), then select_if keeps every item (a kept count of n). Checked on the device.
+void check_huge_select(std::int64_t n, const std::int64_t (&where)[5]) {
+  CAPTURE(n);
   DeviceBuffer<std::uint8_t> in(static_cast<std::size_t>(n) + 1);
   TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 1, static_cast<std::size_t>(n) + 1));
   const std::uint8_t marks[] = {2, 3, 4, 5, 6};
-  const std::int64_t where[] = {0, std::int64_t{1} << 31, (std::int64_t{1} << 32) - 1, std::int64_t{1} << 32, n - 1};
   for (int i = 0; i < 5; ++i) {
     TILECRAFT_THROW_IF_ERROR(cudaMemcpy(in.get() + 1 + where[i], &marks[i], 1, cudaMemcpyHostToDevice));
   }
-  {
-    const auto [sel, count] = run_select<false>(in.get() + 1, n, NotOne{});
-    CHECK(count == 5);
-    CHECK(std::equal(marks, marks + 5, sel.begin()));
-    CHECK(tilecraft::test::same_bits(sel[5], tilecraft::test::poison_value<std::uint8_t>()));
+  const std::uint8_t* const d_in = in.get() + 1;
+  DeviceBuffer<std::uint8_t> out(static_cast<std::size_t>(n));
+  std::uint8_t head[6];
+  CHECK(select_on_device<false>(d_in, n, NotOne{}, out) == 5);
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(head, out.get(), sizeof(head), cudaMemcpyDeviceToHost));
+  CHECK(std::equal(marks, marks + 5, head));
+  CHECK(tilecraft::test::same_bits(head[5], tilecraft::test::poison_value<std::uint8_t>()));
+
+  CHECK(select_on_device<true>(d_in, n, NotOne{}, out) == 5);
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(head, out.get(), 5, cudaMemcpyDeviceToHost));
+  CHECK(std::equal(marks, marks + 5, head));
+  CHECK(count_differing(out.get() + 5, nullptr, 1, n - 5) == 0);
+
+  CHECK(select_on_device<false>(d_in, n, NotZero{}, out) == n);
+  CHECK(count_differing(out.get(), d_in, 0, n) == 0);
+}
+
+// From 2^31 items the kept count no longer fits an int: up to 2^32 - 1 items the tile states
+// and offsets stay 32-bit unsigned (select_dispatch's narrow path), past it they are 64-bit
+// (the wide path, its kept count itself past 2^32). Marks at the first item, around 2^31 (and
+// 2^32) and at the last.
+TEST_CASE("select_if and partition from 2^31 to past 2^32 items") {
+  if (tilecraft::test::sanitizer_sized()) {
+    MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 3 x 2^30 + 7 and 2^32 + 5 item cases");
+    return;
   }
-  {
-    const auto [part, count] = run_select<true>(in.get() + 1, n, NotOne{});
-    CHECK(count == 5);
-    CHECK(std::equal(marks, marks + 5, part.begin()));
-    CHECK(std::count(part.begin() + 5, part.end(), std::uint8_t{1}) == n - 5);
+  constexpr std::int64_t two31 = std::int64_t{1} << 31, two32 = std::int64_t{1} << 32;
+  SUBCASE("narrow: 3 x 2^30 + 7 items") {
+    const std::int64_t n = 3 * (std::int64_t{1} << 30) + 7;
+    check_huge_select(n, {0, two31 - 1, two31, n - 2, n - 1});
   }
-  // Every item kept: the kept count itself past 2^32.
-  const auto [all, count] = run_select<false>(in.get() + 1, n, NotZero{});
-  CHECK(count == n);
-  std::vector<std::uint8_t> want(static_cast<std::size_t>(n), 1);
-  for (int i = 0; i < 5; ++i) want[static_cast<std::size_t>(where[i])] = marks[i];
-  CHECK(all == want);
+  SUBCASE("wide: 2^32 + 5 items") {
+    const std::int64_t n = two32 + 5;
+    check_huge_select(n, {0, two31, two32 - 1, two32, n - 1});
+  }
 }
 
 }  // namespace select_tests
