@@ -450,6 +450,18 @@ TEST_CASE("range bins: levels out of order or NaN count each sample in their out
     const DeviceBuffer<int> d_levels(levels);
     const DeviceBuffer<int> in(make_samples<int>(static_cast<std::size_t>(n), -120000, 120000, levels, bins));
     CHECK(total(run_range<unsigned>(in.get(), n, d_levels)) == 0);
+    // Increasing integer levels with interior pairs swapped (a dip, never the first or the last
+    // level): the blocks search every level (no table), and every sample in [first, last)
+    // counts once.
+    auto dipped = make_levels(bins, -100000, 100000, true, 11u * bins);
+    for (std::size_t i = 1; i + 4 < dipped.size(); i += 5) std::swap(dipped[i], dipped[i + 3]);
+    REQUIRE(dipped.front() < dipped.back());
+    const auto int_samples = make_samples<int>(static_cast<std::size_t>(n), -120000, 120000, dipped, bins);
+    const auto int_inside = static_cast<unsigned long long>(std::count_if(
+        int_samples.begin(), int_samples.end(), [&](int x) { return x >= dipped.front() && x < dipped.back(); }));
+    const DeviceBuffer<int> d_dipped(dipped);
+    const DeviceBuffer<int> din(int_samples);
+    CHECK(total(run_range<unsigned>(din.get(), n, d_dipped)) == int_inside);
     // Increasing float levels over [-1, 1] with NaN at every seventh (never the first or the
     // last): every sample in [-1, 1) counts once.
     std::vector<float> f(static_cast<std::size_t>(bins) + 1);

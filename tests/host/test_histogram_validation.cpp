@@ -85,6 +85,11 @@ TEST_CASE("histogram_even rejects bad arguments before launching") {
   CHECK(histogram_even(temp, bytes, inf, hist, 1024, 0.0f, 1e-36f, 10) == bad);
   CHECK(histogram_even(nullptr, query, inf, hist, 1024, 0.0f, 1e-36f, 10) == bad);
   CHECK(histogram_even(nullptr, query, inf, hist, 1024, 0.0f, 1e-30f, 10) == cudaSuccess);
+  // A width so wide that num_bins / width is subnormal (every sample in bin 0 where subnormals
+  // flush), in the size query too; the widest whose scale is normal passes.
+  CHECK(histogram_even(temp, bytes, inf, hist, 2, -huge / 2, huge / 2, 10) == bad);
+  CHECK(histogram_even(nullptr, query, inf, hist, 2, -huge / 2, huge / 2, 10) == bad);
+  CHECK(histogram_even(nullptr, query, inf, hist, 4, -huge / 2, huge / 2, 10) == cudaSuccess);
   // The histogram may share no byte with the samples (it is zeroed while other blocks read
   // them) or the temp storage. Host compilers answer a call that passes every check with
   // cudaErrorInvalidDeviceFunction (no kernels): the adjacent ranges pass.

@@ -88,7 +88,9 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //! (inclusive) and `upper` (exclusive) and writes the counts to d_histogram[0 ... num_bins - 1]
 //! (overwritten, not added to), asynchronously on `stream`. CUB's `DeviceHistogram::HistogramEven`
 //! with the bin count instead of the level count: call once with `d_temp_storage == nullptr` to
-//! learn `temp_storage_bytes`, allocate, call again.
+//! learn `temp_storage_bytes`, allocate, call again. (Code moved from CUB must pass
+//! `num_levels - 1`: given the level count, the call writes num_levels counters, one past the
+//! num_levels - 1 that CUB's histogram holds.)
 //!
 //! - Samples: std::uint8_t, std::uint16_t, std::int32_t or float, the array aligned to its type
 //!   (any offset from a 16-byte boundary);
@@ -96,8 +98,10 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   samples' range count by the same formula, at the 32-bit samples' bin cost of a float
 //!   estimate corrected by a 64-bit multiply; for int32 samples upper is at most INT_MAX, so the
 //!   sample INT_MAX is never counted), float for float samples (finite, upper - lower finite, and num_bins / (upper -
-//!   lower) finite: a width that narrow would put every sample in one bin). Samples outside [lower, upper) and NaN are
-//!   not counted.
+//!   lower) a normal float, finite and at least FLT_MIN: a width so narrow that it overflows
+//!   would put every sample in the last bin, one so wide that it is subnormal would put every
+//!   sample in bin 0 in a build that flushes subnormals; both are refused in every build). Samples outside [lower,
+//!   upper) and NaN are not counted.
 //! - Bins, integer samples: bin = floor((x - lower) * num_bins / (upper - lower)), exact.
 //!   Float samples (the formula to reproduce on the host, in float arithmetic, each operation
 //!   rounded to nearest, no fused multiply-add):

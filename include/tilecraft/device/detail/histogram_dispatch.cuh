@@ -234,11 +234,13 @@ template <class Policy, class Sample, class Counter, class Level>
       return invalid;
     }
     // The levels: lower < upper (integers: any int levels, as CUB's, past the samples' range
-    // too), finite with a finite width and a finite bins-per-unit scale (floats: a width so
-    // narrow that num_bins / width overflows would put every sample in the last bin).
+    // too), finite with a finite width and a normal bins-per-unit scale (floats: a width so
+    // narrow that num_bins / width overflows would put every sample in the last bin; one so
+    // wide that the scale is subnormal would put every sample in bin 0 in a build that flushes
+    // subnormals, so it is refused in every build, which then all answer alike).
     if constexpr (std::is_same_v<Sample, float>) {
       if (!(lower < upper) || !std::isfinite(lower) || !std::isfinite(upper) || !std::isfinite(upper - lower) ||
-          !std::isfinite(static_cast<float>(num_bins) / (upper - lower))) {
+          !std::isnormal(static_cast<float>(num_bins) / (upper - lower))) {
         return cudaErrorInvalidValue;
       }
     } else {
