@@ -38,7 +38,11 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   an H200: 522.9 against 521.4 us; no fences: benchmarks/TUNING.md, "select_if in place").
 //!   The kept count is exact up to num_items = (2^63 - 1) / 64 and 2^31 - 1 tiles of the policy's
 //!   tile_items (32-bit tile counts below 2^32 items, 64-bit above); `NumSelected` is any
-//!   integer type of at least 4 bytes.
+//!   writable (not const, not volatile) integer type of at least 4 bytes.
+//! - Items: trivially copyable and default constructible (tiles stage them in shared memory as
+//!   raw bytes), d_in and d_out of one item type; the default tiles take items of up to 640
+//!   bytes. `pred(item)` must be callable on a `const In&` in device code and return something
+//!   convertible to bool. Each rule is a static_assert that states it.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_items is negative, too large, or
 //! more than NumSelected holds (every item may be kept: an int count takes up to 2^31 - 1

@@ -233,6 +233,9 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
 template <class Policy, bool Exclusive, class First, class In, class Out, class Op, class Init>
 [[nodiscard]] cudaError_t scan_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                     std::int64_t num_items, Op op, const Init& init, cudaStream_t stream) {
+  static_assert(!std::is_const_v<Out> && !std::is_volatile_v<Out>,
+                "tilecraft scan: d_out must point to writable, non-volatile elements (its type was deduced const or "
+                "volatile)");
   static_assert(std::is_trivially_copyable_v<In>, "tilecraft scan: the input type must be trivially copyable");
   static_assert(std::is_trivially_copyable_v<Out>,
                 "tilecraft scan: the output type must be trivially copyable (tiles store it as raw bytes)");
@@ -245,9 +248,9 @@ template <class Policy, bool Exclusive, class First, class In, class Out, class 
   static_assert(Exclusive || std::invocable<Op&, const First&, const In&>,
                 "tilecraft::inclusive_scan: op(*d_out, *d_in) must be callable (it decides the accumulator type: the "
                 "output type combined with an input)");
-  if constexpr (std::is_trivially_copyable_v<In> && std::is_trivially_copyable_v<Out> &&
-                std::is_default_constructible_v<In> && std::is_default_constructible_v<Out> &&
-                std::invocable<Op&, const First&, const In&>) {
+  if constexpr (!std::is_const_v<Out> && !std::is_volatile_v<Out> && std::is_trivially_copyable_v<In> &&
+                std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<In> &&
+                std::is_default_constructible_v<Out> && std::invocable<Op&, const First&, const In&>) {
     using Acc = typename ScanAccumulator<Op, First, In>::type;
     static_assert(Shuffleable<Acc> && std::is_trivially_default_constructible_v<Acc>,
                   "tilecraft scan: the accumulator type (what op returns) must be trivially copyable and trivially "

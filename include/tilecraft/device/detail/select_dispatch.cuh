@@ -151,8 +151,11 @@ template <class Policy, bool Partition, class In, class Pred, class NumSelected>
                 "bool");
   static_assert(std::is_integral_v<NumSelected> && sizeof(NumSelected) >= 4,
                 "tilecraft::select_if / partition: the kept count is written to an integer of at least 4 bytes");
+  static_assert(!std::is_const_v<NumSelected> && !std::is_volatile_v<NumSelected>,
+                "tilecraft::select_if / partition: d_num_selected must point to a writable, non-volatile integer");
   if constexpr (std::is_trivially_copyable_v<In> && std::is_default_constructible_v<In> &&
-                std::predicate<Pred&, const In&> && std::is_integral_v<NumSelected> && sizeof(NumSelected) >= 4) {
+                std::predicate<Pred&, const In&> && std::is_integral_v<NumSelected> && sizeof(NumSelected) >= 4 &&
+                !std::is_const_v<NumSelected> && !std::is_volatile_v<NumSelected>) {
     if (num_items < 0 || num_items > INT64_MAX / 64) return cudaErrorInvalidValue;
     // Every item may be kept: the count must fit NumSelected (an int takes up to 2^31 - 1 items).
     if (static_cast<std::uint64_t>(num_items) > static_cast<std::uint64_t>(std::numeric_limits<NumSelected>::max())) {
