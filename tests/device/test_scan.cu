@@ -293,6 +293,57 @@ TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
   });
 }
 
+// Negates every element: a producer kernel on the scan's stream right before it.
+__global__ void negate_all(int* p, std::int64_t n) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    p[i] = -p[i];
+  }
+}
+
+// On a non-blocking stream, behind an upload and a producer kernel on that stream: the scan's
+// kernels (the tile-state reset, and the scan, which on sm_90 starts as the reset's programmatic
+// dependent) must read the input only after both, never race them from another stream. (Values
+// in [-15, 15]: no prefix of 2^26 of them leaves int.)
+TEST_CASE("inclusive_scan and exclusive_scan run in the order of the stream they are given") {
+  if (tilecraft::test::racecheck_sized()) return;  // (the order between kernels and copies: no shared memory in it)
+  const std::int64_t n = std::int64_t{1} << (tilecraft::test::sanitizer_sized() ? 20 : 26);
+  const auto m = static_cast<std::size_t>(n);
+  int* pinned = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMallocHost(&pinned, m * sizeof(int)));
+  const auto host = tilecraft::test::random_vector<int>(m, -15, 15, 91);
+  std::copy(host.begin(), host.end(), pinned);
+  std::vector<int> negated(m);
+  std::transform(host.begin(), host.end(), negated.begin(), [](int v) { return -v; });
+  DeviceBuffer<int> in(m), out(m);
+  TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 0, m * sizeof(int)));
+  cudaStream_t stream = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
+  for (bool exclusive : {false, true}) {
+    CAPTURE(exclusive);
+    auto run = [&](void* temp, std::size_t& bytes) {
+      return exclusive ? exclusive_scan(temp, bytes, in.get(), out.get(), n, Sum{}, 7, stream)
+                       : inclusive_scan(temp, bytes, in.get(), out.get(), n, Sum{}, stream);
+    };
+    std::size_t bytes = 0;
+    REQUIRE(run(nullptr, bytes) == cudaSuccess);
+    DeviceBuffer<unsigned char> temp(bytes);
+    out.poison();
+    TILECRAFT_THROW_IF_ERROR(cudaMemsetAsync(in.get(), 0, m * sizeof(int), stream));
+    TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(in.get(), pinned, m * sizeof(int), cudaMemcpyHostToDevice, stream));
+    negate_all<<<264, 256, 0, stream>>>(in.get(), n);
+    TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
+    REQUIRE(run(temp.get(), bytes) == cudaSuccess);
+    TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
+    const auto want = exclusive ? host_scan<true, int, int>(negated, 0, m, Sum{}, 7)
+                                : host_scan<false, int, int>(negated, 0, m, Sum{});
+    CHECK(mismatches(out.download(), want) == 0);
+  }
+  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned));
+}
+
 }  // namespace scan_tests
 
 // Cases an audit found no test would catch: the device scan's tiles on every block_scan
