@@ -207,6 +207,18 @@ TEST_CASE_TEMPLATE_DEFINE("block_reduce at every block size", Algo, block_sizes)
 TEST_CASE_TEMPLATE_INVOKE(block_sizes, std::integral_constant<BlockReduceAlgorithm, BlockReduceAlgorithm::warp_shuffle>,
                           std::integral_constant<BlockReduceAlgorithm, BlockReduceAlgorithm::shared_tree>);
 
+// A type with default member initializers (not trivially default constructible): the storage
+// holds it as raw bytes. warp_shuffle with the non-commutative maps; shared_tree, which needs a
+// commutative operator, with maps whose factor is 1 (translations commute).
+TEST_CASE("block_reduce of a type with default member initializers") {
+  auto f = test::random_affine_init(160 * 9, 31);
+  auto f3 = test::random_affine_init(160 * 27, 32);
+  check_block<160, BlockReduceAlgorithm::warp_shuffle, false, 160, 1, 1>(f, f3, test::ComposeInit{}, 33);
+  for (auto& x : f) x.a = 1;
+  for (auto& x : f3) x.a = 1;
+  check_block<96, BlockReduceAlgorithm::shared_tree, false, 96, 1, 1>(f, f3, test::ComposeInit{}, 34);
+}
+
 // Real-valued floats: compare against a double reference with a bound derived from the
 // reduction depth, not bitwise.
 template <int BlockThreads>
@@ -382,6 +394,18 @@ TEST_CASE_TEMPLATE_INVOKE(block_scan_algorithms,
                           std::integral_constant<BlockScanAlgorithm, BlockScanAlgorithm::warp_scans>,
                           std::integral_constant<BlockScanAlgorithm, BlockScanAlgorithm::two_level>,
                           std::integral_constant<BlockScanAlgorithm, BlockScanAlgorithm::raking>);
+
+// A type with default member initializers (not trivially default constructible, which the
+// storage holds as raw bytes) through each algorithm, non-commutative maps.
+TEST_CASE("block_scan of a type with default member initializers") {
+  const test::AffineInit init{3u, 5u};
+  check_block_scan<128, 4, BlockScanAlgorithm::warp_scans, false>(test::random_affine_init(128 * 4 * 5, 41), init,
+                                                                  test::ComposeInit{}, 42);
+  check_block_scan<96, 2, BlockScanAlgorithm::two_level, false>(test::random_affine_init(96 * 2 * 5, 43), init,
+                                                                test::ComposeInit{}, 44);
+  check_block_scan<256, 1, BlockScanAlgorithm::raking, false>(test::random_affine_init(256 * 5, 45), init,
+                                                              test::ComposeInit{}, 46);
+}
 
 // Floating-point sums take the raking warp's own paths: the segment's running folds, each
 // element written back as x op fold (float and double: a predicated add for raking lane 0, or

@@ -253,6 +253,20 @@ TEST_CASE("double, half and user-type reductions") {
   }
 }
 
+// A non-commutative map type with default member initializers (not trivially default
+// constructible: block_reduce's storage holds it as raw bytes), in rank order across blocks.
+TEST_CASE("a type with default member initializers") {
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{999}, std::int64_t{(1 << 20) + 5}}) {
+    CAPTURE(n);
+    const auto f = test::random_affine_init(static_cast<std::size_t>(n), 7 * n);
+    const test::AffineInit init{3u, 5u};
+    test::AffineInit ref = init;
+    for (const auto& x : f) ref = test::ComposeInit{}(ref, x);
+    DeviceBuffer<test::AffineInit> in(f);
+    CHECK(run_reduce<test::AffineInit, test::AffineInit>(in.get(), n, test::ComposeInit{}, init) == ref);
+  }
+}
+
 TEST_CASE("int8 inputs past 2^31 elements, accumulated in 64 bits") {
   if (tilecraft::test::sanitizer_sized()) {
     MESSAGE("TILECRAFT_TEST_HUGE=0: skipping the 2^31 + 5 element case");

@@ -293,6 +293,23 @@ TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
   });
 }
 
+// A non-commutative map type with default member initializers (not trivially default
+// constructible: block_scan's storage and the look-back's buffer hold it as raw bytes), over
+// one tile and many.
+TEST_CASE("scans of a type with default member initializers") {
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{(1 << 20) + 7}}) {
+    CAPTURE(n);
+    const auto m = static_cast<std::size_t>(n);
+    const auto f = test::random_affine_init(m, 11 * n);
+    const test::AffineInit init{3u, 5u};
+    DeviceBuffer<test::AffineInit> in(f), out(m);
+    run_scan<false>(in.get(), out.get(), n, test::ComposeInit{});
+    CHECK(out.download() == host_scan<false, test::AffineInit, test::AffineInit>(f, 0, m, test::ComposeInit{}));
+    run_scan<true>(in.get(), out.get(), n, test::ComposeInit{}, init);
+    CHECK(out.download() == host_scan<true, test::AffineInit, test::AffineInit>(f, 0, m, test::ComposeInit{}, init));
+  }
+}
+
 // Negates every element: a producer kernel on the scan's stream right before it.
 __global__ void negate_all(int* p, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;

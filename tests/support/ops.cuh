@@ -2,8 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include <tilecraft/config.cuh>
+
+#include "test_util.cuh"
 
 namespace tilecraft::test {
 
@@ -20,6 +24,27 @@ struct Compose {
   }
 };
 inline bool operator==(const Affine& x, const Affine& y) { return x.a == y.a && x.b == y.b; }
+
+//! Affine with default member initializers (the identity map): trivially copyable but not
+//! trivially default constructible, as users' structs often are (CUB's algorithms take them).
+struct AffineInit {
+  std::uint32_t a = 1;
+  std::uint32_t b = 0;
+};
+static_assert(std::is_trivially_copyable_v<AffineInit> && !std::is_trivially_default_constructible_v<AffineInit>);
+struct ComposeInit {
+  TILECRAFT_HOST_DEVICE constexpr AffineInit operator()(const AffineInit& f, const AffineInit& g) const {
+    return AffineInit{g.a * f.a, g.a * f.b + g.b};
+  }
+};
+inline bool operator==(const AffineInit& x, const AffineInit& y) { return x.a == y.a && x.b == y.b; }
+//! Random maps with odd factors (no product collapses to 0).
+inline std::vector<AffineInit> random_affine_init(std::size_t n, std::uint64_t salt) {
+  auto g = tilecraft::test::rng(salt);
+  std::vector<AffineInit> f(n);
+  for (auto& x : f) x = {static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+  return f;
+}
 
 //! The same maps packed in one 32-bit integer (a in the high, b in the low 16 bits, mod 2^16):
 //! an integral accumulator, which block_reduce combines across warps in a tree, so a wrong

@@ -46,8 +46,10 @@ enum class BlockReduceAlgorithm {
 template <class T>
 using block_accumulator_t = std::conditional_t<std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, float, T>;
 
-//! Shared temp storage for block_reduce over T with BlockThreads threads. Trivial: declare it
-//! `__shared__`, union it with other storage, or carve it. One instance serves one
+//! Shared temp storage for block_reduce over T with BlockThreads threads. T (its accumulator):
+//! trivially copyable and default constructible; a T with default member initializers or its
+//! own default constructor is held as raw bytes, so the storage stays trivial all the same.
+//! Trivial: declare it `__shared__`, union it with other storage, or carve it. One instance serves one
 //! block_reduce call at a time; before reusing it (or its union partners) the block must pass
 //! a `__syncthreads()` after the previous call returned.
 template <class T, int BlockThreads, BlockReduceAlgorithm Algorithm = BlockReduceAlgorithm::warp_shuffle>
@@ -57,10 +59,9 @@ struct BlockReduceStorage {
   using value_type = T;
   //! The type partials are combined in (block_accumulator_t<T>: 16-bit floats widen to float).
   using accumulator_type = block_accumulator_t<T>;
-  static_assert(std::is_trivially_default_constructible_v<accumulator_type> &&
-                    std::is_trivially_copyable_v<accumulator_type>,
-                "BlockReduceStorage: T must be trivially default constructible and trivially copyable to live in "
-                "shared temp storage");
+  static_assert(std::is_trivially_copyable_v<accumulator_type> && std::is_default_constructible_v<accumulator_type>,
+                "BlockReduceStorage: T must be trivially copyable and default constructible to live in shared temp "
+                "storage");
   //! The block size the storage is laid out for.
   static constexpr int block_threads = BlockThreads;
   //! The algorithm block_reduce runs with this storage.

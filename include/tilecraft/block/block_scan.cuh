@@ -54,16 +54,18 @@ using BlockScanImpl = std::conditional_t<
 //! 31 x s + d x (g - 1) + 2 instead, d = 128 / sizeof(T) / g (T of 4, 8 or 16 bytes and g a
 //! power of two below 32, 16 or 8: 48 threads of float too). So raking over 256 floats takes
 //! 31 x 9 + 4 x 7 + 2 = 309 values, over 512 doubles 32 x 17 + 1 = 545; a block of one warp
-//! takes warp_scans' storage. sizeof(BlockScanStorage) is exact. Trivial: declare it `__shared__`, union it with
+//! takes warp_scans' storage. sizeof(BlockScanStorage) is exact. T: trivially copyable and
+//! default constructible; a T with default member initializers or its own default constructor
+//! is held as raw bytes, so the storage stays trivial all the same. Trivial: declare it `__shared__`, union it with
 //! other storage, or carve it. One instance serves one block_scan call at a time; before reusing it
 //! (or its union partners) the block must pass a `__syncthreads()` after the previous call
 //! returned.
 template <class T, int BlockThreads, BlockScanAlgorithm Algorithm = BlockScanAlgorithm::automatic>
 struct BlockScanStorage {
   static_assert(ValidBlockThreads<BlockThreads>, "BlockScanStorage: BlockThreads must be between 1 and 1024");
-  static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_copyable_v<T>,
-                "BlockScanStorage: T must be trivially default constructible and trivially copyable to live in "
-                "shared temp storage");
+  static_assert(std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>,
+                "BlockScanStorage: T must be trivially copyable and default constructible to live in shared temp "
+                "storage");
   //! The scanned type.
   using value_type = T;
   //! The block size the storage is laid out for.

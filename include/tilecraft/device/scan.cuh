@@ -69,8 +69,9 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   their neighbours, in order). Accumulates in inclusive_scan_accumulator_t (what op(*d_out,
 //!   *d_in) returns); inputs are converted to it, results converted to Out. In and Out must be
 //!   trivially copyable (tiles move them as raw bytes) and default constructible, Out writable
-//!   (not const, not volatile), the accumulator trivially copyable and trivially default
-//!   constructible; the default tiles take types of up to 480 bytes. Each rule is a
+//!   (not const, not volatile), the accumulator trivially copyable and default constructible
+//!   (default member initializers are fine: shared memory holds it as raw bytes, as CUB's
+//!   storage does); the default tiles take types of up to 480 bytes. Each rule is a
 //!   static_assert that states it.
 //! - In place when `d_out` and `d_in` are the same address and the types have one width; other
 //!   overlaps are refused. Any element offset (16-byte vectors when both are 16-byte aligned).

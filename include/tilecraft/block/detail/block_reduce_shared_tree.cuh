@@ -6,6 +6,7 @@
 
 #include "../../config.cuh"
 #include "../../util/math.cuh"
+#include "../../util/shared_slot.cuh"
 
 namespace tilecraft::detail {
 
@@ -15,26 +16,27 @@ struct BlockReduceSharedTree {
   static constexpr int pow2_threads = pow2_floor(BlockThreads);
 
   struct Storage {
-    Acc data[static_cast<std::size_t>(BlockThreads)];
+    SharedSlot<Acc> data[static_cast<std::size_t>(BlockThreads)];
   };
 
 #if defined(__CUDACC__)
   template <class Op>
   TILECRAFT_DEVICE static Acc tree(Storage& s, Acc v, Op op, int valid, int rank) {
-    s.data[rank] = v;
+    Acc* const data = slots<Acc>(s.data);
+    data[rank] = v;
     __syncthreads();
     if constexpr (pow2_threads != BlockThreads) {
       if (rank < BlockThreads - pow2_threads && rank + pow2_threads < valid) {
-        s.data[rank] = op(s.data[rank], s.data[rank + pow2_threads]);
+        data[rank] = op(data[rank], data[rank + pow2_threads]);
       }
       __syncthreads();
     }
 #pragma unroll
     for (int stride = pow2_threads / 2; stride > 0; stride /= 2) {
-      if (rank < stride && rank + stride < valid) s.data[rank] = op(s.data[rank], s.data[rank + stride]);
+      if (rank < stride && rank + stride < valid) data[rank] = op(data[rank], data[rank + stride]);
       __syncthreads();
     }
-    return s.data[0];
+    return data[0];
   }
 
   template <class Op>

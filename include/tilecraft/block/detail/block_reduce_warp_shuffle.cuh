@@ -7,6 +7,7 @@
 
 #include "../../config.cuh"
 #include "../../util/math.cuh"
+#include "../../util/shared_slot.cuh"
 #include "../../warp/shuffle.cuh"
 #include "../../warp/warp_reduce.cuh"
 
@@ -25,12 +26,12 @@ struct BlockReduceWarpShuffle {
   // as few 16-byte vectors as possible. cub::BlockReduce lays its partials out the same way
   // (measured: benchmarks/TUNING.md).
   struct SmallStorage {
-    Acc result;
-    Acc partials[static_cast<std::size_t>(warps)];
+    SharedSlot<Acc> result;
+    SharedSlot<Acc> partials[static_cast<std::size_t>(warps)];
   };
   struct LargeStorage {
-    alignas(16) alignas(Acc) Acc partials[static_cast<std::size_t>(warps)];
-    Acc result;
+    alignas(16) alignas(Acc) SharedSlot<Acc> partials[static_cast<std::size_t>(warps)];
+    SharedSlot<Acc> result;
   };
   using Storage = std::conditional_t<(warps <= 4), SmallStorage, LargeStorage>;
 
@@ -75,11 +76,12 @@ struct BlockReduceWarpShuffle {
     if constexpr (warps == 1) {
       return v;
     } else {
-      if ((rank & (warp_threads - 1)) == 0 && rank / warp_threads < n) s.partials[rank / warp_threads] = v;
+      Acc* const partials = slots<Acc>(s.partials);
+      if ((rank & (warp_threads - 1)) == 0 && rank / warp_threads < n) partials[rank / warp_threads] = v;
       __syncthreads();
       if constexpr (warps >= 8 && has_redux<Acc, Op>) {
         NV_IF_TARGET(NV_PROVIDES_SM_80, (if (rank < warp_threads) {
-                       const Acc x = rank < n ? s.partials[rank] : redux_identity<Acc, Op>();
+                       const Acc x = rank < n ? partials[rank] : redux_identity<Acc, Op>();
                        v = redux<Acc, Op>(full_warp_mask, x);
                      } return v;))
       }
@@ -89,7 +91,7 @@ struct BlockReduceWarpShuffle {
           p[0] = v;
 #pragma unroll
           for (int w = 1; w < warps; ++w) {
-            if (w < n) p[w] = s.partials[w];
+            if (w < n) p[w] = partials[w];
           }
           // The valid partials are a prefix [0, n): after the level of `step`, p[i] (i a
           // multiple of 2 * step) holds the in-order combination of [i, min(i + 2 * step, n)).
@@ -104,7 +106,7 @@ struct BlockReduceWarpShuffle {
         } else {
 #pragma unroll
           for (int w = 1; w < warps; ++w) {
-            if (w < n) v = static_cast<Acc>(op(v, s.partials[w]));
+            if (w < n) v = static_cast<Acc>(op(v, partials[w]));
           }
         }
       }
@@ -117,9 +119,10 @@ struct BlockReduceWarpShuffle {
     if constexpr (warps == 1) {
       return shuffle_index(v, 0, warp_threads, tail_mask);
     } else {
-      if (rank == 0) s.result = v;
+      Acc& result = *slots<Acc>(&s.result);
+      if (rank == 0) result = v;
       __syncthreads();
-      return s.result;
+      return result;
     }
   }
 

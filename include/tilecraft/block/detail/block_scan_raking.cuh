@@ -12,6 +12,7 @@
 
 #include "../../config.cuh"
 #include "../../util/math.cuh"
+#include "../../util/shared_slot.cuh"
 #include "../../util/thread.cuh"
 #include "../../warp/shuffle.cuh"
 #include "../../warp/warp_scan.cuh"
@@ -52,8 +53,8 @@ struct BlockScanRaking {
   using OneWarp = BlockScanWarpScans<T, BlockThreads, true>;
 
   struct RakingStorage {
-    T grid[static_cast<std::size_t>(grid_size)];  // the partials, then the prefixes
-    T block_total;                                // for threads asking for the aggregate
+    SharedSlot<T> grid[static_cast<std::size_t>(grid_size)];  // the partials, then the prefixes
+    SharedSlot<T> block_total;                                // for threads asking for the aggregate
   };
   using Storage = std::conditional_t<warps == 1, typename OneWarp::Storage, RakingStorage>;
 
@@ -74,7 +75,9 @@ struct BlockScanRaking {
       // Threads holding at least one valid item form a prefix of the block.
       const int valid_threads = Partial ? ceil_div(valid, items) : BlockThreads;
       const int my_valid = Partial ? valid - rank * items : items;
-      s.grid[slot(rank)] = fold_thread_items<Partial>(in, op, my_valid);
+      T* const grid = slots<T>(s.grid);
+      T& shared_total = *slots<T>(&s.block_total);
+      grid[slot(rank)] = fold_thread_items<Partial>(in, op, my_valid);
       __syncthreads();
 
       constexpr bool seeded = requires { prefix.value; }
@@ -117,7 +120,7 @@ struct BlockScanRaking {
         constexpr bool whole = !Partial && BlockThreads % warp_threads == 0;
         const int left = valid_threads - lane * segment;
         const int count = whole ? segment : (left < segment ? left : segment);
-        T* row = s.grid + (whole || count > 0 ? lane * stride : 0);
+        T* row = grid + (whole || count > 0 ? lane * stride : 0);
         T r[segment];
         r[0] = row[0];
 #pragma unroll
@@ -198,14 +201,14 @@ struct BlockScanRaking {
         // That lane stores the aggregate itself, with no shuffle to lane 0: the compiler keeps
         // a shfl.sync whose result is unused (it is convergent), and ptxas, dropping the SHFL,
         // still leaves its WARPSYNC on the raking warp's path in every scan without aggregate.
-        if (lane == last && aggregate != nullptr) s.block_total = inclusive;
+        if (lane == last && aggregate != nullptr) shared_total = inclusive;
       }
       __syncthreads();
-      if (aggregate != nullptr) *aggregate = s.block_total;
+      if (aggregate != nullptr) *aggregate = shared_total;
       if constexpr (one_inclusive) {
-        out[0] = s.grid[slot(rank)];
+        out[0] = grid[slot(rank)];
       } else {
-        const T thread_prefix = s.grid[slot(rank)];
+        const T thread_prefix = grid[slot(rank)];
         scan_thread_items<Exclusive, Partial>(in, out, op, thread_prefix, seeded || from_identity || rank > 0,
                                               my_valid);
       }

@@ -12,6 +12,7 @@
 #include "../../config.cuh"
 #include "../../util/functional.cuh"
 #include "../../util/math.cuh"
+#include "../../util/shared_slot.cuh"
 #include "../../util/thread.cuh"
 #include "../../warp/shuffle.cuh"
 #include "../../warp/warp_scan.cuh"
@@ -118,9 +119,9 @@ struct BlockScanWarpScans {
   static constexpr unsigned tail_mask = tail_lanes == 0 ? full_warp_mask : (1u << tail_lanes) - 1u;
 
   struct Storage {
-    T warp_totals[static_cast<std::size_t>(warps)];  // warp w's total; two_level: its prefix
-    T block_total;                                   // two_level: the block's aggregate
-    T block_prefix;                                  // what the prefix callback returned
+    SharedSlot<T> warp_totals[static_cast<std::size_t>(warps)];  // warp w's total; two_level: its prefix
+    SharedSlot<T> block_total;                                   // two_level: the block's aggregate
+    SharedSlot<T> block_prefix;                                  // what the prefix callback returned
   };
 
 #if defined(__CUDACC__)
@@ -140,6 +141,9 @@ struct BlockScanWarpScans {
     const int my_valid = Partial ? valid - rank * items : items;
 
     const T partial = fold_thread_items<Partial>(in, op, my_valid);
+    T* const warp_totals = slots<T>(s.warp_totals);
+    T& shared_total = *slots<T>(&s.block_total);
+    T& shared_prefix = *slots<T>(&s.block_prefix);
 
     // Warp scan. Lanes past the valid threads keep their partials (op never sees an ignored
     // item) and only feed lanes after them, which are not valid either; lanes of a partial last
@@ -167,48 +171,48 @@ struct BlockScanWarpScans {
         block_prefix = shuffle_index((*prefix.callback)(block_total), 0, warp_threads, mask);
       }
     } else if constexpr (FoldTotals) {
-      if (lane == warp_last) s.warp_totals[warp] = inclusive;
+      if (lane == warp_last) warp_totals[warp] = inclusive;
       __syncthreads();
       // Every thread folds the totals in warp order: the prefix of its warp on the way, the
       // block's total at the end (broadcast loads: every lane reads the same word).
-      block_total = s.warp_totals[0];
+      block_total = warp_totals[0];
 #pragma unroll
       for (int w = 1; w < warps; ++w) {
         if (w == warp) warp_prefix = block_total;
-        if (!Partial || w < valid_warps) block_total = static_cast<T>(op(block_total, s.warp_totals[w]));
+        if (!Partial || w < valid_warps) block_total = static_cast<T>(op(block_total, warp_totals[w]));
       }
       if constexpr (requires { prefix.callback; }) {
         if (warp == 0) {
           const T p = (*prefix.callback)(block_total);
-          if (lane == 0) s.block_prefix = p;
+          if (lane == 0) shared_prefix = p;
         }
         __syncthreads();
-        block_prefix = s.block_prefix;
+        block_prefix = shared_prefix;
       }
     } else {
-      if (lane == warp_last) s.warp_totals[warp] = inclusive;
+      if (lane == warp_last) warp_totals[warp] = inclusive;
       __syncthreads();
       if (warp == 0) {
         // Warp 0 scans the totals (warps <= 32): lane w ends with the prefix of warp w. (Lanes
         // past the valid warps read the last valid total: no total of this call is unwritten.)
-        T total = s.warp_totals[lane < valid_warps ? lane : valid_warps - 1];
+        T total = warp_totals[lane < valid_warps ? lane : valid_warps - 1];
         // Every lane has read before any lane overwrites a total (the shuffles order them too,
         // but only __syncwarp orders shared memory for the tools that check it).
         __syncwarp();
         const T scanned = shuffle_inclusive_scan<warp_threads>(total, op, lane, full_warp_mask, valid_warps);
         const T before = shuffle_up(scanned, 1);
         total = shuffle_index(scanned, valid_warps - 1);
-        if (lane < warps && lane > 0) s.warp_totals[lane] = before;
-        if (lane == 0) s.block_total = total;
+        if (lane < warps && lane > 0) warp_totals[lane] = before;
+        if (lane == 0) shared_total = total;
         if constexpr (requires { prefix.callback; }) {
           const T p = (*prefix.callback)(total);
-          if (lane == 0) s.block_prefix = p;
+          if (lane == 0) shared_prefix = p;
         }
       }
       __syncthreads();
-      if (warp > 0) warp_prefix = s.warp_totals[warp];
-      block_total = s.block_total;
-      if constexpr (requires { prefix.callback; }) block_prefix = s.block_prefix;
+      if (warp > 0) warp_prefix = warp_totals[warp];
+      block_total = shared_total;
+      if constexpr (requires { prefix.callback; }) block_prefix = shared_prefix;
     }
     if (aggregate != nullptr) *aggregate = block_total;
 

@@ -252,9 +252,9 @@ template <class Policy, bool Exclusive, class First, class In, class Out, class 
                 std::is_trivially_copyable_v<Out> && std::is_default_constructible_v<In> &&
                 std::is_default_constructible_v<Out> && std::invocable<Op&, const First&, const In&>) {
     using Acc = typename ScanAccumulator<Op, First, In>::type;
-    static_assert(Shuffleable<Acc> && std::is_trivially_default_constructible_v<Acc>,
-                  "tilecraft scan: the accumulator type (what op returns) must be trivially copyable and trivially "
-                  "default constructible (it is shuffled and kept in shared memory)");
+    static_assert(Shuffleable<Acc>,
+                  "tilecraft scan: the accumulator type (what op returns) must be trivially copyable and default "
+                  "constructible (it is shuffled and kept in shared memory)");
     static_assert(ReductionOp<Op, Acc> && std::convertible_to<const In&, Acc> && std::convertible_to<Acc, Out>,
                   "tilecraft scan: op(acc, acc) must be callable on the accumulator type and convertible back to it, "
                   "the input type convertible to the accumulator and the accumulator to the output type");
@@ -262,8 +262,8 @@ template <class Policy, bool Exclusive, class First, class In, class Out, class 
     static_assert(init_converts,
                   "tilecraft::exclusive_scan: init must convert to the accumulator type (what op(init, *d_in) "
                   "returns)");
-    if constexpr (Shuffleable<Acc> && std::is_trivially_default_constructible_v<Acc> && ReductionOp<Op, Acc> &&
-                  std::convertible_to<const In&, Acc> && std::convertible_to<Acc, Out> && init_converts) {
+    if constexpr (Shuffleable<Acc> && ReductionOp<Op, Acc> && std::convertible_to<const In&, Acc> &&
+                  std::convertible_to<Acc, Out> && init_converts) {
       Acc acc_init{};
       if constexpr (Exclusive) acc_init = static_cast<Acc>(init);
       return scan_checked<Policy, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, acc_init,

@@ -16,6 +16,7 @@
 #include "../../config.cuh"
 #include "../../memory/copy_async.cuh"
 #include "../../memory/global_word.cuh"
+#include "../../util/shared_slot.cuh"
 #include "../../util/math.cuh"
 #include "../../warp/shuffle.cuh"
 #include "scan_tile_state.cuh"
@@ -333,8 +334,9 @@ __global__ void __launch_bounds__(Policy::threads)
                 bool vector, bool by_block, std::int64_t prefetch_ahead, bool far) {
   __shared__ alignas(16) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
   __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
-  __shared__ Acc look_back_buf[far_windows<Acc> * warp_threads];
+  __shared__ SharedSlot<Acc> look_back_slots[far_windows<Acc> * warp_threads];
   __shared__ unsigned ticket;
+  Acc* const look_back_buf = slots<Acc>(look_back_slots);
   // Launched as scan_init_kernel's programmatic dependent (sm_90), the block may start before
   // the counter and the states are cleared: wait for that grid before taking a ticket (a no-op
   // otherwise).
