@@ -25,10 +25,14 @@ using SharedSlot = std::conditional_t<std::is_trivially_default_constructible_v<
 
 static_assert(sizeof(RawSlot<double>) == sizeof(double) && alignof(RawSlot<double>) == alignof(double));
 
-//! The T's stored at `p` (SharedSlot<T> values): p itself where SharedSlot<T> is T.
+#if defined(__CUDACC__)
+//! The T's stored at `p` (SharedSlot<T> values): p itself where SharedSlot<T> is T. Inlined at
+//! every optimization level, so that device code at -O1 (the compatibility variants) keeps its
+//! shared-memory accesses exactly as they were with T stored directly.
 template <class T>
-TILECRAFT_HOST_DEVICE T* slots(SharedSlot<T>* p) {
+__host__ __device__ __forceinline__ T* slots(SharedSlot<T>* p) {
   return reinterpret_cast<T*>(p);
 }
+#endif
 
 }  // namespace tilecraft::detail

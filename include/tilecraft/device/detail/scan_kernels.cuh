@@ -334,9 +334,9 @@ __global__ void __launch_bounds__(Policy::threads)
                 bool vector, bool by_block, std::int64_t prefetch_ahead, bool far) {
   __shared__ alignas(16) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
   __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
-  __shared__ SharedSlot<Acc> look_back_slots[far_windows<Acc> * warp_threads];
+  __shared__ SharedSlot<Acc> look_back_buf[far_windows<Acc> * warp_threads];
   __shared__ unsigned ticket;
-  Acc* const look_back_buf = slots<Acc>(look_back_slots);
+  Acc* const look_back = slots<Acc>(look_back_buf);
   // Launched as scan_init_kernel's programmatic dependent (sm_90), the block may start before
   // the counter and the states are cleared: wait for that grid before taking a ticket (a no-op
   // otherwise).
@@ -351,10 +351,10 @@ __global__ void __launch_bounds__(Policy::threads)
   }
   if constexpr (two_pass_tile<Policy, In, Out, Acc>) {
     scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status,
-                                          stage, temp, look_back_buf, far);
+                                          stage, temp, look_back, far);
   } else {
     scan_tile<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp,
-                                 look_back_buf, far);
+                                 look_back, far);
   }
 }
 
