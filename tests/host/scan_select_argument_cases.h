@@ -111,6 +111,15 @@ TEST_CASE("select_if and partition reject bad arguments before launching") {
         cudaErrorInvalidValue);
   std::size_t tiny = 1;
   CHECK(select_if(temp, tiny, in, out, count, 1 << 20, positive) == cudaErrorInvalidValue);
+  // A negative count on the run path too, and temp storage that is not 16-byte aligned.
+  CHECK(select_if(temp, sel, in, out, count, -1, positive) == cudaErrorInvalidValue);
+  CHECK(partition(temp, sel, in, out, count, -1, positive) == cudaErrorInvalidValue);
+  CHECK(select_if(static_cast<char*>(temp) + 8, sel, in, out, count, 1 << 20, positive) == cudaErrorInvalidValue);
+  CHECK(partition(static_cast<char*>(temp) + 4, sel, in, out, count, 1 << 20, positive) == cudaErrorInvalidValue);
+  // A refused size query leaves temp_storage_bytes as it was.
+  std::size_t kept_bytes = 12345;
+  CHECK(select_if(nullptr, kept_bytes, in, out, count, -1, positive) == cudaErrorInvalidValue);
+  CHECK(kept_bytes == 12345);
   // Every item may be kept, so num_items must fit the count's type (a wrapped count would be
   // silently wrong): an int takes up to 2^31 - 1 items, an unsigned up to 2^32 - 1.
   auto* count32 = reinterpret_cast<int*>(std::uintptr_t{1} << 34);
