@@ -215,28 +215,4 @@ using GemmPolicyMediumF64 = GemmPolicyOf<detail::MediumF64Members>;
 //! per thread, 128 threads, 3 stages (38 KiB), 4 blocks per SM.
 using GemmPolicySmallF64 = GemmPolicyOf<detail::SmallF64Members>;
 
-// Every default but GemmPolicyLarge and the vector ones fits the smallest per-block limit of the
-// supported GPUs (sm_75: 64 KiB), so gemm() has a configuration for every device; the double
-// defaults fit the static 48 KiB.
-static_assert(GemmPolicyLarge3::tiled::smem_bytes <= 64 * 1024 && GemmPolicySkinny::tiled::smem_bytes <= 64 * 1024 &&
-                  GemmPolicyMedium::tiled::smem_bytes <= 64 * 1024 && GemmPolicySmall::tiled::smem_bytes <= 64 * 1024,
-              "gemm: the fallback default policies must fit 64 KiB of shared memory (sm_75)");
-static_assert(GemmPolicyLargeF64::tiled::smem_bytes <= 48 * 1024 &&
-                  GemmPolicyMediumF64::tiled::smem_bytes <= 48 * 1024 &&
-                  GemmPolicySmallF64::tiled::smem_bytes <= 48 * 1024,
-              "gemm: the double default policies must fit 48 KiB of shared memory");
-static_assert(GemmPolicyHuge::tiled::smem_bytes <= GemmPolicyLargeVector::tiled::smem_bytes,
-              "gemm: GemmPolicyHuge must fit wherever GemmPolicyLargeVector does");
-// The dispatch checks the grid of a call with the default policies against the smallest tile
-// side among them: GemmPolicySmall's (float) and GemmPolicySmallF64's (double).
-static_assert(GemmPolicySmall::tile_m <= 64 && GemmPolicySmall::tile_m <= GemmPolicySmall::tile_n &&
-                  GemmPolicySmall::tile_m <= GemmPolicyMedium::tile_m &&
-                  GemmPolicySmall::tile_m <= GemmPolicySkinny::tile_m &&
-                  GemmPolicySmall::tile_m <= GemmPolicyLarge3::tile_m,
-              "gemm: GemmPolicySmall must have the smallest tile side of the float defaults");
-static_assert(GemmPolicySmallF64::tile_m <= GemmPolicySmallF64::tile_n &&
-                  GemmPolicySmallF64::tile_m <= GemmPolicyMediumF64::tile_m &&
-                  GemmPolicySmallF64::tile_m <= GemmPolicyLargeF64::tile_n,
-              "gemm: GemmPolicySmallF64 must have the smallest tile side of the double defaults");
-
 }  // namespace tilecraft

@@ -266,6 +266,8 @@ template <class T>
                                          float alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
                                          float beta, float* c, std::int64_t ldc, cudaStream_t stream,
                                          const GemmTensorTunables& tunables = GemmTensorTunables{}) {
+  static_assert(Mma16GemmConfig<T>::smem_bytes <= 65536,
+                "the 16-bit mma.sync configuration must fit sm_75's 64 KiB of opt-in shared memory");
   TILECRAFT_NVTX_RANGE("tilecraft::gemm (16-bit)");
   // (Returned as it is: an error made up here is not the runtime's last error, which
   // stays in its slot for its owner even where it is the same code.)

@@ -269,6 +269,35 @@ template <class T, class Epilogue>
 [[nodiscard]] cudaError_t run_choice(GemmChoice choice, const GemmProblem<T>& p,
                                      const LauncherEpilogue<T, Epilogue>& epi, int sms, const GemmTunables& tuned,
                                      cudaStream_t stream, const LaunchAfter& after = {}) {
+  // The defaults' rules, checked here, where all of them are instantiated anyway (at namespace
+  // scope in gemm_policy.cuh they cost every unit that includes it about a second of constant
+  // evaluation per compilation pass). Every default but GemmPolicyLarge and the vector ones fits
+  // the smallest per-block limit of the supported GPUs (sm_75: 64 KiB), so gemm() has a
+  // configuration for every device; the double defaults fit the static 48 KiB. dispatch() checks
+  // the grid of a call with the default policies against the smallest tile side among them:
+  // GemmPolicySmall's (float) and GemmPolicySmallF64's (double).
+  if constexpr (std::is_same_v<T, double>) {
+    static_assert(GemmPolicyLargeF64::tiled::smem_bytes <= 48 * 1024 &&
+                      GemmPolicyMediumF64::tiled::smem_bytes <= 48 * 1024 &&
+                      GemmPolicySmallF64::tiled::smem_bytes <= 48 * 1024,
+                  "gemm: the double default policies must fit 48 KiB of shared memory");
+    static_assert(GemmPolicySmallF64::tile_m <= GemmPolicySmallF64::tile_n &&
+                      GemmPolicySmallF64::tile_m <= GemmPolicyMediumF64::tile_m &&
+                      GemmPolicySmallF64::tile_m <= GemmPolicyLargeF64::tile_n,
+                  "gemm: GemmPolicySmallF64 must have the smallest tile side of the double defaults");
+  } else {
+    static_assert(
+        GemmPolicyLarge3::tiled::smem_bytes <= 64 * 1024 && GemmPolicySkinny::tiled::smem_bytes <= 64 * 1024 &&
+            GemmPolicyMedium::tiled::smem_bytes <= 64 * 1024 && GemmPolicySmall::tiled::smem_bytes <= 64 * 1024,
+        "gemm: the fallback default policies must fit 64 KiB of shared memory (sm_75)");
+    static_assert(GemmPolicyHuge::tiled::smem_bytes <= GemmPolicyLargeVector::tiled::smem_bytes,
+                  "gemm: GemmPolicyHuge must fit wherever GemmPolicyLargeVector does");
+    static_assert(GemmPolicySmall::tile_m <= 64 && GemmPolicySmall::tile_m <= GemmPolicySmall::tile_n &&
+                      GemmPolicySmall::tile_m <= GemmPolicyMedium::tile_m &&
+                      GemmPolicySmall::tile_m <= GemmPolicySkinny::tile_m &&
+                      GemmPolicySmall::tile_m <= GemmPolicyLarge3::tile_m,
+                  "gemm: GemmPolicySmall must have the smallest tile side of the float defaults");
+  }
   if constexpr (std::is_same_v<T, double>) {
     if (choice == GemmChoice::large_f64) return run_packed<GemmPolicyLargeF64>(p, epi, sms, tuned, stream, after);
     if (choice == GemmChoice::medium_f64) return run_packed<GemmPolicyMediumF64>(p, epi, sms, tuned, stream, after);

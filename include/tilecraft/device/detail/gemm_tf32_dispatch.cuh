@@ -48,9 +48,6 @@ template <GemmMath Math>
 using Tf32FallbackConfigSmall =
     std::conditional_t<Math == GemmMath::tf32, TiledGemm<128, 128, RegBlock<16, 8>, 16, 4, 3, float, GemmMath::tf32>,
                        TiledGemm<64, 128, RegBlock<8, 8>, 32, 4, 2, float, GemmMath::tf32x3>>;
-static_assert(Tf32FallbackConfigSmall<GemmMath::tf32>::smem_bytes <= 65536 &&
-                  Tf32FallbackConfigSmall<GemmMath::tf32x3>::smem_bytes <= 65536,
-              "the short configurations must fit sm_75's 64 KiB of opt-in shared memory");
 
 //! The TF32x3 split of a rows x k matrix (element (r, c) at src[r * ld_src + c]): big = x
 //! rounded to TF32, small = (x - big) rounded to TF32, both rows x k at leading dimension ld
@@ -172,6 +169,8 @@ template <GemmMath Math>
                                         float beta, float* c, std::int64_t ldc, cudaStream_t stream,
                                         const GemmTensorTunables& tunables = GemmTensorTunables{}) {
   static_assert(Math == GemmMath::tf32 || Math == GemmMath::tf32x3, "gemm_tf32_run: Math must be tf32 or tf32x3");
+  static_assert(Tf32FallbackConfigSmall<Math>::smem_bytes <= 65536,
+                "the short configurations must fit sm_75's 64 KiB of opt-in shared memory");
   TILECRAFT_NVTX_RANGE(Math == GemmMath::tf32 ? "tilecraft::gemm<tf32>" : "tilecraft::gemm<tf32x3>");
   // (Returned as it is: an error made up here is not the runtime's last error, which
   // stays in its slot for its owner even where it is the same code.)

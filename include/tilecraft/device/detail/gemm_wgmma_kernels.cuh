@@ -860,8 +860,6 @@ __global__ void __launch_bounds__(S::kernel_threads(AKContiguous), 1)
 //! stages (benchmarks/TUNING.md, "Tensor cores for 16-bit operands").
 template <class T>
 using Mma16GemmConfig = TiledGemm<128, 128, RegBlock<16, 8>, 32, 4, 3, T>;
-static_assert(Mma16GemmConfig<__half>::smem_bytes <= 65536,
-              "the 16-bit mma.sync configuration must fit sm_75's 64 KiB of opt-in shared memory");
 
 //! The same product as gemm_wgmma_tma_kernel through tiled_gemm G (GemmMath::mma16 on any alignment
 //! of the 16-bit operands, GemmMath::tf32 / tf32x3 on float ones): one tile per block, tiles in
