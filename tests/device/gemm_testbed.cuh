@@ -264,14 +264,6 @@ struct DeviceData {
   explicit DeviceData(const HostData<T>& h) : a(h.a), b(h.b), c(h.c) {}
 };
 
-struct Stream {
-  cudaStream_t s{};
-  Stream() { TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&s)); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  ~Stream() { (void)cudaStreamDestroy(s); }  // (a destructor cannot report; as DeviceBuffer's)
-};
-
 // ---- references and the comparison -------------------------------------------------------
 
 // op(A) op(B) and |op(A)| |op(B)| in HostReal<T>, m x n row-major.
@@ -483,8 +475,8 @@ template <class T, class Run>
 std::vector<T> run_on(const Problem<T>& p, const HostData<T>& h, Run&& run) {
   DeviceData<T> d(h);
   Stream stream;
-  CHECK(run(p, d.a.get() + p.off_a, d.b.get() + p.off_b, d.c.get() + p.off_c, stream.s) == cudaSuccess);
-  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.s));
+  CHECK(run(p, d.a.get() + p.off_a, d.b.get() + p.off_b, d.c.get() + p.off_c, stream.get()) == cudaSuccess);
+  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.get()));
   tilecraft::test::sync_and_check();
   return d.c.download();
 }

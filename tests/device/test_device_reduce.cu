@@ -333,11 +333,9 @@ TEST_CASE("the convenience form and streams") {
   const auto ints = tilecraft::test::random_vector<long long>(static_cast<std::size_t>(n), -1000000, 1000000, 31337);
   DeviceBuffer<long long> in(ints), out(1);
   out.poison();
-  cudaStream_t stream;
-  TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
+  const tilecraft::test::Stream stream;
   CHECK(reduce(in.get(), out.get(), n, Sum{}, 0LL, stream) == cudaSuccess);
-  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
-  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  stream.synchronize();
   const long long want = host_fold(ints.data(), n, std::plus<long long>{}, 0LL);
   CHECK(out.download()[0] == want);
   // n == 0 writes the init.

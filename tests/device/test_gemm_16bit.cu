@@ -125,8 +125,7 @@ std::vector<float> run_tilecraft(const Problem& p, const Operands<T>& o, const s
                                  const tilecraft::detail::GemmTensorTunables* tunables = nullptr) {
   DeviceBuffer<T> a(o.a), b(o.b);
   DeviceBuffer<float> c(c0);
-  cudaStream_t stream{};
-  TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
+  const tilecraft::test::Stream stream;
   if (tunables != nullptr) {
     CHECK(tilecraft::detail::gemm_16bit_run<T>(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a,
                                                p.lda(), b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c,
@@ -135,8 +134,7 @@ std::vector<float> run_tilecraft(const Problem& p, const Operands<T>& o, const s
     CHECK(tilecraft::gemm(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a, p.lda(),
                           b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c, p.ldc(), stream) == cudaSuccess);
   }
-  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
-  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  stream.synchronize();
   tilecraft::test::sync_and_check();
   return c.download();
 }

@@ -17,6 +17,7 @@
 
 using namespace tilecraft::test::gemm;
 using tilecraft::test::DeviceBuffer;
+using tilecraft::test::Stream;
 
 // test_gemm (see gemm_testbed.cuh): split K and the packing of operands (K-contiguous ones
 // transposed, unaligned ones copied; whole and in panels of C), forced on small products by lower
@@ -243,11 +244,11 @@ TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before 
         const auto row = tilecraft::Order::row_major;
         const auto& tunables = pack ? packed : split;
         REQUIRE(tilecraft::detail::gemm_run<void, T>(row, Op::none, Op::none, m, n, k, T(1), da.get(), k, db.get(), n,
-                                                     beta, dc.get(), n, tunables, stream.s) == cudaSuccess);
-        if (synchronize) TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.s));
+                                                     beta, dc.get(), n, tunables, stream.get()) == cudaSuccess);
+        if (synchronize) TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.get()));
         REQUIRE(tilecraft::detail::gemm_run<void, T>(row, Op::none, Op::none, m, p, n, T(1), dc.get(), n, de.get(), p,
-                                                     T(0), dd.get(), p, tunables, stream.s) == cudaSuccess);
-        TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.s));
+                                                     T(0), dd.get(), p, tunables, stream.get()) == cudaSuccess);
+        TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.get()));
         tilecraft::test::sync_and_check();
         return dd.download();
       };
@@ -290,8 +291,8 @@ TEST_CASE_TEMPLATE("gemm: a product that reads the C of a peeled product before 
           q.n = n;
           q.k = k;
           Stream stream;
-          REQUIRE(cublas->gemm(q, 1.0, wa.get(), wb.get(), 0.0, wc.get(), stream.s) == CUBLAS_STATUS_SUCCESS);
-          TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.s));
+          REQUIRE(cublas->gemm(q, 1.0, wa.get(), wb.get(), 0.0, wc.get(), stream.get()) == CUBLAS_STATUS_SUCCESS);
+          TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream.get()));
           return wc.download();
         };
         const std::vector<double> ab = product(false), ab_abs = product(true);

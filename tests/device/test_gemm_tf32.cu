@@ -166,8 +166,7 @@ void reference(const Problem& p, const Data& d, std::vector<double>& want, std::
 template <class R>
 std::vector<float> run_gemm(const Problem& p, const Data& d) {
   DeviceBuffer<float> a(d.a), b(d.b), c(d.c0);
-  cudaStream_t stream{};
-  TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
+  const tilecraft::test::Stream stream;
   cudaError_t status = cudaSuccess;
   if constexpr (R::wgmma) {
     status = tilecraft::detail::gemm_tf32_run<R::math>(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha,
@@ -178,8 +177,7 @@ std::vector<float> run_gemm(const Problem& p, const Data& d) {
                                       b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c, p.ldc(), stream);
   }
   CHECK(status == cudaSuccess);
-  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
-  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  stream.synchronize();
   tilecraft::test::sync_and_check();
   return c.download();
 }

@@ -709,25 +709,21 @@ TEST_CASE("histogram_even runs in the order of the stream it is given") {
   if (tilecraft::test::racecheck_sized()) return;  // (the order between kernels and copies: no shared memory in it)
   const std::int64_t n = std::int64_t{1} << (tilecraft::test::sanitizer_sized() ? 20 : 26);
   const auto m = static_cast<std::size_t>(n);
-  std::uint8_t* pinned = nullptr;
-  TILECRAFT_THROW_IF_ERROR(cudaMallocHost(&pinned, m));
+  tilecraft::test::PinnedBuffer<std::uint8_t> pinned(m);
   for (std::size_t i = 0; i < m; ++i) pinned[i] = static_cast<std::uint8_t>(200 + i % 7);
-  const std::vector<std::uint8_t> host(pinned, pinned + m);
+  const std::vector<std::uint8_t> host(pinned.get(), pinned.get() + m);
   DeviceBuffer<std::uint8_t> in(m);
   TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 0, m));
   DeviceBuffer<unsigned> out(256);
-  cudaStream_t stream = nullptr;
-  TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const tilecraft::test::Stream stream(cudaStreamNonBlocking);
   TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
   std::size_t bytes = 0;
   REQUIRE(tilecraft::histogram_even(nullptr, bytes, in.get(), out.get(), 256, 0, 256, n, stream) == cudaSuccess);
   DeviceBuffer<unsigned char> temp(bytes);
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(in.get(), pinned, m, cudaMemcpyHostToDevice, stream));
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(in.get(), pinned.get(), m, cudaMemcpyHostToDevice, stream));
   REQUIRE(tilecraft::histogram_even(temp.get(), bytes, in.get(), out.get(), 256, 0, 256, n, stream) == cudaSuccess);
-  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
+  stream.synchronize();
   CHECK(widen(out.download()) == host_even(host, 0, n, 256, 0, 256));
-  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
-  TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned));
 }
 
 // No samples and no sample array: the histogram is written, all zeros, in even and range bins.

@@ -261,13 +261,11 @@ TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
   std::size_t touched = 0;
   for (const int v : out.download()) touched += v != tilecraft::test::poison_value<int>();
   CHECK(touched == 0);
-  cudaStream_t stream;
-  TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
+  const tilecraft::test::Stream stream;
   out.poison();
   CHECK(inclusive_scan(in.get(), out.get(), 5000, Sum{}, stream) == cudaSuccess);
   CHECK(exclusive_scan(in.get(), in.get(), 5000, Sum{}, 1, stream) == cudaSuccess);  // in place
-  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
-  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  stream.synchronize();
   CHECK(mismatches(out.download(), host_scan<false, int, int>(host, 0, 5000, Sum{})) == 0);
   CHECK(mismatches(in.download(), host_scan<true, int, int>(host, 0, 5000, Sum{}, 1)) == 0);
   // Refusals (a negative count, a null input) leave an earlier call's cudaErrorInvalidValue in
@@ -326,16 +324,14 @@ TEST_CASE("inclusive_scan and exclusive_scan run in the order of the stream they
   if (tilecraft::test::racecheck_sized()) return;  // (the order between kernels and copies: no shared memory in it)
   const std::int64_t n = std::int64_t{1} << (tilecraft::test::sanitizer_sized() ? 20 : 26);
   const auto m = static_cast<std::size_t>(n);
-  int* pinned = nullptr;
-  TILECRAFT_THROW_IF_ERROR(cudaMallocHost(&pinned, m * sizeof(int)));
+  tilecraft::test::PinnedBuffer<int> pinned(m);
   const auto host = tilecraft::test::random_vector<int>(m, -15, 15, 91);
-  std::copy(host.begin(), host.end(), pinned);
+  std::copy(host.begin(), host.end(), pinned.get());
   std::vector<int> negated(m);
   std::transform(host.begin(), host.end(), negated.begin(), [](int v) { return -v; });
   DeviceBuffer<int> in(m), out(m);
   TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 0, m * sizeof(int)));
-  cudaStream_t stream = nullptr;
-  TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const tilecraft::test::Stream stream(cudaStreamNonBlocking);
   TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
   for (bool exclusive : {false, true}) {
     CAPTURE(exclusive);
@@ -348,17 +344,15 @@ TEST_CASE("inclusive_scan and exclusive_scan run in the order of the stream they
     DeviceBuffer<unsigned char> temp(bytes);
     out.poison();
     TILECRAFT_THROW_IF_ERROR(cudaMemsetAsync(in.get(), 0, m * sizeof(int), stream));
-    TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(in.get(), pinned, m * sizeof(int), cudaMemcpyHostToDevice, stream));
+    TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(in.get(), pinned.get(), m * sizeof(int), cudaMemcpyHostToDevice, stream));
     negate_all<<<264, 256, 0, stream>>>(in.get(), n);
     TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
     REQUIRE(run(temp.get(), bytes) == cudaSuccess);
-    TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
+    stream.synchronize();
     const auto want = exclusive ? host_scan<true, int, int>(negated, 0, m, Sum{}, 7)
                                 : host_scan<false, int, int>(negated, 0, m, Sum{});
     CHECK(mismatches(out.download(), want) == 0);
   }
-  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
-  TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned));
 }
 
 }  // namespace scan_tests

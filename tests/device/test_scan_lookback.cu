@@ -241,16 +241,12 @@ TEST_CASE("tiles by block index beside a kernel that holds every SM") {
   DeviceBuffer<unsigned char> temp(bytes);
   temp.poison();
   TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
-  cudaStream_t holder, scanner;
-  TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&holder, cudaStreamNonBlocking));
-  TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&scanner, cudaStreamNonBlocking));
+  const tilecraft::test::Stream holder(cudaStreamNonBlocking), scanner(cudaStreamNonBlocking);
   hold_sm<<<sms, 32, held, holder>>>(100000);  // 0.1 to 0.5 ms a block
   TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
   REQUIRE(inclusive_scan<Registers>(temp.get(), bytes, in.get(), out.get(), n, Sum{}, scanner) == cudaSuccess);
-  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(scanner));
-  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(holder));
-  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(holder));
-  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(scanner));
+  scanner.synchronize();
+  holder.synchronize();
   tilecraft::test::sync_and_check();
   CHECK(mismatches(out.download(), host_scan<false, int, int>(host, 0, host.size(), Sum{})) == 0);
 }
@@ -262,8 +258,8 @@ void stress(const std::vector<T>& host, int rounds) {
   DeviceBuffer<T> in(host);
   std::size_t bytes = 0;
   REQUIRE(inclusive_scan<Policy>(nullptr, bytes, in.get(), static_cast<T*>(nullptr), n, Sum{}) == cudaSuccess);
-  cudaStream_t streams[2];
-  for (auto& s : streams) TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const tilecraft::test::Stream streams[2] = {tilecraft::test::Stream(cudaStreamNonBlocking),
+                                              tilecraft::test::Stream(cudaStreamNonBlocking)};
   std::vector<std::vector<T>> results;
   // Each stream its own temp storage and outputs; every round launches on both streams before
   // synchronizing, so the two scans run side by side and compete for the SMs.
@@ -283,8 +279,7 @@ void stress(const std::vector<T>& host, int rounds) {
     REQUIRE(inclusive_scan<Policy>(temp1.get(), bytes, in.get(), outs[2 * r + 1]->get(), n, Sum{}, streams[1]) ==
             cudaSuccess);
   }
-  for (auto& s : streams) TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(s));
-  for (auto& s : streams) TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(s));
+  for (const auto& s : streams) s.synchronize();
   tilecraft::test::sync_and_check();
   const auto first = outs[0]->download();
   CHECK(mismatches(first, host_scan<false, T, T>(host, 0, m, Sum{})) == 0);

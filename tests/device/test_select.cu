@@ -191,6 +191,24 @@ TEST_CASE("select_if and partition: none, all, alternating and random predicates
       CHECK(narrow == wide);
     }
   }
+  // No items and null arrays (as CUB allows): the run writes the count, 0, and touches nothing.
+  for (bool partitioned : {false, true}) {
+    CAPTURE(partitioned);
+    DeviceBuffer<std::int64_t> count(1);
+    count.poison();
+    const int* none = nullptr;
+    int* none_out = nullptr;
+    auto run = [&](void* temp, std::size_t& bytes) {
+      return partitioned ? partition(temp, bytes, none, none_out, count.get(), 0, Keep{3, 1})
+                         : select_if(temp, bytes, none, none_out, count.get(), 0, Keep{3, 1});
+    };
+    std::size_t bytes = 0;
+    REQUIRE(run(nullptr, bytes) == cudaSuccess);
+    DeviceBuffer<unsigned char> temp(bytes);
+    REQUIRE(run(temp.get(), bytes) == cudaSuccess);
+    tilecraft::test::sync_and_check();
+    CHECK(count.download()[0] == 0);
+  }
 }
 
 // Keeps values below a threshold, for any arithmetic type.
@@ -395,12 +413,10 @@ TEST_CASE("select_if and partition run in the order of the stream they are given
   if (tilecraft::test::racecheck_sized()) return;  // (the order between kernels and copies: no shared memory in it)
   const std::int64_t n = std::int64_t{1} << (tilecraft::test::sanitizer_sized() ? 20 : 26);
   const auto m = static_cast<std::size_t>(n);
-  int* pinned = nullptr;
-  std::int64_t* pinned_count = nullptr;
-  TILECRAFT_THROW_IF_ERROR(cudaMallocHost(&pinned, m * sizeof(int)));
-  TILECRAFT_THROW_IF_ERROR(cudaMallocHost(&pinned_count, sizeof(std::int64_t)));
+  tilecraft::test::PinnedBuffer<int> pinned(m);
+  tilecraft::test::PinnedBuffer<std::int64_t> pinned_count(1);
   const auto host = tilecraft::test::random_vector<int>(m, 1, 1000, 83);
-  std::copy(host.begin(), host.end(), pinned);
+  std::copy(host.begin(), host.end(), pinned.get());
   std::vector<int> kept, rejected;
   const Keep pred{3, 500};
   for (int v : host) (pred(v) ? kept : rejected).push_back(v);
@@ -408,8 +424,7 @@ TEST_CASE("select_if and partition run in the order of the stream they are given
   DeviceBuffer<std::int64_t> count(1);
   out.poison();  // (select_if leaves the tail past the kept items as it was, and it is downloaded)
   TILECRAFT_THROW_IF_ERROR(cudaMemset(in.get(), 0, m * sizeof(int)));
-  cudaStream_t stream = nullptr;
-  TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const tilecraft::test::Stream stream(cudaStreamNonBlocking);
   TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
   for (bool partitioned : {false, true}) {
     CAPTURE(partitioned);
@@ -421,12 +436,12 @@ TEST_CASE("select_if and partition run in the order of the stream they are given
     REQUIRE(run(nullptr, bytes, n) == cudaSuccess);
     DeviceBuffer<unsigned char> temp(bytes);
     TILECRAFT_THROW_IF_ERROR(cudaMemsetAsync(in.get(), 0, m * sizeof(int), stream));
-    TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(in.get(), pinned, m * sizeof(int), cudaMemcpyHostToDevice, stream));
+    TILECRAFT_THROW_IF_ERROR(cudaMemcpyAsync(in.get(), pinned.get(), m * sizeof(int), cudaMemcpyHostToDevice, stream));
     REQUIRE(run(temp.get(), bytes, n) == cudaSuccess);
     TILECRAFT_THROW_IF_ERROR(
-        cudaMemcpyAsync(pinned_count, count.get(), sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
-    TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
-    CHECK(*pinned_count == static_cast<std::int64_t>(kept.size()));
+        cudaMemcpyAsync(pinned_count.get(), count.get(), sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
+    stream.synchronize();
+    CHECK(pinned_count[0] == static_cast<std::int64_t>(kept.size()));
     const auto got = out.download();
     std::size_t bad = 0;
     for (std::size_t i = 0; i < kept.size(); ++i) bad += got[i] != kept[i];
@@ -441,13 +456,10 @@ TEST_CASE("select_if and partition run in the order of the stream they are given
     TILECRAFT_THROW_IF_ERROR(cudaMemsetAsync(count.get(), 0x5A, sizeof(std::int64_t), stream));
     REQUIRE(run(no_temp.get(), no_bytes, 0) == cudaSuccess);
     TILECRAFT_THROW_IF_ERROR(
-        cudaMemcpyAsync(pinned_count, count.get(), sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
-    TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
-    CHECK(*pinned_count == 0);
+        cudaMemcpyAsync(pinned_count.get(), count.get(), sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
+    stream.synchronize();
+    CHECK(pinned_count[0] == 0);
   }
-  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
-  TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned_count));
-  TILECRAFT_THROW_IF_ERROR(cudaFreeHost(pinned));
 }
 
 // Items of got[0, n) that differ from want[i] (want non-null) or from value, counted on the

@@ -37,12 +37,10 @@ void check_transpose(std::int64_t rows, std::int64_t cols, std::int64_t pad_in, 
   DeviceBuffer<T> in(host);
   DeviceBuffer<T> out(static_cast<std::size_t>(offset + cols * ld_out));
   out.poison();
-  cudaStream_t stream;
-  TILECRAFT_THROW_IF_ERROR(cudaStreamCreate(&stream));
+  const tilecraft::test::Stream stream;
   CHECK(run_transpose<T, Policy>(in.get() + offset, ld_in, out.get() + offset, ld_out, rows, cols, stream) ==
         cudaSuccess);
-  TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream));
-  TILECRAFT_THROW_IF_ERROR(cudaStreamDestroy(stream));
+  stream.synchronize();
   tilecraft::test::sync_and_check();
   const auto got = out.download();
   const T poison = tilecraft::test::poison_value<T>();

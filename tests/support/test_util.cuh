@@ -182,6 +182,47 @@ class DeviceBuffer {
   std::size_t n_;
 };
 
+//! A CUDA stream (cudaStreamCreateWithFlags), destroyed on scope exit: on every exit, a failed
+//! REQUIRE's too, so a test case leaves no stream behind for the next.
+class Stream {
+ public:
+  explicit Stream(unsigned flags = cudaStreamDefault) {
+    TILECRAFT_THROW_IF_ERROR(cudaStreamCreateWithFlags(&stream_, flags));
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() { (void)cudaStreamDestroy(stream_); }
+
+  cudaStream_t get() const { return stream_; }
+  operator cudaStream_t() const { return stream_; }  // NOLINT: passed where a cudaStream_t goes
+  void synchronize() const { TILECRAFT_THROW_IF_ERROR(cudaStreamSynchronize(stream_)); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+//! Page-locked host memory for n elements of T (asynchronous copies overlap only from it),
+//! freed on scope exit.
+template <class T>
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(std::size_t n) : n_(n) {
+    static_assert(std::is_trivially_copyable_v<T>, "PinnedBuffer: T must be trivially copyable");
+    TILECRAFT_THROW_IF_ERROR(cudaMallocHost(&raw_, n * sizeof(T) + 1));
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { (void)cudaFreeHost(raw_); }
+
+  T* get() const { return static_cast<T*>(raw_); }
+  std::size_t size() const { return n_; }
+  T& operator[](std::size_t i) const { return get()[i]; }
+
+ private:
+  void* raw_ = nullptr;
+  std::size_t n_;
+};
+
 //! The poison pattern as a T value.
 template <class T>
 T poison_value() {
