@@ -270,12 +270,13 @@ template <class T, class Epilogue>
                                      const LauncherEpilogue<T, Epilogue>& epi, int sms, const GemmTunables& tuned,
                                      cudaStream_t stream, const LaunchAfter& after = {}) {
   // The defaults' rules, checked here, where all of them are instantiated anyway (at namespace
-  // scope in gemm_policy.cuh they cost every unit that includes it about a second of constant
-  // evaluation per compilation pass). Every default but GemmPolicyLarge and the vector ones fits
-  // the smallest per-block limit of the supported GPUs (sm_75: 64 KiB), so gemm() has a
-  // configuration for every device; the double defaults fit the static 48 KiB. dispatch() checks
-  // the grid of a call with the default policies against the smallest tile side among them:
-  // GemmPolicySmall's (float) and GemmPolicySmallF64's (double).
+  // scope in gemm_policy.cuh they cost every unit that includes it, calling gemm() or not,
+  // about 3 s of instantiation and constant evaluation at three architectures). Every default
+  // but GemmPolicyLarge and the vector ones fits the smallest per-block limit of the supported
+  // GPUs (sm_75: 64 KiB), so gemm() has a configuration for every device; the double defaults
+  // fit the static 48 KiB. dispatch() checks the grid of a call with the default policies
+  // against the smallest tile side among them: GemmPolicySmall's (float) and
+  // GemmPolicySmallF64's (double).
   if constexpr (std::is_same_v<T, double>) {
     static_assert(GemmPolicyLargeF64::tiled::smem_bytes <= 48 * 1024 &&
                       GemmPolicyMediumF64::tiled::smem_bytes <= 48 * 1024 &&

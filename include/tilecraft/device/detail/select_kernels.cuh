@@ -117,8 +117,9 @@ TILECRAFT_DEVICE void retire_loads(const T (&v)[N], unsigned char* slot) {
   unsigned fold = 0u;
   if constexpr (sizeof(T) % 4 == 0) {
     // Whole words of each item, as values (no copy through memory). (The compiler's builtin,
-    // which cuda::std::bit_cast wraps: <cuda/std/bit> and <cuda/std/array> cost every unit that
-    // includes select.cuh about 3.5 s of parsing per compilation pass, more than the rest of it.)
+    // which cuda::std::bit_cast wraps: <cuda/std/bit> and <cuda/std/array> added about 3 s to
+    // every one-architecture compile of a unit that includes select.cuh, 5 s at three: more
+    // than the rest of select.cuh.)
     struct Words {
       unsigned word[sizeof(T) / 4];
     };
