@@ -1,19 +1,18 @@
 #include <tilecraft/device/scan.cuh>
-#include <tilecraft/util/functional.cuh>
-// An input type with a user-provided copy: tiles stage inputs as raw bytes, so the scan refuses it.
-struct Counted {
+// An input with a user-written copy constructor: tiles stage inputs as raw bytes, so the scan
+// refuses it (the op itself would accept it, and float accumulators).
+struct Sample {
   float v = 0.0f;
-  __host__ __device__ Counted() {}
-  __host__ __device__ Counted(const Counted& o) : v(o.v) {}
-  __host__ __device__ Counted& operator=(const Counted& o) {
-    v = o.v;
-    return *this;
-  }
-  __host__ __device__ operator float() const { return v; }
+  Sample() = default;
+  __host__ __device__ Sample(const Sample& o) : v(o.v) {}
+};
+struct AddSample {
+  __host__ __device__ float operator()(float acc, const Sample& s) const { return acc + s.v; }
+  __host__ __device__ float operator()(float a, float b) const { return a + b; }
 };
 int main() {
-  const Counted* in = nullptr;
+  const Sample* in = nullptr;
   float* out = nullptr;
   std::size_t bytes = 0;
-  return static_cast<int>(tilecraft::inclusive_scan(nullptr, bytes, in, out, 1, tilecraft::Sum{}));
+  return static_cast<int>(tilecraft::inclusive_scan(nullptr, bytes, in, out, 1, AddSample{}));
 }
