@@ -87,8 +87,10 @@ TEST_CASE_TEMPLATE("gemm: the split tiles' K steps dealt out to a wave of blocks
   // Each shape's split tiles (all of them under a wave, or the last wave's behind whole ones)
   // have their K steps dealt out to the 16 blocks (BalancedSplit), so shares run across tile
   // boundaries; 190 x 350 x 300 cuts a tile into up to 11 pieces of 2 steps. Operands that
-  // fill in vectors deal; the others (unaligned layouts) split K into equal slices. The last two
-  // (6 ragged tiles in 4 or 5 slices' worth of steps) are light enough for the sanitizers' runs.
+  // fill in vectors deal, and so do float's that fill element by element (K-contiguous or
+  // unaligned layouts: a kernel of their own); double's split K into equal slices there. The
+  // last two (6 ragged tiles in 4 or 5 slices' worth of steps) are light enough for the
+  // sanitizers' runs.
   const std::int64_t shapes[][3] = {{100, 100, 2000}, {130, 190, 700}, {200, 300, 1000}, {190, 350, 300},
                                     {33, 700, 1200},  {70, 130, 110},  {129, 67, 120}};
   check_medium_on_4_sms<T>(

@@ -31,6 +31,6 @@ cudaError_t FN(int m, int n, int k, const float* a, const float* b, float* c, cu
 #else
   const std::int64_t ldb = n;
 #endif
-  return tilecraft::detail::gemm_run<void, float>(tilecraft::Order::row_major, tilecraft::Op::none,
-                                                  tilecraft::Op::none, m, n, k, 1.0f, a, k, b, ldb, 0.0f, c, n, t, s);
+  return tilecraft::detail::gemm_run<void, float>(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none,
+                                                  m, n, k, 1.0f, a, k, b, ldb, 0.0f, c, n, t, s);
 }

@@ -87,11 +87,13 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
   };
   using Row = std::integral_constant<Order, Order::row_major>;
   using Col = std::integral_constant<Order, Order::col_major>;
-  // Whether the kernel launched fills in vectors (the launch below picks it by this): only those
-  // deal K steps out (gemm_kernel). Not where kernels run beside it (`after`, the ragged edge's):
-  // they take the block slots its last wave leaves free, and a deal fills every slot (4097 x 4095
-  // x 4093: 0.942 -> 0.893 of cuBLAS when its last wave of 464 tiles was dealt to all 528 slots;
-  // benchmarks/TUNING.md).
+  // Whether the kernel launched fills in vectors (the launch below picks it by this). K steps
+  // are dealt out (gemm_kernel) where it does, and for float where it does not (element_deals:
+  // on a kernel of its own; not measured for double). Not where kernels run beside it (`after`,
+  // the ragged edge's): they take the block slots its last wave leaves free, and a deal fills
+  // every slot (4097 x 4095 x 4093: 0.942 -> 0.893 of cuBLAS when its last wave of 464 tiles was
+  // dealt to all 528 slots; benchmarks/TUNING.md).
+  constexpr bool element_deals = std::is_same_v<T, float> && Policy::max_split_k > 1 && !VectorOnly;
   const bool vector_kernel = [&] {
     const bool a_row = p.order_a == Order::row_major, b_row = p.order_b == Order::row_major;
     if (a_row && !b_row) return false;  // both K-contiguous: the element-by-element kernel
@@ -100,7 +102,7 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
                           : Tiled::vector_fill_ok(as(p.a, Col{}), as(p.b, Col{})));
   }();
   GemmSplitLimits limits = split_limits;
-  limits.balanced = limits.balanced && vector_kernel && after.empty();
+  limits.balanced = limits.balanced && (vector_kernel || element_deals) && after.empty();
   SplitPlan plan = split_k_plan(facts_of<Policy>(), c.rows, c.cols, k, sms, limits);
   const std::int64_t tail = tiles - plan.whole;
   // The blocks after the whole tiles': tail x slices, or the units the tail's steps are dealt to.
@@ -124,10 +126,20 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
     constexpr Order ob = decltype(b)::order;
     if (VectorOnly && !vector_kernel) return cudaErrorInvalidValue;  // (the caller checks it)
     // With both operands K-contiguous nothing fills in vectors: one kernel serves either way.
+    // The vector fills carry the loop of dealt shares always. The element-by-element fill has a
+    // kernel with it for dealt plans and one without for the rest: the loop cost GemmPolicyMedium's
+    // undealt products 3-4%, while the deal ran 1111 x 1333 x 1777 10% sooner. 128 x 128 tiles
+    // take the loop's kernel undealt too: it ran their undealt element fill 4-5% sooner (1025^3,
+    // 1031 x 1029 x 1027; benchmarks/TUNING.md), so theirs is the only element-fill kernel.
     constexpr bool any_vector = oa == Order::col_major || ob == Order::row_major;
-    auto* kernel = gemm_kernel<Policy, oa, ob, any_vector, LauncherEpilogue<T, Epilogue>>;
+    constexpr bool element_loop = element_deals && Policy::tile_m * Policy::tile_n >= 128 * 128;
+    using E = LauncherEpilogue<T, Epilogue>;
+    auto *kernel = gemm_kernel < Policy, oa, ob, any_vector, any_vector || element_loop, E > ;
     if constexpr (!VectorOnly && any_vector) {
-      if (!vector_kernel) kernel = gemm_kernel<Policy, oa, ob, false, LauncherEpilogue<T, Epilogue>>;
+      if (!vector_kernel) kernel = gemm_kernel<Policy, oa, ob, false, element_loop, E>;
+    }
+    if constexpr (element_deals && !element_loop) {
+      if (!vector_kernel && slices.units > 0) kernel = gemm_kernel<Policy, oa, ob, false, true, E>;
     }
     // (opt_in_once's refusal returned as it is, never through the slot-clearing macro.)
     if (const cudaError_t opted = opt_in_once(kernel, Tiled::smem_bytes); opted != cudaSuccess) return opted;
@@ -369,9 +381,7 @@ template <class Policy, class T, class Epilogue>
     return run_packed<Policy>(p, epi, sms, tuned, stream);
   } else {
     const std::int64_t k = p.a.cols;
-    // The plan deals K steps out only where the kernel fills in vectors (launch_product).
-    GemmSplitLimits split = tuned.split;
-    split.balanced = split.balanced && simt_fills_in_vectors(p);
+    const GemmSplitLimits split = tuned.split;
     const GemmChoice choice = choose_default<T>(p.c.rows, p.c.cols, k, limits, split);
     const EdgePlan edge = edge_plan(facts_of_choice(choice), p.c.rows, p.c.cols, k, tuned.edge);
     if (edge.rows == 0 && edge.cols == 0) return run_choice(choice, p, epi, sms, tuned, stream);

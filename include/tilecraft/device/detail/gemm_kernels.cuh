@@ -94,7 +94,7 @@ struct SplitReduceShape {
 //! (KSlices::units), a share of them, the pieces of one or more tiles one after the other. Lets the kernels after it
 //! launch once every block has started (the split-K reduction, which waits for it inside; the ragged edge's thin
 //! products, which read none of its stores).
-template <class Policy, Order OA, Order OB, bool VectorFill, class Epilogue>
+template <class Policy, Order OA, Order OB, bool VectorFill, bool Deal, class Epilogue>
 __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per_sm)
     gemm_kernel(MatrixRef<const typename Policy::element_type, OA> a,
                 MatrixRef<const typename Policy::element_type, OB> b, MatrixRef<typename Policy::element_type> c,
@@ -115,14 +115,15 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   // partial sums. The vector fills stay aligned: m0 and n0 are whole vectors, k0 * ld moves by
   // whole rows of vectors, and a K-contiguous operand is filled element by element.
   // A share of dealt-out steps (KSlices::units) is the steps [x, end) of the tail tiles', one
-  // piece of a tile per pass; any other unit is one pass. Only kernels that fill in vectors
-  // deal (the dispatch plans no dealt shares for the others): a loop around the block-level
-  // GEMM costs the element-by-element fill 17 registers and 3% more instructions a K step,
-  // the vector fills 16 to 27 (benchmarks/TUNING.md); nor do policies that never split K
-  // (GemmPolicyHuge). Without it this is one pass.
-  constexpr bool can_deal = VectorFill && Policy::max_split_k > 1;
+  // piece of a tile per pass; any other unit is one pass. Only kernels built to Deal do (the
+  // dispatch launches those where the plan deals): a loop around the block-level GEMM costs
+  // the element-by-element fill 17 registers and 3% more instructions a K step, the vector
+  // fills 16 to 27 (benchmarks/TUNING.md), so the element fill's undealt products keep a
+  // kernel without it; nor do policies that never split K (GemmPolicyHuge). Without it this
+  // is one pass.
+  constexpr bool can_deal = Deal && Policy::max_split_k > 1;
   TILECRAFT_ASSERT((can_deal || slices.units == 0) &&
-                   "gemm_kernel: dealt K steps need the vector fill and a policy that splits K");
+                   "gemm_kernel: dealt K steps need a kernel built to deal and a policy that splits K");
   std::int64_t x = 0, end = 0;
   if (can_deal && static_cast<std::int64_t>(blockIdx.x) >= slices.whole && slices.units > 0) {
     const BalancedSplit deal{tiles_m * tiles_n - slices.whole, slices.steps, slices.units};

@@ -325,15 +325,6 @@ bool both_fill_in_vectors(const GemmProblem<T>& p) {
          rows_vector_aligned(p.b);
 }
 
-//! Whether the SIMT kernel for `p` fills in 16-byte vectors (TiledGemm::vector_fill_ok): an
-//! operand that is not K-contiguous (A column-major, B row-major), and every such one aligned
-//! for it. Only those kernels deal K steps out (BalancedSplit).
-template <class T>
-bool simt_fills_in_vectors(const GemmProblem<T>& p) {
-  const bool a_vector = !k_contiguous_a(p.order_a), b_vector = !k_contiguous_b(p.order_b);
-  return (a_vector || b_vector) && (!a_vector || rows_vector_aligned(p.a)) && (!b_vector || rows_vector_aligned(p.b));
-}
-
 // ---- what a policy contributes to the plan ---------------------------------------------------
 
 //! The numbers of a policy the plan needs (so the rules are plain functions).
