@@ -115,10 +115,10 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! fewer tiles than the GPU has block slots, K is split (see GemmPolicyDefaults::max_split_k)
 //! into slices of at least 256; when its tiles fill whole waves of block slots and leave a
 //! partial last wave, those last tiles are split so where the model says it pays (the others
-//! keep K whole). Where the kernel fills in 16-byte vectors (and no peeled edge runs beside
-//! it, see below), the split tiles' K steps may instead be dealt out to a wave of blocks in
-//! equal shares, a share running across tiles (1100 x 1300 x 1500: 99 tiles of 128 x 128 to
-//! 264 blocks, 3 / 8 of a tile's K each). Only
+//! keep K whole). Where no peeled edge runs beside it (see below), and for double only where
+//! the kernel fills in 16-byte vectors, the split tiles' K steps may instead be dealt out to a
+//! wave of blocks in equal shares, a share running across tiles (1100 x 1300 x 1500: 99 tiles
+//! of 128 x 128 to 264 blocks, 3 / 8 of a tile's K each). Only
 //! for products of at least 2^28 multiply-adds: the slices (pieces) go to a stream-ordered
 //! workspace and are summed in a fixed order, so results are deterministic.
 //! Where the chosen tiles leave C a last tile row (column) of at most 8 rows (columns), from
