@@ -12,6 +12,9 @@
 #include <cstring>
 #include <type_traits>
 
+#include <nv/target>
+
+#include "../../arch/cp_async.cuh"
 #include "../../arch/smem_address.cuh"
 #include "../../config.cuh"
 #include "../../memory/copy_async.cuh"
@@ -125,6 +128,12 @@ class OperandFill {
 
   //! Issues the copies of any K step (no commit), with `k_left` elements of K left from the
   //! step's start: elements outside the operand zero-fill. `src` and `dst` as for issue_whole().
+  //! A tile ragged along L (its last tile row or column reaching past the operand) runs every
+  //! K step here, so each copy is one cp.async whose source size is the count of its elements
+  //! inside (a vector partly inside reads that part only): no branch on the count, and no
+  //! divergence in a warp where one lane's vector is partly inside. (Three branches, one of
+  //! them four element copies, ran 2000^3's ragged tiles, and so the whole wave, 12% slower
+  //! than its K alone explains: benchmarks/TUNING.md.)
   TILECRAFT_DEVICE void issue_edge(std::uint32_t dst, const T* src, std::int64_t k_left) const {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
@@ -133,20 +142,12 @@ class OperandFill {
       const std::uint32_t d = dst + shared_step(i);
       const int n = inside(row, col_ + Map::col_step(i), k_left);
       // Only elements inside the operand are read; the others zero-fill and read nothing
-      // (their address is formed but never used: the copy's source is the operand's first
-      // element).
-      const T* const e = src + global_step(i);
-      if constexpr (Width == vector && Width > 1) {
-        if (n == vector) {
-          copy<16>(d, e);
-        } else if (n == 0) {
-          copy<16>(d, base_, false);
-        } else {
-#pragma unroll
-          for (int j = 0; j < vector; ++j) copy<elem_bytes>(d + j * elem_bytes, j < n ? e + j : base_, j < n);
-        }
+      // (a copy with none inside takes the operand's first element as its source, unread).
+      const T* const e = n > 0 ? src + global_step(i) : base_;
+      if constexpr (Width > 1) {
+        copy_prefix<elem_bytes * Width>(d, e, n * elem_bytes);
       } else {
-        copy<elem_bytes>(d, n > 0 ? e : base_, n > 0);
+        copy<elem_bytes>(d, e, n > 0);
       }
     }
   }
@@ -218,6 +219,28 @@ class OperandFill {
     } else {
       *static_cast<T*>(__cvta_shared_to_generic(dst)) = *src;
     }
+  }
+
+  // The first `bytes` (0 ... Bytes, whole elements) of the Bytes at src, zeros after them: one
+  // cp.async with a source size (it reads those bytes only); element by element where copies
+  // are synchronous.
+  template <int Bytes>
+  TILECRAFT_DEVICE static void copy_prefix(std::uint32_t dst, const T* src, int bytes) {
+    static_assert(Bytes == 16, "OperandFill::copy_prefix: for 16-byte vectors");
+    TILECRAFT_ASSERT(dst % 16 == 0 && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && bytes >= 0 && bytes <= Bytes &&
+                     "tiled_gemm: a vector copy needs 16-byte aligned addresses and at most 16 bytes read");
+    if constexpr (cp_async_disabled) {
+      copy_prefix_sync<Bytes>(dst, src, bytes);
+    } else {
+      NV_IF_ELSE_TARGET(NV_PROVIDES_SM_80, (arch::cp_async_cg_zfill<16>(dst, src, static_cast<std::uint32_t>(bytes));),
+                        (copy_prefix_sync<Bytes>(dst, src, bytes);))
+    }
+  }
+  template <int Bytes>
+  TILECRAFT_DEVICE static void copy_prefix_sync(std::uint32_t dst, const T* src, int bytes) {
+    T* const out = static_cast<T*>(__cvta_shared_to_generic(dst));
+#pragma unroll
+    for (int j = 0; j < Bytes / elem_bytes; ++j) out[j] = j * elem_bytes < bytes ? src[j] : T{};
   }
 
   // Byte offset of copy i's destination from this thread's first element.
