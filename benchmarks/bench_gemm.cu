@@ -81,13 +81,14 @@ struct GemmSize {
 // 100 tiles of 128 x 128, 361 of 64 x 64, under a wave either way), and the slowest against
 // cuBLAS as planned of 40 shapes from 1024^3 to 1800^3 swept in benchmarks/TUNING.md:
 // 1111 x 1333 x 1777 (B's rows unaligned: the element fill, K steps dealt), 1600 x 1200 x 1400
-// (130 tiles of 128 x 128, under a wave) and 1750^3 (a 64 x 64 wave and a tail, or 196 tiles
-// of 128 x 128 dealt).
+// (130 tiles of 128 x 128, under a wave) and 1750^3 (196 tiles of 128 x 128 dealt); and
+// 2047^3, whose last tile row and column miss one row and column (every tile of a wave waits
+// for the ragged ones: benchmarks/TUNING.md, "Ragged tiles").
 constexpr GemmSize gemm_sizes[] = {
     {512, 512, 512},    {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
     {64, 8192, 8192},   {128, 8192, 8192},  {8192, 8192, 64},   {1000, 999, 1001},  {4097, 4095, 4093},
     {1536, 1536, 1536}, {3072, 3072, 3072}, {1025, 1025, 1025}, {1031, 1029, 1027}, {1100, 1300, 1500},
-    {1200, 1200, 1200}, {1111, 1333, 1777}, {1600, 1200, 1400}, {1750, 1750, 1750},
+    {1200, 1200, 1200}, {1111, 1333, 1777}, {1600, 1200, 1400}, {1750, 1750, 1750}, {2047, 2047, 2047},
 };
 // Elements of the largest operand or result above.
 constexpr std::size_t gemm_max_elems = std::size_t{8192} * 8192;
