@@ -40,14 +40,16 @@ TEST_CASE_TEMPLATE("gemm: few C tiles and a long K (K split across blocks, summe
   });
 }
 
-// Products on GemmPolicyMedium's 64 x 64 tiles (4 blocks an SM) planned for 4 SMs, so waves of
-// 16 blocks, with K slices of at least 16 (`balanced`: dealt K steps allowed). Each shape's
-// plan must meet `premise` (what the test is about); then every layout, order and transpose
-// against cuBLAS and the host reference, alpha -1.5, beta 0 or 0.75.
-template <class T, std::size_t N, class Premise>
+// Products on Policy's tiles (by default GemmPolicyMedium's 64 x 64, 4 blocks an SM) planned
+// for 4 SMs, so waves of 16 blocks (8 for GemmPolicyLarge), with K slices of at least 16
+// (`balanced`: dealt K steps allowed). Each shape's plan must meet `premise` (what the test is
+// about); then every layout, order and transpose against cuBLAS and the host reference, alpha
+// -1.5, beta 0 or 0.75.
+template <class T,
+          class Policy =
+              std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyMedium, tilecraft::GemmPolicyMediumF64>,
+          std::size_t N, class Premise>
 void check_medium_on_4_sms(const std::int64_t (&shapes)[N][3], bool balanced, Premise premise, std::uint64_t salt) {
-  using Medium =
-      std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyMedium, tilecraft::GemmPolicyMediumF64>;
   tilecraft::detail::GemmTunables tunables;
   tunables.split = {16, 0.0, std::int64_t{64} << 20};
   tunables.split.balanced = balanced;
@@ -55,9 +57,9 @@ void check_medium_on_4_sms(const std::int64_t (&shapes)[N][3], bool balanced, Pr
   for (const auto& s : shapes) {
     INFO(s[0], " x ", s[1], " x ", s[2]);
     premise(
-        tilecraft::detail::split_k_plan(tilecraft::detail::facts_of<Medium>(), s[0], s[1], s[2], 4, tunables.split));
+        tilecraft::detail::split_k_plan(tilecraft::detail::facts_of<Policy>(), s[0], s[1], s[2], 4, tunables.split));
   }
-  const auto run = run_gemm<T, Medium>(tunables);
+  const auto run = run_gemm<T, Policy>(tunables);
   std::optional<Cublas> slot;
   const Cublas* cublas = cublas_if_full(slot);
   for_each_case(shapes, [&](const Combo& c, const auto& s, const Layout& layout, int variant) {
@@ -99,6 +101,23 @@ TEST_CASE_TEMPLATE("gemm: the split tiles' K steps dealt out to a wave of blocks
         REQUIRE(plan.units == 16);  // the test's premise: the steps dealt out
       },
       1800);
+}
+
+TEST_CASE_TEMPLATE("gemm: GemmPolicyLarge's split tiles' K steps dealt out, with either fill", T, float, double) {
+  // As above on GemmPolicyLarge's tiles (float: 128 x 128, double: 128 x 64; a wave of 8 blocks
+  // on 4 SMs), whose float element-by-element fill (K-contiguous or unaligned layouts) runs on
+  // the kernel with the deal's loop whether the plan deals or not (launch_product): one tile's
+  // K steps dealt to 8 blocks, 6 tiles' (float) behind whole ones or alone (double), shares
+  // across tiles. Double's element fill splits K into equal slices there. The last two are
+  // light enough for the sanitizers' runs.
+  using Large = std::conditional_t<std::is_same_v<T, float>, tilecraft::GemmPolicyLarge, tilecraft::GemmPolicyLargeF64>;
+  const std::int64_t shapes[][3] = {{100, 100, 2000}, {190, 350, 300}, {129, 67, 120}, {70, 130, 110}};
+  check_medium_on_4_sms<T, Large>(
+      shapes, true,
+      [](const tilecraft::detail::SplitPlan& plan) {
+        REQUIRE(plan.units == 8);  // the test's premise: the steps dealt out
+      },
+      1900);
 }
 
 TEST_CASE_TEMPLATE(
@@ -567,9 +586,9 @@ TEST_CASE_TEMPLATE("gemm against cuBLAS: 1000 x 999 x 1001 in both orders with e
     ++variant;
   }
   // Fewer 128 x 128 tiles than a wave, which choose_default splits in K where modeled_time says
-  // they finish sooner than smaller tiles (132 SMs, float: 1100 x 1300 x 1500's 99 tiles in 5
-  // slices); 1025^3 (float) has its last row and column peeled off (edge_plan), its 64 whole
-  // tiles in 4 slices.
+  // they finish sooner than smaller tiles (132 SMs, float: 1100 x 1300 x 1500's 99 tiles, filled
+  // element by element here, their K steps dealt to 264 blocks); 1025^3 (float) has its last
+  // row and column peeled off (edge_plan), its 64 whole tiles in 4 slices.
   check_gemm(make_problem(combos[3], 1025, 1025, 1025, layouts[0], T(1), T(0.25)), ++salt, run_gemm<T>, &cublas, false);
   check_gemm(make_problem(combos[6], 1100, 1300, 1500, layouts[2], T(-0.5), T(0)), ++salt, run_gemm<T>, &cublas, false);
   // The large default by shape (float: 256 tiles of 128 x 128, double: 512 of 128 x 64); once

@@ -203,7 +203,10 @@ struct TensorKernelRun {
 TEST_CASE_TEMPLATE("tiled_gemm on the tensor cores: TF32 and TF32x3 within their bounds, every op, odd shapes", Math,
                    std::integral_constant<tilecraft::GemmMath, tilecraft::GemmMath::tf32>,
                    std::integral_constant<tilecraft::GemmMath, tilecraft::GemmMath::tf32x3>) {
-  const std::int64_t shapes[][3] = {{1, 1, 1}, {64, 64, 64}, {127, 129, 65}, {200, 130, 301}};
+  // 126 x 131 x 63: vectors of 2 and 3 floats inside C along M and N (with the layouts whose
+  // leading dimensions are multiples of 4, the vector fill's edge copies with a source size)
+  // and of 3 along K (the K-contiguous operands' L x TK tiles).
+  const std::int64_t shapes[][3] = {{1, 1, 1}, {64, 64, 64}, {127, 129, 65}, {126, 131, 63}, {200, 130, 301}};
   const bool full = full_run();
   std::uint64_t salt = Math::value == tilecraft::GemmMath::tf32 ? 7500 : 7700;
   int variant = 0;

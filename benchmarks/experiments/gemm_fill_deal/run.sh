@@ -8,7 +8,8 @@
 #            (the kernel's can_deal and the dispatch's two `balanced` conditions patched)
 #   new:     the working tree (dealt plans of the element fill on a kernel of their own)
 #   new2:    new, and undealt vector-fill products on a kernel without the deal's loop too
-#   new3:    new, and the 128 x 128 policies' undealt element-fill products on the dealing kernel
+#   (new3, the 128 x 128 policies' undealt element-fill products on the dealing kernel, landed
+#   with new in a993db2: the variant is gone)
 #   copyb:   base with B copied to aligned rows first (detail::copy_rows), then the default gemm
 #   pack:    base with the packing limits lowered to 2^30 (A transposed and B copied)
 # VARIANTS picks some (default: base dealall new new2). On the development machine:
@@ -21,8 +22,8 @@ root=$(cd ../../.. && pwd)
 old=${OLD:-$root/build/fd_old}
 F="-std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a --extended-lambda"
 variants=${VARIANTS:-base dealall new new2}
-rm -rf bin && mkdir -p bin/dealall bin/new2 bin/new3
-cp -r "$old/include" bin/dealall/ && cp -r "$root/include" bin/new2/ && cp -r "$root/include" bin/new3/
+rm -rf bin && mkdir -p bin/dealall bin/new2
+cp -r "$old/include" bin/dealall/ && cp -r "$root/include" bin/new2/
 kern=bin/dealall/include/tilecraft/device/detail/gemm_kernels.cuh
 disp=bin/dealall/include/tilecraft/device/detail/gemm_dispatch.cuh
 sed -i 's/constexpr bool can_deal = VectorFill \&\& Policy::max_split_k > 1;/constexpr bool can_deal = Policy::max_split_k > 1;/' $kern
@@ -31,16 +32,11 @@ sed -i 's/split.balanced = split.balanced \&\& simt_fills_in_vectors(p);/split.b
 [ "$(grep -c 'can_deal = Policy::max_split_k > 1;' $kern)" = 1 ] && [ "$(grep -c 'balanced \&\& after.empty();' $disp)" = 1 ] &&
   [ "$(grep -c 'split.balanced = split.balanced;' $disp)" = 1 ] || { echo "dealall: patch did not apply"; exit 1; }
 disp=bin/new2/include/tilecraft/device/detail/gemm_dispatch.cuh
-line='    auto* kernel = gemm_kernel<Policy, oa, ob, any_vector, any_vector, E>;'
+line='    auto* kernel = gemm_kernel<Policy, oa, ob, any_vector, deal, E>;'
 grep -qxF "$line" $disp || { echo "new2: patch did not apply"; exit 1; }
-sed -i "/^    auto\* kernel = gemm_kernel<Policy, oa, ob, any_vector, any_vector, E>;\$/a\\
+sed -i "/^    auto\* kernel = gemm_kernel<Policy, oa, ob, any_vector, deal, E>;\$/a\\
     if constexpr (any_vector) { if (vector_kernel \&\& slices.units == 0) kernel = gemm_kernel<Policy, oa, ob, true, false, E>; }" $disp
-disp=bin/new3/include/tilecraft/device/detail/gemm_dispatch.cuh
-line='      if (!vector_kernel && slices.units > 0) kernel = gemm_kernel<Policy, oa, ob, false, true, E>;'
-grep -qxF "$line" $disp || { echo "new3: patch did not apply"; exit 1; }
-sed -i 's/      if (!vector_kernel \&\& slices.units > 0) kernel = gemm_kernel<Policy, oa, ob, false, true, E>;/      if (!vector_kernel \&\& (slices.units > 0 || Policy::tile_m * Policy::tile_n >= 128 * 128)) kernel = gemm_kernel<Policy, oa, ob, false, true, E>;/' $disp
-grep -q 'tile_n >= 128 \* 128)) kernel' $disp || { echo "new3: patch did not apply"; exit 1; }
-declare -A inc=([base]=$old/include [dealall]=bin/dealall/include [new]=$root/include [new2]=bin/new2/include [new3]=bin/new3/include
+declare -A inc=([base]=$old/include [dealall]=bin/dealall/include [new]=$root/include [new2]=bin/new2/include
                 [copyb]=$old/include [pack]=$old/include)
 declare -A flag=([copyb]=-DTC_COPY_B [pack]=-DTC_PACK)
 list=""

@@ -134,7 +134,8 @@ template <class Policy, bool VectorOnly = false, class T, class Epilogue>
     constexpr bool any_vector = oa == Order::col_major || ob == Order::row_major;
     constexpr bool element_loop = element_deals && Policy::tile_m * Policy::tile_n >= 128 * 128;
     using E = LauncherEpilogue<T, Epilogue>;
-    auto *kernel = gemm_kernel < Policy, oa, ob, any_vector, any_vector || element_loop, E > ;
+    constexpr bool deal = any_vector || element_loop;  // the first kernel's Deal
+    auto* kernel = gemm_kernel<Policy, oa, ob, any_vector, deal, E>;
     if constexpr (!VectorOnly && any_vector) {
       if (!vector_kernel) kernel = gemm_kernel<Policy, oa, ob, false, element_loop, E>;
     }

@@ -119,8 +119,9 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
   // dispatch launches those where the plan deals): a loop around the block-level GEMM costs
   // the element-by-element fill 17 registers and 3% more instructions a K step, the vector
   // fills 16 to 27 (benchmarks/TUNING.md), so the element fill's undealt products keep a
-  // kernel without it; nor do policies that never split K (GemmPolicyHuge). Without it this
-  // is one pass.
+  // kernel without it (but for 128 x 128 tiles, whose element fill ran faster with it:
+  // launch_product); nor do policies that never split K (GemmPolicyHuge). Without it this is
+  // one pass.
   constexpr bool can_deal = Deal && Policy::max_split_k > 1;
   TILECRAFT_ASSERT((can_deal || slices.units == 0) &&
                    "gemm_kernel: dealt K steps need a kernel built to deal and a policy that splits K");

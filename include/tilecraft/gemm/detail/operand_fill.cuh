@@ -129,11 +129,11 @@ class OperandFill {
   //! Issues the copies of any K step (no commit), with `k_left` elements of K left from the
   //! step's start: elements outside the operand zero-fill. `src` and `dst` as for issue_whole().
   //! A tile ragged along L (its last tile row or column reaching past the operand) runs every
-  //! K step here, so each copy is one cp.async whose source size is the count of its elements
-  //! inside (a vector partly inside reads that part only): no branch on the count, and no
-  //! divergence in a warp where one lane's vector is partly inside. (Three branches, one of
-  //! them four element copies, ran 2000^3's ragged tiles, and so the whole wave, 12% slower
-  //! than its K alone explains: benchmarks/TUNING.md.)
+  //! K step here, so each vector copy is one cp.async whose source size is the count of its
+  //! elements inside (a vector partly inside reads that part only): no branch on the count,
+  //! and no divergence in a warp where one lane's vector is partly inside. (Three branches,
+  //! one of them a copy per element, ran 2000^3's ragged tiles, and so the whole wave, 12%
+  //! slower than its K alone explains: benchmarks/TUNING.md.)
   TILECRAFT_DEVICE void issue_edge(std::uint32_t dst, const T* src, std::int64_t k_left) const {
 #pragma unroll
     for (int i = 0; i < per_thread; ++i) {
