@@ -1,7 +1,8 @@
 // One shape (argv: M N K [samples]): cuBLAS (pedantic FP32) and every variant linked in (see
 // lib.cu), each the median of `samples` event timings with 256 MiB written before each (L2
-// flushed), in two interleaved rounds; the ratio to cuBLAS and each variant's max |C - C_cublas|
-// / max |C_cublas|.
+// flushed; experiment_util.cuh's median_us), in two interleaved rounds; the ratio to cuBLAS and
+// each variant's max |C - C_cublas| / max |C_cublas|. (The runs recorded in TUNING.md used
+// gemm_old_new's copy of the timing loop and its own hash for the inputs.)
 #include <cublas_v2.h>
 #include <algorithm>
 #include <cmath>
@@ -9,7 +10,7 @@
 #include <cstdlib>
 #include <vector>
 #include "../cublas_check.cuh"
-#include "../cuda_check.cuh"
+#include "../experiment_util.cuh"
 using Fn = cudaError_t (*)(int, int, int, const float*, const float*, float*, cudaStream_t);
 #define TC_VARIANT(name) cudaError_t gemm_##name(int, int, int, const float*, const float*, float*, cudaStream_t);
 TC_VARIANTS
@@ -21,35 +22,9 @@ struct Variant {
 } variants[] = {TC_VARIANTS};
 static char* flush_buf;
 static const size_t flush_bytes = 256u << 20;
-template <class F>
-double median_us(F f, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int i = 0; i < 2; ++i) f();
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaMemsetAsync(flush_buf, i, flush_bytes));
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 __global__ void fill(float* p, size_t n, unsigned s) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u + s * 97u;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    p[i] = static_cast<float>(h % 1021) / 512.0f - 1.0f;
+    p[i] = static_cast<float>(index_hash(static_cast<long long>(i) + 977ll * s) % 1021) / 512.0f - 1.0f;
   }
 }
 int main(int argc, char** argv) {
@@ -92,8 +67,10 @@ int main(int argc, char** argv) {
     err[v] = md / mx;
   }
   for (int round = 0; round < 2; ++round) {
-    tc[round] = median_us(cub, reps);
-    for (int v = 0; v < nv; ++v) t[v][round] = median_us([&] { CK(variants[v].fn(m, n, k, a, b, c, 0)); }, reps);
+    tc[round] = median_us(cub, flush_buf, flush_bytes, 0, reps);
+    for (int v = 0; v < nv; ++v) {
+      t[v][round] = median_us([&] { CK(variants[v].fn(m, n, k, a, b, c, 0)); }, flush_buf, flush_bytes, 0, reps);
+    }
   }
   std::printf("%5dx%5dx%5d cublas %6.1f/%6.1f", m, n, k, tc[0], tc[1]);
   for (int v = 0; v < nv; ++v) {
