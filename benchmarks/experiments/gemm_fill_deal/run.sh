@@ -2,7 +2,7 @@
 # The FP32 gemm's element-by-element fill at the goal's worst shapes (1111 x 1333 x 1777: B's
 # rows of 1333 floats are not 16-byte aligned, so B fills element by element). Variants of the
 # default gemm, each with cuBLAS (pedantic FP32) in the same process (L2 flushed, medians of 15,
-# two interleaved rounds; the ratio is the best round's; see lib.cu and prof.cu):
+# two interleaved rounds; the ratio is the best round's; see lib.cu and ../gemm_old_new/prof.cu):
 #   base:    the library before dealt K steps in the element fill (OLD: its tree, holding include/)
 #   dealall: base with every element-fill kernel able to deal, and the plan dealing for them too
 #            (the kernel's can_deal and the dispatch's two `balanced` conditions patched)
@@ -44,7 +44,7 @@ for v in $variants; do
   nvcc $F -I "${inc[$v]}" -Dtilecraft=tc_$v -DFN=gemm_$v ${flag[$v]:-} -c lib.cu -o bin/$v.o &
   list="$list TC_VARIANT($v)"
 done
-nvcc $F "-DTC_VARIANTS=$list" -c prof.cu -o bin/prof.o &
+nvcc $F "-DTC_VARIANTS=$list" -c ../gemm_old_new/prof.cu -o bin/prof.o &
 wait
 nvcc $F $(for v in $variants; do echo bin/$v.o; done) bin/prof.o -o bin/prof -lcublas
 for v in $variants; do

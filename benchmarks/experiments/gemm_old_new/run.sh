@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The default FP32 gemm of two versions of the library in one process, cuBLAS (pedantic FP32)
-# beside them: L2 flushed before each sample, medians of 15, and each version's largest
-# difference from cuBLAS relative to max |C|. Not built by CMake. The TUNING.md tables marked
-# "standalone (old and new library in one process)" come from it.
+# beside them: L2 flushed before each sample, medians of 15 in two interleaved rounds, and each
+# version's largest difference from cuBLAS relative to max |C| (prof.cu). Not built by CMake.
+# The TUNING.md tables marked "standalone (old and new library in one process)" come from it.
 #
-# On the development machine (build/ is ignored, so the folder travels only when carried):
+# On the development machine (build/ is ignored, so the folder travels only when carried; carry
+# build/exp and the three headers prof.cu includes from its parent folder):
 #   mkdir -p build/exp/old && cp benchmarks/experiments/gemm_old_new/* build/exp/ &&
+#   cp benchmarks/experiments/*.cuh build/ &&
 #   git archive REV include | tar x -C build/exp/old          # "old": the library at REV
 # On the GPU machine (with build/exp copied there beside the working tree):
 #   build/exp/run.sh 1025x1025x1025 1024x1024x1024 ...        # "new": the working tree's include
