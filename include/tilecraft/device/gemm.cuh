@@ -98,7 +98,10 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! alpha, A and B hold; with beta == 1 nothing is launched, C is left as it is). Any sizes
 //! and leading dimensions, any float-aligned pointers
 //! (16-byte-aligned operands with leading dimensions that are multiples of 4 take the vector
-//! path). FP32 FMAs only (no TF32). Asynchronous on `stream`. C must not share elements with A
+//! path; where such a row ends inside a vector, its last vector is one cp.async that reads only
+//! the row's elements, yet compute-sanitizer's initcheck counts the whole 16 bytes, so it reports
+//! a row's padding past its end, up to the next 16 bytes, as uninitialized unless it was
+//! written). FP32 FMAs only (no TF32). Asynchronous on `stream`. C must not share elements with A
 //! or B (not checked, as in BLAS: disjoint blocks of one allocation are fine).
 //! `Policy`: a GEMM policy (device/gemm_policy.cuh), or void to choose by the shape of C as computed (row-major; a
 //! column-major C is computed as its transpose). When it has more than 64 rows and at least 1.6

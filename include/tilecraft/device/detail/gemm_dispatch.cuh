@@ -191,6 +191,22 @@ constexpr std::int64_t tile_extent(int dim) {
   }
 }
 
+//! transpose() into a packed operand (`outer` rows of `used` elements, leading dimension
+//! ldp, a multiple of 16 bytes) and then zero each row's padding up to its 16-byte vector's end:
+//! a vector partly inside reads it whole as compute-sanitizer's initcheck counts (a cp.async
+//! with a source size, the bytes past it unused), so the packing leaves none of it
+//! uninitialized (copy_rows zeroes its rows' padding itself).
+template <class T>
+[[nodiscard]] cudaError_t transpose_packed(const T* src, std::int64_t ld, T* dst, std::int64_t ldp, std::int64_t outer,
+                                           std::int64_t used, cudaStream_t stream) {
+  TILECRAFT_RETURN_IF_ERROR(transpose(src, ld, dst, ldp, used, outer, stream));
+  constexpr std::int64_t vector = 16 / sizeof(T);
+  const std::int64_t reach = round_up<std::int64_t>(used, vector) < ldp ? round_up<std::int64_t>(used, vector) : ldp;
+  if (reach == used || outer == 0) return cudaSuccess;
+  return cudaMemset2DAsync(dst + used, static_cast<std::size_t>(ldp) * sizeof(T), 0,
+                           static_cast<std::size_t>(reach - used) * sizeof(T), static_cast<std::size_t>(outer), stream);
+}
+
 //! C = epi(a * b), packing operands first as pack_plan says (unpacked when no workspace can be
 //! had). VectorPolicy (void: none) replaces Policy for every product whose
 //! operands both fill in vectors, packed or not, and HugePolicy (void: none) replaces
@@ -244,7 +260,7 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
     const bool a_rows = k_contiguous_a(p.order_a);
     q.a = {a_rows ? p.a.data + r0 * p.a.ld : p.a.data + r0, rows, k, p.a.ld};
     if (plan.pack_a) {
-      status = a_rows ? transpose(q.a.data, p.a.ld, packed_a, plan.ld_a, rows, k, stream)
+      status = a_rows ? transpose_packed(q.a.data, p.a.ld, packed_a, plan.ld_a, k, rows, stream)
                       : copy_rows(q.a.data, p.a.ld, packed_a, plan.ld_a, k, rows, stream);
       q.a = {packed_a, rows, k, plan.ld_a};
       q.order_a = Order::col_major;
@@ -259,7 +275,7 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
       q.order_b = p.order_b;
       if (plan.pack_b) {
         if (!b_whole || r0 == 0) {
-          status = b_cols ? transpose(q.b.data, p.b.ld, packed_b, plan.ld_b, cols, k, stream)
+          status = b_cols ? transpose_packed(q.b.data, p.b.ld, packed_b, plan.ld_b, k, cols, stream)
                           : copy_rows(q.b.data, p.b.ld, packed_b, plan.ld_b, k, cols, stream);
           if (status != cudaSuccess) break;
         }
