@@ -577,11 +577,12 @@ TEST_CASE(
     CHECK(p.ld_b >= q.c.cols);
     CHECK(p.b_elems == q.a.cols * p.ld_b);
   }
-  // Unaligned and not K-contiguous, alone: copied; aligned and not K-contiguous: left as is.
+  // Unaligned and not K-contiguous, alone: copied, to a leading dimension of whole tiles;
+  // aligned and not K-contiguous: left as is.
   p = pack_plan(problem(Order::col_major, Order::row_major, 2049, 2051, 2047, al, 0), 128, 128, limits);
   CHECK((p.pack_a && p.pack_b));
-  CHECK(p.ld_a == 2052);
-  CHECK(p.ld_b == 2052);
+  CHECK(p.ld_a == 2176);
+  CHECK(p.ld_b == 2176);
   CHECK_FALSE(
       pack_plan(problem(Order::col_major, Order::row_major, 2048, 2048, 2048, al, 0), 128, 128, limits).packs());
   // An unaligned operand that is not copied (the other side too short for packing to pay)
@@ -631,7 +632,7 @@ TEST_CASE(
     }
     if (p.pack_a) {
       REQUIRE((p.panel_m == m || p.panel_m % 64 == 0));
-      REQUIRE(p.ld_a % 4 == 0);
+      REQUIRE(p.ld_a % 64 == 0);  // whole tiles (of whole vectors)
       REQUIRE(p.ld_a >= p.panel_m);
       REQUIRE(p.a_elems * 4 <= small.bytes);  // the workspace budget, rounded rows included
     } else {
@@ -639,7 +640,8 @@ TEST_CASE(
     }
     if (p.pack_b) {
       REQUIRE((p.panel_n == n || p.panel_n % 128 == 0));
-      REQUIRE(p.ld_b % 4 == 0);
+      REQUIRE(p.ld_b % 128 == 0);
+      REQUIRE(p.ld_b >= p.panel_n);
       REQUIRE(p.b_elems * 4 <= small.bytes);
     } else {
       REQUIRE(p.panel_n == n);

@@ -136,10 +136,12 @@ struct TiledGemm {
   //! be negative (elements outside C are neither read nor written, as past the far edges);
   //! without it they must be >= 0, and the fills spend no register on the near edges.
   //! Preconditions (checked with TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c
-  //! M x N; m0, n0 >= 0 unless AnyOrigin. Each matrix is read (written) only inside its own rows
-  //! and columns whatever the shapes: where b has fewer rows than a has columns, the product
-  //! runs over K = b.rows. Every thread of the block (exactly `threads`) calls it with the same
-  //! arguments; barriers and shared memory as tiled_gemm()'s.
+  //! M x N, except that a may hold more rows and b more columns than c (read and multiplied,
+  //! never stored: the launcher's packed operands, padded to whole tiles with zeros, so that no
+  //! tile fills along its edge); m0, n0 >= 0 unless AnyOrigin. Each matrix is read (written)
+  //! only inside its own rows and columns whatever the shapes: where b has fewer rows than a
+  //! has columns, the product runs over K = b.rows. Every thread of the block (exactly `threads`) calls it with the
+  //! same arguments; barriers and shared memory as tiled_gemm()'s.
   template <bool VectorFill, bool AnyOrigin = false, Order OA, Order OB, class TC, Order OC, class Epilogue>
   TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const T, OA> a, MatrixRef<const T, OB> b,
                                    MatrixRef<TC, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
@@ -147,8 +149,8 @@ struct TiledGemm {
     const int thread = static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
     TILECRAFT_ASSERT(blockDim.x * blockDim.y * blockDim.z == threads &&
                      "tiled_gemm: blockDim.x * blockDim.y * blockDim.z must equal TiledGemm::threads");
-    TILECRAFT_ASSERT(a.cols == b.rows && a.rows == c.rows && b.cols == c.cols &&
-                     "tiled_gemm: a must be M x K, b K x N and c M x N");
+    TILECRAFT_ASSERT(a.cols == b.rows && a.rows >= c.rows && b.cols >= c.cols &&
+                     "tiled_gemm: a must be M x K, b K x N and c M x N (a may hold more rows, b more columns)");
     TILECRAFT_ASSERT((AnyOrigin || (m0 >= 0 && n0 >= 0)) &&
                      "TiledGemm::run: origins must be >= 0 unless AnyOrigin (tiled_gemm() takes any)");
     TILECRAFT_ASSERT(

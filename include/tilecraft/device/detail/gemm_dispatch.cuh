@@ -191,20 +191,17 @@ constexpr std::int64_t tile_extent(int dim) {
   }
 }
 
-//! transpose() into a packed operand (`outer` rows of `used` elements, leading dimension
-//! ldp, a multiple of 16 bytes) and then zero each row's padding up to its 16-byte vector's end:
-//! a vector partly inside reads it whole as compute-sanitizer's initcheck counts (a cp.async
-//! with a source size, the bytes past it unused), so the packing leaves none of it
-//! uninitialized (copy_rows zeroes its rows' padding itself).
+//! Zeroes elements extent ... ld - 1 of each of the `lines` rows (leading dimension ld) at
+//! `data`: the padding of an operand packed by a transpose (copy_rows zeroes its own), which
+//! the kernels read as rows (columns) of whole tiles and multiply into C's rows past its end,
+//! never stored. (Uninitialized, it would also be what compute-sanitizer's initcheck reports:
+//! it counts all 16 bytes of a vector copy whose source size stops at the extent.)
 template <class T>
-[[nodiscard]] cudaError_t transpose_packed(const T* src, std::int64_t ld, T* dst, std::int64_t ldp, std::int64_t outer,
-                                           std::int64_t used, cudaStream_t stream) {
-  TILECRAFT_RETURN_IF_ERROR(transpose(src, ld, dst, ldp, used, outer, stream));
-  constexpr std::int64_t vector = 16 / sizeof(T);
-  const std::int64_t reach = round_up<std::int64_t>(used, vector) < ldp ? round_up<std::int64_t>(used, vector) : ldp;
-  if (reach == used || outer == 0) return cudaSuccess;
-  return cudaMemset2DAsync(dst + used, static_cast<std::size_t>(ldp) * sizeof(T), 0,
-                           static_cast<std::size_t>(reach - used) * sizeof(T), static_cast<std::size_t>(outer), stream);
+[[nodiscard]] cudaError_t zero_padding(T* data, std::int64_t ld, std::int64_t extent, std::int64_t lines,
+                                       cudaStream_t stream) {
+  if (ld == extent || lines == 0) return cudaSuccess;
+  return cudaMemset2DAsync(data + extent, static_cast<std::size_t>(ld) * sizeof(T), 0,
+                           static_cast<std::size_t>(ld - extent) * sizeof(T), static_cast<std::size_t>(lines), stream);
 }
 
 //! C = epi(a * b), packing operands first as pack_plan says (unpacked when no workspace can be
@@ -260,9 +257,12 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
     const bool a_rows = k_contiguous_a(p.order_a);
     q.a = {a_rows ? p.a.data + r0 * p.a.ld : p.a.data + r0, rows, k, p.a.ld};
     if (plan.pack_a) {
-      status = a_rows ? transpose_packed(q.a.data, p.a.ld, packed_a, plan.ld_a, k, rows, stream)
+      status = a_rows ? transpose(q.a.data, p.a.ld, packed_a, plan.ld_a, rows, k, stream)
                       : copy_rows(q.a.data, p.a.ld, packed_a, plan.ld_a, k, rows, stream);
-      q.a = {packed_a, rows, k, plan.ld_a};
+      if (status == cudaSuccess && a_rows) status = zero_padding(packed_a, plan.ld_a, rows, k, stream);
+      // The packed rows as whole tiles (zeros past `rows`): the kernels read them, multiply
+      // them and store only C's rows, and no tile's fill takes the edge path along M.
+      q.a = {packed_a, round_up<std::int64_t>(rows, panel_tile_m), k, plan.ld_a};
       q.order_a = Order::col_major;
     }
     for (std::int64_t c0 = 0; c0 < n && status == cudaSuccess; c0 += plan.panel_n) {
@@ -275,11 +275,12 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
       q.order_b = p.order_b;
       if (plan.pack_b) {
         if (!b_whole || r0 == 0) {
-          status = b_cols ? transpose_packed(q.b.data, p.b.ld, packed_b, plan.ld_b, k, cols, stream)
+          status = b_cols ? transpose(q.b.data, p.b.ld, packed_b, plan.ld_b, cols, k, stream)
                           : copy_rows(q.b.data, p.b.ld, packed_b, plan.ld_b, k, cols, stream);
+          if (status == cudaSuccess && b_cols) status = zero_padding(packed_b, plan.ld_b, cols, k, stream);
           if (status != cudaSuccess) break;
         }
-        q.b = {packed_b, k, cols, plan.ld_b};
+        q.b = {packed_b, k, round_up<std::int64_t>(cols, panel_tile_n), plan.ld_b};  // (as A's)
         q.order_b = Order::row_major;
       }
       q.c = {p.c.data + r0 * p.c.ld + c0, rows, cols, p.c.ld};

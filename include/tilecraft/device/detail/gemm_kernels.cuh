@@ -150,12 +150,16 @@ __global__ void __launch_bounds__(Policy::tiled::threads, Policy::min_blocks_per
     }
     const TileCoord tile = grouped_tile(slices.whole + t, tiles_m, tiles_n, Policy::group_m);
     const std::int64_t m0 = whole ? 0 : tile.m * tm, n0 = whole ? 0 : tile.n * tn;
-    const std::int64_t rows = whole ? a.rows : (a.rows - m0 < tm ? a.rows - m0 : tm);
-    const std::int64_t cols = whole ? b.cols : (b.cols - n0 < tn ? b.cols - n0 : tn);
+    // C's rows and columns of the tile, and the operands' (a packed operand's extend to whole
+    // tiles of zeros: a.rows >= c.rows, b.cols >= c.cols).
+    const std::int64_t rows = whole ? c.rows : (c.rows - m0 < tm ? c.rows - m0 : tm);
+    const std::int64_t cols = whole ? c.cols : (c.cols - n0 < tn ? c.cols - n0 : tn);
+    const std::int64_t a_rows = whole ? a.rows : (a.rows - m0 < tm ? a.rows - m0 : tm);
+    const std::int64_t b_cols = whole ? b.cols : (b.cols - n0 < tn ? b.cols - n0 : tn);
     const MatrixRef<const T, OA> a_part{OA == Order::row_major ? a.data + m0 * a.ld + k0 : a.data + k0 * a.ld + m0,
-                                        rows, k_len, a.ld};
+                                        a_rows, k_len, a.ld};
     const MatrixRef<const T, OB> b_part{OB == Order::row_major ? b.data + k0 * b.ld + n0 : b.data + n0 * b.ld + k0,
-                                        k_len, cols, b.ld};
+                                        k_len, b_cols, b.ld};
     const MatrixRef<T> out = whole ? c : MatrixRef<T>{slices.partial + (slice * tail + t) * (tm * tn), rows, cols, tn};
     Epilogue e = epi;
     e.raw = !whole;

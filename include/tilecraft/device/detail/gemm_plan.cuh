@@ -725,9 +725,10 @@ inline std::int64_t panel_extent(std::int64_t extent, std::int64_t most, std::in
 
 //! Which operands are packed (copied once into a workspace, so that their shared tiles fill in
 //! 16-byte vectors: a K-contiguous operand transposed, one whose rows are not 16-byte aligned
-//! copied as it is, with a leading dimension of whole vectors) and the panels of C the product
-//! then runs in: rows panel_m of A (and C), columns panel_n of B (and C); packed leading
-//! dimensions ld_a, ld_b (multiples of a vector); a_elems + b_elems elements of workspace.
+//! copied as it is, with a leading dimension of whole tiles, zeros past its extent) and the
+//! panels of C the product then runs in: rows panel_m of A (and C), columns panel_n of B (and
+//! C); packed leading dimensions ld_a, ld_b (multiples of the panels' tile, so of a vector);
+//! a_elems + b_elems elements of workspace.
 struct PackPlan {
   bool pack_a = false, pack_b = false;
   std::int64_t panel_m = 0, panel_n = 0;
@@ -754,28 +755,31 @@ PackPlan pack_plan(const GemmProblem<T>& p, std::int64_t panel_tile_m, std::int6
       k > 0 && static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.min_volume;
   if (!pays) return plan;
   constexpr std::int64_t vector = 16 / static_cast<std::int64_t>(sizeof(T));
-  // Packed rows of K elements the budget holds; a whole operand takes its extent rounded up to
-  // whole vectors (its packed leading dimension), panels are whole tiles (whole vectors too).
+  // Packed rows of K elements the budget holds; a packed operand's leading dimension is its
+  // panel's extent rounded up to whole tiles (whole vectors too), the rows past the extent
+  // zeroed, so that every tile of it is whole for the fills; panels are whole tiles.
   const std::int64_t budget_rows = limits.bytes / (k * static_cast<std::int64_t>(sizeof(T)));
-  auto whole = [&](std::int64_t extent) { return round_up(extent, vector) <= budget_rows; };
+  auto whole_a = [&](std::int64_t extent) { return round_up(extent, panel_tile_m) <= budget_rows; };
+  auto whole_b = [&](std::int64_t extent) { return round_up(extent, panel_tile_n) <= budget_rows; };
   const bool a_ready = !a_scattered && rows_vector_aligned(p.a);
   const bool b_ready = !b_scattered && rows_vector_aligned(p.b);
   const bool copies_pay =
       static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.copy_min_volume;
   const bool a_copyable = a_scattered || copies_pay;
   const bool b_copyable = b_scattered || copies_pay;
-  plan.pack_a = !a_ready && a_copyable && n >= limits.min_side && (whole(m) || budget_rows >= panel_tile_m);
-  plan.pack_b = !b_ready && b_copyable && m >= limits.min_side && (whole(n) || budget_rows >= panel_tile_n);
+  plan.pack_a = !a_ready && a_copyable && n >= limits.min_side && (whole_a(m) || budget_rows >= panel_tile_m);
+  plan.pack_b = !b_ready && b_copyable && m >= limits.min_side && (whole_b(n) || budget_rows >= panel_tile_n);
   if ((!a_scattered && !a_ready && !plan.pack_a) || (!b_scattered && !b_ready && !plan.pack_b)) {
     plan.pack_a = plan.pack_b = false;
   }
   auto panel = [&](bool pack, std::int64_t extent, std::int64_t tile) {
-    return pack && !whole(extent) ? panel_extent(extent, budget_rows / tile * tile, tile) : extent;
+    return pack && round_up(extent, tile) > budget_rows ? panel_extent(extent, budget_rows / tile * tile, tile)
+                                                        : extent;
   };
   plan.panel_m = panel(plan.pack_a, m, panel_tile_m);
   plan.panel_n = panel(plan.pack_b, n, panel_tile_n);
-  plan.ld_a = round_up<std::int64_t>(plan.panel_m, vector);
-  plan.ld_b = round_up<std::int64_t>(plan.panel_n, vector);
+  plan.ld_a = round_up<std::int64_t>(plan.panel_m, plan.pack_a ? panel_tile_m : vector);
+  plan.ld_b = round_up<std::int64_t>(plan.panel_n, plan.pack_b ? panel_tile_n : vector);
   plan.a_elems = plan.pack_a ? k * plan.ld_a : 0;
   plan.b_elems = plan.pack_b ? k * plan.ld_b : 0;
   return plan;
