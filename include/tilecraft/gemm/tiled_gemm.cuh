@@ -132,16 +132,16 @@ struct TiledGemm {
   //! chooses VectorFill and AnyOrigin and is the entry to call). VectorFill: fill in 16-byte
   //! vectors every operand whose fill moves vectors (see vector_fill_ok: all but a K-major tile
   //! of a K-contiguous operand, so all with tensor-core math), which needs vector_fill_ok(a, b)
-  //! and m0, n0 multiples of shape::vector_elems; otherwise element by element. AnyOrigin: m0 and n0 may
-  //! be negative (elements outside C are neither read nor written, as past the far edges);
-  //! without it they must be >= 0, and the fills spend no register on the near edges.
+  //! and m0, n0 multiples of shape::vector_elems; otherwise element by element. AnyOrigin: m0
+  //! and n0 may be negative (elements outside C are neither read nor written, as past the far
+  //! edges); without it they must be >= 0, and the fills spend no register on the near edges.
   //! Preconditions (checked with TILECRAFT_ENABLE_DEVICE_ASSERTIONS): a is M x K, b K x N, c
   //! M x N, except that a may hold more rows and b more columns than c (read and multiplied,
   //! never stored: the launcher's packed operands, padded to whole tiles with zeros, so that no
   //! tile fills along its edge); m0, n0 >= 0 unless AnyOrigin. Each matrix is read (written)
   //! only inside its own rows and columns whatever the shapes: where b has fewer rows than a
-  //! has columns, the product runs over K = b.rows. Every thread of the block (exactly `threads`) calls it with the
-  //! same arguments; barriers and shared memory as tiled_gemm()'s.
+  //! has columns, the product runs over K = b.rows. Every thread of the block (exactly
+  //! `threads`) calls it with the same arguments; barriers and shared memory as tiled_gemm()'s.
   template <bool VectorFill, bool AnyOrigin = false, Order OA, Order OB, class TC, Order OC, class Epilogue>
   TILECRAFT_DEVICE static void run(TempStorage& storage, MatrixRef<const T, OA> a, MatrixRef<const T, OB> b,
                                    MatrixRef<TC, OC> c, std::int64_t m0, std::int64_t n0, const Epilogue& epi) {
