@@ -562,7 +562,7 @@ TEST_CASE(
     CHECK(pack_plan(problem(Order::row_major, Order::row_major, side, side, side, al, 0), 128, 128, limits).pack_a);
   }
   // The other operand (filled by rows) not vector-aligned: copied to aligned rows beside A's
-  // transpose (its leading dimension padded to whole vectors), so that both fill in vectors,
+  // transpose (its leading dimension padded to whole tiles), so that both fill in vectors,
   // from 2^32 multiply-adds on; below that nothing is packed.
   CHECK_FALSE(
       pack_plan(problem(Order::row_major, Order::row_major, 1025, 1025, 1025, al, 0), 128, 128, limits).packs());
@@ -573,8 +573,8 @@ TEST_CASE(
                         problem(Order::row_major, Order::row_major, 1625, 1625, 1627, al, 0)}) {
     p = pack_plan(q, 128, 128, limits);
     CHECK((p.pack_a && p.pack_b));
-    CHECK(p.ld_b % 4 == 0);
-    CHECK(p.ld_b >= q.c.cols);
+    CHECK(p.panel_n == q.c.cols);
+    CHECK(p.ld_b == tilecraft::round_up<std::int64_t>(q.c.cols, 128));
     CHECK(p.b_elems == q.a.cols * p.ld_b);
   }
   // Unaligned and not K-contiguous, alone: copied, to a leading dimension of whole tiles;
@@ -599,7 +599,7 @@ TEST_CASE(
   CHECK(p.a_elems * 4 <= limits.bytes);
   CHECK(p.b_elems * 4 <= limits.bytes);
   // A whole operand whose rows round up past the budget goes in panels: 5590 rows of K = 3001
-  // floats fit 64 MiB (5590 <= 5591 rows), 5592 rounded rows would not.
+  // floats fit 64 MiB (5590 <= 5591 rows), rounded up to whole 256-row tiles (5632) they do not.
   p = pack_plan(problem(Order::row_major, Order::row_major, 5590, 4096, 3001, al, 0), 256, 128, limits);
   CHECK(p.pack_a);
   CHECK(p.a_elems * 4 <= limits.bytes);
@@ -610,8 +610,8 @@ TEST_CASE(
   CHECK(pack_budget(limits, std::int64_t{16} << 30) == std::int64_t{256} << 20);
   CHECK(pack_budget(limits, std::int64_t{2} << 30) == limits.bytes);
   CHECK(pack_budget(GemmPackLimits{1024, 1.0, 4096, 1.0, 0}, std::int64_t{16} << 30) == 4096);
-  // Random shapes and budgets: panels of whole tiles within the budget, leading dimensions of
-  // whole vectors.
+  // Random shapes, budgets and panel tiles: panels of whole tiles within the budget, leading
+  // dimensions of the panels rounded up to whole tiles, no more.
   auto gen = tilecraft::test::rng(31);
   for (int i = 0; i < 5000; ++i) {
     const std::int64_t m = pick(gen, 14), n = pick(gen, 14), k = pick(gen, 14);
@@ -619,8 +619,9 @@ TEST_CASE(
     const Order oa = gen() % 2 ? Order::row_major : Order::col_major;
     const Order ob = gen() % 2 ? Order::row_major : Order::col_major;
     const auto q = problem(oa, ob, m, n, k, gen() % 4 ? al : off, static_cast<std::int64_t>(gen() % 3));
-    p = pack_plan(q, 64, 128, small);
-    INFO(m, " x ", n, " x ", k, " in ", small.bytes, " bytes");
+    const std::int64_t tile_m = std::int64_t{32} << (gen() % 4), tile_n = std::int64_t{32} << (gen() % 4);
+    p = pack_plan(q, tile_m, tile_n, small);
+    INFO(m, " x ", n, " x ", k, " in ", small.bytes, " bytes, tiles ", tile_m, " x ", tile_n);
     // Nothing aligned and not K-contiguous is packed; an unaligned one left as it is leaves
     // everything as it is.
     const bool a_ready = oa == Order::col_major && tilecraft::rows_vector_aligned(q.a);
@@ -631,17 +632,15 @@ TEST_CASE(
       REQUIRE_FALSE(p.packs());
     }
     if (p.pack_a) {
-      REQUIRE((p.panel_m == m || p.panel_m % 64 == 0));
-      REQUIRE(p.ld_a % 64 == 0);  // whole tiles (of whole vectors)
-      REQUIRE(p.ld_a >= p.panel_m);
-      REQUIRE(p.a_elems * 4 <= small.bytes);  // the workspace budget, rounded rows included
+      REQUIRE((p.panel_m == m || p.panel_m % tile_m == 0));
+      REQUIRE(p.ld_a == tilecraft::round_up(p.panel_m, tile_m));  // whole tiles (of whole vectors)
+      REQUIRE(p.a_elems * 4 <= small.bytes);                      // the workspace budget, rounded rows included
     } else {
       REQUIRE(p.panel_m == m);
     }
     if (p.pack_b) {
-      REQUIRE((p.panel_n == n || p.panel_n % 128 == 0));
-      REQUIRE(p.ld_b % 128 == 0);
-      REQUIRE(p.ld_b >= p.panel_n);
+      REQUIRE((p.panel_n == n || p.panel_n % tile_n == 0));
+      REQUIRE(p.ld_b == tilecraft::round_up(p.panel_n, tile_n));
       REQUIRE(p.b_elems * 4 <= small.bytes);
     } else {
       REQUIRE(p.panel_n == n);

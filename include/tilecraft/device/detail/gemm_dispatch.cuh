@@ -200,8 +200,9 @@ template <class T>
 [[nodiscard]] cudaError_t zero_padding(T* data, std::int64_t ld, std::int64_t extent, std::int64_t lines,
                                        cudaStream_t stream) {
   if (ld == extent || lines == 0) return cudaSuccess;
-  return cudaMemset2DAsync(data + extent, static_cast<std::size_t>(ld) * sizeof(T), 0,
-                           static_cast<std::size_t>(ld - extent) * sizeof(T), static_cast<std::size_t>(lines), stream);
+  return returned_status(cudaMemset2DAsync(data + extent, static_cast<std::size_t>(ld) * sizeof(T), 0,
+                                           static_cast<std::size_t>(ld - extent) * sizeof(T),
+                                           static_cast<std::size_t>(lines), stream));
 }
 
 //! C = epi(a * b), packing operands first as pack_plan says (unpacked when no workspace can be
