@@ -134,7 +134,8 @@ template <class Policy = void, GemmEpilogue<double> Epilogue>
 //! rows are not 16-byte aligned (a leading dimension that is not a multiple of 16 bytes, or an
 //! offset base pointer) is copied into rows that are (the same rule with M * N * K >= 2^32): the
 //! shared tiles then fill in 16-byte vectors, which costs one copy and saves more than that in
-//! the product. An operand above 64 MiB or a 64th of the device's memory, whichever is more, is
+//! the product (a packed operand is padded with zeros to whole tiles, so that no tile of it
+//! fills along a ragged edge). An operand above 64 MiB or a 64th of the device's memory, whichever is more, is
 //! packed in equal panels, each multiplied as it is packed. Workspace comes from tilecraft's own
 //! stream-ordered pool (see release_workspace()); where none can be had, the product is computed
 //! unsplit and unpacked.
