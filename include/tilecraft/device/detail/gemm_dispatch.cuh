@@ -234,6 +234,9 @@ template <class Policy, class VectorPolicy = void, class HugePolicy = void, clas
       std::lcm(std::lcm(tile_extent<Policy>(0), tile_extent<VectorPolicy>(0)), tile_extent<HugePolicy>(0));
   constexpr std::int64_t panel_tile_n =
       std::lcm(std::lcm(tile_extent<Policy>(1), tile_extent<VectorPolicy>(1)), tile_extent<HugePolicy>(1));
+  static_assert(panel_tile_m % (16 / sizeof(T)) == 0 && panel_tile_n % (16 / sizeof(T)) == 0,
+                "run_packed: the panels' tiles must be whole 16-byte vectors (packed leading dimensions are "
+                "multiples of them, and the vector fill needs rows of whole vectors)");
   const PackPlan plan = pack_plan(p, panel_tile_m, panel_tile_n, tunables.pack);
   T* workspace = nullptr;
   if (!plan.packs() || workspace_alloc(reinterpret_cast<void**>(&workspace),

@@ -759,22 +759,22 @@ PackPlan pack_plan(const GemmProblem<T>& p, std::int64_t panel_tile_m, std::int6
   // panel's extent rounded up to whole tiles (whole vectors too), the rows past the extent
   // zeroed, so that every tile of it is whole for the fills; panels are whole tiles.
   const std::int64_t budget_rows = limits.bytes / (k * static_cast<std::int64_t>(sizeof(T)));
-  auto whole_a = [&](std::int64_t extent) { return round_up(extent, panel_tile_m) <= budget_rows; };
-  auto whole_b = [&](std::int64_t extent) { return round_up(extent, panel_tile_n) <= budget_rows; };
+  auto whole = [&](std::int64_t extent, std::int64_t tile) { return round_up(extent, tile) <= budget_rows; };
   const bool a_ready = !a_scattered && rows_vector_aligned(p.a);
   const bool b_ready = !b_scattered && rows_vector_aligned(p.b);
   const bool copies_pay =
       static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= limits.copy_min_volume;
   const bool a_copyable = a_scattered || copies_pay;
   const bool b_copyable = b_scattered || copies_pay;
-  plan.pack_a = !a_ready && a_copyable && n >= limits.min_side && (whole_a(m) || budget_rows >= panel_tile_m);
-  plan.pack_b = !b_ready && b_copyable && m >= limits.min_side && (whole_b(n) || budget_rows >= panel_tile_n);
+  plan.pack_a =
+      !a_ready && a_copyable && n >= limits.min_side && (whole(m, panel_tile_m) || budget_rows >= panel_tile_m);
+  plan.pack_b =
+      !b_ready && b_copyable && m >= limits.min_side && (whole(n, panel_tile_n) || budget_rows >= panel_tile_n);
   if ((!a_scattered && !a_ready && !plan.pack_a) || (!b_scattered && !b_ready && !plan.pack_b)) {
     plan.pack_a = plan.pack_b = false;
   }
   auto panel = [&](bool pack, std::int64_t extent, std::int64_t tile) {
-    return pack && round_up(extent, tile) > budget_rows ? panel_extent(extent, budget_rows / tile * tile, tile)
-                                                        : extent;
+    return pack && !whole(extent, tile) ? panel_extent(extent, budget_rows / tile * tile, tile) : extent;
   };
   plan.panel_m = panel(plan.pack_a, m, panel_tile_m);
   plan.panel_n = panel(plan.pack_b, n, panel_tile_n);
