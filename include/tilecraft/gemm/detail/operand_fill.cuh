@@ -135,19 +135,31 @@ class OperandFill {
   //! one of them a copy per element, ran 2000^3's ragged tiles, and so the whole wave, 12%
   //! slower than its K alone explains: benchmarks/TUNING.md.)
   TILECRAFT_DEVICE void issue_edge(std::uint32_t dst, const T* src, std::int64_t k_left) const {
+    if constexpr (Width > 1) {
 #pragma unroll
-    for (int i = 0; i < per_thread; ++i) {
-      const int row = row_ + Map::row_step(i);
-      if (ragged && row >= rows) break;
-      const std::uint32_t d = dst + shared_step(i);
-      const int n = inside(row, col_ + Map::col_step(i), k_left);
-      // Only elements inside the operand are read; the others zero-fill and read nothing
-      // (a copy with none inside takes the operand's first element as its source, unread).
-      const T* const e = n > 0 ? src + global_step(i) : base_;
-      if constexpr (Width > 1) {
+      for (int i = 0; i < per_thread; ++i) {
+        const int row = row_ + Map::row_step(i);
+        if (ragged && row >= rows) break;
+        const std::uint32_t d = dst + shared_step(i);
+        const int n = inside(row, col_ + Map::col_step(i), k_left);
+        // Only elements inside the operand are read; the others zero-fill and read nothing
+        // (a copy with none inside takes the operand's first element as its source, unread).
+        const T* const e = n > 0 ? src + global_step(i) : base_;
         copy_prefix<elem_bytes * Width>(d, e, n * elem_bytes);
-      } else {
-        copy<elem_bytes>(d, e, n > 0);
+      }
+    } else {
+      // Element by element: K left as an int once a step (a tile's steps before the last see
+      // all of theirs inside), and a copy with nothing inside keeps its own address (a source
+      // size of 0 reads no byte). (The same for the vector copies cost the whole tiles of
+      // 2048^3 and 4096^3 1.3%, which never run this path: it changed the mainloop's code
+      // around it. benchmarks/TUNING.md, "Packed operands of whole tiles".)
+      const int k_in = k_left < tk ? static_cast<int>(k_left) : tk;
+#pragma unroll
+      for (int i = 0; i < per_thread; ++i) {
+        const int row = row_ + Map::row_step(i);
+        if (ragged && row >= rows) break;
+        const int n = inside(row, col_ + Map::col_step(i), k_in);
+        copy<elem_bytes>(dst + shared_step(i), src + global_step(i), n > 0);
       }
     }
   }
