@@ -56,7 +56,9 @@ namespace {
 // tiles as chosen by shape (0: 64 x 128 for every product here planned for the device's SMs),
 // or forced to 128 x Width (64: 64 x 128). TF32 computes a product whose A is K-contiguous and
 // B N-contiguous, both aligned, as C^T = B^T A^T with B^T from registers (stored transposed:
-// whole tiles, slices and stream-K shares alike); unaligned layouts take the other path, B
+// whole tiles, slices and stream-K shares alike), and one whose A is M-contiguous and aligned
+// (300 and 8 rows: row-major op(A) = A^T) with A from registers, C stored as it is (B transposed
+// first where it is N-contiguous); unaligned layouts take the other path, the operands
 // transposed first. SmemLimit > 0: the mma.sync path alone, as on a GPU whose blocks may opt in
 // to no more shared memory than that (65536: sm_75's, where it runs one stage fewer).
 // WorkspaceLimit >= 0: workspace requests above it refused as an exhausted pool refuses them

@@ -131,8 +131,9 @@ inline bool wgmma_tma_available(std::int64_t rows, std::int64_t cols, std::int64
 //! at x, K-contiguous when XK) and Y (cols x k, at y), both 16-byte aligned with leading
 //! dimensions that are multiples of 16 bytes; Split (TF32x3): their small parts at x + small_x
 //! and y + small_y, the same shapes and leading dimensions (16-byte aligned too). TransposedC:
-//! `c` holds C transposed (cols x rows, element (r, c) at c[c * ldc + r]), as it must where a
-//! float X is not K-contiguous (it goes to wgmma from registers). Where the partial sums' (and
+//! `c` holds C transposed (cols x rows, element (r, c) at c[c * ldc + r]); by default where a
+//! float X is not K-contiguous (it goes to wgmma from registers, which the dispatch uses for
+//! C^T = B^T A^T), given false for such an X that is A itself. Where the partial sums' (and
 //! flags') workspace cannot be had (at most workspace_limit bytes where that is not negative),
 //! every tile runs whole instead (wgmma_whole_plan). Returns cudaErrorInvalidValue, launching
 //! nothing, when the tiles or the K steps exceed 2^31 - 1.

@@ -187,11 +187,13 @@ struct GemmTensorTunables {
   //! maths split the last wave's K in slices), 1 for every math wherever it may run (tests),
   //! -1 never (K slices for TF32x3 too).
   int stream_k = 0;
-  //! TF32 with an N-contiguous B (the row-major B of C = A B) and a K-contiguous A, both with
-  //! 16-byte aligned rows: compute C^T = B^T A^T with B^T going to wgmma from registers and C
-  //! stored transposed, nothing transposed in memory (true), or transpose B into workspace
-  //! first (false: tests, experiments; benchmarks/TUNING.md).
-  bool registers_b = true;
+  //! TF32 with an operand that is not K-contiguous and has 16-byte aligned rows: it goes to
+  //! wgmma from registers as it is stored (true), or is transposed into workspace first (false:
+  //! tests, experiments; benchmarks/TUNING.md). An N-contiguous B (the row-major B of C = A B)
+  //! beside a K-contiguous A: C^T = B^T A^T, C stored transposed. An M-contiguous A (row-major
+  //! op(A) = A^T): C = A B as it is, B transposed into workspace first where it is not
+  //! K-contiguous either.
+  bool registers_operand = true;
   //! As GemmTunables::workspace_limit: a request above it is refused as an exhausted pool
   //! refuses it, and the call takes its path without workspace.
   std::int64_t workspace_limit = -1;

@@ -4,8 +4,9 @@
 //! kernel (where this binary carries sm_90a code for the device and the product has tiles
 //! enough) and the block-level tiled_gemm on mma.sync (detail/gemm_wgmma_kernels.cuh). For the
 //! wgmma kernel the operands are brought into the form it reads: K-contiguous, 16-byte aligned
-//! rows (transposed or copied into workspace where they are not; in TF32 a row-major NN product
-//! runs as C^T = B^T A^T with B^T from registers instead, nothing moved), and for TF32x3 split
+//! rows (transposed or copied into workspace where they are not; in TF32 an operand that is not
+//! K-contiguous goes to wgmma from registers instead: a row-major NN product runs as
+//! C^T = B^T A^T with B^T so, nothing moved, and a TT product with A so), and for TF32x3 split
 //! into TF32 big and small parts.
 #pragma once
 
@@ -203,7 +204,12 @@ template <GemmMath Math>
   auto aligned = [](const float* p, std::int64_t ld) {
     return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0 && tma_row_stride_fits<float>(ld);
   };
-  const bool swap = !split && tunables.registers_b && x_k && !y_k && aligned(x, ldx) && aligned(y, ldy);
+  const bool swap = !split && tunables.registers_operand && x_k && !y_k && aligned(x, ldx) && aligned(y, ldy);
+  // An M-contiguous X (row-major op(A) = A^T) goes to wgmma from registers as it is, C stored as
+  // it is, Y brought into K-contiguous rows where it is not: one operand moved at most, where
+  // transposing X into workspace first moved both of a TN product's and cost a TT product
+  // 0.56-0.83x cuBLAS on shapes from 1024 to 4096 a side (benchmarks/TUNING.md).
+  const bool x_regs = !split && tunables.registers_operand && !x_k && aligned(x, ldx);
   const int swap_width = swap ? wgmma_width<float>(cols, rows, sms, tunables) : width;
   auto swap_plan_for = [&](auto shape) { return wgmma_plan_of<decltype(shape)>(cols, rows, k, sms, tunables); };
   const WgmmaPlan plan = split  ? plan_for(WgmmaGemmShape<float, split>{})
@@ -221,7 +227,7 @@ template <GemmMath Math>
     if (!wgmma_plan_fits(plan)) return cudaErrorInvalidValue;
     const std::int64_t ldp = round_up<std::int64_t>(k, 4);
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
-    const std::int64_t x_elems = tf32_operand_elems(x, ldx, x_k, rows, k, split);
+    const std::int64_t x_elems = x_regs ? 0 : tf32_operand_elems(x, ldx, x_k, rows, k, split);
     const std::int64_t y_elems = swap ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split);
     float* ws = nullptr;
     // Where the operands' workspace cannot be had: mma.sync on them as they are (below).
@@ -231,7 +237,7 @@ template <GemmMath Math>
       Tf32Operand xo{x, ldx, 0}, yo{y, ldy, 0};
       cudaError_t status = cudaSuccess;
       if (k > 0) {
-        status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream);
+        if (!x_regs) status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream);
         if (status == cudaSuccess && !swap) {
           status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
         }
@@ -252,7 +258,13 @@ template <GemmMath Math>
                                                                         cols, k, alpha, beta, plan, stream,
                                                                         tunables.workspace_limit);
           };
-          status = swap ? with_wgmma_width<float>(swap_width, run_swapped) : with_wgmma_width<float>(width, run);
+          auto run_x_regs = [&](auto shape) {
+            return launch_wgmma_tma<decltype(shape), float, false, true, false, false>(
+                x, ldx, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream, tunables.workspace_limit);
+          };
+          status = swap     ? with_wgmma_width<float>(swap_width, run_swapped)
+                   : x_regs ? with_wgmma_width<float>(width, run_x_regs)
+                            : with_wgmma_width<float>(width, run);
         }
       }
       if (ws != nullptr) {
@@ -290,7 +302,8 @@ template <GemmMath Math>
 
 //! Declares (Prefix `extern`) or defines (Prefix empty) the instantiation of tilecraft::gemm's
 //! launcher for float operands in GemmMath Math (tilecraft::GemmMath::tf32 or tf32x3) with its
-//! kernels (for tf32, eight wgmma kernels: four tile widths, each direct and as C^T = B^T A^T;
+//! kernels (for tf32, twelve wgmma kernels: four tile widths, each direct, as C^T = B^T A^T with
+//! B^T from registers, and direct with A from registers;
 //! for tf32x3, one; and for both, eight mma.sync ones: two stage depths x four operand
 //! orders; a minute or more of compilation per architecture), as
 //! TILECRAFT_GEMM_16BIT_INSTANCE does for 16-bit operands.

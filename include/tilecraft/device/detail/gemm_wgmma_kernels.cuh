@@ -11,7 +11,8 @@
 //!     memory: the copies keep the contiguous dimension in 128-byte rows, and the descriptor
 //!     tells wgmma which it is. TF32 reads shared memory K-major only: an M-contiguous float A
 //!     goes to wgmma from registers instead (the dispatch computes a row-major NN product as
-//!     C^T = B^T A^T so, and packs every other operand that is not K-contiguous). A row-major NN
+//!     C^T = B^T A^T so, and a row-major TT product as it is; it packs every other operand that
+//!     is not K-contiguous). A row-major NN
 //!     product of 16-bit operands may run as its transpose too (A as wgmma's K-contiguous B),
 //!     the tile of C then stored transposed through shared memory.
 //!     Persistent (one block per SM): whole tiles first, then, as the plan says, the last
@@ -586,13 +587,14 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   const std::uint32_t ring = (arch::smem_address(wgmma_smem_raw) + 1023u) & ~1023u;
   // full[s]: stage s holds its bytes (the producer's arrival and the copies' transaction
   // bytes); empty[s]: every computing thread is done reading it.
-  // A float A that is not K-contiguous (the B^T of C^T = B^T A^T, which the dispatch computes
-  // for a row-major NN product) goes to wgmma from registers: TF32 wgmma reads shared memory
-  // K-major only, registers in any order. The tile is then stored transposed.
+  // A float A that is not K-contiguous goes to wgmma from registers: TF32 wgmma reads shared
+  // memory K-major only, registers in any order. That A is the B^T of C^T = B^T A^T, which the
+  // dispatch computes for a row-major NN product, the tile then stored transposed; or an
+  // M-contiguous A itself (row-major TT), the tile stored as it is.
   constexpr bool a_regs = std::is_same_v<T, float> && !AKContiguous;
   static_assert(!a_regs || (BKContiguous && !Split),
                 "gemm_wgmma_tma_kernel: a float A from registers needs a K-contiguous B, not split");
-  static_assert(TransposedC == a_regs || (TransposedC && sizeof(T) == 2 && !Split),
+  static_assert(!TransposedC || a_regs || (sizeof(T) == 2 && !Split),
                 "gemm_wgmma_tma_kernel: C is stored transposed for a float A from registers, or through shared "
                 "memory from 16-bit operands");
   constexpr bool staged_c = TransposedC && !a_regs;
@@ -805,13 +807,13 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
         wgmma_add_partial<S>(acc, partial + j * tile_elems);
       }
     }
-    if constexpr (a_regs) {
+    if constexpr (a_regs && TransposedC) {
       wgmma_store_tile_transposed<S>(acc, c, ldc, unit.m0, unit.n0, m, n, alpha, beta);
     } else if constexpr (staged_c) {
       wgmma_store_tile_staged_transposed<S>(acc, staging(), c + unit.n0 * ldc + unit.m0, ldc, unit.m0, unit.n0, m, n,
                                             alpha, beta);
     } else {
-      wgmma_store_tile<S>(acc, c + unit.m0 * ldc + unit.n0, ldc, unit.m0, unit.n0, m, n, alpha, beta);
+      wgmma_store_tile<S, a_regs>(acc, c + unit.m0 * ldc + unit.n0, ldc, unit.m0, unit.n0, m, n, alpha, beta);
     }
   });
 }
@@ -821,21 +823,20 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
 //! likewise), given as tensor maps (device/detail/tensor_map.cuh, 128-byte swizzle) of the operands
 //! as stored: K-contiguous, `k` x rows in boxes of tile_k x tile_m (A) or tile_k x tile_n (B);
 //! otherwise rows x `k` in boxes of 128 bytes of elements x tile_k. T: a 16-bit type, or float
-//! (TF32: B K-contiguous, A either, then from registers and C stored transposed; Split: TF32x3, the
-//! small parts' maps in ops.a_small and ops.b_small, ignored otherwise). TransposedC: `c` holds C
-//! transposed (n x m, element (r, c) at c[c * ldc + r]); from 16-bit operands it is staged
-//! through shared memory (wgmma_store_tile_staged_transposed). plan.ktiles == 0 (k == 0)
-//! gives C = beta * C. Persistent: block b computes its units of `plan` (for_each_wgmma_unit):
-//! whole tiles of S::tile_m x S::tile_n straight into C, in groups of WgmmaGemmShape::group_m tile
-//! rows; K slices of the last wave's tiles, whose raw sums go to `partial` (a tile of floats a
-//! slice of a tile) for gemm_wgmma_slices_reduce_kernel; or its stream-K share, whose pieces of
-//! tiles owned by other blocks go to its slot of `partial` (a tile of floats a block) and raise
-//! flags[b]. `flags` (plan.blocks words, stream-K only) must be zero when the first block starts,
-//! or be cleared by gemm_stream_k_reset_kernel launched just before this kernel, which may then be
-//! its programmatic dependent. Launch plan.blocks blocks, at most one per SM (an owner waits only
-//! for blocks before it: see for_each_wgmma_unit). The warp after the computing ones (its first
-//! lane; Split: warpgroup 2, which gives its registers to the other two) fills a ring of S::stages stages by TMA, each
-//! guarded by a full and an empty mbarrier; the computing warpgroups wait on `full`, multiply
+//! (TF32: B K-contiguous, A either, then from registers; Split: TF32x3, the small parts' maps in
+//! ops.a_small and ops.b_small, ignored otherwise). TransposedC: `c` holds C transposed (n x m,
+//! element (r, c) at c[c * ldc + r]), stored from the accumulators where A comes from registers
+//! and staged through shared memory from 16-bit operands (wgmma_store_tile_staged_transposed). plan.ktiles == 0 (k ==
+//! 0) gives C = beta * C. Persistent: block b computes its units of `plan` (for_each_wgmma_unit): whole tiles of
+//! S::tile_m x S::tile_n straight into C, in groups of WgmmaGemmShape::group_m tile rows; K slices of the last wave's
+//! tiles, whose raw sums go to `partial` (a tile of floats a slice of a tile) for gemm_wgmma_slices_reduce_kernel; or
+//! its stream-K share, whose pieces of tiles owned by other blocks go to its slot of `partial` (a tile of floats a
+//! block) and raise flags[b]. `flags` (plan.blocks words, stream-K only) must be zero when the first block starts, or
+//! be cleared by gemm_stream_k_reset_kernel launched just before this kernel, which may then be its programmatic
+//! dependent. Launch plan.blocks blocks, at most one per SM (an owner waits only for blocks before it: see
+//! for_each_wgmma_unit). The warp after the computing ones (its first lane; Split: warpgroup 2, which gives its
+//! registers to the other two) fills a ring of S::stages stages by TMA, each guarded by a full and an empty mbarrier;
+//! the computing warpgroups wait on `full`, multiply
 //! (`wgmma.mma_async.m64nN` straight from shared memory), and release a stage as soon as its
 //! products are done, so no block-wide barrier stands in the main loop and no computing thread
 //! issues a copy (benchmarks/TUNING.md: at 4096^3 and 8192^3, 14% and 20% faster than the earlier
