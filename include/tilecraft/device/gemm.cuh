@@ -309,18 +309,24 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! K-contiguous rows that start 16-byte aligned: an operand stored otherwise (the A of a
 //! column-major NN product, the B of a row-major one) is first transposed or copied into
 //! workspace (tilecraft's stream-ordered pool, see release_workspace(); for TF32x3 every operand,
-//! twice its size), except in TF32 the B of a row-major NN product (the A of a column-major one)
-//! when both operands have 16-byte aligned rows: the product runs as C^T = B^T A^T, B^T read as
-//! stored into registers for wgmma, C stored transposed.
+//! twice its size), except in TF32 an operand whose rows are 16-byte aligned goes to wgmma from
+//! registers as stored: the B of a row-major NN product (the A of a column-major one) beside an
+//! aligned A, the product then run as C^T = B^T A^T and C stored transposed; and an M-contiguous
+//! A (row-major op(A) = A^T; column-major op(B) = B^T), C stored as it is, with B transposed first
+//! where it is not K-contiguous either.
 //! Everything else runs the block-level tiled_gemm on mma.sync on the operands as they are
 //! (operands rounded to nearest; FMAs below sm_80), without workspace; and so does a product
 //! whose operands' workspace cannot be had (a split or stream-K K whose partial sums' workspace
 //! cannot be had runs every tile whole instead). Returns cudaErrorInvalidValue, launching
 //! nothing, for the float gemm()'s invalid arguments (and a grid or K step count above
 //! 2^31 - 1); m == 0 or n == 0 is a successful no-op; otherwise the launch status.
-//! Performance on an H200 (benchmarks/results): TF32 0.94 to 1.19x cuBLAS's TF32 from 1024^3 to
-//! 8192^3, 0.90x or more at the other shapes measured with M, N, K >= 1024 and at
-//! 128 x 8192 x 8192; TF32x3 2.2 to 2.4x cuBLAS's FP32 SGEMM at 4096^3 and 8192^3.
+//! Performance on an H200 (benchmarks/results, benchmarks/TUNING.md): TF32 0.94 to 1.20x cuBLAS's
+//! TF32 from 1024^3 to 8192^3 (row-major NN) and 1.08x at 128 x 8192 x 8192; over 39 shapes
+//! from 1024 to 4100 a side in all four layouts, 0.85x or more but where both operands are
+//! K-contiguous (row-major NT) on four shapes (0.69-0.78x: both operands from shared memory,
+//! which takes those shapes 1.15-1.4x as long as one operand from registers does in NN and TT)
+//! and one at the edge (4096 x 1536 x 2500 TT, 0.849x); TF32x3 2.2 to 2.4x cuBLAS's FP32 SGEMM
+//! at 4096^3 and 8192^3, and faster than it at every shape of the sweep.
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
 //! cudaError_t run(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
