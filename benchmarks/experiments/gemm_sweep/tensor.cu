@@ -64,8 +64,13 @@ int main(int argc, char** argv) {
   CKB(cublasCreate(&h));
   unsigned* diff;
   CK(cudaMalloc(&diff, 2 * sizeof(unsigned)));
-  std::printf("%-16s %-3s %21s %21s %21s %21s %9s\n", "shape", "AB", "bf16 us (ratio)", "f16 us (ratio)",
-              "tf32 us (ratio)", "tf32x3 us (ratio)", "max err");
+  // TC_NAME: a variant's name, the first column (run_tensor.sh's TC_VARIANTS); TC_HEADER=0: no header.
+  const char* name = std::getenv("TC_NAME");
+  const char* header = std::getenv("TC_HEADER");
+  if (header == nullptr || std::strcmp(header, "0") != 0) {
+    std::printf("%-6s %-16s %-3s %21s %21s %21s %21s %9s\n", "", "shape", "AB", "bf16 us (ratio)", "f16 us (ratio)",
+                "tf32 us (ratio)", "tf32x3 us (ratio)", "max err");
+  }
   for (int arg = 1; arg < argc; ++arg) {
     int m = 0, n = 0, k = 0;
     if (std::sscanf(argv[arg], "%dx%dx%d", &m, &n, &k) != 3) {
@@ -161,8 +166,9 @@ int main(int argc, char** argv) {
         cell(3, to, tp);
         check();
       }
-      std::printf("%5dx%5dx%5d %c%c  %21s %21s %21s %21s %9.2e\n", m, n, k, op_a == Op::none ? 'N' : 'T',
-                  op_b == Op::none ? 'N' : 'T', cells[0], cells[1], cells[2], cells[3], worst);
+      std::printf("%-6s %5dx%5dx%5d %c%c  %21s %21s %21s %21s %9.2e\n", name != nullptr ? name : "", m, n, k,
+                  op_a == Op::none ? 'N' : 'T', op_b == Op::none ? 'N' : 'T', cells[0], cells[1], cells[2], cells[3],
+                  worst);
       std::fflush(stdout);
     }
     CK(cudaFree(a));
