@@ -17,18 +17,6 @@ nvcc $F -I "$root/include" -Dtilecraft=tc_new -DFN=gemm_new -c lib.cu -o bin/s_n
 nvcc $F '-DTC_VARIANTS=TC_VARIANT(new)' -c prof.cu -o bin/s_prof.o &
 wait
 nvcc $F bin/s_new.o bin/s_prof.o -o bin/s_prof -lcublas
-shapes=${*:-$(python3 - <<'PY'
-import random
-r = random.Random(2026)
-sides = [1024, 1025, 1031, 1100, 1152, 1200, 1280, 1333, 1400, 1500, 1536, 1600, 1750, 1800,
-         1999, 2000, 2047, 2048, 2300, 2500, 2560, 3000, 3001, 3333, 4095, 4096, 4100]
-rows = set()
-while len(rows) < 64:
-    rows.add(tuple(r.choice(sides) for _ in range(3)))
-bench = [(1025, 1025, 1025), (1031, 1029, 1027), (1200, 1200, 1200), (1100, 1300, 1500),
-         (1111, 1333, 1777), (1600, 1200, 1400), (1750, 1750, 1750), (2047, 2047, 2047),
-         (4097, 4095, 4093)]
-print(" ".join("x".join(map(str, s)) for s in bench + sorted(rows)))
-PY
-)}
+shapes=${*:-$(python3 "$here/shapes.py" 2026 64 1025x1025x1025 1031x1029x1027 1200x1200x1200 1100x1300x1500 \
+  1111x1333x1777 1600x1200x1400 1750x1750x1750 2047x2047x2047 4097x4095x4093)}
 for s in $shapes; do bin/s_prof ${s//x/ }; done

@@ -30,20 +30,9 @@ for v in $variants; do
   nvcc -gencode arch=compute_90a,code=sm_90a "$bin"/*.o -o "$bin/tensor" -lcublas &
 done
 wait
-shapes=${*:-$(python3 - <<'PY'
-import random
-r = random.Random(2027)
-sides = [1024, 1025, 1031, 1100, 1152, 1200, 1280, 1333, 1400, 1500, 1536, 1600, 1750, 1800,
-         1999, 2000, 2047, 2048, 2300, 2500, 2560, 3000, 3001, 3333, 4095, 4096, 4100]
-rows = set()
-while len(rows) < 28:
-    rows.add(tuple(r.choice(sides) for _ in range(3)))
-named = [(1024, 1024, 1024), (1536, 1536, 1536), (1024, 1024, 4096), (1024, 1024, 8192),
-         (2048, 1024, 1024), (1536, 1536, 4096), (2304, 2304, 2304), (1536, 2304, 1536),
-         (1000, 999, 1001), (2047, 2047, 2047), (3072, 3072, 3072), (4096, 4096, 4096)]
-print(" ".join("x".join(map(str, s)) for s in named + sorted(rows)))
-PY
-)}
+shapes=${*:-$(python3 "$here/shapes.py" 2027 28 1024x1024x1024 1536x1536x1536 1024x1024x4096 1024x1024x8192 \
+  2048x1024x1024 1536x1536x4096 2304x2304x2304 1536x2304x1536 1000x999x1001 2047x2047x2047 3072x3072x3072 \
+  4096x4096x4096)}
 header=1
 for s in $shapes; do
   for v in $variants; do

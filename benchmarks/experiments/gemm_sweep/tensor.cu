@@ -119,53 +119,37 @@ int main(int argc, char** argv) {
         std::memcpy(&r, &bits[1], 4);
         worst = std::max(worst, r > 0 ? d / r : d);
       };
+      // Column i: our time and its ratio to the peer's (both medians), then the results compared.
       char cells[4][32];
-      auto cell = [&](int i, float ours, float theirs) {
-        std::snprintf(cells[i], sizeof cells[i], "%8.1f (%5.3f)", ours, theirs / ours);
+      auto measure = [&](int i, auto&& peer, auto&& ours) {
+        const float tp = median_us(peer, flush_buf, flush_bytes, 0), to = median_us(ours, flush_buf, flush_bytes, 0);
+        std::snprintf(cells[i], sizeof cells[i], "%8.1f (%5.3f)", to, tp / to);
+        check();
       };
       auto cublas_ex = [&](const void* bb, const void* aa, cudaDataType_t t, cublasComputeType_t ct) {
         CKB(cublasGemmEx(h, cb, ca, n, m, k, &one, bb, t, ldb, aa, t, lda, &zero, c_ref, CUDA_R_32F, n, ct,
                          CUBLAS_GEMM_DEFAULT));
       };
       CKB(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
-      {
-        auto peer = [&] { cublas_ex(b_bf, a_bf, CUDA_R_16BF, CUBLAS_COMPUTE_32F); };
-        auto ours = [&] {
-          CK(tilecraft::gemm(Order::row_major, op_a, op_b, m, n, k, 1.0f, a_bf, lda, b_bf, ldb, 0.0f, c, n));
-        };
-        const float tp = median_us(peer, flush_buf, flush_bytes, 0), to = median_us(ours, flush_buf, flush_bytes, 0);
-        cell(0, to, tp);
-        check();
-      }
-      {
-        auto peer = [&] { cublas_ex(b_h, a_h, CUDA_R_16F, CUBLAS_COMPUTE_32F); };
-        auto ours = [&] {
-          CK(tilecraft::gemm(Order::row_major, op_a, op_b, m, n, k, 1.0f, a_h, lda, b_h, ldb, 0.0f, c, n));
-        };
-        const float tp = median_us(peer, flush_buf, flush_bytes, 0), to = median_us(ours, flush_buf, flush_bytes, 0);
-        cell(1, to, tp);
-        check();
-      }
-      {
-        auto peer = [&] { cublas_ex(b, a, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32); };
-        auto ours = [&] {
-          CK(tilecraft::gemm<GemmMath::tf32>(Order::row_major, op_a, op_b, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n));
-        };
-        const float tp = median_us(peer, flush_buf, flush_bytes, 0), to = median_us(ours, flush_buf, flush_bytes, 0);
-        cell(2, to, tp);
-        check();
-      }
-      CKB(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
-      {
-        auto peer = [&] { CKB(cublasSgemm(h, cb, ca, n, m, k, &one, b, ldb, a, lda, &zero, c_ref, n)); };
-        auto ours = [&] {
-          CK(tilecraft::gemm<GemmMath::tf32x3>(Order::row_major, op_a, op_b, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c,
+      measure(
+          0, [&] { cublas_ex(b_bf, a_bf, CUDA_R_16BF, CUBLAS_COMPUTE_32F); },
+          [&] { CK(tilecraft::gemm(Order::row_major, op_a, op_b, m, n, k, 1.0f, a_bf, lda, b_bf, ldb, 0.0f, c, n)); });
+      measure(
+          1, [&] { cublas_ex(b_h, a_h, CUDA_R_16F, CUBLAS_COMPUTE_32F); },
+          [&] { CK(tilecraft::gemm(Order::row_major, op_a, op_b, m, n, k, 1.0f, a_h, lda, b_h, ldb, 0.0f, c, n)); });
+      measure(
+          2, [&] { cublas_ex(b, a, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32); },
+          [&] {
+            CK(tilecraft::gemm<GemmMath::tf32>(Order::row_major, op_a, op_b, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c,
                                                n));
-        };
-        const float tp = median_us(peer, flush_buf, flush_bytes, 0), to = median_us(ours, flush_buf, flush_bytes, 0);
-        cell(3, to, tp);
-        check();
-      }
+          });
+      CKB(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
+      measure(
+          3, [&] { CKB(cublasSgemm(h, cb, ca, n, m, k, &one, b, ldb, a, lda, &zero, c_ref, n)); },
+          [&] {
+            CK(tilecraft::gemm<GemmMath::tf32x3>(Order::row_major, op_a, op_b, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c,
+                                                 n));
+          });
       std::printf("%-6s %5dx%5dx%5d %c%c  %21s %21s %21s %21s %9.2e\n", name != nullptr ? name : "", m, n, k,
                   op_a == Op::none ? 'N' : 'T', op_b == Op::none ? 'N' : 'T', cells[0], cells[1], cells[2], cells[3],
                   worst);
