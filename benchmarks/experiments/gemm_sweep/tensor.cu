@@ -155,14 +155,11 @@ int main(int argc, char** argv) {
                   worst);
       std::fflush(stdout);
     }
-    CK(cudaFree(a));
-    CK(cudaFree(b));
-    CK(cudaFree(c));
-    CK(cudaFree(c_ref));
-    CK(cudaFree(a_bf));
-    CK(cudaFree(b_bf));
-    CK(cudaFree(a_h));
-    CK(cudaFree(b_h));
+    for (void* p :
+         {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), static_cast<void*>(c_ref),
+          static_cast<void*>(a_bf), static_cast<void*>(b_bf), static_cast<void*>(a_h), static_cast<void*>(b_h)}) {
+      CK(cudaFree(p));
+    }
   }
   CKB(cublasDestroy(h));
   return 0;
