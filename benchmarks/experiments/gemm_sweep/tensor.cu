@@ -13,6 +13,7 @@
 
 #include <tilecraft/device/gemm.cuh>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -67,6 +68,11 @@ int main(int argc, char** argv) {
   // TC_NAME: a variant's name, the first column (run_tensor.sh's TC_VARIANTS); TC_HEADER=0: no header.
   const char* name = std::getenv("TC_NAME");
   const char* header = std::getenv("TC_HEADER");
+  // TC_LD_ROUND=r: every leading dimension rounded up to a multiple of r elements (rows aligned
+  // to r elements with the same M, N, K: the K tail apart from the rows' alignment).
+  const char* ld_round_env = std::getenv("TC_LD_ROUND");
+  const int ld_round = ld_round_env != nullptr ? std::max(1, std::atoi(ld_round_env)) : 1;
+  auto ld_of = [&](int elems) { return (elems + ld_round - 1) / ld_round * ld_round; };
   if (header == nullptr || std::strcmp(header, "0") != 0) {
     std::printf("%-6s %-16s %-3s %21s %21s %21s %21s %9s\n", "", "shape", "AB", "bf16 us (ratio)", "f16 us (ratio)",
                 "tf32 us (ratio)", "tf32x3 us (ratio)", "max err");
@@ -77,7 +83,9 @@ int main(int argc, char** argv) {
       std::printf("bad shape %s (MxNxK)\n", argv[arg]);
       return 1;
     }
-    const std::size_t a_count = std::size_t(m) * k, b_count = std::size_t(k) * n, c_count = std::size_t(m) * n;
+    const std::size_t a_count = std::max(std::size_t(m) * ld_of(k), std::size_t(k) * ld_of(m)),
+                      b_count = std::max(std::size_t(k) * ld_of(n), std::size_t(n) * ld_of(k)),
+                      c_count = std::size_t(m) * n;
     float *a, *b, *c, *c_ref;
     __nv_bfloat16 *a_bf, *b_bf;
     __half *a_h, *b_h;
@@ -100,8 +108,8 @@ int main(int argc, char** argv) {
     for (int layout = 0; layout < 4; ++layout) {
       const Op op_a = layout & 2 ? Op::transpose : Op::none;
       const Op op_b = layout & 1 ? Op::transpose : Op::none;
-      const int lda = op_a == Op::none ? k : m;
-      const int ldb = op_b == Op::none ? n : k;
+      const int lda = ld_of(op_a == Op::none ? k : m);
+      const int ldb = ld_of(op_b == Op::none ? n : k);
       // cuBLAS is column-major: row-major C^T = op(B)^T op(A)^T, each operand's storage read
       // as its transpose, so the same op flags and leading dimensions.
       const cublasOperation_t ca = op_a == Op::none ? CUBLAS_OP_N : CUBLAS_OP_T;

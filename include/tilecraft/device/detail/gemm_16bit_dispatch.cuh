@@ -217,13 +217,13 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
 }
 
 //! Copies the 16-bit operand `src` (`outer` rows of `inner` elements, leading dimension ld) to
-//! `dst` with leading dimension round_up(inner, 8), 16-byte aligned rows as the wgmma kernel's
-//! fill reads them, the rows' padding zeroed (the fill's last 16-byte copy of a row reads only
-//! the row's elements, but compute-sanitizer's initcheck counts all 16 bytes).
+//! `dst` with leading dimension round_up(inner, 64): 128-byte aligned rows, which TMA moves at
+//! about twice the rate of rows only 16-byte aligned (benchmarks/TUNING.md); the rows' padding zeroed (the fill's last
+//! 16-byte copy of a row reads only the row's elements, but compute-sanitizer's initcheck counts all 16 bytes).
 template <class T>
 cudaError_t pack_16bit_operand(const T* src, std::int64_t ld, std::int64_t outer, std::int64_t inner, T* dst,
                                cudaStream_t stream) {
-  return copy_rows(src, ld, dst, round_up<std::int64_t>(inner, 8), outer, inner, stream);
+  return copy_rows(src, ld, dst, round_up<std::int64_t>(inner, 64), outer, inner, stream);
 }
 
 //! C (rows x cols, row-major, ldc) = alpha * X Y^T + beta * C through tiled_gemm G on the
@@ -334,7 +334,7 @@ template <class T>
     // Operands as stored: `outer` rows of `inner` elements (X rows x k K-contiguous, else k x rows).
     const std::int64_t x_outer = x_k ? rows : k, x_inner = x_k ? k : rows;
     const std::int64_t y_outer = y_k ? cols : k, y_inner = y_k ? k : cols;
-    const std::int64_t ldxp = round_up<std::int64_t>(x_inner, 8), ldyp = round_up<std::int64_t>(y_inner, 8);
+    const std::int64_t ldxp = round_up<std::int64_t>(x_inner, 64), ldyp = round_up<std::int64_t>(y_inner, 64);
     if ((!x_ready && x_outer > INT64_MAX / 4 / ldxp) || (!y_ready && y_outer > INT64_MAX / 4 / ldyp)) {
       return cudaErrorInvalidValue;
     }

@@ -57,9 +57,10 @@ using Tf32FallbackConfigSmall =
 //! same thread. src, big and small are 16-byte aligned and ld_src and ld multiples of 4 (the
 //! dispatch splits operands that tf32_operand_ready accepts, or workspace): a thread splits 4
 //! consecutive elements of a row as one 16-byte vector, one by one at the end of a row, where it
-//! also zeroes big's and small's padding (columns k ... ld - 1, fewer than 4): the fill's last
-//! 16-byte copy of a row reads only the row's elements, but compute-sanitizer's initcheck counts
-//! all 16 bytes as read. A template only so that every translation unit may hold it.
+//! also zeroes big's and small's padding up to the next multiple of 4 (the rest of a 16-byte
+//! vector that a 16-byte copy of the row's last elements reads; compute-sanitizer's initcheck
+//! counts all 16 bytes as read; TMA reads no column past k). A template only so that every translation unit may hold
+//! it.
 template <class T>
 __global__ void tf32_split_kernel(const T* src, std::int64_t ld_src, T* big, T* small, std::int64_t ld,
                                   std::int64_t rows, std::int64_t k) {
@@ -112,9 +113,14 @@ inline bool tf32_operand_ready(const float* src, std::int64_t ld, bool k_contigu
          tma_row_stride_fits<float>(ld);
 }
 
+//! The leading dimension of an operand packed into workspace (rows of k floats): 128-byte
+//! aligned rows, which TMA moves at about twice the rate of rows only 16-byte aligned
+//! (benchmarks/TUNING.md).
+inline std::int64_t tf32_packed_ld(std::int64_t k) { return round_up<std::int64_t>(k, 32); }
+
 //! Brings the operand `src` (rows x k: element (r, c) at src[r * ld + c] when `k_contiguous`,
 //! else at src[c * ld + r]) into K-contiguous rows that start 16-byte aligned: as it is where
-//! it already is (and is not to be split), else into `ws` (rows x round_up(k, 4), twice that
+//! it already is (and is not to be split), else into `ws` (rows x tf32_packed_ld(k), twice that
 //! when `split`) by a transpose or a 2D copy, then split there.
 inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool k_contiguous, std::int64_t rows,
                                         std::int64_t k, bool split, float* ws, Tf32Operand& out, cudaStream_t stream) {
@@ -123,7 +129,7 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
     out = {src, ld, 0};
     return cudaSuccess;
   }
-  const std::int64_t ldp = round_up<std::int64_t>(k, 4);
+  const std::int64_t ldp = tf32_packed_ld(k);
   const float* from = src;
   std::int64_t ld_from = ld;
   if (!ready) {
@@ -156,7 +162,7 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
 inline std::int64_t tf32_operand_elems(const float* src, std::int64_t ld, bool k_contiguous, std::int64_t rows,
                                        std::int64_t k, bool split) {
   if (k == 0 || (tf32_operand_ready(src, ld, k_contiguous) && !split)) return 0;
-  return (split ? 2 : 1) * rows * round_up<std::int64_t>(k, 4);
+  return (split ? 2 : 1) * rows * tf32_packed_ld(k);
 }
 
 //! C = alpha * op(A) * op(B) + beta * C on float operands in GemmMath Math (tf32 or tf32x3):
@@ -225,7 +231,7 @@ template <GemmMath Math>
     // The plan counts its units and K steps in 32 bits (launch_wgmma_tma checks it again): checked
     // before any workspace or copy too, so that a refusal never follows launched work.
     if (!wgmma_plan_fits(plan)) return cudaErrorInvalidValue;
-    const std::int64_t ldp = round_up<std::int64_t>(k, 4);
+    const std::int64_t ldp = tf32_packed_ld(k);
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
     const std::int64_t x_elems = x_regs ? 0 : tf32_operand_elems(x, ldx, x_k, rows, k, split);
     const std::int64_t y_elems = swap ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split);
