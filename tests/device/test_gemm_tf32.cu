@@ -77,6 +77,9 @@ struct Runner {
       t.stream_k = Split == 2 ? 1 : -1;
       t.fixup = 0.0;
     }
+    // The forced splits read K-contiguous rows 16 bytes off a 32-byte boundary as stored; the
+    // other runners copy them into aligned rows first, at every size.
+    t.pack_unaligned_min = Split == 1 ? -1 : 0;
     t.sms = Sms;
     t.tile_width = Width;
     t.workspace_limit = WorkspaceLimit;

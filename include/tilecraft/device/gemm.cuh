@@ -313,7 +313,10 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! registers as stored: the B of a row-major NN product (the A of a column-major one) beside an
 //! aligned A, the product then run as C^T = B^T A^T and C stored transposed; and an M-contiguous
 //! A (row-major op(A) = A^T; column-major op(B) = B^T), C stored as it is, with B transposed first
-//! where it is not K-contiguous either.
+//! where it is not K-contiguous either. Rows copied into workspace start 128-byte aligned, and
+//! in TF32 a K-contiguous operand whose rows start 16 bytes off a 32-byte boundary (a leading
+//! dimension of 4 mod 8 floats) is copied so too, on products of 2^20 elements of C or more: TMA
+//! moves such rows at about half its rate, and the copy paid on every shape measured.
 //! Everything else runs the block-level tiled_gemm on mma.sync on the operands as they are
 //! (operands rounded to nearest; FMAs below sm_80), without workspace; and so does a product
 //! whose operands' workspace cannot be had (a split or stream-K K whose partial sums' workspace
@@ -322,11 +325,11 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! 2^31 - 1); m == 0 or n == 0 is a successful no-op; otherwise the launch status.
 //! Performance on an H200 (benchmarks/results, benchmarks/TUNING.md): TF32 0.94 to 1.20x cuBLAS's
 //! TF32 from 1024^3 to 8192^3 (row-major NN) and 1.08x at 128 x 8192 x 8192; over 39 shapes
-//! from 1024 to 4100 a side in all four layouts, 0.85x or more but where both operands are
-//! K-contiguous (row-major NT) on four shapes (0.69-0.78x: both operands from shared memory,
-//! which takes those shapes 1.15-1.4x as long as one operand from registers does in NN and TT)
-//! and one at the edge (4096 x 1536 x 2500 TT, 0.849x); TF32x3 2.2 to 2.4x cuBLAS's FP32 SGEMM
-//! at 4096^3 and 8192^3, and faster than it at every shape of the sweep.
+//! from 1024 to 4100 a side in all four layouts, 0.85x or more but at 1200 x 1400 x 2300 and
+//! 1200 x 1400 x 1500 in row-major NT (both operands K-contiguous, rows 16 bytes off a 32-byte
+//! boundary: about 0.78x with the copy above, 0.70-0.75x without); TF32x3 2.2 to 2.4x cuBLAS's
+//! FP32 SGEMM at 4096^3 and 8192^3, and faster than it at every shape of the sweep (1.7 to 2.6x
+//! where K is 4 mod 8 floats, since its split operands' rows are 128-byte aligned).
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
 //! cudaError_t run(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {

@@ -194,6 +194,13 @@ struct GemmTensorTunables {
   //! op(A) = A^T): C = A B as it is, B transposed into workspace first where it is not
   //! K-contiguous either.
   bool registers_operand = true;
+  //! TF32 (not split): a K-contiguous operand read as stored whose rows start 16 bytes off a
+  //! 32-byte boundary (a leading dimension of 4 mod 8 floats, or such an address) is copied
+  //! into 128-byte aligned rows first on products of at least this many elements of C
+  //! (negative: never; 0: always, tests). TMA brought such rows at about half its rate on the
+  //! H200, and the copy paid on every such shape measured, from 1024 x 1024 on
+  //! (benchmarks/TUNING.md).
+  std::int64_t pack_unaligned_min = std::int64_t{1} << 20;
   //! As GemmTunables::workspace_limit: a request above it is refused as an exhausted pool
   //! refuses it, and the call takes its path without workspace.
   std::int64_t workspace_limit = -1;

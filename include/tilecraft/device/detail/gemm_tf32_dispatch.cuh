@@ -107,10 +107,15 @@ struct Tf32Operand {
 };
 
 //! Whether the wgmma kernel reads the operand as stored: K-contiguous rows that start 16-byte
-//! aligned (the fill's 16-byte cp.async), within TMA's row-stride limit (else it is copied).
-inline bool tf32_operand_ready(const float* src, std::int64_t ld, bool k_contiguous) {
-  return k_contiguous && reinterpret_cast<std::uintptr_t>(src) % 16 == 0 && ld % 4 == 0 &&
-         tma_row_stride_fits<float>(ld);
+//! aligned (TMA's rule), within TMA's row-stride limit (else it is copied); with
+//! `pack_16b_rows`, rows that all start 32-byte aligned too. TMA brings rows that start 16 bytes
+//! off a 32-byte boundary at about half its rate, and a copy into 128-byte aligned rows
+//! (tf32_packed_ld) paid for itself on every such shape measured from 1024 a side (benchmarks/
+//! TUNING.md); rows 32-byte aligned but not 128 cost too little for the copy to pay.
+inline bool tf32_operand_ready(const float* src, std::int64_t ld, bool k_contiguous, bool pack_16b_rows = false) {
+  const auto address = reinterpret_cast<std::uintptr_t>(src);
+  return k_contiguous && address % 16 == 0 && ld % 4 == 0 && tma_row_stride_fits<float>(ld) &&
+         !(pack_16b_rows && (address % 32 != 0 || ld % 8 != 0));
 }
 
 //! The leading dimension of an operand packed into workspace (rows of k floats): 128-byte
@@ -121,10 +126,12 @@ inline std::int64_t tf32_packed_ld(std::int64_t k) { return round_up<std::int64_
 //! Brings the operand `src` (rows x k: element (r, c) at src[r * ld + c] when `k_contiguous`,
 //! else at src[c * ld + r]) into K-contiguous rows that start 16-byte aligned: as it is where
 //! it already is (and is not to be split), else into `ws` (rows x tf32_packed_ld(k), twice that
-//! when `split`) by a transpose or a 2D copy, then split there.
+//! when `split`) by a transpose or a 2D copy, then split there. pack_16b_rows: as in
+//! tf32_operand_ready, for an operand not split (a split one is split from where it is read).
 inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool k_contiguous, std::int64_t rows,
-                                        std::int64_t k, bool split, float* ws, Tf32Operand& out, cudaStream_t stream) {
-  const bool ready = tf32_operand_ready(src, ld, k_contiguous);
+                                        std::int64_t k, bool split, float* ws, Tf32Operand& out, cudaStream_t stream,
+                                        bool pack_16b_rows = false) {
+  const bool ready = tf32_operand_ready(src, ld, k_contiguous, pack_16b_rows && !split);
   if (ready && !split) {
     out = {src, ld, 0};
     return cudaSuccess;
@@ -160,8 +167,8 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
 
 //! Workspace elements prepare_tf32_operand needs for an operand (0: none).
 inline std::int64_t tf32_operand_elems(const float* src, std::int64_t ld, bool k_contiguous, std::int64_t rows,
-                                       std::int64_t k, bool split) {
-  if (k == 0 || (tf32_operand_ready(src, ld, k_contiguous) && !split)) return 0;
+                                       std::int64_t k, bool split, bool pack_16b_rows = false) {
+  if (k == 0 || (tf32_operand_ready(src, ld, k_contiguous, pack_16b_rows && !split) && !split)) return 0;
   return (split ? 2 : 1) * rows * tf32_packed_ld(k);
 }
 
@@ -233,8 +240,11 @@ template <GemmMath Math>
     if (!wgmma_plan_fits(plan)) return cudaErrorInvalidValue;
     const std::int64_t ldp = tf32_packed_ld(k);
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
-    const std::int64_t x_elems = x_regs ? 0 : tf32_operand_elems(x, ldx, x_k, rows, k, split);
-    const std::int64_t y_elems = swap ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split);
+    // K-contiguous rows read as stored that start 16 bytes off a 32-byte boundary: copied into
+    // 128-byte aligned rows first, on products large enough (GemmTensorTunables).
+    const bool pack_rows = tunables.pack_unaligned_min >= 0 && rows * cols >= tunables.pack_unaligned_min;
+    const std::int64_t x_elems = x_regs ? 0 : tf32_operand_elems(x, ldx, x_k, rows, k, split, pack_rows);
+    const std::int64_t y_elems = swap ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split, pack_rows);
     float* ws = nullptr;
     // Where the operands' workspace cannot be had: mma.sync on them as they are (below).
     if (x_elems + y_elems == 0 ||
@@ -243,9 +253,9 @@ template <GemmMath Math>
       Tf32Operand xo{x, ldx, 0}, yo{y, ldy, 0};
       cudaError_t status = cudaSuccess;
       if (k > 0) {
-        if (!x_regs) status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream);
+        if (!x_regs) status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream, pack_rows);
         if (status == cudaSuccess && !swap) {
-          status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream);
+          status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream, pack_rows);
         }
       }
       if (status == cudaSuccess) {
