@@ -328,7 +328,7 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! from 1024 to 4100 a side in all four layouts, 0.85x or more but at 1200 x 1400 x 2300 and
 //! 1200 x 1400 x 1500 in row-major NT (both operands K-contiguous, rows 16 bytes off a 32-byte
 //! boundary: about 0.78x with the copy above, 0.70-0.75x without); TF32x3 2.2 to 2.4x cuBLAS's
-//! FP32 SGEMM at 4096^3 and 8192^3, and faster than it at every shape of the sweep (1.7 to 2.6x
+//! FP32 SGEMM at 4096^3 and 8192^3, and faster than it at every shape of the sweep (1.4 to 2.7x
 //! where K is 4 mod 8 floats, since its split operands' rows are 128-byte aligned).
 //! \code
 //! // Row-major C (m x n) = A (m x k) * B (k x n) in FP32 accuracy on the tensor cores.
