@@ -218,8 +218,9 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
 
 //! Copies the 16-bit operand `src` (`outer` rows of `inner` elements, leading dimension ld) to
 //! `dst` with leading dimension round_up(inner, 64): 128-byte aligned rows, which TMA moves at
-//! about twice the rate of rows only 16-byte aligned (benchmarks/TUNING.md); the rows' padding zeroed (the fill's last
-//! 16-byte copy of a row reads only the row's elements, but compute-sanitizer's initcheck counts all 16 bytes).
+//! about twice the rate of rows only 16-byte aligned (benchmarks/TUNING.md); the rows' padding
+//! zeroed (the fill's last 16-byte copy of a row reads only the row's elements, but
+//! compute-sanitizer's initcheck counts all 16 bytes).
 template <class T>
 cudaError_t pack_16bit_operand(const T* src, std::int64_t ld, std::int64_t outer, std::int64_t inner, T* dst,
                                cudaStream_t stream) {

@@ -59,8 +59,8 @@ using Tf32FallbackConfigSmall =
 //! consecutive elements of a row as one 16-byte vector, one by one at the end of a row, where it
 //! also zeroes big's and small's padding up to the next multiple of 4 (the rest of a 16-byte
 //! vector that a 16-byte copy of the row's last elements reads; compute-sanitizer's initcheck
-//! counts all 16 bytes as read; TMA reads no column past k). A template only so that every translation unit may hold
-//! it.
+//! counts all 16 bytes as read; TMA reads no column past k). A template only so that every
+//! translation unit may hold it.
 template <class T>
 __global__ void tf32_split_kernel(const T* src, std::int64_t ld_src, T* big, T* small, std::int64_t ld,
                                   std::int64_t rows, std::int64_t k) {
