@@ -331,6 +331,11 @@ TEST_CASE_TEMPLATE(
   widths[4].tile_width = 256;
   widths[5].tile_width = 64;
   widths[5].transpose_min_k = 0;
+  // The kernel's B with rows that start 16 bytes off a 32-byte boundary (the multiples of 8
+  // that are not of 16, as stored or as offset) copied into 128-byte rows at every size on the
+  // 128-, 168-, 256- and 64-wide runs (the 64-wide as its transpose: X copied); read as stored
+  // on the others, as gemm() reads them on products below 2^21 elements of C.
+  for (int w : {0, 2, 4, 5}) widths[w].pack_16bit_pair_min = widths[w].pack_16bit_b_min = 0;
   std::uint64_t salt = std::is_same_v<T, __half> ? 16000 : 17000;
   int v = 0;  // (shape, op) pairs so far
   for (std::size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
@@ -366,6 +371,9 @@ void for_each_forced_split(std::int64_t workspace_limit, F&& f) {
   forced.workspace_limit = workspace_limit;
   for (int stream_k : {-1, 1}) {
     forced.stream_k = stream_k;
+    // Rows 16 bytes off a 32-byte boundary read as stored by the slices, copied into 128-byte
+    // rows for stream-K (without workspace: read as stored, the copy left out).
+    forced.pack_16bit_pair_min = forced.pack_16bit_b_min = stream_k == 1 ? 0 : -1;
     for (int sms : {0, 4}) {
       forced.sms = sms;
       CAPTURE(stream_k);
@@ -504,7 +512,8 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands without workspace: copies become mma
   // workspace_limit 0: every workspace request refused, as an exhausted pool refuses it.
   // Operands that would be copied for wgmma (ld + 3) run on mma.sync as stored; aligned ones run
   // wgmma with the K split forced, which without workspace for the partial sums runs every tile
-  // whole.
+  // whole; a B whose rows start 16 bytes off a 32-byte boundary (136, 264, 520, 600 and 1104
+  // elements as stored), which the stream-K runs would copy into aligned rows, is read as stored.
   const std::int64_t shapes[][3] = {{136, 264, 520}, {304, 600, 336}, {200, 1104, 200}, {67, 45, 130}};
   const bool full = !tilecraft::test::sanitizer_sized();
   std::uint64_t salt = std::is_same_v<T, __half> ? 28000 : 29000;

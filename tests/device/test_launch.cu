@@ -3,7 +3,8 @@
 // the right result over all of it; more than the device allows is refused before any launch. arch::grid_sync: a
 // cooperative grid passes many barriers in a row, and after each one every block sees what every other block wrote
 // before it. detail::copy_rows (the GEMM's operand copy to aligned rows): random shapes, leading dimensions and
-// misaligned sources, the padding zeroed, nothing written past the rows; bad arguments refused before any launch.
+// misaligned sources (element by element) and sources of whole 16-byte vectors (the vector kernel), the padding
+// zeroed, nothing written past the rows; bad arguments refused before any launch.
 // TILECRAFT_RETURN_IF_ERROR: a failed call's error returned once, the last-error slot left empty.
 #include <doctest/doctest.h>
 
@@ -14,6 +15,7 @@
 
 #include <tilecraft/arch/grid_sync.cuh>
 #include <tilecraft/device/detail/pack_copy.cuh>
+#include <tilecraft/util/math.cuh>
 #include <tilecraft/util/launch.cuh>
 
 #include "test_util.cuh"
@@ -254,10 +256,22 @@ void check_random_copy_rows(std::uint64_t salt) {
     const std::int64_t outer = g.uniform_int(1, 200);
     // Across the kernel's chunk of 1024 elements a block, and short rows.
     const std::int64_t inner = g.uniform_int(0, 1) ? g.uniform_int(0, 40) : g.uniform_int(900, 2200);
-    const std::int64_t ld = inner + g.uniform_int(0, 1) * g.uniform_int(1, 37);
-    const std::int64_t ldp = inner + g.uniform_int(0, 40);
-    check_copy_rows<T>(outer, inner, ld, ldp, g.uniform_int(0, 5), salt + 1000 + static_cast<std::uint64_t>(i));
+    std::int64_t ld = inner + g.uniform_int(0, 1) * g.uniform_int(1, 37);
+    std::int64_t ldp = inner + g.uniform_int(0, 40);
+    std::int64_t offset = g.uniform_int(0, 5);
+    if (i % 2 == 0) {
+      // Whole 16-byte vectors in both rows and both bases: the vector kernel, with a row's
+      // last vector partly past inner (read element by element) and padding vectors after it.
+      constexpr std::int64_t v = 16 / static_cast<std::int64_t>(sizeof(T));
+      ld = tilecraft::round_up(ld, v);
+      ldp = tilecraft::round_up(ldp, v);
+      offset = v * g.uniform_int(0, 3);
+    }
+    check_copy_rows<T>(outer, inner, ld, ldp, offset, salt + 1000 + static_cast<std::uint64_t>(i));
   }
+  // Rows 16 bytes off a 32-byte boundary into 128-byte ones: the tensor-core launchers' copy.
+  check_copy_rows<T>(301, 2300, 2300, tilecraft::round_up<std::int64_t>(2300, 128 / sizeof(T)),
+                     16 / static_cast<std::int64_t>(sizeof(T)), salt + 5);
   // More rows than a grid has in y (65535): the rows loop.
   check_copy_rows<T>(70001, 3, 5, 4, 1, salt + 7);
 }

@@ -336,28 +336,43 @@ template <class T>
     const std::int64_t x_outer = x_k ? rows : k, x_inner = x_k ? k : rows;
     const std::int64_t y_outer = y_k ? cols : k, y_inner = y_k ? k : cols;
     const std::int64_t ldxp = round_up<std::int64_t>(x_inner, 64), ldyp = round_up<std::int64_t>(y_inner, 64);
-    if ((!x_ready && x_outer > INT64_MAX / 4 / ldxp) || (!y_ready && y_outer > INT64_MAX / 4 / ldyp)) {
+    // The kernel's B (X where the product runs as its transpose) read as stored with rows that
+    // start 16 bytes off a 32-byte boundary, which TMA moves at about half its rate: copied
+    // into 128-byte aligned rows first on products large enough for the copy to pay, the
+    // smaller ones where the kernel's A has such rows too (GemmTensorTunables).
+    auto off32 = [](const T* p, std::int64_t ld) {
+      return reinterpret_cast<std::uintptr_t>(p) % 32 != 0 || ld % 16 != 0;
+    };
+    const bool x_off = x_ready && off32(x, ldx), y_off = y_ready && off32(y, ldy);
+    const std::int64_t b_min = (swap ? y_off : x_off) ? tunables.pack_16bit_pair_min : tunables.pack_16bit_b_min;
+    const bool pack_b = k > 0 && (swap ? x_off : y_off) && b_min >= 0 && rows * cols >= b_min;
+    bool x_copy = !x_ready || (swap && pack_b), y_copy = !y_ready || (!swap && pack_b);
+    if ((x_copy && x_outer > INT64_MAX / 4 / ldxp) || (y_copy && y_outer > INT64_MAX / 4 / ldyp)) {
       return cudaErrorInvalidValue;
     }
-    const std::int64_t x_elems = x_ready ? 0 : x_outer * ldxp, y_elems = y_ready ? 0 : y_outer * ldyp;
+    std::int64_t x_elems = x_copy ? x_outer * ldxp : 0, y_elems = y_copy ? y_outer * ldyp : 0;
     T* ws = nullptr;
     if (x_elems + y_elems > 0 &&
         workspace_alloc(reinterpret_cast<void**>(&ws), static_cast<std::size_t>(x_elems + y_elems) * sizeof(T), stream,
                         tunables.workspace_limit) != cudaSuccess) {
-      // No workspace for the copies: mma.sync on the operands as they are.
-      return launch_tensor_fallback<Mma16GemmConfig<T>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha, beta,
-                                                        stream);
+      if (!x_ready || !y_ready) {
+        // No workspace for the copies wgmma needs: mma.sync on the operands as they are.
+        return launch_tensor_fallback<Mma16GemmConfig<T>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha, beta,
+                                                          stream);
+      }
+      x_copy = y_copy = false;  // copies that only align rows: TMA reads the rows as they are
+      x_elems = y_elems = 0;
     }
     cudaError_t status = cudaSuccess;
     const T* xs = x;
     const T* ys = y;
     std::int64_t ldxs = ldx, ldys = ldy;
-    if (!x_ready) {
+    if (x_copy) {
       status = pack_16bit_operand(x, ldx, x_outer, x_inner, ws, stream);
       xs = ws;
       ldxs = ldxp;
     }
-    if (!y_ready && status == cudaSuccess) {
+    if (y_copy && status == cudaSuccess) {
       status = pack_16bit_operand(y, ldy, y_outer, y_inner, ws + x_elems, stream);
       ys = ws + x_elems;
       ldys = ldyp;

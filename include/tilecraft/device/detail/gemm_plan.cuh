@@ -201,6 +201,17 @@ struct GemmTensorTunables {
   //! H200, and the copy paid on every such shape measured, from 1024 x 1024 on
   //! (benchmarks/TUNING.md).
   std::int64_t pack_unaligned_min = std::int64_t{1} << 20;
+  //! 16-bit operands: the wgmma kernel's B (Y, or X where the product runs as its transpose)
+  //! read as stored with rows that start 16 bytes off a 32-byte boundary (a leading dimension
+  //! of 8 mod 16 elements, or such an address) is copied into 128-byte aligned rows first on
+  //! products of at least pack_16bit_pair_min elements of C where the kernel's A has such rows
+  //! too, and of at least pack_16bit_b_min where it does not. Its A stays as stored: copying it
+  //! too, or B on smaller products, lost on the H200 (2048 x 2048 x 2040 NN 0.93 -> 0.75 with
+  //! the A copied; with the B alone, B's rows the only ones off, 2048 x 2048 x 2040 TT 0.85 ->
+  //! 0.76, but 6000 x 2000 x 3000 TT 0.69 -> 0.88; both sides off, 3000 x 1000 x 3000 0.61 ->
+  //! 0.71 and 3000^3 0.60 -> 0.77: benchmarks/TUNING.md). Negative: never; 0: always (tests).
+  std::int64_t pack_16bit_pair_min = std::int64_t{1} << 21;
+  std::int64_t pack_16bit_b_min = std::int64_t{10} << 20;
   //! As GemmTunables::workspace_limit: a request above it is refused as an exhausted pool
   //! refuses it, and the call takes its path without workspace.
   std::int64_t workspace_limit = -1;

@@ -242,14 +242,23 @@ template <GemmMath Math>
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
     // K-contiguous rows read as stored that start 16 bytes off a 32-byte boundary: copied into
     // 128-byte aligned rows first, on products large enough (GemmTensorTunables).
-    const bool pack_rows = tunables.pack_unaligned_min >= 0 && rows * cols >= tunables.pack_unaligned_min;
-    const std::int64_t x_elems = x_regs ? 0 : tf32_operand_elems(x, ldx, x_k, rows, k, split, pack_rows);
-    const std::int64_t y_elems = swap ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split, pack_rows);
+    bool pack_rows = tunables.pack_unaligned_min >= 0 && rows * cols >= tunables.pack_unaligned_min;
     float* ws = nullptr;
+    auto workspace_for = [&](std::int64_t& x_elems, std::int64_t& y_elems) {
+      x_elems = x_regs ? 0 : tf32_operand_elems(x, ldx, x_k, rows, k, split, pack_rows);
+      y_elems = swap ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split, pack_rows);
+      return x_elems + y_elems == 0 ||
+             workspace_alloc(reinterpret_cast<void**>(&ws), static_cast<std::size_t>(x_elems + y_elems) * sizeof(float),
+                             stream, tunables.workspace_limit) == cudaSuccess;
+    };
+    std::int64_t x_elems = 0, y_elems = 0;
+    bool have_workspace = workspace_for(x_elems, y_elems);
+    if (!have_workspace && pack_rows) {
+      pack_rows = false;  // the copies that only align rows left out: TMA reads those as they are
+      have_workspace = workspace_for(x_elems, y_elems);
+    }
     // Where the operands' workspace cannot be had: mma.sync on them as they are (below).
-    if (x_elems + y_elems == 0 ||
-        workspace_alloc(reinterpret_cast<void**>(&ws), static_cast<std::size_t>(x_elems + y_elems) * sizeof(float),
-                        stream, tunables.workspace_limit) == cudaSuccess) {
+    if (have_workspace) {
       Tf32Operand xo{x, ldx, 0}, yo{y, ldy, 0};
       cudaError_t status = cudaSuccess;
       if (k > 0) {
