@@ -331,12 +331,17 @@ TEST_CASE_TEMPLATE(
   widths[4].tile_width = 256;
   widths[5].tile_width = 64;
   widths[5].transpose_min_k = 0;
-  // The kernel's B with rows that start 16 bytes off a 32-byte boundary (the multiples of 8
-  // that are not of 16, as stored or as offset) copied into 128-byte rows at every size on the
-  // 128-, 168-, 256- and 64-wide runs (the 64-wide as its transpose: X copied); read as stored
-  // on the others, as gemm() reads them on products below 2^21 elements of C.
+  // The kernel's B with rows that start 16 bytes off a 32-byte boundary (leading dimensions of
+  // 8 mod 16 elements) copied into 128-byte rows at every size on the 128-, 168-, 256- and
+  // 64-wide runs; read as stored on the others, as gemm() reads them on products below 2^21
+  // elements of C.
   for (int w : {0, 2, 4, 5}) widths[w].pack_16bit_pair_min = widths[w].pack_16bit_b_min = 0;
   std::uint64_t salt = std::is_same_v<T, __half> ? 16000 : 17000;
+  // A row-major NN product run as its transpose on 64 x 128 tiles: X (A, rows of 520 elements)
+  // is the kernel's B and is copied, beside a Y (B) whose rows of 136 elements are off too (the
+  // pair threshold) or whose rows of 128 are not (the single one). In light runs too.
+  check_exact<T>(problem(combo(0), 264, 136, 520, 1.0f, 0.5f, layouts[0]), ++salt, &widths[5]);
+  check_exact<T>(problem(combo(0), 264, 128, 520, -0.5f, 0.0f, layouts[0]), ++salt, &widths[5]);
   int v = 0;  // (shape, op) pairs so far
   for (std::size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
     const auto& s = shapes[si];
@@ -512,7 +517,7 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands without workspace: copies become mma
   // workspace_limit 0: every workspace request refused, as an exhausted pool refuses it.
   // Operands that would be copied for wgmma (ld + 3) run on mma.sync as stored; aligned ones run
   // wgmma with the K split forced, which without workspace for the partial sums runs every tile
-  // whole; a B whose rows start 16 bytes off a 32-byte boundary (136, 264, 520, 600 and 1104
+  // whole; a B whose rows start 16 bytes off a 32-byte boundary (136, 264, 520, 600 or 200
   // elements as stored), which the stream-K runs would copy into aligned rows, is read as stored.
   const std::int64_t shapes[][3] = {{136, 264, 520}, {304, 600, 336}, {200, 1104, 200}, {67, 45, 130}};
   const bool full = !tilecraft::test::sanitizer_sized();

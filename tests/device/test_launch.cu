@@ -269,9 +269,12 @@ void check_random_copy_rows(std::uint64_t salt) {
     }
     check_copy_rows<T>(outer, inner, ld, ldp, offset, salt + 1000 + static_cast<std::uint64_t>(i));
   }
-  // Rows 16 bytes off a 32-byte boundary into 128-byte ones: the tensor-core launchers' copy.
-  check_copy_rows<T>(301, 2300, 2300, tilecraft::round_up<std::int64_t>(2300, 128 / sizeof(T)),
-                     16 / static_cast<std::int64_t>(sizeof(T)), salt + 5);
+  // Rows 16 bytes off a 32-byte boundary (an odd number of 16-byte vectors, from a base 16 bytes
+  // off) into 128-byte ones, the last vector of each row partly past inner: the tensor-core
+  // launchers' copy, through the vector kernel for every T.
+  constexpr std::int64_t v = 16 / static_cast<std::int64_t>(sizeof(T));
+  check_copy_rows<T>(301, 2291, v * ((2300 / v) | 1), tilecraft::round_up<std::int64_t>(2291, 128 / sizeof(T)), v,
+                     salt + 5);
   // More rows than a grid has in y (65535): the rows loop.
   check_copy_rows<T>(70001, 3, 5, 4, 1, salt + 7);
 }

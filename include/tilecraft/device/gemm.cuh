@@ -247,7 +247,12 @@ template <class Policy = void, class T>
 //! (`wgmma` on 128 x 256 tiles, the operands brought by TMA into 4 stages of 64 rows of K by a
 //! producer warp, one persistent block per SM; on an H200 0.92 to 1.00x cuBLAS at 2048^3, 4096^3
 //! and 8192^3), and so do other operands of products of at least 2^26
-//! multiply-adds, copied into aligned workspace first. Where they take less time by waves, C
+//! multiply-adds, copied into aligned workspace first. The kernel's B (op(B) of a row-major C,
+//! op(A) of a column-major one, or the other where the product runs as its transpose) whose
+//! rows start 16 bytes off a 32-byte boundary (a leading dimension of 8 mod 16), which TMA
+//! moves at about half its rate, is copied into 128-byte aligned rows first on products of at
+//! least 2^21 elements of C where the other operand's rows are so too (3000^3: 0.60x -> 0.77x
+//! cuBLAS), of at least 10 x 2^20 where they are not. Where they take less time by waves, C
 //! runs tiles of 128 x 192 (4 stages; 1536^3: 0.72x -> 0.78-0.85x cuBLAS, 3072^3: 0.85x ->
 //! 0.90x), 128 x 128 (6 stages; 2048 x 1024 x 1024: 0.47x -> 0.87x) or 64 x 128 (8 stages, one
 //! computing warpgroup; 1024^3: 0.42x -> 0.93x, 1024 x 1024 x 4096: 0.84-0.92x), and where B
@@ -263,8 +268,9 @@ template <class Policy = void, class T>
 //! sums in workspace) that a second kernel sums in slice order: the same bits on every run.
 //! Everything else runs the block-level tiled_gemm on `mma.sync` (GemmMath::mma16, 128 x 128
 //! tiles, about 0.45x cuBLAS), without workspace. Workspace comes from tilecraft's stream-ordered pool (see
-//! release_workspace()); where none can be had, copied operands run on mma.sync as they are
-//! instead, and a split or stream-K K on wgmma every tile whole. Asynchronous on `stream`.
+//! release_workspace()); where none can be had, operands that must be copied run on mma.sync as
+//! they are instead (copies that only align rows are left out: TMA reads those rows as stored),
+//! and a split or stream-K K on wgmma every tile whole. Asynchronous on `stream`.
 //! Returns cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments
 //! (and a grid or K step count above 2^31 - 1); m == 0 or n == 0 is a successful no-op;
 //! otherwise the launch status.
@@ -319,8 +325,8 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! moves such rows at about half its rate, and the copy paid on every shape measured.
 //! Everything else runs the block-level tiled_gemm on mma.sync on the operands as they are
 //! (operands rounded to nearest; FMAs below sm_80), without workspace; and so does a product
-//! whose operands' workspace cannot be had (a split or stream-K K whose partial sums' workspace
-//! cannot be had runs every tile whole instead). Returns cudaErrorInvalidValue, launching
+//! whose operands' workspace cannot be had, once the copies that only align rows are left out (a split or stream-K K
+//! whose partial sums' workspace cannot be had runs every tile whole instead). Returns cudaErrorInvalidValue, launching
 //! nothing, for the float gemm()'s invalid arguments (and a grid or K step count above
 //! 2^31 - 1); m == 0 or n == 0 is a successful no-op; otherwise the launch status.
 //! Performance on an H200 (benchmarks/results, benchmarks/TUNING.md): TF32 0.94 to 1.20x cuBLAS's

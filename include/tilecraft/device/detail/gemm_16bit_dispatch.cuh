@@ -350,18 +350,27 @@ template <class T>
     if ((x_copy && x_outer > INT64_MAX / 4 / ldxp) || (y_copy && y_outer > INT64_MAX / 4 / ldyp)) {
       return cudaErrorInvalidValue;
     }
-    std::int64_t x_elems = x_copy ? x_outer * ldxp : 0, y_elems = y_copy ? y_outer * ldyp : 0;
+    std::int64_t x_elems = 0, y_elems = 0;
     T* ws = nullptr;
-    if (x_elems + y_elems > 0 &&
-        workspace_alloc(reinterpret_cast<void**>(&ws), static_cast<std::size_t>(x_elems + y_elems) * sizeof(T), stream,
-                        tunables.workspace_limit) != cudaSuccess) {
-      if (!x_ready || !y_ready) {
-        // No workspace for the copies wgmma needs: mma.sync on the operands as they are.
-        return launch_tensor_fallback<Mma16GemmConfig<T>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha, beta,
-                                                          stream);
-      }
-      x_copy = y_copy = false;  // copies that only align rows: TMA reads the rows as they are
-      x_elems = y_elems = 0;
+    auto workspace_for_copies = [&] {
+      x_elems = x_copy ? x_outer * ldxp : 0;
+      y_elems = y_copy ? y_outer * ldyp : 0;
+      return x_elems + y_elems == 0 ||
+             workspace_alloc(reinterpret_cast<void**>(&ws), static_cast<std::size_t>(x_elems + y_elems) * sizeof(T),
+                             stream, tunables.workspace_limit) == cudaSuccess;
+    };
+    bool have_workspace = workspace_for_copies();
+    if (!have_workspace && pack_b) {
+      // Without the copy that only aligns B's rows (TMA reads those as stored): the copies
+      // wgmma needs, if any, may still fit.
+      x_copy = !x_ready;
+      y_copy = !y_ready;
+      have_workspace = workspace_for_copies();
+    }
+    if (!have_workspace) {
+      // No workspace for the copies wgmma needs: mma.sync on the operands as they are.
+      return launch_tensor_fallback<Mma16GemmConfig<T>>(x, ldx, x_k, y, ldy, y_k, rows, cols, k, c, ldc, alpha, beta,
+                                                        stream);
     }
     cudaError_t status = cudaSuccess;
     const T* xs = x;
