@@ -23,25 +23,65 @@
 //! by device, not by context: the runtime's primary context of each device is assumed (a
 //! driver-API context made current instead would not have the kernels' opt-ins, and a launch
 //! above 48 KiB of shared memory there would fail with cudaErrorInvalidValue).
-//! Thread-safe: limits are published through atomics, kernel entries under one mutex.
+//! Thread-safe without locks: each entry (a device's limits, its pool, a kernel entry) is
+//! claimed by one writer with a compare-and-swap and published with a release store; a reader
+//! that meets an entry still being written asks the driver itself. Kernel entries live in a
+//! fixed table (kernel_entry_slots, linearly probed); one that finds no free slot near its key
+//! is not kept (correct, only slower). No <atomic>, <mutex> or <map>: those headers cost every
+//! translation unit that includes a launcher about 4 CPU s in nvcc's front-end passes (the
+//! host's and each architecture's; benchmarks/TUNING.md), so the atomics are the compilers'
+//! builtins, std::atomic_ref where those are missing.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <tuple>
 
 #include "../config.cuh"
 #include "error.cuh"
+
+#if !defined(__GNUC__) && !defined(__clang__)
+#include <atomic>
+#endif
 
 namespace tilecraft::detail {
 
 //! Devices whose answers are kept (device ordinals 0 ... max_cached_devices - 1).
 inline constexpr int max_cached_devices = 64;
+//! Kernel entries kept (a power of two), and how far from its key's slot an entry may lie.
+inline constexpr int kernel_entry_slots = 4096;
+inline constexpr int kernel_entry_probes = 64;
+
+// Host atomics on plain objects (sequences of claim, write, publish).
+template <class T>
+T atomic_load_acquire(const T& x) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __atomic_load_n(&x, __ATOMIC_ACQUIRE);
+#else
+  return std::atomic_ref<T>(const_cast<T&>(x)).load(std::memory_order_acquire);
+#endif
+}
+
+template <class T>
+void atomic_store_release(T& x, T value) {
+#if defined(__GNUC__) || defined(__clang__)
+  __atomic_store_n(&x, value, __ATOMIC_RELEASE);
+#else
+  std::atomic_ref<T>(x).store(value, std::memory_order_release);
+#endif
+}
+
+// Replaces x by `desired` if it holds `expected` (true); else loads it into `expected` (false).
+template <class T>
+bool atomic_compare_exchange(T& x, T& expected, T desired) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __atomic_compare_exchange_n(&x, &expected, desired, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+#else
+  return std::atomic_ref<T>(x).compare_exchange_strong(expected, desired, std::memory_order_acq_rel,
+                                                       std::memory_order_acquire);
+#endif
+}
 
 //! What the launchers plan with, for one device.
 struct DeviceLimits {
@@ -51,18 +91,37 @@ struct DeviceLimits {
   std::int64_t memory = 0;       //!< global memory (bytes)
 };
 
+//! A kernel entry's key: the kernel launched, the device, its threads (or a negative tag:
+//! -1 the opt-in, -2 the wgmma probe, -3 the dependent-launch check) and dynamic bytes.
+struct KernelKey {
+  const void* kernel = nullptr;
+  int device = 0;
+  int threads = 0;
+  std::size_t bytes = 0;
+  bool operator==(const KernelKey&) const = default;
+};
+
+// An entry's state: empty, claimed by a writer, published.
+inline constexpr int entry_empty = 0;
+inline constexpr int entry_claimed = 1;
+inline constexpr int entry_ready = 2;
+
+struct KernelEntry {
+  int state;
+  int value;
+  KernelKey key;
+};
+
 struct DeviceCacheState {
-  std::atomic<bool> limits_ready[max_cached_devices] = {};
-  DeviceLimits limits[max_cached_devices] = {};
-  std::atomic<cudaMemPool_t> pools[max_cached_devices] = {};
-  std::mutex mutex;  // guards `kernels` and the creation of pools
-  // (kernel, device, threads, dynamic bytes) -> resident blocks on the device (opt-in entries:
-  // threads == -1, value 1).
-  std::map<std::tuple<const void*, int, int, std::size_t>, int> kernels;
+  int limits_state[max_cached_devices];
+  DeviceLimits limits[max_cached_devices];
+  cudaMemPool_t pools[max_cached_devices];
+  KernelEntry kernels[kernel_entry_slots];
 };
 
 inline DeviceCacheState& device_cache() {
-  static DeviceCacheState* const state = new DeviceCacheState;  // never destroyed (see the file comment)
+  // Zero-initialized, never destroyed (see the file comment).
+  static DeviceCacheState* const state = new DeviceCacheState{};
   return *state;
 }
 
@@ -72,7 +131,7 @@ inline bool cacheable_device(int device) { return device >= 0 && device < max_ca
 inline cudaError_t device_limits(int device, DeviceLimits& out) {
   DeviceCacheState& cache = device_cache();
   const bool cacheable = cacheable_device(device);
-  if (cacheable && cache.limits_ready[device].load(std::memory_order_acquire)) {
+  if (cacheable && atomic_load_acquire(cache.limits_state[device]) == entry_ready) {
     out = cache.limits[device];
     return cudaSuccess;
   }
@@ -85,13 +144,12 @@ inline cudaError_t device_limits(int device, DeviceLimits& out) {
   cudaDeviceProp prop{};  // (global memory has no attribute of its own; asked once per device)
   TILECRAFT_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, device));
   l.memory = static_cast<std::int64_t>(prop.totalGlobalMem);
-  if (cacheable) {
-    // Written once: a reader that saw the flag reads a struct nobody writes again.
-    const std::lock_guard<std::mutex> lock(cache.mutex);
-    if (!cache.limits_ready[device].load(std::memory_order_relaxed)) {
-      cache.limits[device] = l;
-      cache.limits_ready[device].store(true, std::memory_order_release);
-    }
+  int empty = entry_empty;
+  if (cacheable && atomic_compare_exchange(cache.limits_state[device], empty, entry_claimed)) {
+    // Written once, by the one writer that claimed it: a reader that sees it published reads a
+    // struct nobody writes again.
+    cache.limits[device] = l;
+    atomic_store_release(cache.limits_state[device], entry_ready);
   }
   out = l;
   return cudaSuccess;
@@ -112,9 +170,7 @@ inline cudaError_t workspace_pool(int device, cudaMemPool_t& pool, bool create, 
   DeviceCacheState& cache = device_cache();
   pool = nullptr;
   if (!cacheable_device(device)) return cudaErrorNotSupported;
-  if ((pool = cache.pools[device].load(std::memory_order_acquire)) != nullptr || !create) return cudaSuccess;
-  const std::lock_guard<std::mutex> lock(cache.mutex);
-  if ((pool = cache.pools[device].load(std::memory_order_acquire)) != nullptr) return cudaSuccess;
+  if ((pool = atomic_load_acquire(cache.pools[device])) != nullptr || !create) return cudaSuccess;
   int supported = 0;
   TILECRAFT_RETURN_IF_ERROR(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device));
   if (supported == 0) return cudaErrorNotSupported;
@@ -129,25 +185,58 @@ inline cudaError_t workspace_pool(int device, cudaMemPool_t& pool, bool create, 
     (void)cudaMemPoolDestroy(created);
     return returned_status(status);
   }
-  cache.pools[device].store(created, std::memory_order_release);
+  cudaMemPool_t published = nullptr;
+  if (!atomic_compare_exchange(cache.pools[device], published, created)) {
+    // Another thread's pool was published first: that one is the device's, this one (unused)
+    // goes back.
+    (void)cudaMemPoolDestroy(created);
+    pool = published;
+    return cudaSuccess;
+  }
   pool = created;
   return cudaSuccess;
 }
 
 #if defined(__CUDACC__)
 
-// The cached value of a kernel entry, or 0 when there is none.
-inline int kernel_entry(const std::tuple<const void*, int, int, std::size_t>& key) {
-  DeviceCacheState& cache = device_cache();
-  const std::lock_guard<std::mutex> lock(cache.mutex);
-  const auto it = cache.kernels.find(key);
-  return it == cache.kernels.end() ? 0 : it->second;
+// The slot where the probe for `key` starts.
+inline unsigned kernel_entry_home(const KernelKey& key) {
+  std::uint64_t h = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key.kernel));
+  h ^= static_cast<std::uint64_t>(static_cast<unsigned>(key.device)) << 48;
+  h ^= static_cast<std::uint64_t>(static_cast<unsigned>(key.threads)) << 20;
+  h ^= static_cast<std::uint64_t>(key.bytes) * 0x9E3779B97F4A7C15ull;
+  h *= 0xBF58476D1CE4E5B9ull;
+  return static_cast<unsigned>(h >> 40);
 }
 
-inline void store_kernel_entry(const std::tuple<const void*, int, int, std::size_t>& key, int value) {
+// The published value of a kernel entry, or 0 when there is none.
+inline int kernel_entry(const KernelKey& key) {
   DeviceCacheState& cache = device_cache();
-  const std::lock_guard<std::mutex> lock(cache.mutex);
-  cache.kernels[key] = value;
+  const unsigned home = kernel_entry_home(key);
+  for (int probe = 0; probe < kernel_entry_probes; ++probe) {
+    const KernelEntry& e = cache.kernels[(home + static_cast<unsigned>(probe)) % kernel_entry_slots];
+    const int state = atomic_load_acquire(e.state);
+    if (state == entry_empty) return 0;
+    if (state == entry_ready && e.key == key) return e.value;
+  }
+  return 0;
+}
+
+// Publishes a kernel entry (one that is there already stays: its value is the same).
+inline void store_kernel_entry(const KernelKey& key, int value) {
+  DeviceCacheState& cache = device_cache();
+  const unsigned home = kernel_entry_home(key);
+  for (int probe = 0; probe < kernel_entry_probes; ++probe) {
+    KernelEntry& e = cache.kernels[(home + static_cast<unsigned>(probe)) % kernel_entry_slots];
+    int state = entry_empty;
+    if (atomic_compare_exchange(e.state, state, entry_claimed)) {
+      e.key = key;
+      e.value = value;
+      atomic_store_release(e.state, entry_ready);
+      return;
+    }
+    if (state == entry_ready && e.key == key) return;
+  }
 }
 
 //! The blocks of `kernel` (launched with `threads` threads and `dynamic_bytes` of dynamic
@@ -158,7 +247,7 @@ template <class... Args>
 cudaError_t resident_blocks_once(void (*kernel)(Args...), int threads, std::size_t dynamic_bytes, int& blocks) {
   int device = 0;
   TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
-  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, threads, dynamic_bytes);
+  const KernelKey key{reinterpret_cast<const void*>(kernel), device, threads, dynamic_bytes};
   if (cacheable_device(device) && (blocks = kernel_entry(key)) != 0) return cudaSuccess;
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(device, limits));

@@ -12,7 +12,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <tuple>
 #include <utility>
 
 #include "../config.cuh"
@@ -73,7 +72,7 @@ template <class... Args>
 cudaError_t opt_in_once(void (*kernel)(Args...), std::size_t bytes) {
   int device = 0;
   TILECRAFT_RETURN_IF_ERROR(cudaGetDevice(&device));
-  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, -1, bytes);
+  const KernelKey key{reinterpret_cast<const void*>(kernel), device, -1, bytes};
   if (cacheable_device(device) && kernel_entry(key) != 0) return cudaSuccess;
   // (opt_in_dynamic_smem takes its runtime errors out of the last-error slot itself; its own
   // refusal is returned as it is, so that a caller's earlier error of that code stays there.)
@@ -90,7 +89,7 @@ cudaError_t opt_in_once(void (*kernel)(Args...), std::size_t bytes) {
 inline bool waits_for_dependency(const void* kernel) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return false;
-  const auto key = std::make_tuple(kernel, device, -3, std::size_t{0});
+  const KernelKey key{kernel, device, -3, 0};
   const bool cacheable = cacheable_device(device);
   if (cacheable) {
     const int known = kernel_entry(key);

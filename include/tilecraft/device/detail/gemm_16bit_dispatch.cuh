@@ -36,8 +36,7 @@ namespace tilecraft::detail {
 //! lives beside the kernels it stands for), kept in the device cache.
 template <class T = __nv_bfloat16>
 bool gemm_wgmma_runs_on(int device) {
-  const auto key =
-      std::make_tuple(reinterpret_cast<const void*>(&gemm_wgmma_probe_kernel<T>), device, -2, std::size_t{0});
+  const KernelKey key{reinterpret_cast<const void*>(&gemm_wgmma_probe_kernel<T>), device, -2, 0};
   const bool cacheable = cacheable_device(device);
   if (cacheable) {
     const int known = kernel_entry(key);

@@ -9,7 +9,6 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <tuple>
 #include <type_traits>
 
 #include "../../config.cuh"
