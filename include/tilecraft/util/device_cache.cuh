@@ -27,10 +27,11 @@
 //! claimed by one writer with a compare-and-swap and published with a release store; a reader
 //! that meets an entry still being written asks the driver itself. Kernel entries live in a
 //! fixed table (kernel_entry_slots, linearly probed); one that finds no free slot near its key
-//! is not kept (correct, only slower). No <atomic>, <mutex> or <map>: those headers cost every
-//! translation unit that includes a launcher about 4 CPU s in nvcc's front-end passes (the
+//! is not kept (correct, only slower). A pool created by two threads at once is kept once (the
+//! other goes back to the driver). No `<atomic>`, `<mutex>` or `<map>`: those headers cost every
+//! translation unit that includes a launcher 2 to 4 CPU s in nvcc's front-end passes (the
 //! host's and each architecture's; benchmarks/TUNING.md), so the atomics are the compilers'
-//! builtins, std::atomic_ref where those are missing.
+//! builtins (std::atomic_ref where those are missing).
 #pragma once
 
 #include <cuda_runtime_api.h>
