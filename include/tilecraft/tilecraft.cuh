@@ -5,6 +5,7 @@
 #include "config.cuh"
 #include "util/concepts.cuh"
 #include "util/error.cuh"
+#include "util/status.cuh"
 #include "util/functional.cuh"
 #include "util/launch.cuh"
 #include "util/math.cuh"

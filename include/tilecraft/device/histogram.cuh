@@ -12,7 +12,7 @@
 
 #include "../block/block_histogram.cuh"
 #include "../config.cuh"
-#include "../util/error.cuh"
+#include "../util/status.cuh"
 #include "../util/nvtx.cuh"
 #include "detail/histogram_dispatch.cuh"
 #include "detail/histogram_kernels.cuh"

@@ -11,7 +11,7 @@
 
 #include "../config.cuh"
 #include "../memory/global_word.cuh"
-#include "../util/error.cuh"
+#include "../util/status.cuh"
 #include "../util/nvtx.cuh"
 #include "detail/reduce_dispatch.cuh"
 #include "detail/reduce_kernels.cuh"

@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "../config.cuh"
-#include "../util/error.cuh"
+#include "../util/status.cuh"
 #include "../util/nvtx.cuh"
 #include "detail/scan_dispatch.cuh"
 #include "detail/scan_kernels.cuh"

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "../config.cuh"
-#include "../util/error.cuh"
+#include "../util/status.cuh"
 #include "../util/nvtx.cuh"
 #include "detail/stencil_dispatch.cuh"
 #include "stencil_policy.cuh"

@@ -12,7 +12,7 @@
 #include "../memory/layout.cuh"
 #include "../memory/shared_tile.cuh"
 #include "../memory/tile_copy.cuh"
-#include "../util/error.cuh"
+#include "../util/status.cuh"
 #include "../util/nvtx.cuh"
 #include "detail/transpose_dispatch.cuh"
 

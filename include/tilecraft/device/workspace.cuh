@@ -19,7 +19,7 @@
 
 #include "../config.cuh"
 #include "../util/device_cache.cuh"
-#include "../util/error.cuh"
+#include "../util/status.cuh"
 
 namespace tilecraft {
 

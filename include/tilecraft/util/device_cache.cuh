@@ -40,7 +40,7 @@
 #include <cstdint>
 
 #include "../config.cuh"
-#include "error.cuh"
+#include "status.cuh"
 
 #if !defined(__GNUC__) && !defined(__clang__)
 #include <atomic>

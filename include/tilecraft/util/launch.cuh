@@ -16,7 +16,7 @@
 
 #include "../config.cuh"
 #include "device_cache.cuh"
-#include "error.cuh"
+#include "status.cuh"
 
 namespace tilecraft {
 

@@ -1,9 +1,10 @@
 // A consumer's CUDA source: one launcher, run when a GPU is present. The installed package's
 // consumer includes the umbrella header (every header it names must have been installed); the
-// add_subdirectory one, whose headers are the source tree's, the launcher's own header (the
-// umbrella would double its compile time for nothing that header does not show).
+// add_subdirectory one, whose headers are the source tree's, the launcher's own header and the
+// throwing helper's (the umbrella would double its compile time for nothing those do not show).
 #ifdef CONSUMER_ONE_HEADER
 #include <tilecraft/device/reduce.cuh>
+#include <tilecraft/util/error.cuh>
 #else
 #include <tilecraft/tilecraft.cuh>
 #endif

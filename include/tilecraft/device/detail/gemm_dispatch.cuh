@@ -21,7 +21,7 @@
 #include "../../config.cuh"
 #include "../../gemm/epilogue.cuh"
 #include "../../util/device_cache.cuh"
-#include "../../util/error.cuh"
+#include "../../util/status.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/nvtx.cuh"
 #include "../gemm_policy.cuh"

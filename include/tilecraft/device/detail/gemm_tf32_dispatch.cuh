@@ -19,7 +19,7 @@
 #include "../../arch/mma.cuh"
 #include "../../config.cuh"
 #include "../../gemm/gemm_math.cuh"
-#include "../../util/error.cuh"
+#include "../../util/status.cuh"
 #include "../../util/device_cache.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"

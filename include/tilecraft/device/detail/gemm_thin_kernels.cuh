@@ -13,7 +13,7 @@
 
 #include "../../arch/griddepcontrol.cuh"
 #include "../../config.cuh"
-#include "../../util/error.cuh"
+#include "../../util/status.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
 #include "gemm_kernels.cuh"

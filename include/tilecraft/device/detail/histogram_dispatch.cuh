@@ -16,7 +16,7 @@
 #include "../../config.cuh"
 #include "../../util/device_cache.cuh"
 #include "../../util/launch.cuh"
-#include "../../util/error.cuh"
+#include "../../util/status.cuh"
 #include "../../util/math.cuh"
 #include "histogram_kernels.cuh"
 

@@ -13,7 +13,7 @@
 #include "../../config.cuh"
 #include "../../util/concepts.cuh"
 #include "../../util/device_cache.cuh"
-#include "../../util/error.cuh"
+#include "../../util/status.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
 #include "reduce_kernels.cuh"

@@ -14,7 +14,7 @@
 
 #include "../../config.cuh"
 #include "../../util/device_cache.cuh"
-#include "../../util/error.cuh"
+#include "../../util/status.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
 #include "../scan_policy.cuh"

@@ -13,7 +13,7 @@
 #include <type_traits>
 
 #include "../../config.cuh"
-#include "../../util/error.cuh"
+#include "../../util/status.cuh"
 
 namespace tilecraft::detail {
 
