@@ -1,8 +1,8 @@
 //! \file util/status.cuh
 //! Host-side status handling for the launchers: they return cudaError_t ([[nodiscard]]) and
-//! never exit(); TILECRAFT_RETURN_IF_ERROR composes their CUDA calls. Light on purpose (no
-//! standard library headers): every launcher includes it. The throwing helper for examples and
-//! tests, TILECRAFT_THROW_IF_ERROR, is in util/error.cuh, which includes this header.
+//! never exit(); TILECRAFT_RETURN_IF_ERROR composes their CUDA calls. Light on purpose (none of
+//! the standard library's heavier headers): every launcher includes it. The throwing helper
+//! for examples and tests, TILECRAFT_THROW_IF_ERROR, is in util/error.cuh, which includes it.
 #pragma once
 
 #include <cuda_runtime_api.h>
