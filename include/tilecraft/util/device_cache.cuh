@@ -198,8 +198,6 @@ inline cudaError_t workspace_pool(int device, cudaMemPool_t& pool, bool create, 
   return cudaSuccess;
 }
 
-#if defined(__CUDACC__)
-
 // The slot where the probe for `key` starts.
 inline unsigned kernel_entry_home(const KernelKey& key) {
   std::uint64_t h = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key.kernel));
@@ -239,6 +237,8 @@ inline void store_kernel_entry(const KernelKey& key, int value) {
     if (state == entry_ready && e.key == key) return;
   }
 }
+
+#if defined(__CUDACC__)
 
 //! The blocks of `kernel` (launched with `threads` threads and `dynamic_bytes` of dynamic
 //! shared memory) resident on the whole current device at once: SMs times the occupancy
