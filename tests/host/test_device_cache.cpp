@@ -26,6 +26,22 @@ KernelKey key_of(std::uint64_t salt, std::uint64_t i, int device = 0, int thread
 
 // The value stored for key i: never 0 (0 reads as "no entry").
 int value_of(std::uint64_t i) { return static_cast<int>(i % 1000003) + 1; }
+
+// Reads keys 0 ... keys - 1 of `salt` back: how many read another value than value_of(i)
+// (never right), and how many read 0 (not kept).
+struct ReadBack {
+  int wrong = 0;
+  int missing = 0;
+};
+ReadBack read_back(std::uint64_t salt, std::uint64_t keys) {
+  ReadBack r;
+  for (std::uint64_t i = 0; i < keys; ++i) {
+    const int got = tilecraft::detail::kernel_entry(key_of(salt, i));
+    r.missing += got == 0;
+    r.wrong += got != 0 && got != value_of(i);
+  }
+  return r;
+}
 }  // namespace
 
 // One test case whose parts run in this order: the process has one table, and the last part
@@ -38,14 +54,9 @@ TEST_CASE("device cache: kernel entries stored and found, from many threads at o
     constexpr std::uint64_t keys = 600;
     for (std::uint64_t i = 0; i < keys; ++i) CHECK(kernel_entry(key_of(salt, i)) == 0);
     for (std::uint64_t i = 0; i < keys; ++i) store_kernel_entry(key_of(salt, i), value_of(i));
-    int wrong = 0, missing = 0;
-    for (std::uint64_t i = 0; i < keys; ++i) {
-      const int got = kernel_entry(key_of(salt, i));
-      missing += got == 0;
-      wrong += got != 0 && got != value_of(i);
-    }
-    CHECK(wrong == 0);
-    CHECK(missing == 0);  // 600 of 4096 slots: every key finds a slot near its own
+    const ReadBack r = read_back(salt, keys);
+    CHECK(r.wrong == 0);
+    CHECK(r.missing == 0);  // 600 of 4096 slots: every key finds a slot near its own
     // Keys that differ in one field only are other entries.
     const KernelKey k = key_of(salt, 7, 3, 256, 4096);
     store_kernel_entry(k, 11);
@@ -89,14 +100,9 @@ TEST_CASE("device cache: kernel entries stored and found, from many threads at o
     }
     for (auto& th : pool) th.join();
     CHECK(wrong.load() == 0);
-    int missing = 0, bad = 0;
-    for (std::uint64_t i = 0; i < shared_keys; ++i) {
-      const int got = kernel_entry(key_of(shared_salt, i));
-      missing += got == 0;
-      bad += got != 0 && got != value_of(i);
-    }
-    CHECK(bad == 0);
-    CHECK(missing == 0);
+    const ReadBack r = read_back(shared_salt, shared_keys);
+    CHECK(r.wrong == 0);
+    CHECK(r.missing == 0);
   }
   {  // A full table keeps what fits and never answers with another key's value.
     using tilecraft::detail::kernel_entry;
@@ -105,13 +111,9 @@ TEST_CASE("device cache: kernel entries stored and found, from many threads at o
     constexpr std::uint64_t salt = 2;
     const auto keys = static_cast<std::uint64_t>(2 * kernel_entry_slots);
     for (std::uint64_t i = 0; i < keys; ++i) store_kernel_entry(key_of(salt, i), value_of(i));
-    int wrong = 0, kept = 0;
-    for (std::uint64_t i = 0; i < keys; ++i) {
-      const int got = kernel_entry(key_of(salt, i));
-      kept += got != 0;
-      wrong += got != 0 && got != value_of(i);
-    }
-    CHECK(wrong == 0);
+    const ReadBack r = read_back(salt, keys);
+    const auto kept = static_cast<int>(keys) - r.missing;
+    CHECK(r.wrong == 0);
     CHECK(kept > 0);
     CHECK(kept <= kernel_entry_slots);
     MESSAGE(kept << " of " << keys << " keys kept in a table of " << kernel_entry_slots);
