@@ -106,7 +106,7 @@ using Tf32x3Short = Runner<GemmMath::tf32x3, true, 0, 0, 0, 65536>;
 using Tf32StreamKNoWorkspace = Runner<GemmMath::tf32, true, 2, 4, 256, 0, 0>;
 using Tf32SplitNoWorkspace = Runner<GemmMath::tf32, true, 1, 0, 128, 0, 0>;
 using Tf32x3StreamKNoWorkspace = Runner<GemmMath::tf32x3, true, 2, 4, 0, 0, 0>;
-// TF32x3's split operands (451 KB in light runs) within the limit, stream-K's partial sums (64
+// TF32x3's split operands (505 KB in light runs) within the limit, stream-K's partial sums (64
 // KiB for each of its blocks) past it: every tile whole on wgmma (light runs; full runs' operands
 // are past it too: mma.sync).
 using Tf32x3StreamKNoPartials = Runner<GemmMath::tf32x3, true, 2, 0, 0, 0, std::int64_t{512} << 10>;
@@ -304,12 +304,14 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented boun
                    Tf32x3StreamKNoWorkspace, Tf32x3StreamKNoPartials) {
   constexpr GemmMath math = R::math;
   const bool light = tilecraft::test::sanitizer_sized();
-  // Runners that refuse workspace take rows of a multiple of 4 floats: the aligned layout's
-  // operands are then read as stored (TF32's row-major NN product as C^T = B^T A^T), so that
-  // only the split K's partial sums ask for workspace, and the fallback runs every tile whole.
+  // Runners that refuse workspace take rows of 4 mod 8 floats (16-byte aligned, 16 bytes off a
+  // 32-byte boundary): the aligned layout's operands are then read as stored (TF32's row-major
+  // NN product as C^T = B^T A^T) once the refused request is asked again without the copy that
+  // only aligns such rows (pack_unaligned_min is 0 in these runners), so that only the split
+  // K's partial sums ask for workspace, and the fallback runs every tile whole.
   const bool refusing = R::tunables().workspace_limit >= 0;
   const std::int64_t m = light ? 130 : 1000, n = light ? (refusing ? 152 : 150) : (refusing ? 1000 : 999),
-                     k = light ? 200 : (refusing ? 1000 : 1001);
+                     k = light ? (refusing ? 204 : 200) : (refusing ? 1004 : 1001);
   if (R::wgmma && R::tunables().workspace_limit > 0 && light) {
     // The premise of Tf32x3StreamKNoPartials in light runs: the operands' request within the
     // limit, the partial sums' (and flags') past it.
@@ -319,7 +321,8 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented boun
     TILECRAFT_THROW_IF_ERROR(tilecraft::detail::device_limits(device, limits));
     using Shape = tilecraft::detail::WgmmaGemmShape<float, true>;
     const auto plan = tilecraft::detail::wgmma_plan_of<Shape>(m, n, k, limits.sms, R::tunables());
-    const std::int64_t operands = 2 * (m + n) * ((k + 3) / 4 * 4) * std::int64_t{sizeof(float)};
+    // (Split operands' rows are rounded up to 32 floats: tf32_packed_ld.)
+    const std::int64_t operands = 2 * (m + n) * ((k + 31) / 32 * 32) * std::int64_t{sizeof(float)};
     const std::int64_t partials = std::int64_t{plan.blocks} * Shape::tile_m * Shape::tile_n * 4;
     REQUIRE(plan.stream_k());
     REQUIRE(operands <= R::tunables().workspace_limit);
