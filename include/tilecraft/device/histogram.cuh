@@ -12,8 +12,8 @@
 
 #include "../block/block_histogram.cuh"
 #include "../config.cuh"
-#include "../util/status.cuh"
 #include "../util/nvtx.cuh"
+#include "../util/status.cuh"
 #include "detail/histogram_dispatch.cuh"
 #include "detail/histogram_kernels.cuh"
 

@@ -11,8 +11,8 @@
 
 #include "../config.cuh"
 #include "../memory/global_word.cuh"
-#include "../util/status.cuh"
 #include "../util/nvtx.cuh"
+#include "../util/status.cuh"
 #include "detail/reduce_dispatch.cuh"
 #include "detail/reduce_kernels.cuh"
 

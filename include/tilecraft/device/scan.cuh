@@ -11,8 +11,8 @@
 #include <type_traits>
 
 #include "../config.cuh"
-#include "../util/status.cuh"
 #include "../util/nvtx.cuh"
+#include "../util/status.cuh"
 #include "detail/scan_dispatch.cuh"
 #include "detail/scan_kernels.cuh"
 #include "scan_policy.cuh"

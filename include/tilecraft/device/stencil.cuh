@@ -10,8 +10,8 @@
 #include <type_traits>
 
 #include "../config.cuh"
-#include "../util/status.cuh"
 #include "../util/nvtx.cuh"
+#include "../util/status.cuh"
 #include "detail/stencil_dispatch.cuh"
 #include "stencil_policy.cuh"
 

@@ -12,8 +12,8 @@
 #include "../memory/layout.cuh"
 #include "../memory/shared_tile.cuh"
 #include "../memory/tile_copy.cuh"
-#include "../util/status.cuh"
 #include "../util/nvtx.cuh"
+#include "../util/status.cuh"
 #include "detail/transpose_dispatch.cuh"
 
 namespace tilecraft {

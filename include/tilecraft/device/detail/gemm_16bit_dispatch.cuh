@@ -15,10 +15,10 @@
 
 #include "../../config.cuh"
 #include "../../util/device_cache.cuh"
-#include "../../util/status.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
 #include "../../util/nvtx.cuh"
+#include "../../util/status.cuh"
 #include "../gemm_policy.cuh"
 #include "../workspace.cuh"
 #include "gemm_plan.cuh"

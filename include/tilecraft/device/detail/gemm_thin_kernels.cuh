@@ -13,9 +13,9 @@
 
 #include "../../arch/griddepcontrol.cuh"
 #include "../../config.cuh"
-#include "../../util/status.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
+#include "../../util/status.cuh"
 #include "gemm_kernels.cuh"
 #include "gemm_plan.cuh"
 

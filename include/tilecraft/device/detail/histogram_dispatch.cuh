@@ -16,8 +16,8 @@
 #include "../../config.cuh"
 #include "../../util/device_cache.cuh"
 #include "../../util/launch.cuh"
-#include "../../util/status.cuh"
 #include "../../util/math.cuh"
+#include "../../util/status.cuh"
 #include "histogram_kernels.cuh"
 
 namespace tilecraft::detail {

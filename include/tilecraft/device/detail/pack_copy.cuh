@@ -10,9 +10,9 @@
 #include <type_traits>
 
 #include "../../config.cuh"
-#include "../../util/status.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
+#include "../../util/status.cuh"
 
 #if defined(__CUDACC__)
 

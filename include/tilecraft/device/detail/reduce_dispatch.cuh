@@ -13,9 +13,9 @@
 #include "../../config.cuh"
 #include "../../util/concepts.cuh"
 #include "../../util/device_cache.cuh"
-#include "../../util/status.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
+#include "../../util/status.cuh"
 #include "reduce_kernels.cuh"
 
 namespace tilecraft::detail {

@@ -14,9 +14,9 @@
 
 #include "../../config.cuh"
 #include "../../util/device_cache.cuh"
-#include "../../util/status.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
+#include "../../util/status.cuh"
 #include "../scan_policy.cuh"
 #include "scan_dispatch.cuh"
 #include "scan_tile_state.cuh"

@@ -12,9 +12,9 @@
 
 #include "../../config.cuh"
 #include "../../util/device_cache.cuh"
-#include "../../util/status.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
+#include "../../util/status.cuh"
 #include "../stencil_policy.cuh"
 #include "stencil_kernels.cuh"
 
