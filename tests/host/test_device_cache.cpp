@@ -65,6 +65,32 @@ TEST_CASE("device cache: kernel entries stored and found, from many threads at o
     CHECK(kernel_entry(key_of(salt, 7, 3, 128, 4096)) == 0);
     CHECK(kernel_entry(key_of(salt, 7, 3, 256, 4097)) == 0);
     CHECK(kernel_entry(key_of(salt, 8, 3, 256, 4096)) == 0);
+    // Keys that differ in one field and start their probe at the same slot (found by search):
+    // the second walks past the first (KernelKey's ==), reads 0, then has its own entry.
+    using tilecraft::detail::kernel_entry_home;
+    using tilecraft::detail::kernel_entry_slots;
+    const auto slot_of = [](const KernelKey& key) { return kernel_entry_home(key) % kernel_entry_slots; };
+    const KernelKey first = key_of(salt, 1000, 5, 96, 512);
+    KernelKey colliders[3] = {};
+    int found = 0;
+    for (std::uint64_t i = 1001; i < (std::uint64_t{1} << 22) && found == 0; ++i) {  // the kernel
+      const KernelKey c = key_of(salt, i, 5, 96, 512);
+      if (slot_of(c) == slot_of(first)) colliders[found++] = c;
+    }
+    for (int threads = 97; threads < (1 << 22) && found == 1; ++threads) {  // the threads
+      const KernelKey c = key_of(salt, 1000, 5, threads, 512);
+      if (slot_of(c) == slot_of(first)) colliders[found++] = c;
+    }
+    for (std::size_t bytes = 513; bytes < (std::size_t{1} << 22) && found == 2; ++bytes) {  // the bytes
+      const KernelKey c = key_of(salt, 1000, 5, 96, bytes);
+      if (slot_of(c) == slot_of(first)) colliders[found++] = c;
+    }
+    REQUIRE(found == 3);
+    store_kernel_entry(first, 21);
+    for (int c = 0; c < 3; ++c) CHECK(kernel_entry(colliders[c]) == 0);
+    for (int c = 0; c < 3; ++c) store_kernel_entry(colliders[c], 22 + c);
+    CHECK(kernel_entry(first) == 21);
+    for (int c = 0; c < 3; ++c) CHECK(kernel_entry(colliders[c]) == 22 + c);
     // Storing a key again keeps the one entry.
     store_kernel_entry(k, 11);
     CHECK(kernel_entry(k) == 11);

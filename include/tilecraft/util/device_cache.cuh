@@ -180,11 +180,16 @@ inline cudaError_t workspace_pool(int device, cudaMemPool_t& pool, bool create, 
   props.location.type = cudaMemLocationTypeDevice;
   props.location.id = device;
   cudaMemPool_t created = nullptr;
-  TILECRAFT_RETURN_IF_ERROR(cudaMemPoolCreate(&created, &props));
-  const cudaError_t status = cudaMemPoolSetAttribute(created, cudaMemPoolAttrReleaseThreshold, &keep_bytes);
+  cudaError_t status = cudaMemPoolCreate(&created, &props);
+  if (status == cudaSuccess) {
+    status = cudaMemPoolSetAttribute(created, cudaMemPoolAttrReleaseThreshold, &keep_bytes);
+    if (status != cudaSuccess) (void)cudaMemPoolDestroy(created);
+  }
   if (status != cudaSuccess) {
-    (void)cudaMemPoolDestroy(created);
-    return returned_status(status);
+    // A pool another thread published meanwhile serves; this call's error leaves the slot.
+    (void)returned_status(status);
+    if ((pool = atomic_load_acquire(cache.pools[device])) != nullptr) return cudaSuccess;
+    return status;
   }
   cudaMemPool_t published = nullptr;
   if (!atomic_compare_exchange(cache.pools[device], published, created)) {
@@ -198,14 +203,21 @@ inline cudaError_t workspace_pool(int device, cudaMemPool_t& pool, bool create, 
   return cudaSuccess;
 }
 
-// The slot where the probe for `key` starts.
+// The slot where the probe for `key` starts: every bit of every field mixed (splitmix64's
+// finalizer after each), so that keys that differ in any field start apart.
 inline unsigned kernel_entry_home(const KernelKey& key) {
-  std::uint64_t h = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key.kernel));
-  h ^= static_cast<std::uint64_t>(static_cast<unsigned>(key.device)) << 48;
-  h ^= static_cast<std::uint64_t>(static_cast<unsigned>(key.threads)) << 20;
-  h ^= static_cast<std::uint64_t>(key.bytes) * 0x9E3779B97F4A7C15ull;
-  h *= 0xBF58476D1CE4E5B9ull;
-  return static_cast<unsigned>(h >> 40);
+  auto mix = [](std::uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+  };
+  std::uint64_t h = mix(static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key.kernel)));
+  h = mix(h ^ (static_cast<std::uint64_t>(static_cast<unsigned>(key.device)) |
+               static_cast<std::uint64_t>(static_cast<unsigned>(key.threads)) << 32));
+  h = mix(h ^ static_cast<std::uint64_t>(key.bytes));
+  return static_cast<unsigned>(h);
 }
 
 // The published value of a kernel entry, or 0 when there is none.
