@@ -141,7 +141,7 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
                                            std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,
                                            float alpha, float beta, const WgmmaPlan& plan, cudaStream_t stream,
                                            std::int64_t workspace_limit, std::int64_t small_x = 0,
-                                           std::int64_t small_y = 0) {
+                                           std::int64_t small_y = 0, bool after_copy = false) {
   auto kernel = gemm_wgmma_tma_kernel<T, XK, YK, Split, S, TransposedC>;
   constexpr int smem_bytes = S::kernel_smem_bytes(TransposedC && sizeof(T) == 2);
   if (!wgmma_plan_fits(plan)) return cudaErrorInvalidValue;
@@ -166,6 +166,15 @@ template <class S, class T, bool XK, bool YK, bool Split = false, bool Transpose
   // Every tile whole, on plan.blocks blocks at most: no workspace.
   auto run_whole = [&] {
     const WgmmaPlan whole = wgmma_whole_plan(plan.tiles, plan.ktiles, plan.blocks);
+    // Right after the kernel that copied its operands: launched as that kernel's programmatic
+    // dependent, its blocks' set-up (barriers, the tensor maps' prefetch) overlapping the
+    // copy's last blocks; the producer waits for the copy before its first load.
+    if (after_copy && waits_for_dependency(reinterpret_cast<const void*>(kernel))) {
+      WgmmaTmaOperands waiting = ops;
+      waiting.wait_for_operands = 1;
+      return launch_dependent(kernel, dim3(static_cast<unsigned>(whole.blocks)), dim3(S::kernel_threads(XK)),
+                              smem_bytes, stream, waiting, c, ldc, rows, cols, alpha, beta, whole, nullptr, nullptr);
+    }
     return launch_kernel(kernel, dim3(static_cast<unsigned>(whole.blocks)), dim3(S::kernel_threads(XK)), smem_bytes,
                          stream, ops, c, ldc, rows, cols, alpha, beta, whole, nullptr, nullptr);
   };
@@ -391,7 +400,8 @@ template <class T>
         if (swap) {
           if constexpr (S::tile_n % 64 != 0 || S::tile_m == 64) {
             return launch_wgmma_tma<S, T, false, true, false, true>(ys, ldys, xs, ldxs, c, ldc, cols, rows, k, alpha,
-                                                                    beta, plan, stream, tunables.workspace_limit);
+                                                                    beta, plan, stream, tunables.workspace_limit, 0, 0,
+                                                                    x_copy || y_copy);
           } else {
             return cudaErrorInvalidValue;  // (not taken: the widths above)
           }
@@ -399,20 +409,23 @@ template <class T>
         if constexpr (S::tile_n % 64 != 0) {  // 144 and 168: a K-contiguous Y only (wgmma_width)
           if (!y_k) return cudaErrorInvalidValue;
           return x_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                          stream, tunables.workspace_limit)
+                                                          stream, tunables.workspace_limit, 0, 0, x_copy || y_copy)
                      : launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                           stream, tunables.workspace_limit);
+                                                           stream, tunables.workspace_limit, 0, 0, x_copy || y_copy);
         } else {
           if (x_k) {
             return y_k ? launch_wgmma_tma<S, T, true, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
-                                                            plan, stream, tunables.workspace_limit)
+                                                            plan, stream, tunables.workspace_limit, 0, 0,
+                                                            x_copy || y_copy)
                        : launch_wgmma_tma<S, T, true, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
-                                                             plan, stream, tunables.workspace_limit);
+                                                             plan, stream, tunables.workspace_limit, 0, 0,
+                                                             x_copy || y_copy);
           }
           return y_k ? launch_wgmma_tma<S, T, false, true>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta, plan,
-                                                           stream, tunables.workspace_limit)
+                                                           stream, tunables.workspace_limit, 0, 0, x_copy || y_copy)
                      : launch_wgmma_tma<S, T, false, false>(xs, ldxs, ys, ldys, c, ldc, rows, cols, k, alpha, beta,
-                                                            plan, stream, tunables.workspace_limit);
+                                                            plan, stream, tunables.workspace_limit, 0, 0,
+                                                            x_copy || y_copy);
         }
       };
       status = with_wgmma_width<T>(width, run);

@@ -260,6 +260,7 @@ template <GemmMath Math>
     // Where the operands' workspace cannot be had: mma.sync on them as they are (below).
     if (have_workspace) {
       Tf32Operand xo{x, ldx, 0}, yo{y, ldy, 0};
+      const bool copied = k > 0 && x_elems + y_elems > 0;  // the last launch before the GEMM wrote its operands
       cudaError_t status = cudaSuccess;
       if (k > 0) {
         if (!x_regs) status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream, pack_rows);
@@ -271,21 +272,22 @@ template <GemmMath Math>
         if constexpr (split) {
           status = launch_wgmma_tma<WgmmaGemmShape<float, true>, float, true, true, true>(
               xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream,
-              tunables.workspace_limit, xo.small, yo.small);
+              tunables.workspace_limit, xo.small, yo.small, true);
         } else {
           auto run_swapped = [&](auto shape) {
             return launch_wgmma_tma<decltype(shape), float, false, true>(yo.data, yo.ld, xo.data, xo.ld, c, ldc, cols,
                                                                          rows, k, alpha, beta, plan, stream,
-                                                                         tunables.workspace_limit);
+                                                                         tunables.workspace_limit, 0, 0, copied);
           };
           auto run = [&](auto shape) {
             return launch_wgmma_tma<decltype(shape), float, true, true>(xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows,
                                                                         cols, k, alpha, beta, plan, stream,
-                                                                        tunables.workspace_limit);
+                                                                        tunables.workspace_limit, 0, 0, copied);
           };
           auto run_x_regs = [&](auto shape) {
             return launch_wgmma_tma<decltype(shape), float, false, true, false, false>(
-                x, ldx, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream, tunables.workspace_limit);
+                x, ldx, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream, tunables.workspace_limit, 0,
+                0, copied);
           };
           status = swap     ? with_wgmma_width<float>(swap_width, run_swapped)
                    : x_regs ? with_wgmma_width<float>(width, run_x_regs)

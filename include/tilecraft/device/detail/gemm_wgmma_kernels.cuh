@@ -561,6 +561,10 @@ struct WgmmaTmaOperands {
   CUtensorMap b;
   CUtensorMap a_small;  // Split only
   CUtensorMap b_small;  // Split only
+  //! Nonzero where the kernel is launched as a programmatic dependent of the kernel that wrote
+  //! its operands (a copy into aligned rows): the producer waits for that grid before its
+  //! first copy (griddepcontrol.wait), the block's set-up overlapping the copy's last blocks.
+  int wait_for_operands;
 };
 
 //! The body of gemm_wgmma_tma_kernel (sm_90a code only): block blockIdx.x computes its units of
@@ -633,6 +637,7 @@ TILECRAFT_DEVICE void gemm_wgmma_tma_tile(const WgmmaTmaOperands& ops, float* __
   if (t >= S::threads) {  // the producer: its first lane issues every copy
     if constexpr (Split || a_regs) arch::warpgroup_reg_dealloc<S::producer_registers>();
     if (t == S::threads) {
+      if (ops.wait_for_operands != 0) arch::wait_for_dependencies();
       for_each_wgmma_unit<S>(plan, b, m, n, [&](const WgmmaUnit& unit) {
         for (int kt = 0; kt < unit.ktiles; ++kt, ++it) {
           const unsigned slot = slot_of(it);
