@@ -241,11 +241,16 @@ template <GemmMath Math>
     const std::int64_t ldp = tf32_packed_ld(k);
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
     // K-contiguous rows read as stored that start 16 bytes off a 32-byte boundary: copied into
-    // 128-byte aligned rows first, on products large enough (GemmTensorTunables).
+    // 128-byte aligned rows first, on products large enough (GemmTensorTunables): the kernel's
+    // B always, its A (X, where the product is not run as its transpose) only on tiles no wider
+    // than tall: on wider ones A's rows are the smaller part of a stage, and copying them cost
+    // more than TMA's slower reads of them (NT 3000 x 1200 x 2300 on 128 x 256 tiles: 60.9 us
+    // with B copied, 76.5 with both; benchmarks/TUNING.md).
     bool pack_rows = tunables.pack_unaligned_min >= 0 && rows * cols >= tunables.pack_unaligned_min;
+    const bool pack_x_too = swap || width <= tile_m;
     float* ws = nullptr;
     auto workspace_for = [&](std::int64_t& x_elems, std::int64_t& y_elems) {
-      x_elems = x_regs ? 0 : tf32_operand_elems(x, ldx, x_k, rows, k, split, pack_rows);
+      x_elems = x_regs ? 0 : tf32_operand_elems(x, ldx, x_k, rows, k, split, pack_rows && pack_x_too);
       y_elems = swap ? 0 : tf32_operand_elems(y, ldy, y_k, cols, k, split, pack_rows);
       return x_elems + y_elems == 0 ||
              workspace_alloc(reinterpret_cast<void**>(&ws), static_cast<std::size_t>(x_elems + y_elems) * sizeof(float),
@@ -263,7 +268,9 @@ template <GemmMath Math>
       const bool copied = k > 0 && x_elems + y_elems > 0;  // the last launch before the GEMM wrote its operands
       cudaError_t status = cudaSuccess;
       if (k > 0) {
-        if (!x_regs) status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream, pack_rows);
+        if (!x_regs) {
+          status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream, pack_rows && pack_x_too);
+        }
         if (status == cudaSuccess && !swap) {
           status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream, pack_rows);
         }
