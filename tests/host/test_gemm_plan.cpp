@@ -951,6 +951,27 @@ TEST_CASE("tensor maps: what TMA can read, checked before the driver is asked") 
   CHECK(encode_tensor_map_2d(map, bf16, 8, 8, 8, 32, 8) == cudaErrorInvalidValue);      // 64 16-bit elements a row
 }
 
+TEST_CASE("rows_off_32_bytes: rows that do not all start 32-byte aligned, whatever the element size") {
+  using tilecraft::detail::rows_off_32_bytes;
+  alignas(32) static float floats[64];
+  alignas(32) static std::uint16_t halves[64];
+  const auto* bf16 = reinterpret_cast<const __nv_bfloat16*>(halves);
+  CHECK_FALSE(rows_off_32_bytes(floats, 8));  // rows 32 bytes apart
+  CHECK_FALSE(rows_off_32_bytes(floats, 0));  // one row
+  CHECK(rows_off_32_bytes(floats, 4));        // 16 bytes apart: every other row off
+  CHECK(rows_off_32_bytes(floats, 2300));     // 9200 bytes apart (4 mod 8 floats)
+  CHECK(rows_off_32_bytes(floats + 4, 8));    // every row 16 bytes off
+  CHECK(rows_off_32_bytes(floats + 8 + 4, 2304));
+  CHECK_FALSE(rows_off_32_bytes(floats + 8, 2304));
+  CHECK_FALSE(rows_off_32_bytes(bf16, 16));
+  CHECK(rows_off_32_bytes(bf16, 8));     // 16 bytes apart
+  CHECK(rows_off_32_bytes(bf16, 3000));  // 6000 bytes apart (8 mod 16 elements)
+  CHECK(rows_off_32_bytes(bf16 + 8, 16));
+  CHECK_FALSE(rows_off_32_bytes(bf16 + 16, 4096));
+  CHECK_FALSE(rows_off_32_bytes(floats, (std::int64_t{1} << 38) - 8));  // large strides: no overflow
+  CHECK(rows_off_32_bytes(floats, (std::int64_t{1} << 38) - 4));
+}
+
 // Gaps an audit found in the host tests of the launchers' argument helpers: matrix_span at its
 // exact bound, BLAS's quick return and scale-only cases with NaN and -0 alphas, and the operand
 // form every tensor-core path takes (tensor_operands), checked element by element.

@@ -348,10 +348,7 @@ template <class T>
     // start 16 bytes off a 32-byte boundary, which TMA moves at about half its rate: copied
     // into 128-byte aligned rows first on products large enough for the copy to pay, the
     // smaller ones where the kernel's A has such rows too (GemmTensorTunables).
-    auto off32 = [](const T* p, std::int64_t ld) {
-      return reinterpret_cast<std::uintptr_t>(p) % 32 != 0 || ld % 16 != 0;
-    };
-    const bool x_off = x_ready && off32(x, ldx), y_off = y_ready && off32(y, ldy);
+    const bool x_off = x_ready && rows_off_32_bytes(x, ldx), y_off = y_ready && rows_off_32_bytes(y, ldy);
     const std::int64_t b_min = (swap ? y_off : x_off) ? tunables.pack_16bit_pair_min : tunables.pack_16bit_b_min;
     const bool pack_b = k > 0 && (swap ? x_off : y_off) && b_min >= 0 && rows * cols >= b_min;
     bool x_copy = !x_ready || (swap && pack_b), y_copy = !y_ready || (!swap && pack_b);

@@ -115,7 +115,7 @@ struct Tf32Operand {
 inline bool tf32_operand_ready(const float* src, std::int64_t ld, bool k_contiguous, bool pack_16b_rows = false) {
   const auto address = reinterpret_cast<std::uintptr_t>(src);
   return k_contiguous && address % 16 == 0 && ld % 4 == 0 && tma_row_stride_fits<float>(ld) &&
-         !(pack_16b_rows && (address % 32 != 0 || ld % 8 != 0));
+         !(pack_16b_rows && rows_off_32_bytes(src, ld));
 }
 
 //! The leading dimension of an operand packed into workspace (rows of k floats): 128-byte

@@ -52,6 +52,15 @@ constexpr bool tma_row_stride_fits(std::int64_t ld) {
   return ld < (std::int64_t{1} << 40) / static_cast<std::int64_t>(sizeof(T));
 }
 
+//! Whether rows of T at p, `ld` elements apart, do not all start 32-byte aligned. Where they
+//! start 16-byte aligned (TMA's rule), such rows start 16 bytes off a 32-byte boundary every
+//! other row at least, and TMA moved them at about half its rate on the H200; the GEMM
+//! launchers copy some of them into 128-byte aligned rows (benchmarks/TUNING.md).
+template <class T>
+bool rows_off_32_bytes(const T* p, std::int64_t ld) {
+  return reinterpret_cast<std::uintptr_t>(p) % 32 != 0 || ld % (32 / static_cast<std::int64_t>(sizeof(T))) != 0;
+}
+
 //! Whether TMA can read `outer` rows of `inner` elements of T at `base`, `ld` elements apart,
 //! with 32-bit box coordinates: base 16-byte aligned, rows a multiple of 16 bytes apart (and
 //! below 2^40 bytes), both extents in 1 ... 2^31 - 1.
