@@ -321,8 +321,10 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! A (row-major op(A) = A^T; column-major op(B) = B^T), C stored as it is, with B transposed first
 //! where it is not K-contiguous either. Rows copied into workspace start 128-byte aligned, and
 //! in TF32 a K-contiguous operand whose rows start 16 bytes off a 32-byte boundary (a leading
-//! dimension of 4 mod 8 floats) is copied so too, on products of 2^20 elements of C or more: TMA
-//! moves such rows at about half its rate, and the copy paid on every shape measured.
+//! dimension of 4 mod 8 floats) is copied so too, on products of 2^20 elements of C or more:
+//! TMA moves such rows at about half its rate. The wgmma kernel's B is copied so always, its A
+//! only on tiles no wider than tall (on wider ones A's copy cost more than it saved). The
+//! kernel that follows a copy starts its blocks beside the copy's last ones.
 //! Everything else runs the block-level tiled_gemm on mma.sync on the operands as they are
 //! (operands rounded to nearest; FMAs below sm_80), without workspace; and so does a product
 //! whose operands' workspace cannot be had, once the copies that only align rows are left out (a split or stream-K K
@@ -333,7 +335,7 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! TF32 from 1024^3 to 8192^3 (row-major NN) and 1.08x at 128 x 8192 x 8192; over 39 shapes
 //! from 1024 to 4100 a side in all four layouts, 0.85x or more but at 1200 x 1400 x 2300 and
 //! 1200 x 1400 x 1500 in row-major NT (both operands K-contiguous, rows 16 bytes off a 32-byte
-//! boundary: about 0.78x with the copy above, 0.70-0.75x without); TF32x3 2.2 to 2.4x cuBLAS's
+//! boundary: 0.81-0.85x with the copies above, 0.70-0.75x without); TF32x3 2.2 to 2.4x cuBLAS's
 //! FP32 SGEMM at 4096^3 and 8192^3, and faster than it at every shape of the sweep (1.4 to 2.7x
 //! where K is 4 mod 8 floats, since its split operands' rows are 128-byte aligned).
 //! \code
