@@ -279,7 +279,7 @@ template <GemmMath Math>
         if constexpr (split) {
           status = launch_wgmma_tma<WgmmaGemmShape<float, true>, float, true, true, true>(
               xo.data, xo.ld, yo.data, yo.ld, c, ldc, rows, cols, k, alpha, beta, plan, stream,
-              tunables.workspace_limit, xo.small, yo.small, true);
+              tunables.workspace_limit, xo.small, yo.small, copied);
         } else {
           auto run_swapped = [&](auto shape) {
             return launch_wgmma_tma<decltype(shape), float, false, true>(yo.data, yo.ld, xo.data, xo.ld, c, ldc, cols,
