@@ -323,7 +323,7 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! in TF32 a K-contiguous operand whose rows start 16 bytes off a 32-byte boundary (a leading
 //! dimension of 4 mod 8 floats) is copied so too, on products of 2^20 elements of C or more:
 //! TMA moves such rows at about half its rate. The wgmma kernel's B is copied so always, its A
-//! only on tiles no wider than tall (on wider ones A's copy cost more than it saved). The
+//! only on tiles of 128 columns or fewer (on wider ones A's copy cost more than it saved). The
 //! kernel that follows a copy starts its blocks beside the copy's last ones.
 //! Everything else runs the block-level tiled_gemm on mma.sync on the operands as they are
 //! (operands rounded to nearest; FMAs below sm_80), without workspace; and so does a product

@@ -136,6 +136,12 @@ inline bool wgmma_tma_available(std::int64_t rows, std::int64_t cols, std::int64
 //! flags') workspace cannot be had (at most workspace_limit bytes where that is not negative),
 //! every tile runs whole instead (wgmma_whole_plan). Returns cudaErrorInvalidValue, launching
 //! nothing, when the tiles or the K steps exceed 2^31 - 1.
+//! `after_copy`: the operation right before this call in `stream` is a kernel of the caller's
+//! that wrote the operands (a copy, a transpose, a split), nothing enqueued between: a plan of
+//! whole tiles then launches as that kernel's programmatic dependent, its producer waiting for
+//! it before the first load (the consumers read only C, which that kernel does not write). The
+//! split and stream-K launches ignore it (a normal launch after the copy; the stream-K kernel
+//! the dependent of its flags' reset, which starts after the copy has completed).
 template <class S, class T, bool XK, bool YK, bool Split = false, bool TransposedC = std::is_same_v<T, float> && !XK>
 [[nodiscard]] cudaError_t launch_wgmma_tma(const T* x, std::int64_t ldx, const T* y, std::int64_t ldy, float* c,
                                            std::int64_t ldc, std::int64_t rows, std::int64_t cols, std::int64_t k,

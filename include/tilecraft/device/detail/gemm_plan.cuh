@@ -197,10 +197,10 @@ struct GemmTensorTunables {
   //! TF32 (not split): a K-contiguous operand read as stored whose rows start 16 bytes off a
   //! 32-byte boundary (a leading dimension of 4 mod 8 floats, or such an address) is copied
   //! into 128-byte aligned rows first on products of at least this many elements of C
-  //! (negative: never; 0: always, tests): the wgmma kernel's B always, its A only on tiles no
-  //! wider than tall (64 or 128 columns). TMA brought such rows at about half its rate on the
-  //! H200, and the copy paid on every such shape measured, from 1024 x 1024 on, but for the A
-  //! of 192- and 256-column tiles (benchmarks/TUNING.md).
+  //! (negative: never; 0: always, tests): the wgmma kernel's B always, its A only on tiles of
+  //! 128 columns or fewer (64 x 128, 128 x 128). TMA brought such rows at about half its rate
+  //! on the H200, and the copy paid on every such shape measured, from 1024 x 1024 on, but for
+  //! the A of 192- and 256-column tiles (benchmarks/TUNING.md).
   std::int64_t pack_unaligned_min = std::int64_t{1} << 20;
   //! 16-bit operands: the wgmma kernel's B (Y, or X where the product runs as its transpose)
   //! read as stored with rows that start 16 bytes off a 32-byte boundary (a leading dimension

@@ -143,6 +143,14 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
     if (k_contiguous) {
       TILECRAFT_RETURN_IF_ERROR(copy_rows(src, ld, ws, ldp, rows, k, stream));  // (padding zeroed)
     } else {
+      if (!split && ldp > k) {
+        // The transposed rows' padding zeroed, for the same reason as in tf32_split_kernel;
+        // before the transpose (it writes the other columns), so that the operand's last
+        // writer is a kernel, which the GEMM may follow as its programmatic dependent.
+        TILECRAFT_RETURN_IF_ERROR(cudaMemset2DAsync(ws + k, static_cast<std::size_t>(ldp) * sizeof(float), 0,
+                                                    static_cast<std::size_t>(ldp - k) * sizeof(float),
+                                                    static_cast<std::size_t>(rows), stream));
+      }
       // src as stored is the k x rows row-major matrix; its transpose is rows x k.
       TILECRAFT_RETURN_IF_ERROR(transpose(src, ld, ws, ldp, k, rows, stream));
     }
@@ -156,11 +164,6 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
                     static_cast<unsigned>(rows < 65535 ? rows : 65535));
     TILECRAFT_RETURN_IF_ERROR(launch_kernel(tf32_split_kernel<float>, grid, dim3(threads), 0, stream, from, ld_from, ws,
                                             ws + rows * ldp, ldp, rows, k));
-  } else if (ldp > k && !k_contiguous) {
-    // The transposed rows' padding, zeroed for the same reason as in tf32_split_kernel.
-    TILECRAFT_RETURN_IF_ERROR(cudaMemset2DAsync(ws + k, static_cast<std::size_t>(ldp) * sizeof(float), 0,
-                                                static_cast<std::size_t>(ldp - k) * sizeof(float),
-                                                static_cast<std::size_t>(rows), stream));
   }
   return cudaSuccess;
 }
@@ -242,12 +245,12 @@ template <GemmMath Math>
     if (k > 0 && (rows > INT64_MAX / 8 / ldp || cols > INT64_MAX / 8 / ldp)) return cudaErrorInvalidValue;
     // K-contiguous rows read as stored that start 16 bytes off a 32-byte boundary: copied into
     // 128-byte aligned rows first, on products large enough (GemmTensorTunables): the kernel's
-    // B always, its A (X, where the product is not run as its transpose) only on tiles no wider
-    // than tall: on wider ones A's rows are the smaller part of a stage, and copying them cost
-    // more than TMA's slower reads of them (NT 3000 x 1200 x 2300 on 128 x 256 tiles: 60.9 us
-    // with B copied, 76.5 with both; benchmarks/TUNING.md).
+    // B always, its A (X, where the product is not run as its transpose) only on tiles of 128
+    // columns or fewer (64 x 128, 128 x 128): on 192 and 256 columns A's copy cost more than
+    // TMA's slower reads of it (NT 3000 x 1200 x 2300 on 128 x 256 tiles: 60.9 us with B
+    // copied, 76.5 with both; benchmarks/TUNING.md).
     bool pack_rows = tunables.pack_unaligned_min >= 0 && rows * cols >= tunables.pack_unaligned_min;
-    const bool pack_x_too = swap || width <= tile_m;
+    const bool pack_x_too = swap || width <= 128;
     float* ws = nullptr;
     auto workspace_for = [&](std::int64_t& x_elems, std::int64_t& y_elems) {
       x_elems = x_regs ? 0 : tf32_operand_elems(x, ldx, x_k, rows, k, split, pack_rows && pack_x_too);
@@ -265,7 +268,9 @@ template <GemmMath Math>
     // Where the operands' workspace cannot be had: mma.sync on them as they are (below).
     if (have_workspace) {
       Tf32Operand xo{x, ldx, 0}, yo{y, ldy, 0};
-      const bool copied = k > 0 && x_elems + y_elems > 0;  // the last launch before the GEMM wrote its operands
+      // Whether the last operation before the GEMM is a kernel of this call that wrote its
+      // operands (a copy, a transpose or a split: prepare_tf32_operand).
+      const bool copied = k > 0 && x_elems + y_elems > 0;
       cudaError_t status = cudaSuccess;
       if (k > 0) {
         if (!x_regs) {

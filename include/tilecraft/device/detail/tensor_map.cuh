@@ -58,6 +58,7 @@ constexpr bool tma_row_stride_fits(std::int64_t ld) {
 //! launchers copy some of them into 128-byte aligned rows (benchmarks/TUNING.md).
 template <class T>
 bool rows_off_32_bytes(const T* p, std::int64_t ld) {
+  static_assert(32 % sizeof(T) == 0, "rows_off_32_bytes: sizeof(T) must divide 32");
   return reinterpret_cast<std::uintptr_t>(p) % 32 != 0 || ld % (32 / static_cast<std::int64_t>(sizeof(T))) != 0;
 }
 
