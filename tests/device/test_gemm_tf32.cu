@@ -11,6 +11,8 @@
 //     |a||b| + |beta||c|; the worst error is reported beside FP32 SIMT gemm's on the same data,
 //     and TF32x3's must stay within twice FP32 SIMT's;
 //   - rejected calls (cudaErrorInvalidValue, nothing launched, C untouched);
+//   - a caller's kernel before the call that lets its dependents launch early: the launcher's
+//     kernels read what it wrote (C = beta C with nothing copied, operands as stored or copied);
 //   - the wgmma path must run where the build defines TILECRAFT_TEST_EXPECT_WGMMA and the GPU is cc 9.0.
 // Inputs come from the printed seed (TILECRAFT_TEST_SEED replays it) and each case's salt.
 // TILECRAFT_TEST_HUGE=0 (the sanitizer runs) takes an eighth of the exact cases and one smaller
@@ -28,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include <tilecraft/arch/griddepcontrol.cuh>
 #include <tilecraft/device/gemm.cuh>
 
 #include "gemm_problem.cuh"
@@ -251,6 +254,21 @@ RealsCase& reals_case(const Problem& p, std::uint64_t salt) {
   return c;
 }
 
+// A caller's kernel that lets the kernel after it launch at once (griddepcontrol.launch_dependents
+// first thing, as a kernel written for programmatic dependent launch may), then writes C and A
+// after about `cycles` clocks: a launcher whose first kernel went as a programmatic dependent
+// without waiting for it would read them before.
+__global__ void late_writer(const float* __restrict__ c_new, float* __restrict__ c, std::size_t c_count,
+                            const float* __restrict__ a_new, float* __restrict__ a, std::size_t a_count,
+                            long long cycles) {
+  tilecraft::arch::launch_dependents();
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+  for (std::size_t i = threadIdx.x; i < c_count; i += blockDim.x) c[i] = c_new[i];
+  for (std::size_t i = threadIdx.x; i < a_count; i += blockDim.x) a[i] = a_new[i];
+}
+
 constexpr double bound_of(GemmMath math, std::int64_t k) {
   return math == GemmMath::tf32 ? 2.0 * (0x1p-9 + double(k + 2) * 0x1p-24)
                                 : 2.0 * (0x1p-20 + double(3 * k + 2) * 0x1p-24);
@@ -441,6 +459,48 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: k == 0 scales C by beta whatever alpha 
         }
         CHECK(wrong == 0);
       }
+    }
+  }
+}
+
+// The launcher's kernels follow a caller's kernel that lets its dependents launch early
+// (late_writer: C and A written about a millisecond after it starts) and still read what it
+// wrote: with k == 0 or alpha == 0 (C = beta C, nothing copied before the GEMM), with operands
+// read as stored, and with rows copied first (+3: odd rows); whole tiles and stream-K. Exact
+// data, so C must equal the double reference of what the caller's kernel wrote.
+TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: a caller's kernel that lets its dependents launch early is waited for", R,
+                   Tf32Wgmma, Tf32x3Wgmma, Tf32StreamK, Tf32x3StreamK) {
+  struct Case {
+    std::int64_t k;
+    float alpha, beta;
+    int layout;
+  };
+  const Case cases[] = {{0, 1.0f, 2.0f, 0}, {70, 0.0f, -0.5f, 0}, {70, 1.0f, 2.0f, 0}, {70, 2.0f, 1.0f, 2}};
+  const long long cycles = 2'000'000;  // about a millisecond at the H200's clock
+  std::uint64_t salt = 4000;
+  for (const Case& cs : cases) {
+    for (int v : {0, 3}) {
+      const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
+      const Problem p{Order::row_major, op_a, op_b, 130, 260, cs.k, cs.alpha, cs.beta, layouts[cs.layout]};
+      CAPTURE(p.str(math_name(R::math), salt));
+      auto g = tilecraft::test::rng(salt++);
+      auto draw = [&] { return static_cast<float>(g.uniform_int(-8, 8)) / 8.0f; };
+      const Data before = make_data(p, draw);  // what C and A hold when the caller's kernel starts
+      const Data after = make_data(p, draw);   // what it writes into them
+      std::vector<double> want, mag;
+      reference(p, Data{after.a, before.b, after.c0}, want, mag);
+      DeviceBuffer<float> a(before.a), b(before.b), c(before.c0), a_new(after.a), c_new(after.c0);
+      const tilecraft::test::Stream stream;
+      late_writer<<<1, 256, 0, stream>>>(c_new.get(), c.get(), c_new.size(), a_new.get(), a.get(), a_new.size(),
+                                         cycles);
+      CHECK(cudaGetLastError() == cudaSuccess);
+      const cudaError_t status = tilecraft::detail::gemm_tf32_run<R::math>(
+          p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a, p.lda(), b.get() + p.l.off_b, p.ldb(),
+          p.beta, c.get() + p.l.off_c, p.ldc(), stream, R::tunables());
+      CHECK(status == cudaSuccess);
+      stream.synchronize();
+      tilecraft::test::sync_and_check();
+      check_c(p, c.download(), Data{after.a, before.b, after.c0}, want, mag, 0.0);
     }
   }
 }
