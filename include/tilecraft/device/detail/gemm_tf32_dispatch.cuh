@@ -130,7 +130,7 @@ inline std::int64_t tf32_packed_ld(std::int64_t k) { return round_up<std::int64_
 //! tf32_operand_ready, for an operand not split (a split one is split from where it is read).
 inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool k_contiguous, std::int64_t rows,
                                         std::int64_t k, bool split, float* ws, Tf32Operand& out, cudaStream_t stream,
-                                        bool pack_16b_rows = false) {
+                                        bool pack_16b_rows = false, CopyOverlap overlap = CopyOverlap::none) {
   const bool ready = tf32_operand_ready(src, ld, k_contiguous, pack_16b_rows && !split);
   if (ready && !split) {
     out = {src, ld, 0};
@@ -141,7 +141,7 @@ inline cudaError_t prepare_tf32_operand(const float* src, std::int64_t ld, bool 
   std::int64_t ld_from = ld;
   if (!ready) {
     if (k_contiguous) {
-      TILECRAFT_RETURN_IF_ERROR(copy_rows(src, ld, ws, ldp, rows, k, stream));  // (padding zeroed)
+      TILECRAFT_RETURN_IF_ERROR(copy_rows(src, ld, ws, ldp, rows, k, stream, overlap));  // (padding zeroed)
     } else {
       if (!split && ldp > k) {
         // The transposed rows' padding zeroed, for the same reason as in tf32_split_kernel;
@@ -273,11 +273,16 @@ template <GemmMath Math>
       const bool copied = k > 0 && x_elems + y_elems > 0;
       cudaError_t status = cudaSuccess;
       if (k > 0) {
+        // Two row copies and nothing else (K-contiguous operands, not split): Y's beside X's
+        // last blocks (neither reads what the other writes).
+        const bool pair = !split && x_elems > 0 && x_k && y_elems > 0 && y_k;
         if (!x_regs) {
-          status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream, pack_rows && pack_x_too);
+          status = prepare_tf32_operand(x, ldx, x_k, rows, k, split, ws, xo, stream, pack_rows && pack_x_too,
+                                        pair ? CopyOverlap::first : CopyOverlap::none);
         }
         if (status == cudaSuccess && !swap) {
-          status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream, pack_rows);
+          status = prepare_tf32_operand(y, ldy, y_k, cols, k, split, ws + x_elems, yo, stream, pack_rows,
+                                        pair ? CopyOverlap::second : CopyOverlap::none);
         }
       }
       if (status == cudaSuccess) {

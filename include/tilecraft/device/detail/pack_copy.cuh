@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../../arch/griddepcontrol.cuh"
 #include "../../config.cuh"
 #include "../../util/launch.cuh"
 #include "../../util/math.cuh"
@@ -26,6 +27,14 @@ struct PackCopyShape {
   static constexpr int chunk = threads * items;
 };
 
+//! How a copy overlaps the copy before or after it (copy_rows): `none`; `first` (its blocks let
+//! the next kernel, a `second` copy, launch as soon as they have all started); `second`
+//! (launched as a programmatic dependent of a `first` copy, independent of it: it runs beside
+//! that copy's last blocks and completes only after it, so that a kernel that waits for it
+//! waits for both). A `second` copy does not let its own dependent launch early: a GEMM
+//! launched early beside a copy's last blocks slowed both (benchmarks/TUNING.md).
+enum class CopyOverlap : int { none = 0, first = 1, second = 2 };
+
 //! Copies `outer` rows of `inner` elements from `src` (leading dimension ld) to `dst` (leading
 //! dimension ldp >= inner) and zeroes each destination row's padding, its elements inner ...
 //! ldp - 1. Block (x, y) writes chunk x of rows y, y + gridDim.y, ... Every warp load and store
@@ -34,8 +43,9 @@ struct PackCopyShape {
 template <class T>
 __global__ void __launch_bounds__(PackCopyShape::threads)
     pack_copy_kernel(const T* __restrict__ src, std::int64_t ld, T* __restrict__ dst, std::int64_t ldp,
-                     std::int64_t outer, std::int64_t inner) {
+                     std::int64_t outer, std::int64_t inner, CopyOverlap overlap) {
   using S = PackCopyShape;
+  if (overlap == CopyOverlap::first) arch::launch_dependents();
   const std::int64_t col0 = static_cast<std::int64_t>(blockIdx.x) * S::chunk + threadIdx.x;
   for (std::int64_t row = blockIdx.y; row < outer; row += gridDim.y) {
     const T* from = src + row * ld;
@@ -52,6 +62,7 @@ __global__ void __launch_bounds__(PackCopyShape::threads)
       if (col < ldp) to[col] = v[i];
     }
   }
+  if (overlap == CopyOverlap::second) arch::wait_for_dependencies();  // done only after the first copy
 }
 
 //! The unsigned integer of T's size: a 16-byte vector holds 16 / sizeof(T) of them.
@@ -73,7 +84,7 @@ using PackWord =
 template <class T>
 __global__ void __launch_bounds__(PackCopyShape::threads)
     pack_copy_vector_kernel(const T* __restrict__ src, std::int64_t ld, T* __restrict__ dst, std::int64_t ldp,
-                            unsigned row_vectors, unsigned whole, int tail, unsigned total) {
+                            unsigned row_vectors, unsigned whole, int tail, unsigned total, CopyOverlap overlap) {
   using S = PackCopyShape;
   using Word = PackWord<T>;
   constexpr int V = 16 / static_cast<int>(sizeof(T));
@@ -81,6 +92,7 @@ __global__ void __launch_bounds__(PackCopyShape::threads)
     uint4 v;
     Word w[V];
   };
+  if (overlap == CopyOverlap::first) arch::launch_dependents();
   const unsigned first = blockIdx.x * static_cast<unsigned>(S::chunk) + threadIdx.x;
   Vector v[S::items];
   unsigned row[S::items], col[S::items];
@@ -109,6 +121,22 @@ __global__ void __launch_bounds__(PackCopyShape::threads)
           v[i].v;
     }
   }
+  if (overlap == CopyOverlap::second) arch::wait_for_dependencies();  // done only after the first copy
+}
+
+//! Launches a copy kernel (its last parameter the CopyOverlap) on `grid` blocks: a `second`
+//! copy as a programmatic dependent of the kernel before it, where the kernel waits.
+template <class... Params, class... Args>
+cudaError_t launch_copy(void (*kernel)(Params...), dim3 grid, cudaStream_t stream, CopyOverlap overlap,
+                        Args&&... args) {
+  if (overlap == CopyOverlap::second && !waits_for_dependency(reinterpret_cast<const void*>(kernel))) {
+    overlap = CopyOverlap::none;
+  }
+  if (overlap == CopyOverlap::second) {
+    return launch_dependent(kernel, grid, dim3(PackCopyShape::threads), 0, stream, std::forward<Args>(args)...,
+                            overlap);
+  }
+  return launch_kernel(kernel, grid, dim3(PackCopyShape::threads), 0, stream, std::forward<Args>(args)..., overlap);
 }
 
 //! Copies the `outer` rows of `inner` elements of `src` (leading dimension ld) to `dst`
@@ -118,10 +146,12 @@ __global__ void __launch_bounds__(PackCopyShape::threads)
 //! (benchmarks/TUNING.md); where both bases and both leading dimensions are whole 16-byte
 //! vectors it moves vectors (pack_copy_vector_kernel). Returns cudaErrorInvalidValue, launching nothing, when outer or
 //! inner is negative, ld or ldp is below inner, or (outer > 0) a pointer is null; nothing is
-//! launched for outer = 0.
+//! launched for outer = 0. `overlap` (CopyOverlap): a `second` copy must follow a `first` one
+//! in `stream` right away, neither writing what the other reads; where the device runs code
+//! without griddepcontrol, both are ordinary launches.
 template <class T>
 cudaError_t copy_rows(const T* src, std::int64_t ld, T* dst, std::int64_t ldp, std::int64_t outer, std::int64_t inner,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, CopyOverlap overlap = CopyOverlap::none) {
   if (outer < 0 || inner < 0 || ld < inner || ldp < inner) return cudaErrorInvalidValue;
   if (outer == 0 || ldp == 0) return cudaSuccess;
   if (src == nullptr || dst == nullptr) return cudaErrorInvalidValue;
@@ -134,16 +164,15 @@ cudaError_t copy_rows(const T* src, std::int64_t ld, T* dst, std::int64_t ldp, s
         ld * bytes % 16 == 0 && ldp * bytes % 16 == 0 && outer <= (std::int64_t{1} << 31) / row_vectors) {
       constexpr std::int64_t v = 16 / bytes;
       const std::int64_t total = outer * row_vectors;
-      return launch_kernel(
-          pack_copy_vector_kernel<T>, dim3(static_cast<unsigned>(ceil_div<std::int64_t>(total, PackCopyShape::chunk))),
-          dim3(PackCopyShape::threads), 0, stream, src, ld, dst, ldp, static_cast<unsigned>(row_vectors),
-          static_cast<unsigned>(inner / v), static_cast<int>(inner % v), static_cast<unsigned>(total));
+      return launch_copy(pack_copy_vector_kernel<T>,
+                         dim3(static_cast<unsigned>(ceil_div<std::int64_t>(total, PackCopyShape::chunk))), stream,
+                         overlap, src, ld, dst, ldp, static_cast<unsigned>(row_vectors),
+                         static_cast<unsigned>(inner / v), static_cast<int>(inner % v), static_cast<unsigned>(total));
     }
   }
   const dim3 grid(static_cast<unsigned>(ceil_div<std::int64_t>(ldp, PackCopyShape::chunk)),
                   static_cast<unsigned>(outer < 65535 ? outer : 65535));
-  return launch_kernel(pack_copy_kernel<T>, grid, dim3(PackCopyShape::threads), 0, stream, src, ld, dst, ldp, outer,
-                       inner);
+  return launch_copy(pack_copy_kernel<T>, grid, stream, overlap, src, ld, dst, ldp, outer, inner);
 }
 
 }  // namespace tilecraft::detail
