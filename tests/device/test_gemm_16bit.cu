@@ -14,6 +14,8 @@
 //   - random reals give the same bits on a second run, and planted Inf and NaN operands IEEE's Inf
 //     and NaN, whole and with K split (slices, stream-K);
 //   - rejected calls (cudaErrorInvalidValue, nothing launched, C untouched), m == 0 / n == 0;
+//   - a caller's kernel before the call that lets its dependents launch early: the launcher's
+//     kernels read what it wrote (C = beta C with nothing copied, operands as stored or copied);
 //   - the wgmma path must run where the build defines TILECRAFT_TEST_EXPECT_WGMMA and the GPU is cc 9.0.
 // Inputs come from the printed seed (TILECRAFT_TEST_SEED replays it) and each case's salt.
 // TILECRAFT_TEST_HUGE=0 (the sanitizer runs) skips exact shapes above ~10^6 multiply-adds, runs
@@ -34,6 +36,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <tilecraft/arch/griddepcontrol.cuh>
 #include <tilecraft/device/gemm.cuh>
 
 #include "gemm_problem.cuh"
@@ -411,6 +414,78 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stre
         forced.tile_width = tile_widths[(v % 8 + v / 8) % 6];
         forced.transpose_min_k = (v / 6) % 2 == 0 ? 0 : -1;
         check_exact<T>(problem(combo(c), s[0], s[1], s[2], alpha, beta, layouts[v % layout_count]), ++salt, &forced);
+      }
+    }
+  });
+}
+
+// A caller's kernel that lets its dependents launch early (griddepcontrol.launch_dependents
+// first thing) and writes C and A about `cycles` clocks later: a launcher's kernel launched as a
+// programmatic dependent of it, without waiting, would read what was there before.
+template <class T>
+__global__ void late_writer(const float* __restrict__ c_new, float* __restrict__ c, std::size_t c_count,
+                            const T* __restrict__ a_new, T* __restrict__ a, std::size_t a_count, long long cycles) {
+  tilecraft::arch::launch_dependents();
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+  for (std::size_t i = threadIdx.x; i < c_count; i += blockDim.x) c[i] = c_new[i];
+  for (std::size_t i = threadIdx.x; i < a_count; i += blockDim.x) a[i] = a_new[i];
+}
+
+// The launcher's kernels follow a caller's kernel that lets its dependents launch early
+// (late_writer: C and A written about a millisecond after it starts) and read what it wrote:
+// k == 0 and alpha == 0 (C = beta C), operands read as stored or copied first (K-contiguous
+// rows of 70 elements and +3 leading dimensions are not 16-byte aligned), NN, NT and TT, K in
+// slices and stream-K. Exact data: C must equal the double result of what that kernel wrote.
+TEST_CASE_TEMPLATE("gemm on 16-bit operands: a caller's kernel that lets its dependents launch early is waited for", T,
+                   __half, __nv_bfloat16) {
+  struct Case {
+    std::int64_t k;
+    float alpha, beta;
+    int layout;
+  };
+  const Case cases[] = {{0, 1.0f, 2.0f, 0}, {70, 0.0f, -0.5f, 0}, {70, 1.0f, 2.0f, 0}, {70, 2.0f, 1.0f, 2}};
+  const long long cycles = 2'000'000;  // about a millisecond at the H200's clock
+  std::uint64_t salt = std::is_same_v<T, __half> ? 28000 : 29000;
+  for_each_forced_split(-1, [&](tilecraft::detail::GemmTensorTunables forced) {
+    for (const Case& cs : cases) {
+      for (int v : {0, 2, 3}) {
+        const Problem p = problem(combo(v), 130, 260, cs.k, cs.alpha, cs.beta, layouts[cs.layout]);
+        const std::string name = p.str(type_name<T>(), salt);
+        CAPTURE(name);
+        auto g = tilecraft::test::rng(salt++);
+        const auto eighths = [&g](long long lo, long long hi) {
+          return static_cast<float>(g.uniform_int(lo, hi)) / 8.0f;
+        };
+        // What A, B and C hold when the caller's kernel starts, and what it writes into A and C.
+        const Operands<T> before = make_operands<T>(p, true, [&] { return eighths(-8, 8); });
+        const Operands<T> after = make_operands<T>(p, true, [&] { return eighths(-8, 8); });
+        std::vector<float> c_before(p.size_c()), c_after(p.size_c());
+        for (float& x : c_before) x = eighths(-32, 32);
+        for (float& x : c_after) x = eighths(-32, 32);
+        DeviceBuffer<T> a(before.a), b(before.b), a_new(after.a);
+        DeviceBuffer<float> c(c_before), c_new(c_after);
+        const tilecraft::test::Stream stream;
+        late_writer<T>
+            <<<1, 256, 0, stream>>>(c_new.get(), c.get(), c_new.size(), a_new.get(), a.get(), a_new.size(), cycles);
+        CHECK(cudaGetLastError() == cudaSuccess);
+        CHECK(tilecraft::detail::gemm_16bit_run<T>(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a,
+                                                   p.lda(), b.get() + p.l.off_b, p.ldb(), p.beta, c.get() + p.l.off_c,
+                                                   p.ldc(), stream, forced) == cudaSuccess);
+        stream.synchronize();
+        tilecraft::test::sync_and_check();
+        const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
+        std::vector<double> want(static_cast<std::size_t>(p.m) * n);
+        for (std::size_t i = 0; i < static_cast<std::size_t>(p.m); ++i) {
+          for (std::size_t j = 0; j < n; ++j) {
+            const float *x = after.oa.data() + i * k, *y = before.obt.data() + j * k;
+            double acc = 0;
+            for (std::size_t q = 0; q < k; ++q) acc += double(x[q]) * double(y[q]);
+            want[i * n + j] = double(p.alpha) * acc + double(p.beta) * c_after[p.ic(std::int64_t(i), std::int64_t(j))];
+          }
+        }
+        check_c(p, c.download(), c_after, want, {}, "tilecraft after a caller's early-triggering kernel");
       }
     }
   });

@@ -466,7 +466,8 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: k == 0 scales C by beta whatever alpha 
 // The launcher's kernels follow a caller's kernel that lets its dependents launch early
 // (late_writer: C and A written about a millisecond after it starts) and still read what it
 // wrote: with k == 0 or alpha == 0 (C = beta C, nothing copied before the GEMM), with operands
-// read as stored, and with rows copied first (+3: odd rows); whole tiles and stream-K. Exact
+// read as stored, and with rows copied first (+3: odd rows; NT: both K-contiguous operands
+// copied, the second copy launched early beside the first); whole tiles and stream-K. Exact
 // data, so C must equal the double reference of what the caller's kernel wrote.
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: a caller's kernel that lets its dependents launch early is waited for", R,
                    Tf32Wgmma, Tf32x3Wgmma, Tf32StreamK, Tf32x3StreamK) {
@@ -479,7 +480,7 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: a caller's kernel that lets its depende
   const long long cycles = 2'000'000;  // about a millisecond at the H200's clock
   std::uint64_t salt = 4000;
   for (const Case& cs : cases) {
-    for (int v : {0, 3}) {
+    for (int v : {0, 2, 3}) {
       const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
       const Problem p{Order::row_major, op_a, op_b, 130, 260, cs.k, cs.alpha, cs.beta, layouts[cs.layout]};
       CAPTURE(p.str(math_name(R::math), salt));
