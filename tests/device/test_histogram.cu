@@ -73,9 +73,11 @@ TEST_CASE("uint8 samples: every size, alignment and pattern, bins 1 ... 4096, ag
     }
   }
   // Refusals (a negative count, no bins, lower >= upper; in the size query and in the call)
-  // leave an earlier call's cudaErrorInvalidValue in the last-error slot.
+  // leave an earlier call's cudaErrorInvalidValue in the last-error slot and launch nothing:
+  // the histogram keeps its poison.
   DeviceBuffer<std::uint8_t> in(16);
   DeviceBuffer<unsigned> hist(256);
+  hist.poison();
   const Level<std::uint8_t> lower = 0, upper = 256;
   std::size_t bytes = 0;
   REQUIRE(tilecraft::histogram_even(nullptr, bytes, in.get(), hist.get(), 256, lower, upper, std::int64_t{16}) ==
@@ -91,6 +93,12 @@ TEST_CASE("uint8 samples: every size, alignment and pattern, bins 1 ... 4096, ag
   check_keeps_earlier_invalid_value([&] {
     return tilecraft::histogram_even(temp.get(), bytes, in.get(), hist.get(), 256, upper, lower, std::int64_t{16});
   });
+  check_keeps_earlier_invalid_value([&] {
+    std::size_t small = bytes - 1;
+    return tilecraft::histogram_even(temp.get(), small, in.get(), hist.get(), 256, lower, upper, std::int64_t{16});
+  });
+  tilecraft::test::sync_and_check();
+  CHECK(hist.unpoisoned() == 0);
 }
 
 TEST_CASE("uint16 samples: bins 256, 1000, 4096 and 65536 (global counters), below lower and at upper") {

@@ -269,7 +269,8 @@ TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
   CHECK(mismatches(out.download(), host_scan<false, int, int>(host, 0, 5000, Sum{})) == 0);
   CHECK(mismatches(in.download(), host_scan<true, int, int>(host, 0, 5000, Sum{}, 1)) == 0);
   // Refusals (a negative count, a null input) leave an earlier call's cudaErrorInvalidValue in
-  // the last-error slot, in both forms.
+  // the last-error slot, in both forms, and launch nothing: the output keeps its poison.
+  out.poison();
   using tilecraft::test::check_keeps_earlier_invalid_value;
   check_keeps_earlier_invalid_value([&] { return inclusive_scan(in.get(), out.get(), -1, Sum{}); });
   check_keeps_earlier_invalid_value([&] { return exclusive_scan(in.get(), out.get(), -1, Sum{}, 1); });
@@ -289,6 +290,8 @@ TEST_CASE("n == 0 launches nothing; the convenience form on a stream") {
     std::size_t small = run_bytes - 1;
     return exclusive_scan(run_temp.get(), small, in.get(), out.get(), 5000, Sum{}, 3);
   });
+  tilecraft::test::sync_and_check();
+  CHECK(out.unpoisoned() == 0);
 }
 
 // A non-commutative map type with default member initializers (not trivially default

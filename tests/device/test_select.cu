@@ -306,10 +306,13 @@ TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If"
     for (std::int64_t i = 0; i < want; ++i) bad += sel[static_cast<std::size_t>(i)] != ref[static_cast<std::size_t>(i)];
     CHECK(bad == 0);
   }
-  // Refusals (a negative count, a null count pointer) leave an earlier call's
-  // cudaErrorInvalidValue in the last-error slot.
+  // Refusals (a negative count, a null count pointer, too little temp storage) leave an earlier
+  // call's cudaErrorInvalidValue in the last-error slot and launch nothing: the output and the
+  // count keep their poison.
   DeviceBuffer<int> in(8), out(8);
   DeviceBuffer<std::int64_t> count(1);
+  out.poison();
+  count.poison();
   std::size_t bytes = 0;
   const Keep half{3, 500};
   REQUIRE(select_if(nullptr, bytes, in.get(), out.get(), count.get(), std::int64_t{8}, half) == cudaSuccess);
@@ -325,6 +328,9 @@ TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If"
     std::size_t small = bytes - 1;
     return partition(temp.get(), small, in.get(), out.get(), count.get(), std::int64_t{8}, half);
   });
+  tilecraft::test::sync_and_check();
+  CHECK(out.unpoisoned() == 0);
+  CHECK(count.unpoisoned() == 0);
 }
 
 // Keeps all but the values (indices) in [0, skip) and the multiples of `every` (0: none).

@@ -176,6 +176,19 @@ class DeviceBuffer {
   //! Fills every byte with 0xA5: a pattern no correct output is likely to equal (a large
   //! negative float/double, an odd negative integer), so unwritten elements show.
   void poison() { TILECRAFT_THROW_IF_ERROR(cudaMemset(raw_, 0xA5, n_ * sizeof(T))); }
+  //! How many elements no longer hold poison()'s pattern (byte for byte): 0 where nothing wrote
+  //! the buffer since (a refused call must launch nothing). Synchronizes through the copy.
+  std::size_t unpoisoned() const {
+    std::vector<unsigned char> bytes(n_ * sizeof(T));
+    TILECRAFT_THROW_IF_ERROR(cudaMemcpy(bytes.data(), raw_, bytes.size(), cudaMemcpyDeviceToHost));
+    std::size_t written = 0;
+    for (std::size_t e = 0; e < n_; ++e) {
+      bool same = true;
+      for (std::size_t b = 0; b < sizeof(T); ++b) same = same && bytes[e * sizeof(T) + b] == 0xA5;
+      written += same ? 0 : 1;
+    }
+    return written;
+  }
 
  private:
   void* raw_ = nullptr;
