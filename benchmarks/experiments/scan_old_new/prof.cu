@@ -163,6 +163,15 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (what == "mid") {  // the sizes a scan in two passes serves (its input in L2), and past them
+    for (int p = 14; p <= 25; ++p) {
+      scan_case<float>("scan_f32", std::int64_t{1} << p, old_scan_f32, new_scan_f32, cub_f32);
+      scan_case<int>("scan_i32", std::int64_t{1} << p, old_scan_i32, new_scan_i32, cub_i32);
+    }
+    for (int p : {18, 20, 22, 23, 24})
+      scan_case<std::int64_t>("scan_i64", std::int64_t{1} << p, old_scan_i64, new_scan_i64, cub_i64);
+    return 0;
+  }
   for (int p : {16, 20, 22, 24, 26, 28})
     scan_case<float>("scan_f32", std::int64_t{1} << p, old_scan_f32, new_scan_f32, cub_f32);
   for (int p : {20, 24, 28}) scan_case<int>("scan_i32", std::int64_t{1} << p, old_scan_i32, new_scan_i32, cub_i32);
