@@ -1,7 +1,8 @@
 // The problem the tensor-core GEMM tests (test_gemm_16bit, test_gemm_tf32) run: C (m x n) =
 // alpha op(A) op(B) + beta C with float scalars, all three matrices in one order, stored in
 // buffers whose leading dimensions and base offsets a Layout sets; the buffer positions of
-// every element, and the description a failure prints.
+// every element, and the description a failure prints. Also the caller's kernel that lets its
+// dependents launch early (late_writer).
 #pragma once
 
 #include <algorithm>
@@ -10,11 +11,27 @@
 #include <cstdio>
 #include <string>
 
+#include <tilecraft/arch/griddepcontrol.cuh>
 #include <tilecraft/device/gemm.cuh>
 
 #include "test_util.cuh"
 
 namespace tilecraft::test {
+
+// A caller's kernel that lets the kernel after it launch at once (griddepcontrol.launch_dependents
+// first thing, as a kernel written for programmatic dependent launch may), then writes C and A
+// after about `cycles` clocks: a launcher whose first kernel went as a programmatic dependent
+// without waiting for it would read them before.
+template <class T>
+__global__ void late_writer(const float* __restrict__ c_new, float* __restrict__ c, std::size_t c_count,
+                            const T* __restrict__ a_new, T* __restrict__ a, std::size_t a_count, long long cycles) {
+  tilecraft::arch::launch_dependents();
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+  for (std::size_t i = threadIdx.x; i < c_count; i += blockDim.x) c[i] = c_new[i];
+  for (std::size_t i = threadIdx.x; i < a_count; i += blockDim.x) a[i] = a_new[i];
+}
 
 // Leading dimensions (BLAS's minimum plus pad) and base offsets, in elements.
 struct GemmLayout {

@@ -36,7 +36,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <tilecraft/arch/griddepcontrol.cuh>
 #include <tilecraft/device/gemm.cuh>
 
 #include "gemm_problem.cuh"
@@ -419,20 +418,6 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stre
   });
 }
 
-// A caller's kernel that lets its dependents launch early (griddepcontrol.launch_dependents
-// first thing) and writes C and A about `cycles` clocks later: a launcher's kernel launched as a
-// programmatic dependent of it, without waiting, would read what was there before.
-template <class T>
-__global__ void late_writer(const float* __restrict__ c_new, float* __restrict__ c, std::size_t c_count,
-                            const T* __restrict__ a_new, T* __restrict__ a, std::size_t a_count, long long cycles) {
-  tilecraft::arch::launch_dependents();
-  const long long start = clock64();
-  while (clock64() - start < cycles) {
-  }
-  for (std::size_t i = threadIdx.x; i < c_count; i += blockDim.x) c[i] = c_new[i];
-  for (std::size_t i = threadIdx.x; i < a_count; i += blockDim.x) a[i] = a_new[i];
-}
-
 // The launcher's kernels follow a caller's kernel that lets its dependents launch early
 // (late_writer: C and A written about a millisecond after it starts) and read what it wrote:
 // k == 0 and alpha == 0 (C = beta C), operands read as stored or copied first (K-contiguous
@@ -467,7 +452,7 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: a caller's kernel that lets its dep
         DeviceBuffer<T> a(before.a), b(before.b), a_new(after.a);
         DeviceBuffer<float> c(c_before), c_new(c_after);
         const tilecraft::test::Stream stream;
-        late_writer<T>
+        tilecraft::test::late_writer<T>
             <<<1, 256, 0, stream>>>(c_new.get(), c.get(), c_new.size(), a_new.get(), a.get(), a_new.size(), cycles);
         CHECK(cudaGetLastError() == cudaSuccess);
         CHECK(tilecraft::detail::gemm_16bit_run<T>(p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a,

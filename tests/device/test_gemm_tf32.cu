@@ -30,7 +30,6 @@
 #include <string>
 #include <vector>
 
-#include <tilecraft/arch/griddepcontrol.cuh>
 #include <tilecraft/device/gemm.cuh>
 
 #include "gemm_problem.cuh"
@@ -252,21 +251,6 @@ RealsCase& reals_case(const Problem& p, std::uint64_t salt) {
     reference(p, c.d, c.want, c.mag);
   }
   return c;
-}
-
-// A caller's kernel that lets the kernel after it launch at once (griddepcontrol.launch_dependents
-// first thing, as a kernel written for programmatic dependent launch may), then writes C and A
-// after about `cycles` clocks: a launcher whose first kernel went as a programmatic dependent
-// without waiting for it would read them before.
-__global__ void late_writer(const float* __restrict__ c_new, float* __restrict__ c, std::size_t c_count,
-                            const float* __restrict__ a_new, float* __restrict__ a, std::size_t a_count,
-                            long long cycles) {
-  tilecraft::arch::launch_dependents();
-  const long long start = clock64();
-  while (clock64() - start < cycles) {
-  }
-  for (std::size_t i = threadIdx.x; i < c_count; i += blockDim.x) c[i] = c_new[i];
-  for (std::size_t i = threadIdx.x; i < a_count; i += blockDim.x) a[i] = a_new[i];
 }
 
 constexpr double bound_of(GemmMath math, std::int64_t k) {
@@ -492,8 +476,8 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: a caller's kernel that lets its depende
       reference(p, Data{after.a, before.b, after.c0}, want, mag);
       DeviceBuffer<float> a(before.a), b(before.b), c(before.c0), a_new(after.a), c_new(after.c0);
       const tilecraft::test::Stream stream;
-      late_writer<<<1, 256, 0, stream>>>(c_new.get(), c.get(), c_new.size(), a_new.get(), a.get(), a_new.size(),
-                                         cycles);
+      tilecraft::test::late_writer<float>
+          <<<1, 256, 0, stream>>>(c_new.get(), c.get(), c_new.size(), a_new.get(), a.get(), a_new.size(), cycles);
       CHECK(cudaGetLastError() == cudaSuccess);
       const cudaError_t status = tilecraft::detail::gemm_tf32_run<R::math>(
           p.order, p.op_a, p.op_b, p.m, p.n, p.k, p.alpha, a.get() + p.l.off_a, p.lda(), b.get() + p.l.off_b, p.ldb(),
