@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -523,6 +524,56 @@ TEST_CASE("uint8 and uint16 range bins with int levels") {
               host_range(h16, static_cast<std::size_t>(shift), n, levels16));
       }
     }
+  }
+}
+
+// Range levels past the samples' type (negative, above its largest value), repeated and all
+// equal levels, and float levels at -Inf and +Inf, against the host count (a sample x counts
+// where levels.front() <= x < levels.back(), in the bin std::upper_bound gives: -Inf counts
+// where the first level is -Inf, +Inf and NaN never).
+TEST_CASE("range bins: int levels past uint8 / uint16, repeated and equal levels, float levels at infinity") {
+  const std::int64_t n = (1 << 16) + 3;
+  const auto m = static_cast<std::size_t>(n);
+  auto g = tilecraft::test::rng(4711);
+  std::vector<std::uint8_t> h8(m);
+  std::vector<std::uint16_t> h16(m);
+  std::vector<float> hf(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    h8[i] = static_cast<std::uint8_t>(g());
+    h16[i] = static_cast<std::uint16_t>(g());
+    hf[i] = static_cast<float>(g.uniform_real(-2.0, 2.0));
+  }
+  for (std::size_t v = 0; v < 256; ++v) h8[v * 7] = static_cast<std::uint8_t>(v);  // every value
+  const std::uint16_t edges16[] = {0, 1, 999, 1000, 1001, 65534, 65535};
+  for (std::size_t k = 0; k < std::size(edges16); ++k) h16[k * 11] = edges16[k];
+  const float inf = std::numeric_limits<float>::infinity();
+  const float planted[] = {inf, -inf, std::numeric_limits<float>::quiet_NaN(), -1.0f, -0.5f, 0.0f, -0.0f, 0.25f, 1.0f};
+  for (std::size_t k = 0; k < 9 * std::size(planted); ++k) hf[k * 13] = planted[k % std::size(planted)];
+  DeviceBuffer<std::uint8_t> in8(h8);
+  DeviceBuffer<std::uint16_t> in16(h16);
+  DeviceBuffer<float> inf_(hf);
+  const std::vector<std::vector<int>> levels8 = {
+      {-1000, -5, 0, 3, 100, 255, 256, 70000}, {5, 5, 5}, {-3, 0, 0, 7, 7, 300}, {255, 256}, {-1, 0}};
+  for (const auto& levels : levels8) {
+    CAPTURE(levels.front());
+    CAPTURE(levels.size());
+    DeviceBuffer<int> d(levels);
+    CHECK(run_range<unsigned>(in8.get(), n, d) == host_range(h8, 0, n, levels));
+  }
+  const std::vector<std::vector<int>> levels16 = {{-7, 1000, 65535, 65536, 1 << 20}, {65535, 65535}, {1000, 1001}};
+  for (const auto& levels : levels16) {
+    CAPTURE(levels.front());
+    CAPTURE(levels.size());
+    DeviceBuffer<int> d(levels);
+    CHECK(run_range<unsigned>(in16.get(), n, d) == host_range(h16, 0, n, levels));
+  }
+  const std::vector<std::vector<float>> levelsf = {
+      {-inf, -1.0f, 0.0f, 1.0f, inf}, {-inf, inf}, {-inf, -0.5f, -0.5f, 0.25f}, {0.25f, inf}};
+  for (const auto& levels : levelsf) {
+    CAPTURE(levels.front());
+    CAPTURE(levels.size());
+    DeviceBuffer<float> d(levels);
+    CHECK(run_range<unsigned>(inf_.get(), n, d) == host_range(hf, 0, n, levels));
   }
 }
 
