@@ -38,6 +38,20 @@ struct GemmLayout {
   std::int64_t pad_a, pad_b, pad_c, off_a, off_b, off_c;
 };
 
+// The launchers' caller-kernel cases (late_writer before the call): k == 0 and alpha == 0
+// (C = beta C), then two products, the second with leading dimensions 3 past the minimum
+// (rows no copy finds aligned); and the kernel's wait, about a millisecond at the H200's clock.
+struct LateWriterCase {
+  std::int64_t k;
+  float alpha, beta;
+  GemmLayout layout;
+};
+inline constexpr LateWriterCase late_writer_cases[] = {{0, 1.0f, 2.0f, {0, 0, 0, 0, 0, 0}},
+                                                       {70, 0.0f, -0.5f, {0, 0, 0, 0, 0, 0}},
+                                                       {70, 1.0f, 2.0f, {0, 0, 0, 0, 0, 0}},
+                                                       {70, 2.0f, 1.0f, {3, 3, 3, 0, 0, 0}}};
+inline constexpr long long late_writer_cycles = 2'000'000;
+
 struct GemmProblem {
   Order order;
   Op op_a, op_b;

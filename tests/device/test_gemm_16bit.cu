@@ -177,6 +177,24 @@ void check_c(const Problem& p, const std::vector<float>& got, const std::vector<
 }
 
 // p on exact operands (see the file comment): C must equal the host's result.
+// The double result of p on op(A) (oa: m x k) and op(B)^T (obt: n x k), floats row-major, and C's
+// buffer c0 (read only where beta != 0; A and B only where reads_ab), row-major m x n.
+std::vector<double> exact_result(const Problem& p, const std::vector<float>& oa, const std::vector<float>& obt,
+                                 const std::vector<float>& c0, bool reads_ab) {
+  const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
+  std::vector<double> want(static_cast<std::size_t>(p.m) * n);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(p.m); ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const float *x = oa.data() + i * k, *y = obt.data() + j * k;
+      double acc = 0;
+      for (std::size_t q = 0; reads_ab && q < k; ++q) acc += double(x[q]) * double(y[q]);
+      const double c_old = p.beta != 0.0f ? double(c0[p.ic(std::int64_t(i), std::int64_t(j))]) : 0.0;
+      want[i * n + j] = double(p.alpha) * acc + double(p.beta) * c_old;
+    }
+  }
+  return want;
+}
+
 template <class T>
 void check_exact(const Problem& p, std::uint64_t salt,
                  const tilecraft::detail::GemmTensorTunables* tunables = nullptr) {
@@ -193,18 +211,7 @@ void check_exact(const Problem& p, std::uint64_t salt,
     std::memset(c0.data(), 0xff, c0.size() * sizeof(float));  // NaN: C is not to be read
   }
   const std::vector<float> got = run_tilecraft(p, o, c0, tunables);
-  const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
-  std::vector<double> want(static_cast<std::size_t>(p.m) * n);
-  for (std::size_t i = 0; i < static_cast<std::size_t>(p.m); ++i) {
-    for (std::size_t j = 0; j < n; ++j) {
-      const float *x = o.oa.data() + i * k, *y = o.obt.data() + j * k;
-      double acc = 0;
-      for (std::size_t q = 0; reads_ab && q < k; ++q) acc += double(x[q]) * double(y[q]);
-      const double c_old = p.beta != 0.0f ? double(c0[p.ic(std::int64_t(i), std::int64_t(j))]) : 0.0;
-      want[i * n + j] = double(p.alpha) * acc + double(p.beta) * c_old;
-    }
-  }
-  check_c(p, got, c0, want, {}, "tilecraft against the exact host result");
+  check_c(p, got, c0, exact_result(p, o.oa, o.obt, c0, reads_ab), {}, "tilecraft against the exact host result");
 }
 
 class Cublas {
@@ -425,18 +432,13 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: K split across blocks (slices, stre
 // slices and stream-K. Exact data: C must equal the double result of what that kernel wrote.
 TEST_CASE_TEMPLATE("gemm on 16-bit operands: a caller's kernel that lets its dependents launch early is waited for", T,
                    __half, __nv_bfloat16) {
-  struct Case {
-    std::int64_t k;
-    float alpha, beta;
-    int layout;
-  };
-  const Case cases[] = {{0, 1.0f, 2.0f, 0}, {70, 0.0f, -0.5f, 0}, {70, 1.0f, 2.0f, 0}, {70, 2.0f, 1.0f, 2}};
-  const long long cycles = 2'000'000;  // about a millisecond at the H200's clock
+  using tilecraft::test::late_writer_cases;
+  const long long cycles = tilecraft::test::late_writer_cycles;
   std::uint64_t salt = std::is_same_v<T, __half> ? 28000 : 29000;
   for_each_forced_split(-1, [&](tilecraft::detail::GemmTensorTunables forced) {
-    for (const Case& cs : cases) {
+    for (const auto& cs : late_writer_cases) {
       for (int v : {0, 2, 3}) {
-        const Problem p = problem(combo(v), 130, 260, cs.k, cs.alpha, cs.beta, layouts[cs.layout]);
+        const Problem p = problem(combo(v), 130, 260, cs.k, cs.alpha, cs.beta, cs.layout);
         const std::string name = p.str(type_name<T>(), salt);
         CAPTURE(name);
         auto g = tilecraft::test::rng(salt++);
@@ -460,17 +462,9 @@ TEST_CASE_TEMPLATE("gemm on 16-bit operands: a caller's kernel that lets its dep
                                                    p.ldc(), stream, forced) == cudaSuccess);
         stream.synchronize();
         tilecraft::test::sync_and_check();
-        const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k);
-        std::vector<double> want(static_cast<std::size_t>(p.m) * n);
-        for (std::size_t i = 0; i < static_cast<std::size_t>(p.m); ++i) {
-          for (std::size_t j = 0; j < n; ++j) {
-            const float *x = after.oa.data() + i * k, *y = before.obt.data() + j * k;
-            double acc = 0;
-            for (std::size_t q = 0; q < k; ++q) acc += double(x[q]) * double(y[q]);
-            want[i * n + j] = double(p.alpha) * acc + double(p.beta) * c_after[p.ic(std::int64_t(i), std::int64_t(j))];
-          }
-        }
-        check_c(p, c.download(), c_after, want, {}, "tilecraft after a caller's early-triggering kernel");
+        // A as the caller's kernel wrote it, B as it was.
+        check_c(p, c.download(), c_after, exact_result(p, after.oa, before.obt, c_after, true), {},
+                "tilecraft after a caller's early-triggering kernel");
       }
     }
   });

@@ -455,18 +455,13 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: k == 0 scales C by beta whatever alpha 
 // data, so C must equal the double reference of what the caller's kernel wrote.
 TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: a caller's kernel that lets its dependents launch early is waited for", R,
                    Tf32Wgmma, Tf32x3Wgmma, Tf32StreamK, Tf32x3StreamK) {
-  struct Case {
-    std::int64_t k;
-    float alpha, beta;
-    int layout;
-  };
-  const Case cases[] = {{0, 1.0f, 2.0f, 0}, {70, 0.0f, -0.5f, 0}, {70, 1.0f, 2.0f, 0}, {70, 2.0f, 1.0f, 2}};
-  const long long cycles = 2'000'000;  // about a millisecond at the H200's clock
+  using tilecraft::test::late_writer_cases;
+  const long long cycles = tilecraft::test::late_writer_cycles;
   std::uint64_t salt = 4000;
-  for (const Case& cs : cases) {
+  for (const auto& cs : late_writer_cases) {
     for (int v : {0, 2, 3}) {
       const Op op_a = v & 1 ? Op::transpose : Op::none, op_b = v & 2 ? Op::transpose : Op::none;
-      const Problem p{Order::row_major, op_a, op_b, 130, 260, cs.k, cs.alpha, cs.beta, layouts[cs.layout]};
+      const Problem p{Order::row_major, op_a, op_b, 130, 260, cs.k, cs.alpha, cs.beta, cs.layout};
       CAPTURE(p.str(math_name(R::math), salt));
       auto g = tilecraft::test::rng(salt++);
       auto draw = [&] { return static_cast<float>(g.uniform_int(-8, 8)) / 8.0f; };
