@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -25,7 +26,10 @@ using tilecraft::test::mismatches;
 using tilecraft::test::run_scan;
 
 TEST_CASE("f32 scans are bit-identical over 20 runs") {
-  // (Sanitizer-sized: 145 large tiles of 8192, more than an H200's 132 SMs.)
+  // (Sanitizer-sized: 145 large tiles of 8192, more than an H200's 132 SMs. The default
+  // dispatch runs the mid sizes, whose input and output fit half the L2, in two passes, on the
+  // H200 the sanitizer-sized n - 1 and 70001: the single pass's default tiles are checked by
+  // explicit policies below.)
   const std::int64_t n = tilecraft::test::sanitizer_sized() ? (1 << 20) + (1 << 17) + 13 : (1 << 24) + 13;
   const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 4242);
   DeviceBuffer<float> in(real), out(static_cast<std::size_t>(n));
@@ -117,6 +121,100 @@ TEST_CASE("few tiles: 2 to 9 tiles, and around one tile per SM, of non-commutati
       check_every_layout(n, 600 + static_cast<std::uint64_t>(n));
     }
   }
+}
+
+// Scans in two passes (tile sums, then each tile from L2), forced where the dispatch would
+// take them only for inputs that fit the L2 (scan_run's ScanTwoPass::always): non-commutative
+// maps of 4 and 8 bytes exact against the host fold, inclusive and exclusive with an initial
+// value, at 2 to 3 sums tiles and at hundreds (each block folds runs of several sums), with a
+// ragged last tile, misaligned (the element staging) and in place.
+// The result, and the tile sums pass 1 left in the temp storage (after its 16-byte header): the
+// caller compares them with the host's folds, so a run that fell back to the single pass fails.
+template <class T>
+struct TwoPassRun {
+  std::vector<T> out, sums;
+};
+
+template <bool Exclusive, class T, class Op>
+TwoPassRun<T> two_pass_scan(const T* in, T* out, std::int64_t n, Op op, T init) {
+  using Policy = ScanPolicy<64, 1>;  // (temp storage for its tiles holds the sums too)
+  std::size_t bytes = 0;
+  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive, tilecraft::detail::ScanTwoPass::always>(
+              nullptr, bytes, in, out, n, op, init, nullptr) == cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  temp.poison();
+  if (in != out) TILECRAFT_THROW_IF_ERROR(cudaMemset(out, 0xA5, static_cast<std::size_t>(n) * sizeof(T)));
+  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive, tilecraft::detail::ScanTwoPass::always>(
+              temp.get(), bytes, in, out, n, op, init, nullptr) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  constexpr std::int64_t tile = tilecraft::detail::DefaultScanPolicySums<T, T>::tile_items;
+  const auto full_tiles = static_cast<std::size_t>((n + tile - 1) / tile - 1);
+  REQUIRE(16 + full_tiles * sizeof(T) <= bytes);
+  std::vector<T> sums(full_tiles);
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(sums.data(), temp.get() + 16, full_tiles * sizeof(T), cudaMemcpyDeviceToHost));
+  return {download(out, static_cast<std::size_t>(n)), sums};
+}
+
+template <class T, class Op>
+void check_two_pass(std::int64_t n, std::uint64_t seed, Op op, T init, T (*make)(tilecraft::test::Rng&)) {
+  CAPTURE(sizeof(T));
+  auto g = tilecraft::test::rng(seed);
+  std::vector<T> f(static_cast<std::size_t>(n) + 1);
+  for (auto& x : f) x = make(g);
+  const auto m = static_cast<std::size_t>(n);
+  constexpr auto tile = static_cast<std::size_t>(tilecraft::detail::DefaultScanPolicySums<T, T>::tile_items);
+  for (int shift : {0, 1}) {
+    CAPTURE(shift);
+    const auto s = static_cast<std::size_t>(shift);
+    // Each whole tile's fold but the last tile's, in order (exact: the maps compose exactly).
+    std::vector<T> want_sums((m + tile - 1) / tile - 1);
+    for (std::size_t t = 0; t < want_sums.size(); ++t)
+      want_sums[t] = host_scan<false, T, T>(f, s + t * tile, tile, op).back();
+    DeviceBuffer<T> in(f), out(f.size());
+    out.poison();
+    const T* p = in.get() + shift;
+    T* o = out.get() + shift;
+    const auto inclusive = host_scan<false, T, T>(f, s, m, op);
+    const auto exclusive = host_scan<true, T, T>(f, s, m, op, init);
+    const auto run = two_pass_scan<false>(p, o, n, op, init);
+    CHECK(mismatches(run.out, inclusive) == 0);
+    CHECK(mismatches(run.sums, want_sums) == 0);
+    CHECK(mismatches(two_pass_scan<true>(p, o, n, op, init).out, exclusive) == 0);
+    // The element beside the output (before it, or past its end) keeps its poison.
+    const auto beside = download(out.get() + (shift == 0 ? m : 0), 1);
+    const T poison = tilecraft::test::poison_value<T>();
+    CHECK(std::memcmp(&beside[0], &poison, sizeof(T)) == 0);
+    // In place: each tile is read before it is written, and written after pass 1 read it all.
+    CHECK(mismatches(two_pass_scan<false>(in.get() + shift, in.get() + shift, n, op, init).out, inclusive) == 0);
+    in.upload(f);
+    CHECK(mismatches(two_pass_scan<true>(in.get() + shift, in.get() + shift, n, op, init).out, exclusive) == 0);
+  }
+}
+
+TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bits twice") {
+  // Sums tiles of 4096 (4-byte items) and 2048 (8-byte): 2, 3 (ragged) and hundreds of them.
+  // Past 2048 sums tiles (full runs), blocks fold runs of more than 8 sums.
+  std::vector<std::int64_t> sizes = {8192, 4096 * 2 + 5, 2048 * 3 - 7};
+  if (!tilecraft::test::sanitizer_sized()) {
+    sizes.push_back(4096 * 300 + 77);
+    sizes.push_back(4096 * 2100 + 3);
+  }
+  for (std::int64_t n : sizes) {
+    CAPTURE(n);
+    check_two_pass<std::uint32_t>(n, 700 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00030007u,
+                                  [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
+    check_two_pass<test::Affine>(
+        n, 800 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{3u, 11u}, [](tilecraft::test::Rng& g) {
+          return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+        });
+  }
+  // Floats: within the double prefix's bound, and the same bits on a second run.
+  const std::int64_t n = (1 << 18) + 3;
+  const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n) + 1, -1.0, 1.0, 97);
+  DeviceBuffer<float> in(real), out(real.size());
+  const auto first = two_pass_scan<false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out;
+  CHECK(tilecraft::test::float_sum_errors(first, real, 1, static_cast<std::size_t>(n)) == 0);
+  CHECK(mismatches(two_pass_scan<false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out, first) == 0);
 }
 
 // Tiles by block index (at most one per SM) and by ticket fold the same tiles in the same

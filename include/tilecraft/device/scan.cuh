@@ -1,7 +1,7 @@
 //! \file device/scan.cuh
 //! Whole-array prefix scans built from block_scan: single pass (every element is read once and
-//! written once) with decoupled look-back, deterministic, with CUB's two-phase temp-storage
-//! signature.
+//! written once) with decoupled look-back, or, for mid sizes that fit the L2, two passes (tile
+//! sums, then each tile from L2); deterministic, with CUB's two-phase temp-storage signature.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -58,12 +58,21 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   with a warp reduction instead of the fold in order (faster there: i64 exclusive sums 14% at 2^27). Past 8 tiles
 //!   an SM each block first asks L2 for the tile a block one SM's worth of tickets later will take, so that DRAM keeps
 //!   reading while tiles wait for their prefixes.
+//! - Mid sizes in two passes: with the default tiles, where input and output have one size of 4
+//!   or 8 bytes, the accumulator at most 8 bytes, and input and output together take from 1 MiB
+//!   to half the GPU's L2, pass 1 writes the fold of each 16 KiB tile (256 threads) but the last into the temp storage,
+//!   and pass 2 (on sm_90 its programmatic dependent: its blocks load their tiles while pass 1
+//!   runs) folds the sums before its tile in order and scans the tile, which pass 1 left in L2,
+//!   with that prefix in front: the single pass is latency-bound there (on the H200 5-10% faster
+//!   from 2^17 to 2^21 floats or ints, f32 2^20 1.04-1.10 -> 1.11-1.18x CUB; benchmarks/TUNING.md). The temp storage
+//!   is the single pass's (the sums take less). A caller's Policy always runs the single pass.
 //! - Deterministic: the same input on the same GPU gives the same bits on every run (floating
 //!   point included), however the blocks are scheduled. Tile i's inclusive prefix is defined as
 //!   the sequential fold P_i = P_{i-1} op a_i of the tile aggregates a_i; a tile whose look-back
 //!   meets the inclusive prefix P_j of its nearest such predecessor folds a_{j+1}, ..., a_{i-1}
 //!   onto it in order, which reproduces P_{i-1}'s association whichever j it met. Within a tile
-//!   the association is fixed by the tile shape. (Results are rounded differently from a
+//!   the association is fixed by the tile shape; in two passes, by the tile shape and each
+//!   block's runs of sums (a function of the tile's index alone). (Results are rounded differently from a
 //!   sequential host loop, as CUB's are.)
 //! - `op` must be associative; it need not be commutative (elements are only combined with
 //!   their neighbours, in order). Accumulates in inclusive_scan_accumulator_t (what op(*d_out,

@@ -134,6 +134,21 @@ template <class In, class Out>
 using DefaultScanPolicySmall =
     ScanPolicy<DefaultScanShape<In, Out>::small_threads, DefaultScanShape<In, Out>::small_items>;
 
+//! Scans in two passes (tile sums, then each tile from L2: scan_sums_kernel,
+//! scan_from_sums_kernel): input and output of one size, 4 or 8 bytes, accumulators of up to 8
+//! bytes; 256 threads over 16 KiB tiles. The default dispatch takes them where input and output
+//! together take from two_pass_scan_min_bytes to half the L2 (scan_run): on the H200 (50 MB of
+//! L2), floats from 2^17 to about 3.1 million, where the single-pass scan is latency-bound
+//! (benchmarks/TUNING.md, "Mid-size scans in two passes, the second from L2").
+template <class In, class Out, class Acc>
+inline constexpr bool scan_sums_eligible = sizeof(In) == sizeof(Out) && (sizeof(In) == 4 || sizeof(In) == 8) &&
+                                           sizeof(Acc) <= 8;
+//! The fewest bytes (input and output together) the default dispatch scans in two passes: below,
+//! the second launch's latency outweighs what it saves (2^14 ints 12% slower on the H200).
+inline constexpr std::int64_t two_pass_scan_min_bytes = std::int64_t{1} << 20;
+template <class In, class Out>
+using DefaultScanPolicySums = ScanPolicy<256, static_cast<int>(64 / sizeof(In))>;
+
 //! Inputs of at most this many bytes (the wider of input and output) take the small tiles.
 inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{512} << 10;
 //! Inputs above small_scan_max_bytes and up to this many take the register tiles, not the large

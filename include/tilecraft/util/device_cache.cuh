@@ -6,7 +6,7 @@
 //! (persistent grids), and a stream-ordered workspace pool. Asked on every call, the driver
 //! queries would leave the GPU idle for microseconds between back-to-back launches, so each is
 //! asked once per device and kept here, for the life of the process:
-//!   - device_limits():        SMs, shared memory per block (opt-in) and per SM, global memory;
+//!   - device_limits():        SMs, shared memory per block (opt-in) and per SM, global memory, L2;
 //!   - kernel entries:         a kernel's dynamic shared-memory opt-in (opt_in_once in
 //!                             util/launch.cuh), per (kernel, device);
 //!   - resident_blocks_once(): the blocks of a kernel resident on the whole device, per
@@ -90,6 +90,7 @@ struct DeviceLimits {
   int smem_per_block_optin = 0;  //!< the most shared memory a block may opt in to (bytes)
   int smem_per_sm = 0;           //!< shared memory of one SM (bytes)
   std::int64_t memory = 0;       //!< global memory (bytes)
+  std::int64_t l2 = 0;           //!< L2 cache (bytes)
 };
 
 //! A kernel entry's key: the kernel launched, the device, its threads (or a negative tag:
@@ -145,6 +146,7 @@ inline cudaError_t device_limits(int device, DeviceLimits& out) {
   cudaDeviceProp prop{};  // (global memory has no attribute of its own; asked once per device)
   TILECRAFT_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, device));
   l.memory = static_cast<std::int64_t>(prop.totalGlobalMem);
+  l.l2 = prop.l2CacheSize;
   int empty = entry_empty;
   if (cacheable && atomic_compare_exchange(cache.limits_state[device], empty, entry_claimed)) {
     // Written once, by the one writer that claimed it: a reader that sees it published reads a

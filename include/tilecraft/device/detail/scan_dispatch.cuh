@@ -98,6 +98,12 @@ template <class Policy, class In, class Out, class Acc>
   return cudaSuccess;
 }
 
+//! Whether a scan may run in two passes (scan_sums_eligible types; scan_run's template
+//! argument, so that a caller's policy compiles no kernel it never runs): never (a caller's
+//! policy; tests of the single pass), where input and output together take from 1 MiB to half
+//! the L2 (the default dispatch), or always where it makes two tiles of the sums policy or more (tests).
+enum class ScanTwoPass : int { never = 0, by_size = 1, always = 2 };
+
 #if defined(__CUDACC__)
 // scan_kernel's static shared memory: the stage, block_scan's storage, the look-back's
 // accumulators (32 a window it walks back, look_back_far) and the ticket (with room for their
@@ -112,7 +118,8 @@ constexpr std::size_t scan_kernel_smem_bytes() {
 // by_block_allowed: false takes every tile from the counter, however few; far_allowed: false
 // waits in place for the inclusive prefixes (look_back) instead of walking back over the
 // aggregates (tests compare the paths).
-template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
+template <class Policy, bool Exclusive, ScanTwoPass TwoPass = ScanTwoPass::never, class In, class Out, class Acc,
+          class Op>
 [[nodiscard]] cudaError_t scan_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                    std::int64_t num_items, Op op, Acc init, cudaStream_t stream,
                                    bool by_block_allowed = true, bool far_allowed = true) {
@@ -144,6 +151,38 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   // SM, not the occupancy, so that a GPU shared with other work still has room.
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
+  if constexpr (TwoPass != ScanTwoPass::never && scan_sums_eligible<In, Out, Acc>) {
+    // Two passes where the input stays in L2 between them: pass 1 sums every tile but the last,
+    // pass 2 (its programmatic dependent) folds the sums before its tile and scans the tile
+    // from L2. Measured on the H200 against this single pass, in one process (benchmarks/TUNING.md,
+    // "Mid-size scans in two passes, the second from L2"): 1-2 us faster (5-10%) from 2^17 to
+    // 2^21 floats or ints and at 2^20 int64; even at 2^22 floats (input and output 32 MiB), 2-4%
+    // slower at 2^23, 19% at 2^22 int64 exclusive (64 MiB moved: the output evicts the input
+    // pass 2 rereads); at 2^14 ints (2 us of launch latency in a 6 us scan) 12% slower. Hence
+    // input and output together from 1 MiB (two_pass_scan_min_bytes) to half the L2.
+    // The sums take the temp storage's first bytes after the header: fewer than the single
+    // pass's tile states (its query's answer), so the same storage serves both.
+    using Sums = DefaultScanPolicySums<In, Out>;
+    const std::int64_t sums_tiles = ceil_div<std::int64_t>(num_items, Sums::tile_items);
+    const std::size_t sums_bytes = scan_header_bytes + static_cast<std::size_t>(sums_tiles) * sizeof(Acc);
+    const std::int64_t moved = static_cast<std::int64_t>(sizeof(In) + sizeof(Out)) * num_items;
+    const bool by_size = moved >= two_pass_scan_min_bytes && moved <= limits.l2 / 2;
+    if (sums_tiles >= 2 && sums_bytes <= single_pass_temp_bytes<Acc>(tiles) &&
+        (TwoPass == ScanTwoPass::always || by_size)) {
+      Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
+      TILECRAFT_RETURN_IF_ERROR(launch_kernel(
+          scan_sums_kernel<Sums, In, Acc, Op>, dim3(static_cast<unsigned>(sums_tiles - 1)), dim3(Sums::threads), 0,
+          stream, d_in, op, sums, reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0));
+      auto pass2 = scan_from_sums_kernel<Sums, Exclusive, In, Out, Acc, Op>;
+      const Acc* done = sums;
+      if (waits_for_dependency(reinterpret_cast<const void*>(pass2))) {
+        return launch_dependent(pass2, dim3(static_cast<unsigned>(sums_tiles)), dim3(Sums::threads), 0, stream, d_in,
+                                d_out, num_items, op, init, done, vector);
+      }
+      return launch_kernel(pass2, dim3(static_cast<unsigned>(sums_tiles)), dim3(Sums::threads), 0, stream, d_in, d_out,
+                           num_items, op, init, done, vector);
+    }
+  }
   const bool by_block = tiles == 1 || (by_block_allowed && tiles <= limits.sms);
   // Past several waves of tiles, each block prefetches the tile one SM's worth of tickets past
   // its own into L2 (scan_kernel). Measured on the H200 at 2^28 items (the GPU check of
@@ -183,11 +222,13 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 // One policy's scan in this compiler's form: nvcc's runs it; a host compiler's checks the
 // arguments, answers the size query and returns cudaErrorInvalidDeviceFunction where it would
 // launch.
-template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
+template <class Policy, bool Exclusive, ScanTwoPass TwoPass = ScanTwoPass::never, class In, class Out, class Acc,
+          class Op>
 [[nodiscard]] cudaError_t scan_form(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                     std::int64_t num_items, Op op, Acc init, cudaStream_t stream) {
 #if defined(__CUDACC__)
-  return scan_run<Policy, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init, stream);
+  return scan_run<Policy, Exclusive, TwoPass>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init,
+                                              stream);
 #else
   (void)op, (void)init, (void)stream;
   std::int64_t tiles = 0;
@@ -211,18 +252,20 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   if constexpr (!std::is_void_v<Policy>) {
     return scan_form<Policy, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init, stream);
   } else {
+    // (Where input and output fit half the L2, eligible types run in two passes: scan_run.)
+    constexpr ScanTwoPass by_size = ScanTwoPass::by_size;
     if (num_items * widest <= small_scan_max_bytes) {
-      return scan_form<DefaultScanPolicySmall<In, Out>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out,
-                                                                   num_items, op, init, stream);
+      return scan_form<DefaultScanPolicySmall<In, Out>, Exclusive, by_size>(d_temp_storage, temp_storage_bytes, d_in,
+                                                                            d_out, num_items, op, init, stream);
     }
     if constexpr (!std::is_same_v<DefaultScanPolicyLarge<In, Out>, DefaultScanPolicyRegisters<In, Out>>) {
       if (num_items * widest <= register_scan_max_bytes) {
-        return scan_form<DefaultScanPolicyRegisters<In, Out>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in,
-                                                                         d_out, num_items, op, init, stream);
+        return scan_form<DefaultScanPolicyRegisters<In, Out>, Exclusive, by_size>(
+            d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init, stream);
       }
     }
-    return scan_form<DefaultScanPolicyLarge<In, Out>, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out,
-                                                                 num_items, op, init, stream);
+    return scan_form<DefaultScanPolicyLarge<In, Out>, Exclusive, by_size>(d_temp_storage, temp_storage_bytes, d_in,
+                                                                          d_out, num_items, op, init, stream);
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "../../arch/griddepcontrol.cuh"
 #include "../../arch/prefetch.cuh"
+#include "../../block/block_reduce.cuh"
 #include "../../block/block_scan.cuh"
 #include "../../config.cuh"
 #include "../../memory/copy_async.cuh"
@@ -356,6 +357,109 @@ __global__ void __launch_bounds__(Policy::threads)
     scan_tile<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp,
                                  look_back, far);
   }
+}
+
+// ---- Scans in two passes: tile sums, then each tile from L2 ---------------------------------
+
+//! A block scan's prefix callback that returns a prefix known before the scan (block_scan
+//! applies what thread 0 returns).
+template <class Acc>
+struct KnownPrefix {
+  Acc prefix;
+  TILECRAFT_DEVICE Acc operator()(const Acc&) const { return prefix; }
+};
+
+// Pass 1 of a scan in two passes: the fold of tile blockIdx.x (a whole tile: the last tile's
+// sum is never read, so the grid leaves it out), in order, into sums[blockIdx.x]. It lets pass
+// 2 launch at once (griddepcontrol.launch_dependents): pass 2's blocks load their tiles while
+// it runs and wait for it before they read a sum.
+template <class Policy, class In, class Acc, class Op>
+__global__ void __launch_bounds__(Policy::threads) scan_sums_kernel(const In* in, Op op, Acc* sums, bool vector) {
+  arch::launch_dependents();
+  using InStage = TileStage<In, Policy::threads, Policy::items>;
+  __shared__ alignas(16) unsigned char stage[InStage::bytes];
+  __shared__ BlockReduceStorage<Acc, Policy::threads> temp;
+  constexpr int items = Policy::items;
+  Acc a[items];
+  {
+    In x[items];
+    InStage::template load<Policy::hint>(vector, in + static_cast<std::int64_t>(blockIdx.x) * Policy::tile_items,
+                                         Policy::tile_items, stage, x);
+#pragma unroll
+    for (int j = 0; j < items; ++j) a[j] = static_cast<Acc>(x[j]);
+  }
+  const Acc total = block_reduce(temp, fold_tree<0, items>(a, op), op);  // (in rank order; thread 0)
+  if (threadIdx.x == 0) sums[blockIdx.x] = total;
+}
+
+// Pass 2 of a scan in two passes: tile blockIdx.x loaded (beside pass 1 where it was launched
+// as its programmatic dependent; from L2, where pass 1 left it), then, once pass 1 is done, the
+// fold of the sums of the tiles before it (each thread a run of consecutive sums, the runs
+// combined in order: the same association on every run), and the tile scanned with that prefix
+// in front (init first for an exclusive scan) and stored. Each block reads only its own tile
+// before it writes it, and writes only after pass 1 has read everything: in place is safe.
+template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
+__global__ void __launch_bounds__(Policy::threads)
+    scan_from_sums_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, const Acc* sums, bool vector) {
+  constexpr int items = Policy::items;
+  constexpr int elems = Policy::tile_items;
+  constexpr int threads = Policy::threads;
+  using InStage = TileStage<In, threads, items>;
+  using OutStage = TileStage<Out, threads, items>;
+  __shared__ alignas(16) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
+  __shared__ BlockScanStorage<Acc, threads, Policy::block_algorithm> temp;
+  __shared__ BlockReduceStorage<Acc, threads> sums_temp;
+  const std::int64_t tile = blockIdx.x;
+  const std::int64_t base = tile * elems;
+  const std::int64_t left = n - base;
+  const int valid = left < elems ? static_cast<int>(left) : elems;
+  Acc a[items];
+  {
+    In x[items];
+    InStage::template load<Policy::hint>(vector, in + base, valid, stage, x);
+#pragma unroll
+    for (int j = 0; j < items; ++j) a[j] = static_cast<Acc>(x[j]);
+  }
+  arch::wait_for_dependencies();  // pass 1's sums
+  if (tile == 0) {
+    if constexpr (Exclusive) {
+      KnownPrefix<Acc> first{init};
+      block_exclusive_scan(temp, a, a, op, first);
+    } else {
+      block_inclusive_scan(temp, a, a, op);
+    }
+  } else {
+    // The first k = min(tile, threads) threads fold runs of consecutive sums, thread t
+    // [tile t / k, tile (t + 1) / k) (none empty), in order; block_reduce combines them in rank
+    // order. Only thread 0's prefix counts (KnownPrefix), and thread 0 holds the reduction.
+    const auto t = static_cast<std::int64_t>(threadIdx.x);
+    const std::int64_t k = tile < threads ? tile : threads;
+    const std::int64_t first = tile * t / k, last = t < k ? tile * (t + 1) / k : first;
+    Acc run{};
+    for (std::int64_t i = first; i < last; i += 8) {
+      Acc v[8];  // eight loads in flight, then folded in order
+#pragma unroll
+      for (int q = 0; q < 8; ++q) {
+        if (i + q < last) v[q] = sums[i + q];
+      }
+#pragma unroll
+      for (int q = 0; q < 8; ++q) {
+        if (i + q < last) run = i + q == first ? v[q] : static_cast<Acc>(op(run, v[q]));
+      }
+    }
+    const Acc before = block_reduce(sums_temp, run, op, static_cast<int>(k));
+    KnownPrefix<Acc> prefix{before};
+    if constexpr (Exclusive) {
+      if (t == 0) prefix.prefix = static_cast<Acc>(op(init, before));
+      block_exclusive_scan(temp, a, a, op, prefix);
+    } else {
+      block_inclusive_scan(temp, a, a, op, prefix);
+    }
+  }
+  Out y[items];
+#pragma unroll
+  for (int j = 0; j < items; ++j) y[j] = static_cast<Out>(a[j]);
+  OutStage::template store<Policy::hint>(vector, out + base, valid, stage, y);
 }
 
 #endif  // __CUDACC__
