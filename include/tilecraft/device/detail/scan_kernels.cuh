@@ -20,6 +20,7 @@
 #include "../../util/shared_slot.cuh"
 #include "../../util/math.cuh"
 #include "../../warp/shuffle.cuh"
+#include "../../warp/warp_reduce.cuh"
 #include "scan_tile_state.cuh"
 
 namespace tilecraft::detail {
@@ -380,6 +381,43 @@ __global__ void __launch_bounds__(Policy::threads) scan_sums_kernel(const In* in
   __shared__ alignas(16) unsigned char stage[InStage::bytes];
   __shared__ BlockReduceStorage<Acc, Policy::threads> temp;
   constexpr int items = Policy::items;
+  constexpr int threads = Policy::threads;
+  // An aligned tile straight from global memory, without the staging buffer's store, barrier
+  // and reload: the tile is `rows` rows of `threads` 16-byte vectors, thread t loading vector t
+  // of each row (coalesced), so every row's vectors are in rank order and the rows in order
+  // make the tile. Each warp folds each row's 32 vectors in lane order (the rows' chains
+  // independent), and warp 0 folds the (row, warp) partial sums in that order: the tile's order,
+  // for any associative op. (The default tiles: 4 rows of 8 warps, one partial sum a lane.)
+  constexpr int per_vector = 16 / static_cast<int>(sizeof(In));
+  constexpr int rows = items / per_vector;
+  constexpr int warps = threads / warp_threads;
+  if constexpr (items % per_vector == 0 && rows * warps <= warp_threads) {
+    if (vector) {
+      __shared__ alignas(Acc) unsigned char part_bytes[sizeof(Acc) * rows * warps];
+      Acc* part = reinterpret_cast<Acc*>(part_bytes);
+      const int t = static_cast<int>(threadIdx.x), lane = t % warp_threads, warp = t / warp_threads;
+      const uint4* g = reinterpret_cast<const uint4*>(in + static_cast<std::int64_t>(blockIdx.x) * Policy::tile_items);
+      uint4 w[rows];
+#pragma unroll
+      for (int r = 0; r < rows; ++r) w[r] = load_global_word<Policy::hint>(g + r * threads + t);
+#pragma unroll
+      for (int r = 0; r < rows; ++r) {
+        In x[per_vector];
+        std::memcpy(x, &w[r], 16);
+        Acc v[per_vector];
+#pragma unroll
+        for (int j = 0; j < per_vector; ++j) v[j] = static_cast<Acc>(x[j]);
+        const Acc row = warp_reduce(fold_tree<0, per_vector>(v, op), op);
+        if (lane == 0) part[r * warps + warp] = row;
+      }
+      __syncthreads();
+      if (warp == 0) {
+        const Acc total = warp_reduce(part[lane < rows * warps ? lane : 0], op, rows * warps);
+        if (lane == 0) sums[blockIdx.x] = total;
+      }
+      return;
+    }
+  }
   Acc a[items];
   {
     In x[items];
