@@ -161,7 +161,8 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   std::printf("%-6s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n", "memcpy", "cub",
-              "library", "library 2p", "4096 pdl", "4096 fastpre", "8192 fastpre", "4096 sum2", "4096 sum4", "8192 sum2");
+              "library", "library 2p", "4096 pdl", "4096 fastpre", "8192 fastpre", "4096 sum2", "4096 sum4",
+              "8192 sum2");
   for (int lg : logs) {
     const long long n = 1LL << lg;
     std::vector<float> h(static_cast<std::size_t>(n));
@@ -202,12 +203,12 @@ int main(int argc, char** argv) {
                                       tilecraft::detail::ScanTwoPass::always>(lib_temp, lib_bytes, in, out, n,
                                                                               tilecraft::Sum{}, 0.0f, s)));
     };
-    const auto variants = std::make_tuple(library_two_pass, [&] { two_pass<16, true>(in, out, sums, n, s); },
-                                          [&] { two_pass<16, true, true>(in, out, sums, n, s); },
-                                          [&] { two_pass<32, true, true>(in, out, sums, n, s); },
-                                          [&] { two_pass<16, true, true, false, 2>(in, out, sums, n, s); },
-                                          [&] { two_pass<16, true, true, false, 4>(in, out, sums, n, s); },
-                                          [&] { two_pass<32, true, true, false, 2>(in, out, sums, n, s); });
+    const auto variants = std::make_tuple(
+        library_two_pass, [&] { two_pass<16, true>(in, out, sums, n, s); },
+        [&] { two_pass<16, true, true>(in, out, sums, n, s); }, [&] { two_pass<32, true, true>(in, out, sums, n, s); },
+        [&] { two_pass<16, true, true, false, 2>(in, out, sums, n, s); },
+        [&] { two_pass<16, true, true, false, 4>(in, out, sums, n, s); },
+        [&] { two_pass<32, true, true, false, 2>(in, out, sums, n, s); });
     std::apply([&](auto&... v) { ((check("2p"), v(), verify("2p")), ...); }, variants);
     CK(cudaGetLastError());
     if (std::getenv("TWO_PASS_ONCE") != nullptr) {  // each form once (for Nsight Compute)
