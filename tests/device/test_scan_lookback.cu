@@ -27,9 +27,9 @@ using tilecraft::test::run_scan;
 
 TEST_CASE("f32 scans are bit-identical over 20 runs") {
   // (Sanitizer-sized: 145 large tiles of 8192, more than an H200's 132 SMs. The default
-  // dispatch runs the mid sizes, whose input and output fit half the L2, in two passes, on the
-  // H200 the sanitizer-sized n - 1 and 70001: the single pass's default tiles are checked by
-  // explicit policies below.)
+  // dispatch runs the mid sizes, whose input and output take 1 MiB to half the L2, in two
+  // passes, on the H200 the sanitizer-sized n - 1 (70001 and 65536 are under 1 MiB): the single
+  // pass's default tiles are checked by explicit policies below.)
   const std::int64_t n = tilecraft::test::sanitizer_sized() ? (1 << 20) + (1 << 17) + 13 : (1 << 24) + 13;
   const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 4242);
   DeviceBuffer<float> in(real), out(static_cast<std::size_t>(n));
@@ -215,6 +215,15 @@ TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bit
   const auto first = two_pass_scan<false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out;
   CHECK(tilecraft::test::float_sum_errors(first, real, 1, static_cast<std::size_t>(n)) == 0);
   CHECK(mismatches(two_pass_scan<false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out, first) == 0);
+  // The same values 16-byte aligned, into an aligned and a misaligned output: the same tile sums
+  // and results, bit for bit (pass 1 folds an aligned tile from registers and a misaligned one
+  // through the staging buffer, in one association).
+  const auto misaligned = two_pass_scan<false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f);
+  DeviceBuffer<float> aligned(std::vector<float>(real.begin() + 1, real.end())), out2(real.size());
+  const auto both = two_pass_scan<false>(aligned.get(), out2.get(), n, Sum{}, 0.0f);
+  CHECK(mismatches(both.sums, misaligned.sums) == 0);
+  CHECK(mismatches(both.out, first) == 0);
+  CHECK(mismatches(two_pass_scan<false>(aligned.get(), out2.get() + 1, n, Sum{}, 0.0f).out, first) == 0);
 }
 
 // Tiles by block index (at most one per SM) and by ticket fold the same tiles in the same

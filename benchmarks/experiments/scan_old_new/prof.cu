@@ -172,6 +172,18 @@ int main(int argc, char** argv) {
       scan_case<std::int64_t>("scan_i64", std::int64_t{1} << p, old_scan_i64, new_scan_i64, cub_i64);
     return 0;
   }
+  if (what == "window") {  // around the two-pass window's upper bound (a fraction of the L2)
+    for (std::int64_t n : {std::int64_t{1} << 21, std::int64_t{3} << 20, std::int64_t{1} << 22, std::int64_t{5} << 20,
+                           std::int64_t{6} << 20}) {
+      for (int r = 0; r < 2; ++r) {  // (each twice: the spread at these sizes is 2-4%)
+        scan_case<float>("scan_f32", n, old_scan_f32, new_scan_f32, cub_f32);
+        scan_case<int>("scan_i32", n, old_scan_i32, new_scan_i32, cub_i32);
+      }
+    }
+    for (std::int64_t n : {std::int64_t{1} << 20, std::int64_t{3} << 19, std::int64_t{1} << 21, std::int64_t{5} << 19})
+      scan_case<std::int64_t>("scan_i64", n, old_scan_i64, new_scan_i64, cub_i64);
+    return 0;
+  }
   for (int p : {16, 20, 22, 24, 26, 28})
     scan_case<float>("scan_f32", std::int64_t{1} << p, old_scan_f32, new_scan_f32, cub_f32);
   for (int p : {20, 24, 28}) scan_case<int>("scan_i32", std::int64_t{1} << p, old_scan_i32, new_scan_i32, cub_i32);

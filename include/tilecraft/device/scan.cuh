@@ -72,8 +72,8 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   meets the inclusive prefix P_j of its nearest such predecessor folds a_{j+1}, ..., a_{i-1}
 //!   onto it in order, which reproduces P_{i-1}'s association whichever j it met. Within a tile
 //!   the association is fixed by the tile shape; in two passes, by the tile shape and each
-//!   block's runs of sums (a function of the tile's index alone). (Results are rounded differently from a
-//!   sequential host loop, as CUB's are.)
+//!   block's runs of sums (a function of the tile's index alone), aligned input or not. (Results are rounded
+//!   differently from a sequential host loop, as CUB's are.)
 //! - `op` must be associative; it need not be commutative (elements are only combined with
 //!   their neighbours, in order). Accumulates in inclusive_scan_accumulator_t (what op(*d_out,
 //!   *d_in) returns); inputs are converted to it, results converted to Out. In and Out must be

@@ -374,60 +374,54 @@ struct KnownPrefix {
 // sum is never read, so the grid leaves it out), in order, into sums[blockIdx.x]. It lets pass
 // 2 launch at once (griddepcontrol.launch_dependents): pass 2's blocks load their tiles while
 // it runs and wait for it before they read a sum.
+// The tile is `rows` rows of `threads` 16-byte vectors, thread t holding vector t of each row,
+// so every row's vectors are in rank order and the rows in order make the tile. Each warp folds
+// each row's 32 vectors in lane order (the rows' chains independent), and warp 0 folds the
+// (row, warp) partial sums in that order: the tile's order, for any associative op. An aligned
+// tile comes straight from global memory (coalesced, no staging buffer's store, barrier and
+// reload); a misaligned one through the staging buffer, read back as the same vectors: the same
+// association either way, so a float tile's sum has the same bits wherever the input lies.
 template <class Policy, class In, class Acc, class Op>
 __global__ void __launch_bounds__(Policy::threads) scan_sums_kernel(const In* in, Op op, Acc* sums, bool vector) {
   arch::launch_dependents();
-  using InStage = TileStage<In, Policy::threads, Policy::items>;
-  __shared__ alignas(16) unsigned char stage[InStage::bytes];
-  __shared__ BlockReduceStorage<Acc, Policy::threads> temp;
-  constexpr int items = Policy::items;
   constexpr int threads = Policy::threads;
-  // An aligned tile straight from global memory, without the staging buffer's store, barrier
-  // and reload: the tile is `rows` rows of `threads` 16-byte vectors, thread t loading vector t
-  // of each row (coalesced), so every row's vectors are in rank order and the rows in order
-  // make the tile. Each warp folds each row's 32 vectors in lane order (the rows' chains
-  // independent), and warp 0 folds the (row, warp) partial sums in that order: the tile's order,
-  // for any associative op. (The default tiles: 4 rows of 8 warps, one partial sum a lane.)
   constexpr int per_vector = 16 / static_cast<int>(sizeof(In));
-  constexpr int rows = items / per_vector;
+  constexpr int rows = Policy::items / per_vector;
   constexpr int warps = threads / warp_threads;
-  if constexpr (items % per_vector == 0 && rows * warps <= warp_threads) {
-    if (vector) {
-      __shared__ alignas(Acc) unsigned char part_bytes[sizeof(Acc) * rows * warps];
-      Acc* part = reinterpret_cast<Acc*>(part_bytes);
-      const int t = static_cast<int>(threadIdx.x), lane = t % warp_threads, warp = t / warp_threads;
-      const uint4* g = reinterpret_cast<const uint4*>(in + static_cast<std::int64_t>(blockIdx.x) * Policy::tile_items);
-      uint4 w[rows];
+  using InStage = TileStage<In, threads, Policy::items>;
+  static_assert(InStage::chunked && rows * warps <= warp_threads,
+                "scan_sums_kernel: a thread's items must be whole 16-byte vectors, and the rows times the warps at "
+                "most 32 (one partial sum a lane of warp 0)");
+  __shared__ alignas(16) unsigned char stage[InStage::bytes];
+  __shared__ alignas(Acc) unsigned char part_bytes[sizeof(Acc) * rows * warps];
+  Acc* part = reinterpret_cast<Acc*>(part_bytes);
+  const int t = static_cast<int>(threadIdx.x), lane = t % warp_threads, warp = t / warp_threads;
+  const In* tile = in + static_cast<std::int64_t>(blockIdx.x) * Policy::tile_items;
+  uint4 w[rows];
+  if (vector) {
+    const uint4* g = reinterpret_cast<const uint4*>(tile);
 #pragma unroll
-      for (int r = 0; r < rows; ++r) w[r] = load_global_word<Policy::hint>(g + r * threads + t);
+    for (int r = 0; r < rows; ++r) w[r] = load_global_word<Policy::hint>(g + r * threads + t);
+  } else {
+    InStage::template stage_in<Policy::hint>(false, tile, Policy::tile_items, stage);  // (ends with a barrier)
 #pragma unroll
-      for (int r = 0; r < rows; ++r) {
-        In x[per_vector];
-        std::memcpy(x, &w[r], 16);
-        Acc v[per_vector];
-#pragma unroll
-        for (int j = 0; j < per_vector; ++j) v[j] = static_cast<Acc>(x[j]);
-        const Acc row = warp_reduce(fold_tree<0, per_vector>(v, op), op);
-        if (lane == 0) part[r * warps + warp] = row;
-      }
-      __syncthreads();
-      if (warp == 0) {
-        const Acc total = warp_reduce(part[lane < rows * warps ? lane : 0], op, rows * warps);
-        if (lane == 0) sums[blockIdx.x] = total;
-      }
-      return;
-    }
+    for (int r = 0; r < rows; ++r) w[r] = *InStage::chunk(stage, r * threads + t);
   }
-  Acc a[items];
-  {
-    In x[items];
-    InStage::template load<Policy::hint>(vector, in + static_cast<std::int64_t>(blockIdx.x) * Policy::tile_items,
-                                         Policy::tile_items, stage, x);
 #pragma unroll
-    for (int j = 0; j < items; ++j) a[j] = static_cast<Acc>(x[j]);
+  for (int r = 0; r < rows; ++r) {
+    In x[per_vector];
+    std::memcpy(x, &w[r], 16);
+    Acc v[per_vector];
+#pragma unroll
+    for (int j = 0; j < per_vector; ++j) v[j] = static_cast<Acc>(x[j]);
+    const Acc row = warp_reduce(fold_tree<0, per_vector>(v, op), op);
+    if (lane == 0) part[r * warps + warp] = row;
   }
-  const Acc total = block_reduce(temp, fold_tree<0, items>(a, op), op);  // (in rank order; thread 0)
-  if (threadIdx.x == 0) sums[blockIdx.x] = total;
+  __syncthreads();
+  if (warp == 0) {
+    const Acc total = warp_reduce(part[lane < rows * warps ? lane : 0], op, rows * warps);
+    if (lane == 0) sums[blockIdx.x] = total;
+  }
 }
 
 // Pass 2 of a scan in two passes: tile blockIdx.x loaded (beside pass 1 where it was launched
