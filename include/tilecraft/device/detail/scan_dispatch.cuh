@@ -166,7 +166,7 @@ template <class Policy, bool Exclusive, ScanTwoPass TwoPass = ScanTwoPass::never
     const std::int64_t sums_tiles = ceil_div<std::int64_t>(num_items, Sums::tile_items);
     const std::size_t sums_bytes = scan_header_bytes + static_cast<std::size_t>(sums_tiles) * sizeof(Acc);
     const std::int64_t moved = static_cast<std::int64_t>(sizeof(In) + sizeof(Out)) * num_items;
-    const bool by_size = moved >= two_pass_scan_min_bytes && moved <= limits.l2 / 2;
+    const bool by_size = two_pass_scan_by_size(moved, limits.l2);
     if (sums_tiles >= 2 && sums_bytes <= single_pass_temp_bytes<Acc>(tiles) &&
         (TwoPass == ScanTwoPass::always || by_size)) {
       Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
