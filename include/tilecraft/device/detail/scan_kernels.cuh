@@ -271,6 +271,34 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
   OutStage::template stage_out<Policy::hint>(vector, out + base, valid, stage);
 }
 
+// The blocked register tiles' way in and out (scan_tile, scan_from_sums_kernel): tile `tile` of
+// n elements into this thread's Items accumulators (TileStage::load: elements past the end
+// repeat the last one), returning how many of the tile's elements exist; and the accumulators
+// back out as Out, the first `valid` of the tile.
+template <class Policy, class In, class Acc>
+TILECRAFT_DEVICE int load_tile_as(bool vector, const In* in, std::int64_t n, std::int64_t tile, unsigned char* stage,
+                                  Acc (&a)[static_cast<std::size_t>(Policy::items)]) {
+  constexpr int elems = Policy::tile_items;
+  const std::int64_t left = n - tile * elems;
+  const int valid = left < elems ? static_cast<int>(left) : elems;
+  In x[Policy::items];
+  TileStage<In, Policy::threads, Policy::items>::template load<Policy::hint>(vector, in + tile * elems, valid, stage,
+                                                                             x);
+#pragma unroll
+  for (int j = 0; j < Policy::items; ++j) a[j] = static_cast<Acc>(x[j]);
+  return valid;
+}
+
+template <class Policy, class Out, class Acc>
+TILECRAFT_DEVICE void store_tile_as(bool vector, Out* out, std::int64_t tile, int valid, unsigned char* stage,
+                                    const Acc (&a)[static_cast<std::size_t>(Policy::items)]) {
+  Out y[Policy::items];
+#pragma unroll
+  for (int j = 0; j < Policy::items; ++j) y[j] = static_cast<Out>(a[j]);
+  TileStage<Out, Policy::threads, Policy::items>::template store<Policy::hint>(vector, out + tile * Policy::tile_items,
+                                                                               valid, stage, y);
+}
+
 // Tile `tile` of a multi-tile scan: load, scan with the look-back as block_scan's prefix
 // callback, store.
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Status>
@@ -278,20 +306,8 @@ TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_
                                 const Acc& init, const Status& status, unsigned char* stage,
                                 BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp,
                                 Acc* look_back_buf, bool far) {
-  constexpr int items = Policy::items;
-  constexpr int elems = Policy::tile_items;
-  using InStage = TileStage<In, Policy::threads, items>;
-  using OutStage = TileStage<Out, Policy::threads, items>;
-  const std::int64_t base = tile * elems;
-  const std::int64_t left = n - base;
-  const int valid = left < elems ? static_cast<int>(left) : elems;
-  Acc a[items];
-  {
-    In x[items];
-    InStage::template load<Policy::hint>(vector, in + base, valid, stage, x);
-#pragma unroll
-    for (int j = 0; j < items; ++j) a[j] = static_cast<Acc>(x[j]);
-  }
+  Acc a[Policy::items];
+  const int valid = load_tile_as<Policy>(vector, in, n, tile, stage, a);
   arch::wait_for_dependencies();  // (see scan_tile_two_pass)
   if (tile == 0) {
     if constexpr (Exclusive) {
@@ -311,10 +327,7 @@ TILECRAFT_DEVICE void scan_tile(bool vector, const In* in, Out* out, std::int64_
       block_inclusive_scan(temp, a, a, op, look_back);
     }
   }
-  Out y[items];
-#pragma unroll
-  for (int j = 0; j < items; ++j) y[j] = static_cast<Out>(a[j]);
-  OutStage::template store<Policy::hint>(vector, out + base, valid, stage, y);
+  store_tile_as<Policy>(vector, out, tile, valid, stage, a);
 }
 
 // One block per tile. In general each block takes its tile from the counter: tickets are
@@ -433,25 +446,13 @@ __global__ void __launch_bounds__(Policy::threads) scan_sums_kernel(const In* in
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
 __global__ void __launch_bounds__(Policy::threads)
     scan_from_sums_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, const Acc* sums, bool vector) {
-  constexpr int items = Policy::items;
-  constexpr int elems = Policy::tile_items;
   constexpr int threads = Policy::threads;
-  using InStage = TileStage<In, threads, items>;
-  using OutStage = TileStage<Out, threads, items>;
   __shared__ alignas(16) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
   __shared__ BlockScanStorage<Acc, threads, Policy::block_algorithm> temp;
   __shared__ BlockReduceStorage<Acc, threads> sums_temp;
   const std::int64_t tile = blockIdx.x;
-  const std::int64_t base = tile * elems;
-  const std::int64_t left = n - base;
-  const int valid = left < elems ? static_cast<int>(left) : elems;
-  Acc a[items];
-  {
-    In x[items];
-    InStage::template load<Policy::hint>(vector, in + base, valid, stage, x);
-#pragma unroll
-    for (int j = 0; j < items; ++j) a[j] = static_cast<Acc>(x[j]);
-  }
+  Acc a[Policy::items];
+  const int valid = load_tile_as<Policy>(vector, in, n, tile, stage, a);
   arch::wait_for_dependencies();  // pass 1's sums
   if (tile == 0) {
     if constexpr (Exclusive) {
@@ -488,10 +489,7 @@ __global__ void __launch_bounds__(Policy::threads)
       block_inclusive_scan(temp, a, a, op, prefix);
     }
   }
-  Out y[items];
-#pragma unroll
-  for (int j = 0; j < items; ++j) y[j] = static_cast<Out>(a[j]);
-  OutStage::template store<Policy::hint>(vector, out + base, valid, stage, y);
+  store_tile_as<Policy>(vector, out, tile, valid, stage, a);
 }
 
 #endif  // __CUDACC__
