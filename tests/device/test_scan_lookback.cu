@@ -205,7 +205,8 @@ void check_two_pass(std::int64_t n, std::uint64_t seed, Op op, T init, T (*make)
 TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bits twice") {
   // Sums tiles of 4096 (4-byte items) and 2048 (8-byte): 2, 3 (ragged) and hundreds of them.
   // Past 2048 sums tiles (full runs), blocks fold runs of more than 8 sums.
-  std::vector<std::int64_t> sizes = {8192, 4096 * 2 + 5, 2048 * 3 - 7};
+  // (Sanitizer-sized too: 41 and 81 sums tiles, a sum a thread of the fold's first 40 / 80.)
+  std::vector<std::int64_t> sizes = {8192, 4096 * 2 + 5, 2048 * 3 - 7, 4096 * 40 + 9};
   if (!tilecraft::test::sanitizer_sized()) {
     sizes.push_back(4096 * 300 + 77);
     sizes.push_back(4096 * 2100 + 3);
