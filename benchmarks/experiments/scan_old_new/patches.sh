@@ -5,7 +5,7 @@
 #   On the development machine (build/ is ignored: carry build/sexp and build/cuda_check.cuh):
 #     bash benchmarks/experiments/scan_old_new/patches.sh prepare NAME...   (benchmarks/experiments/patches/NAME.patch)
 #   On the GPU machine, from the repository root:
-#     build/sexp/patches.sh run MODE NAME...    (MODE: prof.cu's: all, mid, window, small, one)
+#     build/sexp/patches.sh run MODES NAME...   (MODES: prof.cu's, comma-separated: all, mid, window, small, one)
 # Each patch's table goes to stdout under its name.
 set -u
 action=${1:?usage: patches.sh prepare NAME... | run MODE NAME...}
@@ -25,7 +25,7 @@ if [ "$action" = prepare ]; then
   exit 0
 fi
 [ "$action" = run ] || { echo "unknown action $action"; exit 1; }
-mode=${1:?usage: patches.sh run MODE NAME...}
+modes=${1:?usage: patches.sh run MODES NAME...}
 shift
 cd "$(dirname "$0")" || exit 1
 F="-std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a"
@@ -39,8 +39,10 @@ wait
 status=0
 for name in "$@"; do
   if nvcc $F bin/old.o "bin/new_$name.o" bin/prof.o -o "bin/prof_$name"; then
-    echo "== $name ($mode): old = HEAD, new = HEAD + $name.patch"
-    "bin/prof_$name" "$mode" || status=1
+    for mode in ${modes//,/ }; do
+      echo "== $name ($mode): old = HEAD, new = HEAD + $name.patch"
+      "bin/prof_$name" "$mode" || status=1
+    done
   else
     echo "== $name: build FAILED"
     status=1
