@@ -211,13 +211,13 @@ int main(int argc, char** argv) {
         [&] { two_pass<32, true, true, false, 2>(in, out, sums, n, s); });
     std::apply([&](auto&... v) { ((check("2p"), v(), verify("2p")), ...); }, variants);
     CK(cudaGetLastError());
+    const auto release = [&] {
+      for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(ref),
+                      static_cast<void*>(sums), cub_temp, lib_temp})
+        CK(cudaFree(p));
+    };
     if (std::getenv("TWO_PASS_ONCE") != nullptr) {  // each form once (for Nsight Compute)
-      CK(cudaFree(in));
-      CK(cudaFree(out));
-      CK(cudaFree(ref));
-      CK(cudaFree(sums));
-      CK(cudaFree(cub_temp));
-      CK(cudaFree(lib_temp));
+      release();
       continue;
     }
     const float t_copy =
@@ -263,12 +263,7 @@ int main(int argc, char** argv) {
     CK(cudaEventDestroy(b));
     std::printf("       8192: pass 1 alone %.2f, pass 2 after pass 1 %.2f, pass 2 from DRAM %.2f\n", t_p1,
                 warm[warm.size() / 2], t_p2_cold);
-    CK(cudaFree(in));
-    CK(cudaFree(out));
-    CK(cudaFree(ref));
-    CK(cudaFree(sums));
-    CK(cudaFree(cub_temp));
-    CK(cudaFree(lib_temp));
+    release();
   }
   return 0;
 }
