@@ -333,6 +333,40 @@ TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If"
   CHECK(count.unpoisoned() == 0);
 }
 
+// An item that asks for 32-byte alignment (more than the stage's 16-byte vectors), and a
+// predicate with an overload on a mutable item that would change it: the kernels call the
+// predicate on a const item, the form select_if's rule names, so that overload is never taken.
+struct alignas(32) Aligned32 {
+  std::int32_t key;
+  float payload[5];
+};
+static_assert(sizeof(Aligned32) == 32 && alignof(Aligned32) == 32);
+inline bool operator==(const Aligned32& a, const Aligned32& b) {
+  return a.key == b.key && std::memcmp(a.payload, b.payload, sizeof(a.payload)) == 0;
+}
+struct KeyOdd {
+  __host__ __device__ bool operator()(const Aligned32& a) const { return (a.key & 1) != 0; }
+  __host__ __device__ bool operator()(Aligned32& a) const {
+    a.key = -2;  // (kept by no reference; its items would come out changed)
+    return true;
+  }
+};
+
+TEST_CASE("select_if of 32-byte-aligned items, the predicate called on const items only") {
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{70001}}) {
+    CAPTURE(n);
+    auto g = tilecraft::test::rng(515 + n);
+    std::vector<Aligned32> items(static_cast<std::size_t>(n) + 1);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      items[i].key = static_cast<std::int32_t>(g() % 1000);
+      for (int c = 0; c < 5; ++c) items[i].payload[c] = static_cast<float>(i) + 0.25f * static_cast<float>(c);
+    }
+    const std::vector<Aligned32>& host = items;  // (the reference calls the const overload too)
+    check_select(host, 0, KeyOdd{});
+    check_select(host, 1, KeyOdd{});
+  }
+}
+
 // Keeps all but the values (indices) in [0, skip) and the multiples of `every` (0: none).
 struct SkipSome {
   int skip, every;

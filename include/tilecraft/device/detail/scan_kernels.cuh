@@ -161,6 +161,15 @@ TILECRAFT_HOST_DEVICE constexpr std::size_t stage_bytes_of() {
   return in_bytes > out_bytes ? in_bytes : out_bytes;
 }
 
+// The staging buffer's alignment: 16 bytes for the vectors it moves, or the items' own where
+// they ask for more (an alignas(32) struct staged as In or Out).
+template <class... T>
+TILECRAFT_HOST_DEVICE constexpr std::size_t stage_align_of() {
+  std::size_t align = 16;
+  ((align = alignof(T) > align ? alignof(T) : align), ...);
+  return align;
+}
+
 #if defined(__CUDACC__)
 
 // Whether a scan's tile runs in two passes over shared memory (scan_tile_two_pass) instead of
@@ -347,7 +356,7 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
 __global__ void __launch_bounds__(Policy::threads)
     scan_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, TileStatus<Acc> status, unsigned* counter,
                 bool vector, bool by_block, std::int64_t prefetch_ahead, bool far) {
-  __shared__ alignas(16) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
+  __shared__ alignas(stage_align_of<In, Out>()) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
   __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
   __shared__ SharedSlot<Acc> look_back_buf[far_windows<Acc> * warp_threads];
   __shared__ unsigned ticket;

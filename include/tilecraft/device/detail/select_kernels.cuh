@@ -178,8 +178,10 @@ __global__ void __launch_bounds__(Policy::threads)
   constexpr int vec = Arr::vec;
   constexpr int rows = Arr::rows;
   constexpr unsigned field_mask = (1u << Arr::field_bits) - 1u;
-  // (16 bytes past the tile: store_run reads up to one vector past its items.)
-  __shared__ alignas(16) unsigned char stage[static_cast<std::size_t>(elems) * sizeof(In) + 16];
+  // (16 bytes past the tile: store_run reads up to one vector past its items. Aligned for its
+  // vectors, or for the items where they ask for more.)
+  __shared__ alignas(alignof(In) > 16 ? alignof(In)
+                                      : 16) unsigned char stage[static_cast<std::size_t>(elems) * sizeof(In) + 16];
   __shared__ int warp_kept[warps];
   __shared__ unsigned ticket;
   __shared__ Offset tile_prefix;
@@ -220,7 +222,8 @@ __global__ void __launch_bounds__(Policy::threads)
     for (int j = 0; j < rows; ++j) {
       kept[j] = 0u;
 #pragma unroll
-      for (int c = 0; c < vec; ++c) kept[j] |= static_cast<bool>(pred(x[j * vec + c])) ? 1u << c : 0u;
+      for (int c = 0; c < vec; ++c)
+        kept[j] |= static_cast<bool>(pred(static_cast<const In&>(x[j * vec + c]))) ? 1u << c : 0u;
     }
   } else {
 #pragma unroll
@@ -231,7 +234,7 @@ __global__ void __launch_bounds__(Policy::threads)
         const int e = first + j * warp_threads * vec + c;
         x[j * vec + c] = e < valid ? src[e] : In{};
         // (Short-circuit: the predicate never sees an element past the end.)
-        kept[j] |= (e < valid && static_cast<bool>(pred(x[j * vec + c]))) ? 1u << c : 0u;
+        kept[j] |= (e < valid && static_cast<bool>(pred(static_cast<const In&>(x[j * vec + c])))) ? 1u << c : 0u;
       }
     }
   }
