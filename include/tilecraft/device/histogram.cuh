@@ -169,7 +169,7 @@ template <class Policy = void, class Sample, class Counter, class Level>
 //! when d_levels is null, misaligned or shares bytes with d_histogram. Otherwise the launch
 //! status. The levels' order is not checked (they are in device memory): levels that decrease or
 //! hold NaN give unspecified counts, but nothing is read or written out of bounds and no two
-//! threads write one shared word (a block that finds the levels out of order searches them all,
+//! threads write the same shared-memory bytes (a block that finds the levels out of order searches them all,
 //! without its lookup table).
 //! \code
 //! const auto* d_ints = reinterpret_cast<const std::int32_t*>(d_in);    // n samples
