@@ -295,7 +295,10 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //!   - GemmMath::simt: gemm() itself (FP32 FMAs, BLAS's rounding).
 //!   - GemmMath::tf32: one TF32 product per multiply-add (operands reduced to 10 explicit
 //!     mantissa bits, FP32 accumulation): a result within (2^-9 + (K + 2) 2^-24) M of the exact
-//!     one, M = |alpha| sum |a||b| + |beta||c| (about 1e-3 relative on random data).
+//!     one, M = |alpha| sum |a||b| + |beta||c| (about 1e-3 relative on random data). The
+//!     tensor cores read an operand's top 19 bits only: a NaN whose payload lies only in the 13
+//!     low mantissa bits (0x7f800001 ... 0x7f801fff and their negatives) reads as an infinity;
+//!     every other NaN (the quiet NaN 0x7fc00000, the GPU's 0x7fffffff) and Inf as in FP32.
 //!   - GemmMath::tf32x3: three TF32 products per multiply-add on operands split into a TF32 big
 //!     part and a TF32 remainder (both rounded to nearest; the remainder's product dropped):
 //!     FP32's accuracy from the tensor cores, a result within (2^-20 + (3 K + 2) 2^-24) M.
