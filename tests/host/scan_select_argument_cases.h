@@ -44,6 +44,14 @@ TEST_CASE("inclusive_scan and exclusive_scan reject bad arguments before launchi
   std::size_t small = query - 1;
   CHECK(inclusive_scan(temp, small, in, out, 1 << 20, Sum{}) == cudaErrorInvalidValue);
   CHECK(inclusive_scan(static_cast<char*>(temp) + 8, bytes, in, out, 1 << 20, Sum{}) == cudaErrorInvalidValue);
+  // Storage sized by a query for fewer items than the run's (whichever path the run would take:
+  // the two passes' sums or the single pass's tile states).
+  for (std::int64_t more : {(std::int64_t{1} << 20) + 1, std::int64_t{1} << 22, std::int64_t{1} << 26}) {
+    CAPTURE(more);
+    std::size_t fewer = query;
+    CHECK(inclusive_scan(temp, fewer, in, out, more, Sum{}) == cudaErrorInvalidValue);
+    CHECK(exclusive_scan(temp, fewer, in, out, more, Sum{}, 0.0f) == cudaErrorInvalidValue);
+  }
   // Partial overlaps are refused (in place, same address and width, is allowed).
   CHECK(inclusive_scan(temp, bytes, in, const_cast<float*>(in) + 1, 1 << 20, Sum{}) == cudaErrorInvalidValue);
   std::size_t wide = 0;
@@ -111,6 +119,13 @@ TEST_CASE("select_if and partition reject bad arguments before launching") {
         cudaErrorInvalidValue);
   std::size_t tiny = 1;
   CHECK(select_if(temp, tiny, in, out, count, 1 << 20, positive) == cudaErrorInvalidValue);
+  // Storage sized by a query for fewer items than the run's.
+  for (std::int64_t more : {(std::int64_t{1} << 20) + 1, std::int64_t{1} << 24}) {
+    CAPTURE(more);
+    std::size_t fewer = sel;
+    CHECK(select_if(temp, fewer, in, out, count, more, positive) == cudaErrorInvalidValue);
+    CHECK(partition(temp, fewer, in, out, count, more, positive) == cudaErrorInvalidValue);
+  }
   // A negative count on the run path too, and temp storage that is not 16-byte aligned.
   CHECK(select_if(temp, sel, in, out, count, -1, positive) == cudaErrorInvalidValue);
   CHECK(partition(temp, sel, in, out, count, -1, positive) == cudaErrorInvalidValue);
