@@ -577,7 +577,7 @@ TEST_CASE("range bins: int levels past uint8 / uint16, repeated and equal levels
   }
 }
 
-TEST_CASE("int32 even bins: exact at every edge, the full int range, bins 1 ... 65536") {
+TEST_CASE("int32 even bins: exact at every edge, the full int range, bins 1 ... 65536, more bins than values") {
   struct Bins {
     int bins, lower, upper;
   };
@@ -586,7 +586,10 @@ TEST_CASE("int32 even bins: exact at every edge, the full int range, bins 1 ... 
                           {2048, -1000000, 1000001},
                           {4096, INT_MIN, INT_MAX},
                           {65536, -70000, 70000},
-                          {1000, 17, 1017 * 3 + 5}};
+                          {1000, 17, 1017 * 3 + 5},
+                          // More bins than values: most bins stay empty, each value's own bin.
+                          {1000, 0, 10},
+                          {65536, INT_MIN, INT_MIN + 3}};
   for (std::int64_t n : {std::int64_t{0}, std::int64_t{7}, std::int64_t{4099}, std::int64_t{(1 << 20) + 1}}) {
     for (const Bins& b : configs) {
       CAPTURE(n);
