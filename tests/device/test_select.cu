@@ -367,6 +367,57 @@ TEST_CASE("select_if of 32-byte-aligned items, the predicate called on const ite
   }
 }
 
+// Items of sizes that are no power of two: 3 bytes (alignment 1), 12 (4) and 24 (8), each a
+// key and a payload that tells the items apart.
+struct Item3 {
+  unsigned char key, payload[2];
+};
+struct Item12 {
+  std::int32_t key, payload[2];
+};
+struct Item24 {
+  std::int64_t key;
+  std::int32_t payload[4];
+};
+static_assert(sizeof(Item3) == 3 && sizeof(Item12) == 12 && sizeof(Item24) == 24 && alignof(Item24) == 8);
+template <class T>
+bool operator==(const T& a, const T& b) requires(std::is_same_v<T, Item3> || std::is_same_v<T, Item12> ||
+                                                 std::is_same_v<T, Item24>) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+struct KeyEven {
+  template <class T>
+  __host__ __device__ bool operator()(const T& x) const {
+    return x.key % 2 == 0;
+  }
+};
+
+template <class T>
+void check_odd_item(std::uint64_t salt) {
+  CAPTURE(sizeof(T));
+  std::vector<std::int64_t> sizes = {1, 31, 4095, 4097, 70001};
+  if (!tilecraft::test::sanitizer_sized()) sizes.push_back((std::int64_t{1} << 20) + 3);
+  for (std::int64_t n : sizes) {
+    CAPTURE(n);
+    auto g = tilecraft::test::rng(salt + static_cast<std::uint64_t>(n));
+    std::vector<T> host(static_cast<std::size_t>(n) + 1);
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      std::memset(&host[i], 0, sizeof(T));
+      host[i].key = static_cast<decltype(host[i].key)>(g() % 100);
+      host[i].payload[0] = static_cast<std::remove_reference_t<decltype(host[i].payload[0])>>(i);
+      host[i].payload[1] = static_cast<std::remove_reference_t<decltype(host[i].payload[1])>>(i >> 8);
+    }
+    check_select(host, 0, KeyEven{});
+    check_select(host, 1, KeyEven{});
+  }
+}
+
+TEST_CASE("select_if and partition of 3-, 12- and 24-byte items, in place and shifted") {
+  check_odd_item<Item3>(900);
+  check_odd_item<Item12>(901);
+  check_odd_item<Item24>(902);
+}
+
 // Keeps all but the values (indices) in [0, skip) and the multiples of `every` (0: none).
 struct SkipSome {
   int skip, every;
