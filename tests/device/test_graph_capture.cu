@@ -1,0 +1,204 @@
+// Every device launcher captured into a CUDA graph (cudaStreamCaptureModeGlobal, the strictest
+// mode: a call that is not capture-safe, such as one that synchronizes, fails the capture), then
+// replayed twice: each replay must give the same bits as a direct call on the same data (every
+// launcher is deterministic), the capture itself must run nothing (the output keeps its poison
+// until the graph runs), and the launcher and cudaStreamEndCapture must both succeed. Covered:
+// the scan's two passes and its single pass (reset kernel and programmatic dependent launch),
+// the convenience scan and reduce (stream-ordered allocation: graph memory nodes), select_if,
+// the histograms' cooperative launch, transpose, and the GEMM: SIMT whole tiles, split K with
+// pool workspace, TF32 with operand copies into workspace (rows 16 bytes off 32). Each direct
+// call runs first, as a user warms up before capturing; the references for the direct calls
+// are the other device tests' (CUB, cuBLAS, host folds).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <tilecraft/device/gemm.cuh>
+#include <tilecraft/device/histogram.cuh>
+#include <tilecraft/device/reduce.cuh>
+#include <tilecraft/device/scan.cuh>
+#include <tilecraft/device/select.cuh>
+#include <tilecraft/device/transpose.cuh>
+#include <tilecraft/util/functional.cuh>
+
+#include "test_util.cuh"
+
+// The GEMM launchers' kernels compile in tests/support/gemm_instance_*.cu (tilecraft_gemm_instances).
+TILECRAFT_GEMM_INSTANCE(extern, float);
+TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);
+
+using tilecraft::test::DeviceBuffer;
+
+namespace {
+
+struct Below {
+  int threshold;
+  __host__ __device__ bool operator()(int v) const { return v < threshold; }
+};
+
+// launch(stream) enqueues the work; out is the buffer it writes (poisoned before each run).
+template <class T, class Launch>
+void check_captured(const char* what, DeviceBuffer<T>& out, Launch launch) {
+  CAPTURE(what);
+  tilecraft::test::Stream stream;
+  out.poison();
+  REQUIRE(launch(stream.get()) == cudaSuccess);
+  stream.synchronize();
+  const std::vector<T> direct = out.download();
+  CHECK(out.unpoisoned() > 0);  // (the direct call wrote its output)
+
+  out.poison();
+  REQUIRE(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal) == cudaSuccess);
+  const cudaError_t launched = launch(stream.get());
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream.get(), &graph);
+  CHECK(launched == cudaSuccess);
+  CHECK(ended == cudaSuccess);
+  if (launched != cudaSuccess || ended != cudaSuccess || graph == nullptr) {
+    (void)cudaGetLastError();  // (a failed capture's error: reported above, not the next case's)
+    if (graph != nullptr) (void)cudaGraphDestroy(graph);
+    return;
+  }
+  CHECK(out.unpoisoned() == 0);  // capturing ran nothing
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  for (int replay = 0; replay < 2; ++replay) {
+    CAPTURE(replay);
+    out.poison();
+    REQUIRE(cudaGraphLaunch(exec, stream.get()) == cudaSuccess);
+    stream.synchronize();
+    const std::vector<T> replayed = out.download();
+    CHECK(std::memcmp(replayed.data(), direct.data(), direct.size() * sizeof(T)) == 0);
+  }
+  (void)cudaGraphExecDestroy(exec);
+  (void)cudaGraphDestroy(graph);
+  tilecraft::test::sync_and_check();
+}
+
+}  // namespace
+
+TEST_CASE("scans, select_if, reduce, histograms and transpose captured into a CUDA graph and replayed") {
+  const bool small = tilecraft::test::sanitizer_sized();
+  // Floats in [-1, 1): a float scan's bits depend on its association, which a replay must keep.
+  const std::int64_t mid = std::int64_t{1} << 20;                                                // two passes
+  const std::int64_t large = small ? (std::int64_t{1} << 21) + 5 : (std::int64_t{1} << 23) + 5;  // one pass
+  for (std::int64_t n : {mid, large}) {
+    CAPTURE(n);
+    const auto host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 11 + n);
+    DeviceBuffer<float> in(host), out(host.size());
+    std::size_t bytes = 0;
+    REQUIRE(tilecraft::inclusive_scan(nullptr, bytes, in.get(), out.get(), n, tilecraft::Sum{}) == cudaSuccess);
+    DeviceBuffer<unsigned char> temp(bytes);
+    check_captured("inclusive_scan", out, [&](cudaStream_t s) {
+      std::size_t b = bytes;
+      return tilecraft::inclusive_scan(temp.get(), b, in.get(), out.get(), n, tilecraft::Sum{}, s);
+    });
+    check_captured("inclusive_scan, its temp storage allocated on the stream", out, [&](cudaStream_t s) {
+      return tilecraft::inclusive_scan(in.get(), out.get(), n, tilecraft::Sum{}, s);
+    });
+  }
+  {
+    const std::int64_t n = (std::int64_t{1} << 20) + 3;
+    const auto host = tilecraft::test::random_vector<std::int64_t>(static_cast<std::size_t>(n), -1000, 1000, 12);
+    DeviceBuffer<std::int64_t> in(host), out(host.size());
+    check_captured("exclusive_scan of int64", out, [&](cudaStream_t s) {
+      return tilecraft::exclusive_scan(in.get(), out.get(), n, tilecraft::Sum{}, std::int64_t{5}, s);
+    });
+  }
+  {
+    const std::int64_t n = (std::int64_t{1} << 20) + 3;
+    const auto host = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n), 0, 1000, 13);
+    // The kept items, then the count in two ints' bytes past them, 8-byte aligned.
+    const std::size_t count_at = (host.size() + 1) & ~std::size_t{1};
+    DeviceBuffer<int> in(host), out(count_at + 2);
+    auto* count = reinterpret_cast<std::int64_t*>(out.get() + count_at);
+    std::size_t bytes = 0;
+    REQUIRE(tilecraft::select_if(nullptr, bytes, in.get(), out.get(), count, n, Below{500}) == cudaSuccess);
+    DeviceBuffer<unsigned char> temp(bytes);
+    check_captured("select_if", out, [&](cudaStream_t s) {
+      std::size_t b = bytes;
+      return tilecraft::select_if(temp.get(), b, in.get(), out.get(), count, n, Below{500}, s);
+    });
+  }
+  {
+    const std::int64_t n = small ? std::int64_t{1} << 20 : std::int64_t{1} << 24;
+    const auto host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 14);
+    DeviceBuffer<float> in(host), out(1);
+    check_captured("reduce", out, [&](cudaStream_t s) {
+      return tilecraft::reduce(in.get(), out.get(), n, tilecraft::Sum{}, 0.0f, s);
+    });
+  }
+  {
+    const std::int64_t n = (std::int64_t{1} << 22) + 7;
+    const auto bytes8 = tilecraft::test::random_vector<std::uint8_t>(static_cast<std::size_t>(n), 0, 255, 15);
+    DeviceBuffer<std::uint8_t> in(bytes8);
+    DeviceBuffer<unsigned> hist(256);
+    std::size_t bytes = 0;
+    REQUIRE(tilecraft::histogram_even(nullptr, bytes, in.get(), hist.get(), 256, 0, 256, n) == cudaSuccess);
+    DeviceBuffer<unsigned char> temp(bytes);
+    check_captured("histogram_even of bytes", hist, [&](cudaStream_t s) {
+      std::size_t b = bytes;
+      return tilecraft::histogram_even(temp.get(), b, in.get(), hist.get(), 256, 0, 256, n, s);
+    });
+    const auto floats = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 16);
+    DeviceBuffer<float> fin(floats);
+    std::vector<float> levels(65);
+    for (int i = 0; i <= 64; ++i) levels[static_cast<std::size_t>(i)] = -1.0f + static_cast<float>(i) / 32.0f;
+    DeviceBuffer<float> d_levels(levels);
+    DeviceBuffer<unsigned> fhist(64);
+    std::size_t fbytes = 0;
+    REQUIRE(tilecraft::histogram_range(nullptr, fbytes, fin.get(), fhist.get(), 64, d_levels.get(), n) == cudaSuccess);
+    DeviceBuffer<unsigned char> ftemp(fbytes);
+    check_captured("histogram_range of floats", fhist, [&](cudaStream_t s) {
+      std::size_t b = fbytes;
+      return tilecraft::histogram_range(ftemp.get(), b, fin.get(), fhist.get(), 64, d_levels.get(), n, s);
+    });
+  }
+  {
+    const std::int64_t rows = 1000, cols = 999;
+    const auto host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(rows * cols), -1.0, 1.0, 17);
+    DeviceBuffer<float> in(host), out(host.size());
+    check_captured("transpose", out, [&](cudaStream_t s) {
+      return tilecraft::transpose(in.get(), cols, out.get(), rows, rows, cols, s);
+    });
+  }
+}
+
+TEST_CASE("gemm captured into a CUDA graph and replayed: whole tiles, K split with workspace, TF32 copies") {
+  struct Shape {
+    const char* what;
+    std::int64_t m, n, k;
+    bool tf32;
+    tilecraft::Op op_b;
+  };
+  const Shape shapes[] = {
+      {"FP32, whole tiles", 256, 256, 256, false, tilecraft::Op::none},
+      {"FP32, few tiles and a long K (split K, pool workspace)", 64, 64, 8192, false, tilecraft::Op::none},
+      {"TF32, row-major NT with rows 16 bytes off 32 (operands copied)", 1200, 1400, 1500, true,
+       tilecraft::Op::transpose},
+  };
+  for (const Shape& shape : shapes) {
+    CAPTURE(shape.what);
+    const std::int64_t m = shape.m, n = shape.n, k = shape.k;
+    const bool nt = shape.op_b == tilecraft::Op::transpose;
+    const auto a_host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(m * k), -1.0, 1.0, 21 + k);
+    const auto b_host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(k * n), -1.0, 1.0, 22 + k);
+    const auto c_host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(m * n), -1.0, 1.0, 23 + k);
+    DeviceBuffer<float> a(a_host), b(b_host), c0(c_host), c(c_host.size());
+    const std::int64_t ldb = nt ? k : n;
+    // beta != 0: C is read and written, so each run starts from the same C (copied in first).
+    auto run = [&](cudaStream_t s) {
+      const cudaError_t copied =
+          cudaMemcpyAsync(c.get(), c0.get(), c_host.size() * sizeof(float), cudaMemcpyDeviceToDevice, s);
+      if (copied != cudaSuccess) return copied;
+      return shape.tf32 ? tilecraft::gemm<tilecraft::GemmMath::tf32>(tilecraft::Order::row_major, tilecraft::Op::none,
+                                                                     shape.op_b, m, n, k, 1.5f, a.get(), k, b.get(),
+                                                                     ldb, 0.5f, c.get(), n, s)
+                        : tilecraft::gemm(tilecraft::Order::row_major, tilecraft::Op::none, shape.op_b, m, n, k, 1.5f,
+                                          a.get(), k, b.get(), ldb, 0.5f, c.get(), n, s);
+    };
+    check_captured(shape.what, c, run);
+  }
+}
