@@ -6,7 +6,9 @@
 // the scan's two passes and its single pass (reset kernel and programmatic dependent launch),
 // the convenience scan and reduce (stream-ordered allocation: graph memory nodes), select_if,
 // the histograms' cooperative launch, transpose, and the GEMM: SIMT whole tiles, split K with
-// pool workspace, TF32 with operand copies into workspace (rows 16 bytes off 32). Each direct
+// pool workspace, TF32 with operand copies into workspace (rows 16 bytes off 32), TF32x3's
+// stream-K (flags in workspace), BF16 operands. Not covered: partition and stencil_1d (one
+// launch each, as select_if's and transpose's), gemm_epilogue. Each direct
 // call runs first, as a user warms up before capturing; the references for the direct calls
 // are the other device tests' (CUB, cuBLAS, host folds).
 #include <doctest/doctest.h>
@@ -14,6 +16,8 @@
 #include <cstdint>
 #include <cstring>
 #include <vector>
+
+#include <cuda_bf16.h>
 
 #include <tilecraft/device/gemm.cuh>
 #include <tilecraft/device/histogram.cuh>
@@ -28,6 +32,8 @@
 // The GEMM launchers' kernels compile in tests/support/gemm_instance_*.cu (tilecraft_gemm_instances).
 TILECRAFT_GEMM_INSTANCE(extern, float);
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);
+TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32x3);
+TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);
 
 using tilecraft::test::DeviceBuffer;
 
@@ -82,8 +88,9 @@ void check_captured(const char* what, DeviceBuffer<T>& out, Launch launch) {
 TEST_CASE("scans, select_if, reduce, histograms and transpose captured into a CUDA graph and replayed") {
   const bool small = tilecraft::test::sanitizer_sized();
   // Floats in [-1, 1): a float scan's bits depend on its association, which a replay must keep.
-  const std::int64_t mid = std::int64_t{1} << 20;                                                // two passes
-  const std::int64_t large = small ? (std::int64_t{1} << 21) + 5 : (std::int64_t{1} << 23) + 5;  // one pass
+  const std::int64_t mid = std::int64_t{1} << 20;  // two passes
+  // (Past half the L2 of an H200, 50 MB: input and output 32 MiB and 64 MiB.)
+  const std::int64_t large = small ? (std::int64_t{1} << 22) + 5 : (std::int64_t{1} << 23) + 5;  // one pass
   for (std::int64_t n : {mid, large}) {
     CAPTURE(n);
     const auto host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 11 + n);
@@ -166,40 +173,61 @@ TEST_CASE("scans, select_if, reduce, histograms and transpose captured into a CU
   }
 }
 
-TEST_CASE("gemm captured into a CUDA graph and replayed: whole tiles, K split with workspace, TF32 copies") {
+TEST_CASE("gemm captured into a CUDA graph and replayed: whole tiles, split K, stream-K, operand copies, BF16") {
+  enum class Math { fp32, tf32, tf32x3, bf16 };
   struct Shape {
     const char* what;
     std::int64_t m, n, k;
-    bool tf32;
+    Math math;
     tilecraft::Op op_b;
   };
   const Shape shapes[] = {
-      {"FP32, whole tiles", 256, 256, 256, false, tilecraft::Op::none},
-      {"FP32, few tiles and a long K (split K, pool workspace)", 64, 64, 8192, false, tilecraft::Op::none},
-      {"TF32, row-major NT with rows 16 bytes off 32 (operands copied)", 1200, 1400, 1500, true,
+      {"FP32, whole tiles", 256, 256, 256, Math::fp32, tilecraft::Op::none},
+      // 2^29 multiply-adds over 16 tiles: K split across blocks, partial sums in pool workspace.
+      {"FP32, few tiles and a long K (split K, pool workspace)", 256, 256, 8192, Math::fp32, tilecraft::Op::none},
+      {"TF32, row-major NT with rows 16 bytes off 32 (operands copied)", 1200, 1400, 1500, Math::tf32,
        tilecraft::Op::transpose},
+      // 80 tiles of 128 x 128 on 132 SMs: wgmma with stream-K, its flags and partial sums in
+      // workspace (fewer tiles than SMs, at least half as many).
+      {"TF32x3, fewer tiles than SMs (stream-K)", 1280, 1024, 2048, Math::tf32x3, tilecraft::Op::none},
+      {"BF16 operands, float C", 2048, 2048, 1024, Math::bf16, tilecraft::Op::none},
   };
-  // (Sanitizer-sized: the TF32 product's K 300, still 4 mod 8 floats.)
+  // (Sanitizer-sized: the tensor products' K 300, still 4 mod 8 floats.)
   const bool small = tilecraft::test::sanitizer_sized();
   for (const Shape& shape : shapes) {
     CAPTURE(shape.what);
-    const std::int64_t m = shape.m, n = shape.n, k = small && shape.tf32 ? 300 : shape.k;
-    const bool nt = shape.op_b == tilecraft::Op::transpose;
+    const std::int64_t m = shape.m, n = shape.n, k = small && shape.math != Math::fp32 ? 300 : shape.k;
+    const std::int64_t ldb = shape.op_b == tilecraft::Op::transpose ? k : n;
     const auto a_host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(m * k), -1.0, 1.0, 21 + k);
     const auto b_host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(k * n), -1.0, 1.0, 22 + k);
     const auto c_host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(m * n), -1.0, 1.0, 23 + k);
     DeviceBuffer<float> a(a_host), b(b_host), c0(c_host), c(c_host.size());
-    const std::int64_t ldb = nt ? k : n;
+    std::vector<__nv_bfloat16> a16(a_host.size()), b16(b_host.size());
+    for (std::size_t i = 0; i < a_host.size(); ++i) a16[i] = __float2bfloat16_rn(a_host[i]);
+    for (std::size_t i = 0; i < b_host.size(); ++i) b16[i] = __float2bfloat16_rn(b_host[i]);
+    DeviceBuffer<__nv_bfloat16> da16(a16), db16(b16);
+    using tilecraft::GemmMath;
+    using tilecraft::Op;
+    using tilecraft::Order;
     // beta != 0: C is read and written, so each run starts from the same C (copied in first).
     auto run = [&](cudaStream_t s) {
       const cudaError_t copied =
           cudaMemcpyAsync(c.get(), c0.get(), c_host.size() * sizeof(float), cudaMemcpyDeviceToDevice, s);
       if (copied != cudaSuccess) return copied;
-      return shape.tf32 ? tilecraft::gemm<tilecraft::GemmMath::tf32>(tilecraft::Order::row_major, tilecraft::Op::none,
-                                                                     shape.op_b, m, n, k, 1.5f, a.get(), k, b.get(),
-                                                                     ldb, 0.5f, c.get(), n, s)
-                        : tilecraft::gemm(tilecraft::Order::row_major, tilecraft::Op::none, shape.op_b, m, n, k, 1.5f,
-                                          a.get(), k, b.get(), ldb, 0.5f, c.get(), n, s);
+      switch (shape.math) {
+        case Math::tf32:
+          return tilecraft::gemm<GemmMath::tf32>(Order::row_major, Op::none, shape.op_b, m, n, k, 1.5f, a.get(), k,
+                                                 b.get(), ldb, 0.5f, c.get(), n, s);
+        case Math::tf32x3:
+          return tilecraft::gemm<GemmMath::tf32x3>(Order::row_major, Op::none, shape.op_b, m, n, k, 1.5f, a.get(), k,
+                                                   b.get(), ldb, 0.5f, c.get(), n, s);
+        case Math::bf16:
+          return tilecraft::gemm(Order::row_major, Op::none, shape.op_b, m, n, k, 1.5f, da16.get(), k, db16.get(), ldb,
+                                 0.5f, c.get(), n, s);
+        default:
+          return tilecraft::gemm(Order::row_major, Op::none, shape.op_b, m, n, k, 1.5f, a.get(), k, b.get(), ldb, 0.5f,
+                                 c.get(), n, s);
+      }
     };
     check_captured(shape.what, c, run);
   }

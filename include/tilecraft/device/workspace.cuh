@@ -78,7 +78,15 @@ inline cudaError_t workspace_alloc(void** ptr, std::size_t bytes, cudaStream_t s
     *ptr = nullptr;
     return returned_status(status);
   }
-  keep_workspace(pool);
+  // Captured into a CUDA graph, the allocation is the graph's memory (the pool holds nothing
+  // more), and a capture takes no calls beyond the stream's: the threshold only outside one.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  const cudaError_t queried = cudaStreamIsCapturing(stream, &capture);
+  if (queried == cudaSuccess && capture == cudaStreamCaptureStatusNone) {
+    keep_workspace(pool);
+  } else {
+    (void)returned_status(queried);
+  }
   return cudaSuccess;
 }
 
