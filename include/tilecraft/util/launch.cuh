@@ -99,10 +99,11 @@ inline bool waits_for_dependency(const void* kernel) {
   const cudaError_t status = cudaFuncGetAttributes(&attributes, kernel);
   const bool waits = status == cudaSuccess && attributes.ptxVersion >= 90 && attributes.binaryVersion >= 90;
   // A failed query answers "no" (an ordinary launch follows, and its own check reports what
-  // fails there); only its own error is taken out of the runtime's slot, not one the caller
-  // left there.
+  // fails there) this time only: the cache keeps answers, not failures (a transient one would
+  // otherwise hold the kernel off its early launch for the process's life); only its own error
+  // is taken out of the runtime's slot, not one the caller left there.
   (void)returned_status(status);
-  if (cacheable) store_kernel_entry(key, waits ? 2 : 1);
+  if (cacheable && status == cudaSuccess) store_kernel_entry(key, waits ? 2 : 1);
   return waits;
 }
 

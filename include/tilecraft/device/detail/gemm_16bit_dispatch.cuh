@@ -52,11 +52,11 @@ bool gemm_wgmma_runs_on(int device) {
     status = cudaFuncGetAttributes(&attributes, gemm_wgmma_probe_kernel<T>);
     runs = status == cudaSuccess && attributes.sharedSizeBytes >= 128;
   }
-  // A failed query answers "no wgmma" (the mma.sync path runs, and reports what fails there);
-  // its error must not stay in the runtime's slot, where the next launch check would take it
-  // for its own. (Such failures do not pass: no code for the device, an invalid device.)
+  // A failed query answers "no wgmma" (the mma.sync path runs, and reports what fails there),
+  // and is asked again next time (the cache keeps answers, not failures); its error must not
+  // stay in the runtime's slot, where the next launch check would take it for its own.
   (void)returned_status(status);
-  if (cacheable) store_kernel_entry(key, runs ? 2 : 1);
+  if (cacheable && status == cudaSuccess) store_kernel_entry(key, runs ? 2 : 1);
   return runs;
 }
 
