@@ -11,6 +11,7 @@
 #include <cub/device/device_select.cuh>
 #include <tilecraft/device/select.cuh>
 
+#include "select_check.cuh"
 #include "test_util.cuh"
 
 using namespace tilecraft;
@@ -41,35 +42,6 @@ inline bool operator==(const Particle& a, const Particle& b) {
   return a.x == b.x && a.y == b.y && a.z == b.z && a.id == b.id;
 }
 
-// The kept count's type is Count, written into the first of two poisoned words (the second, a
-// guard, must keep its poison).
-template <bool Partition, class Policy = void, class Count = std::int64_t, class T, class Pred>
-std::pair<std::vector<T>, std::int64_t> run_select(const T* d_in, std::int64_t n, Pred pred) {
-  DeviceBuffer<T> out(static_cast<std::size_t>(n > 0 ? n : 1));
-  DeviceBuffer<Count> count(2);
-  out.poison();
-  count.poison();
-  std::size_t bytes = 0;
-  if constexpr (Partition) {
-    REQUIRE(partition<Policy>(nullptr, bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
-  } else {
-    REQUIRE(select_if<Policy>(nullptr, bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
-  }
-  DeviceBuffer<unsigned char> temp(bytes);
-  temp.poison();
-  if constexpr (Partition) {
-    REQUIRE(partition<Policy>(temp.get(), bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
-  } else {
-    REQUIRE(select_if<Policy>(temp.get(), bytes, d_in, out.get(), count.get(), n, pred) == cudaSuccess);
-  }
-  tilecraft::test::sync_and_check();
-  auto all = out.download();
-  all.resize(static_cast<std::size_t>(n));
-  const auto counts = count.download();
-  CHECK(tilecraft::test::same_bits(counts[1], tilecraft::test::poison_value<Count>()));
-  return {all, static_cast<std::int64_t>(counts[0])};
-}
-
 // A wide item: 168 bytes (the default tiles' staging must still fit 40 KiB).
 struct Wide {
   int key;
@@ -81,94 +53,6 @@ struct KeyBelow {
   int threshold;
   __host__ __device__ bool operator()(const Wide& x) const { return x.key < threshold; }
 };
-
-// Whether Policy loads with CacheHint::streaming (the read-only path: no select_if in place).
-template <class Policy>
-constexpr bool streaming_loads() {
-  if constexpr (std::is_void_v<Policy>) {
-    return false;
-  } else {
-    return Policy::hint == CacheHint::streaming;
-  }
-}
-
-// select_if in place (d_out == d_in, host[shift, end) on the device): the kept items in order
-// at the front, the array from the kept count on (and before shift) as it was, the count; then
-// partition on the same array is refused (cudaErrorInvalidValue) and writes nothing, the count
-// included. With streaming loads select_if refuses the same array too.
-template <class Policy = void, class T, class Pred>
-void check_select_in_place(const std::vector<T>& host, std::size_t shift, Pred pred, const std::vector<T>& kept) {
-  // (In place differs in global memory, which racecheck does not see, and by one shared byte a
-  // thread, its own, stored before a barrier and next written after it: racecheck skips it.)
-  if (tilecraft::test::racecheck_sized()) return;
-  INFO("select_if in place");
-  const std::int64_t n = static_cast<std::int64_t>(host.size() - shift);
-  DeviceBuffer<T> data(host);
-  DeviceBuffer<std::int64_t> count(2);
-  count.poison();
-  T* const d = data.get() + shift;
-  std::size_t bytes = 0;
-  REQUIRE(select_if<Policy>(nullptr, bytes, d, d, count.get(), n, pred) == cudaSuccess);
-  DeviceBuffer<unsigned char> temp(bytes);
-  temp.poison();
-  if (streaming_loads<Policy>() && n > 0) {
-    CHECK(select_if<Policy>(temp.get(), bytes, d, d, count.get(), n, pred) == cudaErrorInvalidValue);
-    tilecraft::test::sync_and_check();
-    const auto untouched = data.download();
-    CHECK(std::memcmp(untouched.data(), host.data(), host.size() * sizeof(T)) == 0);
-    CHECK(tilecraft::test::same_bits(count.download()[0], tilecraft::test::poison_value<std::int64_t>()));
-    return;
-  }
-  REQUIRE(select_if<Policy>(temp.get(), bytes, d, d, count.get(), n, pred) == cudaSuccess);
-  tilecraft::test::sync_and_check();
-  const auto got = data.download();
-  const auto counts = count.download();
-  CHECK(counts[0] == static_cast<std::int64_t>(kept.size()));
-  CHECK(tilecraft::test::same_bits(counts[1], tilecraft::test::poison_value<std::int64_t>()));
-  std::size_t bad = 0, changed = 0;
-  for (std::size_t i = 0; i < kept.size(); ++i) bad += !(got[shift + i] == kept[i]);
-  for (std::size_t i = 0; i < host.size(); ++i) {
-    if (i < shift || i >= shift + kept.size()) changed += !tilecraft::test::same_bits(got[i], host[i]);
-  }
-  CHECK(bad == 0);
-  CHECK(changed == 0);
-  if (n == 0) return;
-  std::size_t partition_bytes = 0;
-  REQUIRE(partition<Policy>(nullptr, partition_bytes, d, d, count.get(), n, pred) == cudaSuccess);
-  DeviceBuffer<unsigned char> partition_temp(partition_bytes);
-  CHECK(partition<Policy>(partition_temp.get(), partition_bytes, d, d, count.get(), n, pred) == cudaErrorInvalidValue);
-  tilecraft::test::sync_and_check();
-  const auto after = data.download();
-  CHECK(std::memcmp(after.data(), got.data(), got.size() * sizeof(T)) == 0);
-  CHECK(count.download() == counts);
-}
-
-template <class Policy = void, class T, class Pred>
-void check_select(const std::vector<T>& host, std::size_t shift, Pred pred) {
-  const std::int64_t n = static_cast<std::int64_t>(host.size() - shift);
-  DeviceBuffer<T> in(host);
-  std::vector<T> kept, rejected;
-  for (std::size_t i = shift; i < host.size(); ++i) (pred(host[i]) ? kept : rejected).push_back(host[i]);
-  const auto [sel, count] = run_select<false, Policy>(in.get() + shift, n, pred);
-  CHECK(count == static_cast<std::int64_t>(kept.size()));
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < kept.size(); ++i) bad += !(sel[i] == kept[i]);
-  CHECK(bad == 0);
-  // select_if writes the kept items only: the rest of the output keeps its poison.
-  std::size_t written_past = 0;
-  for (std::size_t i = kept.size(); i < sel.size(); ++i) {
-    written_past += !tilecraft::test::same_bits(sel[i], tilecraft::test::poison_value<T>());
-  }
-  CHECK(written_past == 0);
-  check_select_in_place<Policy>(host, shift, pred, kept);
-  const auto [part, pcount] = run_select<true, Policy>(in.get() + shift, n, pred);
-  CHECK(pcount == static_cast<std::int64_t>(kept.size()));
-  bad = 0;
-  for (std::size_t i = 0; i < kept.size(); ++i) bad += !(part[i] == kept[i]);
-  // The rejected items after the kept ones, in reverse order.
-  for (std::size_t i = 0; i < rejected.size(); ++i) bad += !(part[static_cast<std::size_t>(n) - 1 - i] == rejected[i]);
-  CHECK(bad == 0);
-}
 
 TEST_CASE("select_if and partition: none, all, alternating and random predicates at every size") {
   for (std::int64_t n :
@@ -331,91 +215,6 @@ TEST_CASE("select_if of a user struct, and agreement with cub::DeviceSelect::If"
   tilecraft::test::sync_and_check();
   CHECK(out.unpoisoned() == 0);
   CHECK(count.unpoisoned() == 0);
-}
-
-// An item that asks for 32-byte alignment (more than the stage's 16-byte vectors), and a
-// predicate with an overload on a mutable item that would change it: the kernels call the
-// predicate on a const item, the form select_if's rule names, so that overload is never taken.
-struct alignas(32) Aligned32 {
-  std::int32_t key;
-  float payload[5];
-};
-static_assert(sizeof(Aligned32) == 32 && alignof(Aligned32) == 32);
-inline bool operator==(const Aligned32& a, const Aligned32& b) {
-  return a.key == b.key && std::memcmp(a.payload, b.payload, sizeof(a.payload)) == 0;
-}
-struct KeyOdd {
-  __host__ __device__ bool operator()(const Aligned32& a) const { return (a.key & 1) != 0; }
-  __host__ __device__ bool operator()(Aligned32& a) const {
-    a.key = -2;  // (kept by no reference; its items would come out changed)
-    return true;
-  }
-};
-
-TEST_CASE("select_if of 32-byte-aligned items, the predicate called on const items only") {
-  for (std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{70001}}) {
-    CAPTURE(n);
-    auto g = tilecraft::test::rng(515 + n);
-    std::vector<Aligned32> items(static_cast<std::size_t>(n) + 1);
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      items[i].key = static_cast<std::int32_t>(g() % 1000);
-      for (int c = 0; c < 5; ++c) items[i].payload[c] = static_cast<float>(i) + 0.25f * static_cast<float>(c);
-    }
-    const std::vector<Aligned32>& host = items;  // (the reference calls the const overload too)
-    check_select(host, 0, KeyOdd{});
-    check_select(host, 1, KeyOdd{});
-  }
-}
-
-// Items of sizes that are no power of two: 3 bytes (alignment 1), 12 (4) and 24 (8), each a
-// key and a payload that tells the items apart.
-struct Item3 {
-  unsigned char key, payload[2];
-};
-struct Item12 {
-  std::int32_t key, payload[2];
-};
-struct Item24 {
-  std::int64_t key;
-  std::int32_t payload[4];
-};
-static_assert(sizeof(Item3) == 3 && sizeof(Item12) == 12 && sizeof(Item24) == 24 && alignof(Item24) == 8);
-template <class T>
-bool operator==(const T& a, const T& b) requires(std::is_same_v<T, Item3> || std::is_same_v<T, Item12> ||
-                                                 std::is_same_v<T, Item24>) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-struct KeyEven {
-  template <class T>
-  __host__ __device__ bool operator()(const T& x) const {
-    return x.key % 2 == 0;
-  }
-};
-
-template <class T>
-void check_odd_item(std::uint64_t salt) {
-  CAPTURE(sizeof(T));
-  std::vector<std::int64_t> sizes = {1, 31, 4095, 4097, 70001};
-  if (!tilecraft::test::sanitizer_sized()) sizes.push_back((std::int64_t{1} << 20) + 3);
-  for (std::int64_t n : sizes) {
-    CAPTURE(n);
-    auto g = tilecraft::test::rng(salt + static_cast<std::uint64_t>(n));
-    std::vector<T> host(static_cast<std::size_t>(n) + 1);
-    for (std::size_t i = 0; i < host.size(); ++i) {
-      std::memset(&host[i], 0, sizeof(T));
-      host[i].key = static_cast<decltype(host[i].key)>(g() % 100);
-      host[i].payload[0] = static_cast<std::remove_reference_t<decltype(host[i].payload[0])>>(i);
-      host[i].payload[1] = static_cast<std::remove_reference_t<decltype(host[i].payload[1])>>(i >> 8);
-    }
-    check_select(host, 0, KeyEven{});
-    check_select(host, 1, KeyEven{});
-  }
-}
-
-TEST_CASE("select_if and partition of 3-, 12- and 24-byte items, in place and shifted") {
-  check_odd_item<Item3>(900);
-  check_odd_item<Item12>(901);
-  check_odd_item<Item24>(902);
 }
 
 // Keeps all but the values (indices) in [0, skip) and the multiples of `every` (0: none).
