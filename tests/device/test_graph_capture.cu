@@ -1,7 +1,9 @@
 // Every device launcher captured into a CUDA graph (cudaStreamCaptureModeGlobal, the strictest
 // mode: a call that is not capture-safe, such as one that synchronizes, fails the capture), then
 // replayed twice: each replay must give the same bits as a direct call on the same data (every
-// launcher is deterministic), the capture itself must run nothing (the output keeps its poison
+// launcher is deterministic; the direct call's integer and copy results checked against the host
+// here, the float ones against CUB, cuBLAS and host folds in the other device tests), the
+// capture itself must run nothing (the output keeps its poison
 // until the graph runs), and the launcher and cudaStreamEndCapture must both succeed. Covered:
 // the scan's two passes and its single pass (reset kernel and programmatic dependent launch),
 // the convenience scan and reduce (stream-ordered allocation: graph memory nodes), select_if,
@@ -44,9 +46,15 @@ struct Below {
   __host__ __device__ bool operator()(int v) const { return v < threshold; }
 };
 
-// launch(stream) enqueues the work; out is the buffer it writes (poisoned before each run).
-template <class T, class Launch>
-void check_captured(const char* what, DeviceBuffer<T>& out, Launch launch) {
+// launch(stream) enqueues the work; out is the buffer it writes (poisoned before each run);
+// verify(direct) checks the direct call's output against a host reference where the case has
+// an exact one (the float cases' references are the other device tests').
+struct NoHostReference {
+  template <class V>
+  void operator()(const V&) const {}
+};
+template <class T, class Launch, class Verify = NoHostReference>
+void check_captured(const char* what, DeviceBuffer<T>& out, Launch launch, Verify verify = {}) {
   CAPTURE(what);
   tilecraft::test::Stream stream;
   out.poison();
@@ -54,6 +62,7 @@ void check_captured(const char* what, DeviceBuffer<T>& out, Launch launch) {
   stream.synchronize();
   const std::vector<T> direct = out.download();
   CHECK(out.unpoisoned() > 0);  // (the direct call wrote its output)
+  verify(direct);
 
   out.poison();
   REQUIRE(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal) == cudaSuccess);
@@ -110,9 +119,20 @@ TEST_CASE("scans, select_if, reduce, histograms and transpose captured into a CU
     const std::int64_t n = (std::int64_t{1} << 20) + 3;
     const auto host = tilecraft::test::random_vector<std::int64_t>(static_cast<std::size_t>(n), -1000, 1000, 12);
     DeviceBuffer<std::int64_t> in(host), out(host.size());
-    check_captured("exclusive_scan of int64", out, [&](cudaStream_t s) {
-      return tilecraft::exclusive_scan(in.get(), out.get(), n, tilecraft::Sum{}, std::int64_t{5}, s);
-    });
+    check_captured(
+        "exclusive_scan of int64", out,
+        [&](cudaStream_t s) {
+          return tilecraft::exclusive_scan(in.get(), out.get(), n, tilecraft::Sum{}, std::int64_t{5}, s);
+        },
+        [&](const std::vector<std::int64_t>& got) {
+          std::int64_t sum = 5;
+          std::size_t bad = 0;
+          for (std::size_t i = 0; i < host.size(); ++i) {
+            bad += got[i] != sum;
+            sum += host[i];
+          }
+          CHECK(bad == 0);
+        });
   }
   {
     const std::int64_t n = (std::int64_t{1} << 20) + 3;
@@ -124,10 +144,22 @@ TEST_CASE("scans, select_if, reduce, histograms and transpose captured into a CU
     std::size_t bytes = 0;
     REQUIRE(tilecraft::select_if(nullptr, bytes, in.get(), out.get(), count, n, Below{500}) == cudaSuccess);
     DeviceBuffer<unsigned char> temp(bytes);
-    check_captured("select_if", out, [&](cudaStream_t s) {
-      std::size_t b = bytes;
-      return tilecraft::select_if(temp.get(), b, in.get(), out.get(), count, n, Below{500}, s);
-    });
+    check_captured(
+        "select_if", out,
+        [&](cudaStream_t s) {
+          std::size_t b = bytes;
+          return tilecraft::select_if(temp.get(), b, in.get(), out.get(), count, n, Below{500}, s);
+        },
+        [&](const std::vector<int>& got) {
+          std::vector<int> kept;
+          for (int v : host) {
+            if (Below{500}(v)) kept.push_back(v);
+          }
+          std::int64_t got_count = 0;
+          std::memcpy(&got_count, got.data() + count_at, sizeof(got_count));
+          CHECK(got_count == static_cast<std::int64_t>(kept.size()));
+          CHECK(std::memcmp(got.data(), kept.data(), kept.size() * sizeof(int)) == 0);
+        });
   }
   {
     const std::int64_t n = small ? std::int64_t{1} << 20 : std::int64_t{1} << 24;
@@ -145,10 +177,17 @@ TEST_CASE("scans, select_if, reduce, histograms and transpose captured into a CU
     std::size_t bytes = 0;
     REQUIRE(tilecraft::histogram_even(nullptr, bytes, in.get(), hist.get(), 256, 0, 256, n) == cudaSuccess);
     DeviceBuffer<unsigned char> temp(bytes);
-    check_captured("histogram_even of bytes", hist, [&](cudaStream_t s) {
-      std::size_t b = bytes;
-      return tilecraft::histogram_even(temp.get(), b, in.get(), hist.get(), 256, 0, 256, n, s);
-    });
+    check_captured(
+        "histogram_even of bytes", hist,
+        [&](cudaStream_t s) {
+          std::size_t b = bytes;
+          return tilecraft::histogram_even(temp.get(), b, in.get(), hist.get(), 256, 0, 256, n, s);
+        },
+        [&](const std::vector<unsigned>& got) {
+          std::vector<unsigned> want(256, 0u);
+          for (std::uint8_t v : bytes8) ++want[v];
+          CHECK(got == want);
+        });
     const auto floats = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 16);
     DeviceBuffer<float> fin(floats);
     std::vector<float> levels(65);
@@ -167,9 +206,19 @@ TEST_CASE("scans, select_if, reduce, histograms and transpose captured into a CU
     const std::int64_t rows = 1000, cols = 999;
     const auto host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(rows * cols), -1.0, 1.0, 17);
     DeviceBuffer<float> in(host), out(host.size());
-    check_captured("transpose", out, [&](cudaStream_t s) {
-      return tilecraft::transpose(in.get(), cols, out.get(), rows, rows, cols, s);
-    });
+    check_captured(
+        "transpose", out,
+        [&](cudaStream_t s) { return tilecraft::transpose(in.get(), cols, out.get(), rows, rows, cols, s); },
+        [&](const std::vector<float>& got) {
+          std::size_t bad = 0;
+          for (std::int64_t r = 0; r < rows; ++r) {
+            for (std::int64_t c = 0; c < cols; ++c) {
+              bad += !tilecraft::test::same_bits(got[static_cast<std::size_t>(c * rows + r)],
+                                                 host[static_cast<std::size_t>(r * cols + c)]);
+            }
+          }
+          CHECK(bad == 0);
+        });
   }
 }
 
