@@ -1,18 +1,16 @@
 // Every device launcher captured into a CUDA graph (cudaStreamCaptureModeGlobal, the strictest
 // mode: a call that is not capture-safe, such as one that synchronizes, fails the capture), then
-// replayed twice: each replay must give the same bits as a direct call on the same data (every
-// launcher is deterministic; the direct call's integer and copy results checked against the host
-// here, the float ones against CUB, cuBLAS and host folds in the other device tests), the
-// capture itself must run nothing (the output keeps its poison
-// until the graph runs), and the launcher and cudaStreamEndCapture must both succeed. Covered:
-// the scan's two passes and its single pass (reset kernel and programmatic dependent launch),
-// the convenience scan and reduce (stream-ordered allocation: graph memory nodes), select_if,
-// the histograms' cooperative launch, transpose, and the GEMM: SIMT whole tiles, split K with
-// pool workspace, TF32 with operand copies into workspace (rows 16 bytes off 32), TF32x3's
-// stream-K (flags in workspace), BF16 operands. Not covered: partition and stencil_1d (one
-// launch each, as select_if's and transpose's), gemm_epilogue. Each direct
-// call runs first, as a user warms up before capturing; the references for the direct calls
-// are the other device tests' (CUB, cuBLAS, host folds).
+// replayed twice. The launcher and cudaStreamEndCapture must succeed, the capture must run
+// nothing (the output keeps its poison until the graph runs), and each replay must give the
+// same bits as a direct call on the same data (every launcher is deterministic). The direct
+// call runs first, as a user warms up before capturing; its integer and copy results are
+// checked against the host here, the float ones against CUB, cuBLAS and host folds in the other
+// device tests. Covered: the scan's two passes and its single pass (reset kernel and
+// programmatic dependent launch), the convenience scan and reduce (stream-ordered allocation:
+// graph memory nodes), select_if, the histograms' cooperative launch, transpose, and the GEMM:
+// SIMT whole tiles, split K with pool workspace, TF32 with operand copies into workspace (rows
+// 16 bytes off 32), TF32x3's stream-K (flags in workspace), BF16 operands. Not covered:
+// partition and stencil_1d (one launch each, as select_if's and transpose's), gemm_epilogue.
 #include <doctest/doctest.h>
 
 #include <cstdint>
