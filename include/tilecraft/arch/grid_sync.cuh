@@ -1,6 +1,7 @@
 //! \file arch/grid_sync.cuh
-//! The grid-wide barrier of a cooperative launch (`cudaLaunchCooperativeKernel`), written out
-//! in PTX: `atom.add.release.gpu` to arrive, `ld.acquire.gpu` to wait.
+//! The grid-wide barrier of a cooperative launch (`cudaLaunchCooperativeKernel`, or
+//! `cudaLaunchKernelEx` with `cudaLaunchAttributeCooperative` as the launchers' detail::launch_cooperative does),
+//! written out in PTX: `atom.add.release.gpu` to arrive, `ld.acquire.gpu` to wait.
 //!
 //! It is the barrier `cooperative_groups::this_grid().sync()` executes, on the same state: a
 //! cooperative launch hands each block the address of a workspace the driver zeroes (its high
@@ -31,7 +32,8 @@ TILECRAFT_DEVICE unsigned* grid_barrier_word() {
 //! Grid-wide barrier: every thread of the grid waits until all threads of the grid have
 //! arrived, and whatever any thread wrote to global memory before it is visible to every thread
 //! after it. Call it from every thread of every block (it executes `__syncthreads()` twice), in
-//! a kernel launched with `cudaLaunchCooperativeKernel` (every block resident). A kernel
+//! a kernel launched cooperatively (every block resident: `cudaLaunchCooperativeKernel` or the
+//! cooperative launch attribute). A kernel
 //! launched otherwise traps instead of hanging.
 //! \code
 //! __global__ void two_phases(float* partial, float* out) {

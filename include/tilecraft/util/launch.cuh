@@ -119,7 +119,7 @@ inline cudaLaunchConfig_t launch_config(dim3 grid, dim3 block, std::size_t smem_
 
 //! Launches kernel<<<grid, block, smem_bytes, stream>>>(args...) (cudaLaunchKernelEx) and
 //! returns the launch's own status. Every launcher launches this way (or, for a grid barrier,
-//! with cudaLaunchCooperativeKernel, whose result is its own too): a check of the runtime's
+//! with launch_cooperative, below, whose result is its own too): a check of the runtime's
 //! last-error slot after `<<<...>>>` would also report, as the launch's, an error an earlier
 //! runtime call left there (one its caller may have handled by that call's return code), and
 //! clear it. Only a failed launch's own error is taken out of the slot (returned_status).
@@ -144,6 +144,22 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, s
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return returned_status(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
+//! Launches kernel<<<grid, block, smem_bytes, stream>>>(args...) as a cooperative grid
+//! (cudaLaunchAttributeCooperative, cudaLaunchCooperativeKernel's semantics: every block
+//! resident at once, or the launch fails with cudaErrorCooperativeLaunchTooLarge), so that its
+//! blocks may meet at arch::grid_sync. Returns the launch's own status, as launch_kernel does.
+template <class... Params, class... Args>
+[[nodiscard]] cudaError_t launch_cooperative(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem_bytes,
+                                             cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t config = launch_config(grid, block, smem_bytes, stream);
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeCooperative;
+  attribute.val.cooperative = 1;
   config.attrs = &attribute;
   config.numAttrs = 1;
   return returned_status(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));

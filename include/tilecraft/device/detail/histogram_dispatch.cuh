@@ -114,10 +114,8 @@ template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter
   plan.flush_tiles = flush_samples / tile_samples > 0 ? flush_samples / tile_samples : 1;
   plan.sync_first = (tiles + grid - 1) / grid > plan.flush_tiles;
   if (!plan.sync_first) plan.flush_tiles = std::numeric_limits<std::int64_t>::max();
-  void* args[] = {&d_samples, &n, &d_histogram, &params, &plan};
-  return returned_status(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
-                                                     dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), args,
-                                                     smem, stream));
+  return launch_cooperative(kernel, dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), smem, stream, d_samples,
+                            n, d_histogram, params, plan);
 }
 #endif
 

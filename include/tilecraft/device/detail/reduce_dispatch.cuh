@@ -65,10 +65,8 @@ template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, c
                                                         : single_block(ReduceSingleBlock::General{});
   }
   using Policy = GridPolicy;
-  void* args[] = {&d_in, &n, &d_out, &op, &init, &partials};
-  return returned_status(cudaLaunchCooperativeKernel(
-      reinterpret_cast<const void*>(&reduce_grid_kernel<Policy, Vec, In, Out, Acc, Op, Init>),
-      dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), args, 0, stream));
+  return launch_cooperative(reduce_grid_kernel<Policy, Vec, In, Out, Acc, Op, Init>, dim3(static_cast<unsigned>(grid)),
+                            dim3(Policy::threads), 0, stream, d_in, n, d_out, op, init, partials);
 }
 #endif
 
