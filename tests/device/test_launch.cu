@@ -64,7 +64,9 @@ __global__ void grid_sync_kernel(unsigned* slots, int* wrong, int rounds, unsign
 }
 }  // namespace
 
-TEST_CASE("arch::grid_sync: a cooperative grid meets many times, each block seeing every other's writes") {
+TEST_CASE(
+    "arch::grid_sync: a cooperative grid meets many times, each block seeing every other's writes, either launch "
+    "form") {
   int device = 0, sms = 0, per_sm = 0;
   TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
   TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -86,6 +88,11 @@ TEST_CASE("arch::grid_sync: a cooperative grid meets many times, each block seei
     void* args[] = {&slots_ptr, &wrong_ptr, &rounds_arg, &seed_arg};
     TILECRAFT_THROW_IF_ERROR(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(grid_sync_kernel),
                                                          dim3(static_cast<unsigned>(blocks)), dim3(threads), args));
+    tilecraft::test::sync_and_check();
+    // The launchers' form too: cudaLaunchKernelEx with the cooperative attribute.
+    REQUIRE(tilecraft::detail::launch_cooperative(grid_sync_kernel, dim3(static_cast<unsigned>(blocks)), dim3(threads),
+                                                  0, nullptr, slots_ptr, wrong_ptr, rounds_arg,
+                                                  seed_arg + 2u) == cudaSuccess);
     tilecraft::test::sync_and_check();
     const auto h = wrong.download();
     int bad = 0;
