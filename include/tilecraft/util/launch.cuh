@@ -117,6 +117,17 @@ inline cudaLaunchConfig_t launch_config(dim3 grid, dim3 block, std::size_t smem_
   return config;
 }
 
+//! cudaLaunchKernelEx of kernel<<<grid, block, smem_bytes, stream>>>(args...) with `attribute`
+//! (none where null): launch_kernel's, launch_dependent's and launch_cooperative's one form.
+template <class... Params, class... Args>
+[[nodiscard]] cudaError_t launch_with(cudaLaunchAttribute* attribute, void (*kernel)(Params...), dim3 grid, dim3 block,
+                                      std::size_t smem_bytes, cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t config = launch_config(grid, block, smem_bytes, stream);
+  config.attrs = attribute;
+  config.numAttrs = attribute != nullptr ? 1 : 0;
+  return returned_status(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
 //! Launches kernel<<<grid, block, smem_bytes, stream>>>(args...) (cudaLaunchKernelEx) and
 //! returns the launch's own status. Every launcher launches this way (or, for a grid barrier,
 //! with launch_cooperative, below, whose result is its own too): a check of the runtime's
@@ -126,8 +137,7 @@ inline cudaLaunchConfig_t launch_config(dim3 grid, dim3 block, std::size_t smem_
 template <class... Params, class... Args>
 [[nodiscard]] cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem_bytes,
                                         cudaStream_t stream, Args&&... args) {
-  const cudaLaunchConfig_t config = launch_config(grid, block, smem_bytes, stream);
-  return returned_status(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  return launch_with(nullptr, kernel, grid, block, smem_bytes, stream, std::forward<Args>(args)...);
 }
 
 //! Launches kernel<<<grid, block, smem_bytes, stream>>>(args...) as a programmatic dependent of
@@ -140,13 +150,10 @@ template <class... Params, class... Args>
 template <class... Params, class... Args>
 cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem_bytes,
                              cudaStream_t stream, Args&&... args) {
-  cudaLaunchConfig_t config = launch_config(grid, block, smem_bytes, stream);
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return returned_status(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  return launch_with(&attribute, kernel, grid, block, smem_bytes, stream, std::forward<Args>(args)...);
 }
 
 //! Launches kernel<<<grid, block, smem_bytes, stream>>>(args...) as a cooperative grid
@@ -156,13 +163,10 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, s
 template <class... Params, class... Args>
 [[nodiscard]] cudaError_t launch_cooperative(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem_bytes,
                                              cudaStream_t stream, Args&&... args) {
-  cudaLaunchConfig_t config = launch_config(grid, block, smem_bytes, stream);
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeCooperative;
   attribute.val.cooperative = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return returned_status(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  return launch_with(&attribute, kernel, grid, block, smem_bytes, stream, std::forward<Args>(args)...);
 }
 }  // namespace detail
 #endif
