@@ -81,6 +81,7 @@ void check_captured(bool first_call_captured, const char* what, DeviceBuffer<T>&
   const cudaError_t ended = cudaStreamEndCapture(stream.get(), &graph);
   CHECK(launched == cudaSuccess);
   CHECK(ended == cudaSuccess);
+  CHECK(graph != nullptr);
   if (launched != cudaSuccess || ended != cudaSuccess || graph == nullptr) {
     (void)cudaGetLastError();  // (a failed capture's error: reported above, not the next case's)
     if (graph != nullptr) (void)cudaGraphDestroy(graph);
