@@ -165,6 +165,28 @@ inline cudaError_t device_limits(DeviceLimits& out) {
   return device_limits(device, out);
 }
 
+//! While it lives, the calling thread's stream-capture mode is relaxed: a one-time set-up that
+//! is not a stream operation (a memory pool's creation) is then permitted where the thread's
+//! own or another thread's capture in cudaStreamCaptureModeGlobal would refuse it and
+//! invalidate that capture (cudaErrorStreamCaptureUnsupported: a launcher's first call inside a
+//! caller's capture). The CUDA runtime documents cudaThreadExchangeStreamCaptureMode for this, a
+//! library's lazy initialization; the mode before is restored on destruction.
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode() noexcept {
+    exchanged_ = returned_status(cudaThreadExchangeStreamCaptureMode(&mode_)) == cudaSuccess;
+  }
+  ~RelaxedCaptureMode() {
+    if (exchanged_) (void)returned_status(cudaThreadExchangeStreamCaptureMode(&mode_));
+  }
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;  // (after the exchange: the mode before)
+  bool exchanged_ = false;
+};
+
 //! The private memory pool of `device` (created on first use when `create`, with
 //! `keep_bytes` as its release threshold); null with cudaErrorNotSupported when the device has
 //! no memory pools or is beyond the cached devices, null with cudaSuccess when none was
@@ -182,6 +204,9 @@ inline cudaError_t workspace_pool(int device, cudaMemPool_t& pool, bool create, 
   props.location.type = cudaMemLocationTypeDevice;
   props.location.id = device;
   cudaMemPool_t created = nullptr;
+  // (The pool's creation, and its destruction when it is not published, are not stream
+  // operations: permitted inside a caller's capture, RelaxedCaptureMode.)
+  const RelaxedCaptureMode relaxed;
   cudaError_t status = cudaMemPoolCreate(&created, &props);
   if (status == cudaSuccess) {
     status = cudaMemPoolSetAttribute(created, cudaMemPoolAttrReleaseThreshold, &keep_bytes);
