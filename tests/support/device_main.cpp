@@ -24,6 +24,15 @@ int main(int argc, char** argv) {
       std::printf("no CUDA device: device tests skipped\n");
       return 77;
     }
+    // A host thread that waits for the GPU sleeps instead of spinning (the runtime's default,
+    // with one context in a process, is to spin): in the GPU check about twenty test and
+    // sanitizer processes wait at once beside a build on 16 cores, and racecheck's long kernels
+    // had each of them hold a core for nothing. Set before the context exists (nothing above
+    // creates it); a failure only costs that, so it is reported and the tests run.
+    if (const cudaError_t status = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync); status != cudaSuccess) {
+      std::printf("cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync): %s (waits spin)\n", cudaGetErrorString(status));
+      (void)cudaGetLastError();
+    }
     std::printf("seed: %llu\n", static_cast<unsigned long long>(tilecraft::test::seed()));
     cudaDeviceProp prop{};
     if (const cudaError_t status = cudaGetDeviceProperties(&prop, 0); status != cudaSuccess) {
