@@ -10,6 +10,10 @@
 //! fresh pages, which costs small products a large part of their time (benchmarks/TUNING.md).
 //! Changing the default pool's threshold would change the application's memory behaviour; a
 //! private pool changes only tilecraft's.
+//!
+//! Inside a CUDA graph capture a request becomes the graph's memory node from this pool (the
+//! pool is created, where the capture holds a launcher's first request, under a relaxed capture
+//! mode for that call alone: util/device_cache.cuh), and the pool's threshold is left as it is.
 #pragma once
 
 #include <cuda_runtime_api.h>
