@@ -1,0 +1,208 @@
+// One-wave float scans with a grid barrier instead of a look-back: every tile of the input is
+// resident at once (a cooperative launch, one tile a block), so each block loads its tile into
+// registers, publishes the tile's sum, meets every other block at the grid barrier, folds the
+// sums of the tiles before its own (in a fixed order: the same bits on every run), and scans
+// and stores its tile from registers. The input is read once and the output written once, as
+// in the single-pass scan, but no tile waits for a chain of predecessors: the barrier costs one
+// round of arrivals. It applies up to the tiles a wave holds with their items in registers
+// (2^22 floats: 512 tiles of 8192 at 4 blocks an SM, 528 on an H200's 132 SMs), the sizes where
+// the scan is furthest from its 1.20x CUB goal (2^22: 0.96-1.00x). Against the library (single pass there, two passes
+// forced), CUB's InclusiveSum and memcpy, in one process; L2 flushed before each run, medians
+// of 21, us (ratio to CUB). Inputs are 0 / 1 floats, so every inclusive sum below 2^24 is exact
+// and every form's result must equal CUB's bit for bit (checked before timing).
+// Not built by CMake; run.sh builds and runs it on the GPU machine.
+#include <cub/cub.cuh>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <tuple>
+#include <vector>
+
+#include <tilecraft/arch/grid_sync.cuh>
+#include <tilecraft/device/scan.cuh>
+#include <tilecraft/util/launch.cuh>
+
+#include "../experiment_util.cuh"
+
+namespace {
+
+constexpr int threads = 256;
+
+// One tile of threads x Items floats a block, its items in registers, MinBlocks blocks an SM
+// (the registers a thread may use: 64 for 4, 32 for 8; a wave holds MinBlocks x SMs tiles, and
+// an SM at most 2048 threads, so a wave holds at most 2048 x Items floats an SM: 2^22 floats on
+// 132 SMs need Items >= 16). PrefixLoads: the sums of the tiles before this one, read
+// PrefixLoads a thread at once (all in flight), each thread's in tile order, then folded across
+// the block in a fixed order.
+template <int Items, int MinBlocks, int PrefixLoads = 4>
+__global__ void __launch_bounds__(threads, MinBlocks)
+    barrier_scan(const float* __restrict__ in, float* __restrict__ sums, float* __restrict__ out, long long n) {
+  using Load = cub::BlockLoad<float, threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Store = cub::BlockStore<float, threads, Items, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+  using Reduce = cub::BlockReduce<float, threads>;
+  using Scan = cub::BlockScan<float, threads>;
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename Store::TempStorage store;
+    typename Reduce::TempStorage reduce;
+    typename Scan::TempStorage scan;
+  } temp;
+  __shared__ float prefix;
+  constexpr int tile = threads * Items;
+  const long long base = static_cast<long long>(blockIdx.x) * tile;
+  const int valid = static_cast<int>(n - base < tile ? n - base : tile);
+  float items[Items];
+  if (valid == tile) {
+    Load(temp.load).Load(in + base, items);
+  } else {
+    Load(temp.load).Load(in + base, items, valid, 0.0f);
+  }
+  float own = 0.0f;
+#pragma unroll
+  for (int i = 0; i < Items; ++i) own += items[i];
+  __syncthreads();  // (temp: the load's, then the reduction's)
+  const float tile_sum = Reduce(temp.reduce).Sum(own);
+  if (threadIdx.x == 0) sums[blockIdx.x] = tile_sum;
+  tilecraft::arch::grid_sync();  // every tile's sum published (release / acquire at the barrier)
+  float part[PrefixLoads];
+#pragma unroll
+  for (int i = 0; i < PrefixLoads; ++i) {
+    const unsigned t = threadIdx.x + static_cast<unsigned>(i * threads);
+    part[i] = t < blockIdx.x ? __ldcg(sums + t) : 0.0f;
+  }
+  float acc = 0.0f;
+#pragma unroll
+  for (int i = 0; i < PrefixLoads; ++i) acc += part[i];
+  for (unsigned t = threadIdx.x + PrefixLoads * threads; t < blockIdx.x; t += threads) acc += __ldcg(sums + t);
+  const float p = Reduce(temp.reduce).Sum(acc);
+  if (threadIdx.x == 0) prefix = p;
+  __syncthreads();
+  const float pre = prefix;
+  Scan(temp.scan).InclusiveScan(items, items, pre, cuda::std::plus<float>{});  // pre folded in first
+  __syncthreads();
+  if (valid == tile) {
+    Store(temp.store).Store(out + base, items);
+  } else {
+    Store(temp.store).Store(out + base, items, valid);
+  }
+}
+
+// The blocks of barrier_scan<Items, MinBlocks> the device holds at once.
+template <int Items, int MinBlocks>
+long long resident_blocks() {
+  int per_sm = 0, sms = 0, dev = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, barrier_scan<Items, MinBlocks>, threads, 0));
+  return static_cast<long long>(per_sm) * sms;
+}
+
+// Launches barrier_scan<Items, MinBlocks> over n floats; false where its tiles do not fit one
+// wave.
+template <int Items, int MinBlocks>
+bool barrier(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
+  constexpr long long tile = threads * Items;
+  const long long tiles = (n + tile - 1) / tile;
+  if (tiles > resident_blocks<Items, MinBlocks>()) return false;
+  CK(tilecraft::detail::launch_cooperative(barrier_scan<Items, MinBlocks>, dim3(static_cast<unsigned>(tiles)),
+                                           dim3(threads), 0, s, in, sums, out, n));
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Sizes as log2 of the item count, fractions allowed (22.32: about 5 Mi).
+  std::vector<double> logs;
+  for (int i = 1; i < argc; ++i) logs.push_back(std::atof(argv[i]));
+  if (logs.empty()) logs = {20, 21, 21.58, 22, 22.04};
+  int dev = 0, l2 = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  const std::size_t flush_bytes = 2 * static_cast<std::size_t>(l2);
+  char* flush = nullptr;
+  CK(cudaMalloc(&flush, flush_bytes));
+  cudaStream_t s;
+  CK(cudaStreamCreate(&s));
+  std::printf("resident blocks: %lld of 256 x 32 (4 an SM asked), %lld of 256 x 32 (3), %lld of 256 x 16 (8)\n",
+              resident_blocks<32, 4>(), resident_blocks<32, 3>(), resident_blocks<16, 8>());
+  std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n", "memcpy", "cub", "library",
+              "library 2p", "256x32 (4)", "256x32 (3)", "256x16 (8)");
+  for (double lg : logs) {
+    const long long n = std::llround(std::pow(2.0, lg));
+    std::vector<float> h(static_cast<std::size_t>(n));
+    for (long long i = 0; i < n; ++i) h[static_cast<std::size_t>(i)] = static_cast<float>(index_hash(i) & 1u);
+    float *in, *out, *ref, *sums;
+    CK(cudaMalloc(&in, n * sizeof(float)));
+    CK(cudaMalloc(&out, n * sizeof(float)));
+    CK(cudaMalloc(&ref, n * sizeof(float)));
+    CK(cudaMalloc(&sums, (n / 2048 + 1) * sizeof(float)));
+    CK(cudaMemcpy(in, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    std::size_t cub_bytes = 0, lib_bytes = 0;
+    CK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, ref, n));
+    CK(tilecraft::inclusive_scan(nullptr, lib_bytes, in, out, n, tilecraft::Sum{}));
+    void *cub_temp, *lib_temp;
+    CK(cudaMalloc(&cub_temp, cub_bytes));
+    CK(cudaMalloc(&lib_temp, lib_bytes));
+    CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, ref, n, s));
+    std::vector<float> want(static_cast<std::size_t>(n)), got(static_cast<std::size_t>(n));
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(want.data(), ref, n * sizeof(float), cudaMemcpyDeviceToHost));
+    // Each form once on a poisoned output, compared with CUB's; false: it does not apply here.
+    auto verified = [&](const char* what, auto run) {
+      CK(cudaMemsetAsync(out, 0xA5, n * sizeof(float), s));
+      if (!run()) return false;
+      CK(cudaStreamSynchronize(s));
+      CK(cudaMemcpy(got.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
+      long long bad = 0;
+      for (long long i = 0; i < n; ++i) bad += got[static_cast<std::size_t>(i)] != want[static_cast<std::size_t>(i)];
+      if (bad != 0) std::printf("MISMATCH %s at 2^%.2f: %lld elements\n", what, lg, bad);
+      return true;
+    };
+    const auto library = [&] {
+      CK(tilecraft::inclusive_scan(lib_temp, lib_bytes, in, out, n, tilecraft::Sum{}, s));
+      return true;
+    };
+    // The library's own two passes, forced at every size (its default dispatch takes them where
+    // input and output fit half the L2).
+    const auto library_two_pass = [&] {
+      CK((tilecraft::detail::scan_run<tilecraft::detail::DefaultScanPolicyLarge<float, float>, false,
+                                      tilecraft::detail::ScanTwoPass::always>(lib_temp, lib_bytes, in, out, n,
+                                                                              tilecraft::Sum{}, 0.0f, s)));
+      return true;
+    };
+    const auto variants = std::make_tuple(
+        library_two_pass, [&] { return barrier<32, 4>(in, sums, out, n, s); },
+        [&] { return barrier<32, 3>(in, sums, out, n, s); }, [&] { return barrier<16, 8>(in, sums, out, n, s); });
+    verified("library", library);
+    bool applies[std::tuple_size_v<decltype(variants)>] = {};
+    {
+      int k = 0;
+      std::apply([&](auto&... v) { ((applies[k++] = verified("variant", v)), ...); }, variants);
+    }
+    CK(cudaGetLastError());
+    const float t_copy =
+        median_us([&] { CK(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDeviceToDevice, s)); }, flush,
+                  flush_bytes, s, 21);
+    const float t_cub = median_us([&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, n, s)); }, flush,
+                                  flush_bytes, s, 21);
+    const float t_lib = median_us([&] { library(); }, flush, flush_bytes, s, 21);
+    std::printf("2^%-6.2f %9.2f %9.2f %7.2f (%.3f)", lg, t_copy, t_cub, t_lib, t_cub / t_lib);
+    int k = 0;
+    const auto row = [&](auto& v) {
+      if (!applies[k++]) {
+        std::printf(" %14s", "(> one wave)");
+        return;
+      }
+      const float t = median_us([&] { v(); }, flush, flush_bytes, s, 21);
+      std::printf(" %7.2f (%.3f)", t, t_cub / t);
+    };
+    std::apply([&](auto&... v) { (row(v), ...); }, variants);
+    std::printf("\n");
+    for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(ref), static_cast<void*>(sums),
+                    cub_temp, lib_temp})
+      CK(cudaFree(p));
+  }
+  return 0;
+}
