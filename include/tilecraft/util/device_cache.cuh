@@ -210,7 +210,7 @@ inline cudaError_t workspace_pool(int device, cudaMemPool_t& pool, bool create, 
   cudaError_t status = cudaMemPoolCreate(&created, &props);
   if (status == cudaSuccess) {
     status = cudaMemPoolSetAttribute(created, cudaMemPoolAttrReleaseThreshold, &keep_bytes);
-    if (status != cudaSuccess) (void)cudaMemPoolDestroy(created);
+    if (status != cudaSuccess) (void)returned_status(cudaMemPoolDestroy(created));
   }
   if (status != cudaSuccess) {
     // A pool another thread published meanwhile serves; this call's error leaves the slot.
@@ -222,7 +222,7 @@ inline cudaError_t workspace_pool(int device, cudaMemPool_t& pool, bool create, 
   if (!atomic_compare_exchange(cache.pools[device], published, created)) {
     // Another thread's pool was published first: that one is the device's, this one (unused)
     // goes back.
-    (void)cudaMemPoolDestroy(created);
+    (void)returned_status(cudaMemPoolDestroy(created));
     pool = published;
     return cudaSuccess;
   }
