@@ -324,3 +324,46 @@ TEST_CASE("gemm captured into a CUDA graph and replayed: whole tiles, split K, s
   if (tilecraft::test::racecheck_sized()) return;
   capture_gemms(false);
 }
+
+// The launchers' memory-pool calls (the workspace pool's attributes, after each request) are
+// "potentially unsafe" ones: while the calling thread has a capture in global mode open, the
+// runtime refuses them and invalidates that capture, even for work on another stream. The
+// library makes them under a relaxed capture mode; here a GEMM with split-K workspace runs on a
+// stream that is not capturing while another is, and the capture must end valid (empty) and
+// the GEMM give a direct call's bits.
+TEST_CASE("a GEMM on another stream while this thread holds a global-mode capture open leaves it valid") {
+  if (tilecraft::test::racecheck_sized()) return;  // (see capture_launchers)
+  const std::int64_t m = 256, n = 256, k = 8192;   // split K, partial sums in pool workspace
+  const auto a_host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(m * k), -1.0, 1.0, 31);
+  const auto b_host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(k * n), -1.0, 1.0, 32);
+  const auto c_host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(m * n), -1.0, 1.0, 33);
+  DeviceBuffer<float> a(a_host), b(b_host), c0(c_host), c(c_host.size());
+  tilecraft::test::Stream work(cudaStreamNonBlocking), captured(cudaStreamNonBlocking);
+  auto run = [&] {
+    return tilecraft::gemm(tilecraft::Order::row_major, tilecraft::Op::none, tilecraft::Op::none, m, n, k, 1.5f,
+                           a.get(), k, b.get(), n, 0.5f, c.get(), n, work.get());
+  };
+  auto reset = [&] {
+    REQUIRE(cudaMemcpyAsync(c.get(), c0.get(), c_host.size() * sizeof(float), cudaMemcpyDeviceToDevice, work.get()) ==
+            cudaSuccess);
+    work.synchronize();
+  };
+  reset();
+  REQUIRE(run() == cudaSuccess);
+  work.synchronize();
+  const std::vector<float> direct = c.download();
+
+  reset();
+  REQUIRE(cudaStreamBeginCapture(captured.get(), cudaStreamCaptureModeGlobal) == cudaSuccess);
+  const cudaError_t launched = run();
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(captured.get(), &graph);
+  CHECK(launched == cudaSuccess);
+  CHECK(ended == cudaSuccess);
+  CHECK(graph != nullptr);
+  if (graph != nullptr) (void)cudaGraphDestroy(graph);
+  work.synchronize();
+  const std::vector<float> got = c.download();
+  CHECK(std::memcmp(got.data(), direct.data(), direct.size() * sizeof(float)) == 0);
+  tilecraft::test::sync_and_check();
+}

@@ -45,6 +45,10 @@ namespace detail {
 // so that the next synchronization releases none of it. Best effort: on any error the
 // threshold stays, and the error is cleared.
 inline void keep_workspace(cudaMemPool_t pool) {
+  // A memory pool's attributes are "potentially unsafe" calls under stream capture: while any
+  // thread captures in global mode they would fail here and invalidate that capture. None is a
+  // stream operation, so they run under a relaxed capture mode (util/device_cache.cuh).
+  const RelaxedCaptureMode relaxed;
   std::uint64_t keep = 0, held = 0;
   std::size_t free_bytes = 0, total_bytes = 0;
   cudaError_t status = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
