@@ -12,7 +12,8 @@
 // programmatic dependent launch), the convenience scan and reduce (stream-ordered allocation:
 // graph memory nodes), select_if, the histograms' cooperative launch, transpose, and the GEMM:
 // SIMT whole tiles, split K with pool workspace, TF32 with operand copies into workspace (rows
-// 16 bytes off 32), TF32x3's stream-K (flags in workspace), BF16 operands. Not covered:
+// 16 bytes off 32), TF32x3's stream-K (flags in workspace), BF16 operands. The last case runs a
+// GEMM with workspace on another stream while a global-mode capture is open. Not covered:
 // partition and stencil_1d (one launch each, as select_if's and transpose's), gemm_epilogue.
 #include <doctest/doctest.h>
 
