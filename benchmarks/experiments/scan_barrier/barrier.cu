@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include <tilecraft/arch/cp_async.cuh>
 #include <tilecraft/arch/grid_sync.cuh>
 #include <tilecraft/device/scan.cuh>
 #include <tilecraft/util/launch.cuh>
@@ -88,6 +89,118 @@ __global__ void __launch_bounds__(threads, MinBlocks)
   }
 }
 
+// The same with the tile kept in shared memory, so that a thread holds no items in registers
+// across the barrier and a wave takes as many tiles as shared memory holds (six 32 KiB tiles an
+// SM: 2^22.63 floats on 132 SMs). The tile arrives by cp.async (16 bytes a copy, in the order
+// of the input: coalesced), each thread's run of 32 floats in a row of 128 bytes whose 16-byte
+// chunks are XOR-swizzled by the row (chunk j of row r at j ^ (r % 8)): the copies' writes and
+// the runs' LDS.128 reads meet no bank conflict. Each thread sums its run, the tile's sum goes
+// out, the barrier, the prefix as above, then an exclusive block scan of the runs' sums seeds
+// each run's scan in place, and the tile goes out in the input's order again.
+template <int MinBlocks, int PrefixLoads = 4>
+__global__ void __launch_bounds__(threads, MinBlocks)
+    barrier_scan_smem(const float* __restrict__ in, float* __restrict__ sums, float* __restrict__ out, long long n) {
+  constexpr int items = 32;          // a thread's run
+  constexpr int chunks = items / 4;  // its 16-byte chunks
+  constexpr int tile = threads * items;
+  using Reduce = cub::BlockReduce<float, threads>;
+  using Scan = cub::BlockScan<float, threads>;
+  __shared__ alignas(16) float rows[threads * items];
+  __shared__ union {
+    typename Reduce::TempStorage reduce;
+    typename Scan::TempStorage scan;
+  } temp;
+  __shared__ float prefix;
+  // Chunk j of row r: floats r * items + ((j ^ (r % 8)) * 4) ... + 3.
+  const auto at = [](int r, int j) { return r * items + ((j ^ (r & 7)) << 2); };
+  const long long base = static_cast<long long>(blockIdx.x) * tile;
+  const int valid = static_cast<int>(n - base < tile ? n - base : tile);
+#pragma unroll
+  for (int i = 0; i < chunks; ++i) {
+    const int c = i * threads + static_cast<int>(threadIdx.x);  // the tile's chunk c
+    float* dst = rows + at(c / chunks, c % chunks);
+    if (valid == tile) {
+      tilecraft::arch::cp_async_cg<16>(dst, in + base + 4 * c);
+    } else {
+      const int left = valid - 4 * c;  // floats of this chunk inside the input
+      const int take = left < 0 ? 0 : left > 4 ? 4 : left;
+      tilecraft::arch::cp_async_cg_zfill<16>(dst, take > 0 ? in + base + 4 * c : in,
+                                             static_cast<unsigned>(take * sizeof(float)));
+    }
+  }
+  tilecraft::arch::cp_async_commit();
+  tilecraft::arch::cp_async_wait_all();
+  __syncthreads();
+  const int r = static_cast<int>(threadIdx.x);
+  float own = 0.0f;
+#pragma unroll
+  for (int j = 0; j < chunks; ++j) {
+    const float4 v = *reinterpret_cast<const float4*>(rows + at(r, j));
+    own += ((v.x + v.y) + (v.z + v.w));
+  }
+  const float tile_sum = Reduce(temp.reduce).Sum(own);
+  if (threadIdx.x == 0) sums[blockIdx.x] = tile_sum;
+  tilecraft::arch::grid_sync();
+  float part[PrefixLoads];
+#pragma unroll
+  for (int i = 0; i < PrefixLoads; ++i) {
+    const unsigned t = threadIdx.x + static_cast<unsigned>(i * threads);
+    part[i] = t < blockIdx.x ? __ldcg(sums + t) : 0.0f;
+  }
+  float acc = 0.0f;
+#pragma unroll
+  for (int i = 0; i < PrefixLoads; ++i) acc += part[i];
+  for (unsigned t = threadIdx.x + PrefixLoads * threads; t < blockIdx.x; t += threads) acc += __ldcg(sums + t);
+  const float p = Reduce(temp.reduce).Sum(acc);
+  if (threadIdx.x == 0) prefix = p;
+  __syncthreads();
+  float running = 0.0f;
+  Scan(temp.scan).ExclusiveScan(own, running, prefix, cuda::std::plus<float>{});  // prefix + runs before
+#pragma unroll
+  for (int j = 0; j < chunks; ++j) {
+    float4* v = reinterpret_cast<float4*>(rows + at(r, j));
+    float4 x = *v;
+    x.x = running += x.x;
+    x.y = running += x.y;
+    x.z = running += x.z;
+    x.w = running += x.w;
+    *v = x;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < chunks; ++i) {
+    const int c = i * threads + static_cast<int>(threadIdx.x);
+    const float4 x = *reinterpret_cast<const float4*>(rows + at(c / chunks, c % chunks));
+    if (valid == tile) {
+      reinterpret_cast<float4*>(out + base)[c] = x;
+    } else {
+      const float e[4] = {x.x, x.y, x.z, x.w};
+      for (int k = 0; k < 4 && 4 * c + k < valid; ++k) out[base + 4 * c + k] = e[k];
+    }
+  }
+}
+
+// The blocks of barrier_scan_smem<MinBlocks> the device holds at once.
+template <int MinBlocks>
+long long resident_blocks_smem() {
+  int per_sm = 0, sms = 0, dev = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, barrier_scan_smem<MinBlocks>, threads, 0));
+  return static_cast<long long>(per_sm) * sms;
+}
+
+// Launches barrier_scan_smem over n floats; false where its tiles do not fit one wave.
+template <int MinBlocks>
+bool barrier_smem(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
+  constexpr long long tile = threads * 32;
+  const long long tiles = (n + tile - 1) / tile;
+  if (tiles > resident_blocks_smem<MinBlocks>()) return false;
+  CK(tilecraft::detail::launch_cooperative(barrier_scan_smem<MinBlocks>, dim3(static_cast<unsigned>(tiles)),
+                                           dim3(threads), 0, s, in, sums, out, n));
+  return true;
+}
+
 // The blocks of barrier_scan<Items, MinBlocks> the device holds at once.
 template <int Items, int MinBlocks>
 long long resident_blocks() {
@@ -116,7 +229,7 @@ int main(int argc, char** argv) {
   // Sizes as log2 of the item count, fractions allowed (22.32: about 5 Mi).
   std::vector<double> logs;
   for (int i = 1; i < argc; ++i) logs.push_back(std::atof(argv[i]));
-  if (logs.empty()) logs = {20, 21, 21.58, 22, 22.04};
+  if (logs.empty()) logs = {20, 21, 21.58, 22, 22.04, 22.32, 22.58};
   int dev = 0, l2 = 0;
   CK(cudaGetDevice(&dev));
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
@@ -125,10 +238,12 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&flush, flush_bytes));
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
-  std::printf("resident blocks: %lld of 256 x 32 (4 an SM asked), %lld of 256 x 32 (3), %lld of 256 x 16 (8)\n",
-              resident_blocks<32, 4>(), resident_blocks<32, 3>(), resident_blocks<16, 8>());
-  std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n", "memcpy", "cub", "library",
-              "library 2p", "256x32 (4)", "256x32 (3)", "256x16 (8)");
+  std::printf(
+      "resident blocks: %lld of 256 x 32 (4 an SM asked), %lld of 256 x 32 (3), %lld of 256 x 16 (8), %lld of 256 x "
+      "32 in shared memory (6)\n",
+      resident_blocks<32, 4>(), resident_blocks<32, 3>(), resident_blocks<16, 8>(), resident_blocks_smem<6>());
+  std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n", "memcpy", "cub", "library",
+              "library 2p", "256x32 (4)", "256x32 (3)", "256x16 (8)", "smem 256x32");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<float> h(static_cast<std::size_t>(n));
@@ -174,7 +289,8 @@ int main(int argc, char** argv) {
     };
     const auto variants = std::make_tuple(
         library_two_pass, [&] { return barrier<32, 4>(in, sums, out, n, s); },
-        [&] { return barrier<32, 3>(in, sums, out, n, s); }, [&] { return barrier<16, 8>(in, sums, out, n, s); });
+        [&] { return barrier<32, 3>(in, sums, out, n, s); }, [&] { return barrier<16, 8>(in, sums, out, n, s); },
+        [&] { return barrier_smem<6>(in, sums, out, n, s); });
     verified("library", library);
     bool applies[std::tuple_size_v<decltype(variants)>] = {};
     {
