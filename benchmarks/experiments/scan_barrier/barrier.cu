@@ -31,12 +31,39 @@ namespace {
 
 constexpr int threads = 256;
 
+// Both kernels' middle: publishes the block's tile sum (the threads' `own` sums folded), meets
+// every block at the grid barrier (release / acquire: every tile's sum visible after it), and
+// returns to every thread the sum of the tiles before this block's: PrefixLoads sums a thread
+// read at once (all in flight), each thread's in tile order, then folded across the block in a
+// fixed order (the same bits on every run). `temp` is free on entry and again on return;
+// `prefix` is the block's shared word for the broadcast.
+template <int PrefixLoads>
+__device__ float earlier_tiles(float own, float* sums, typename cub::BlockReduce<float, threads>::TempStorage& temp,
+                               float& prefix) {
+  using Reduce = cub::BlockReduce<float, threads>;
+  const float tile_sum = Reduce(temp).Sum(own);
+  if (threadIdx.x == 0) sums[blockIdx.x] = tile_sum;
+  tilecraft::arch::grid_sync();  // (its barriers also free `temp` for the second reduction)
+  float part[PrefixLoads];
+#pragma unroll
+  for (int i = 0; i < PrefixLoads; ++i) {
+    const unsigned t = threadIdx.x + static_cast<unsigned>(i * threads);
+    part[i] = t < blockIdx.x ? __ldcg(sums + t) : 0.0f;
+  }
+  float acc = 0.0f;
+#pragma unroll
+  for (int i = 0; i < PrefixLoads; ++i) acc += part[i];
+  for (unsigned t = threadIdx.x + PrefixLoads * threads; t < blockIdx.x; t += threads) acc += __ldcg(sums + t);
+  const float p = Reduce(temp).Sum(acc);
+  if (threadIdx.x == 0) prefix = p;
+  __syncthreads();
+  return prefix;
+}
+
 // One tile of threads x Items floats a block, its items in registers, MinBlocks blocks an SM
 // (the registers a thread may use: 64 for 4, 32 for 8; a wave holds MinBlocks x SMs tiles, and
 // an SM at most 2048 threads, so a wave holds at most 2048 x Items floats an SM: 2^22 floats on
-// 132 SMs need Items >= 16). PrefixLoads: the sums of the tiles before this one, read
-// PrefixLoads a thread at once (all in flight), each thread's in tile order, then folded across
-// the block in a fixed order.
+// 132 SMs need Items >= 16). PrefixLoads: earlier_tiles'.
 template <int Items, int MinBlocks, int PrefixLoads = 4>
 __global__ void __launch_bounds__(threads, MinBlocks)
     barrier_scan(const float* __restrict__ in, float* __restrict__ sums, float* __restrict__ out, long long n) {
@@ -64,23 +91,7 @@ __global__ void __launch_bounds__(threads, MinBlocks)
 #pragma unroll
   for (int i = 0; i < Items; ++i) own += items[i];
   __syncthreads();  // (temp: the load's, then the reduction's)
-  const float tile_sum = Reduce(temp.reduce).Sum(own);
-  if (threadIdx.x == 0) sums[blockIdx.x] = tile_sum;
-  tilecraft::arch::grid_sync();  // every tile's sum published (release / acquire at the barrier)
-  float part[PrefixLoads];
-#pragma unroll
-  for (int i = 0; i < PrefixLoads; ++i) {
-    const unsigned t = threadIdx.x + static_cast<unsigned>(i * threads);
-    part[i] = t < blockIdx.x ? __ldcg(sums + t) : 0.0f;
-  }
-  float acc = 0.0f;
-#pragma unroll
-  for (int i = 0; i < PrefixLoads; ++i) acc += part[i];
-  for (unsigned t = threadIdx.x + PrefixLoads * threads; t < blockIdx.x; t += threads) acc += __ldcg(sums + t);
-  const float p = Reduce(temp.reduce).Sum(acc);
-  if (threadIdx.x == 0) prefix = p;
-  __syncthreads();
-  const float pre = prefix;
+  const float pre = earlier_tiles<PrefixLoads>(own, sums, temp.reduce, prefix);
   Scan(temp.scan).InclusiveScan(items, items, pre, cuda::std::plus<float>{});  // pre folded in first
   __syncthreads();
   if (valid == tile) {
@@ -96,7 +107,7 @@ __global__ void __launch_bounds__(threads, MinBlocks)
 // of the input: coalesced), each thread's run of 32 floats in a row of 128 bytes whose 16-byte
 // chunks are XOR-swizzled by the row (chunk j of row r at j ^ (r % 8)): the copies' writes and
 // the runs' LDS.128 reads meet no bank conflict. Each thread sums its run, the tile's sum goes
-// out, the barrier, the prefix as above, then an exclusive block scan of the runs' sums seeds
+// out, the barrier, the prefix (earlier_tiles), then an exclusive block scan of the runs' sums seeds
 // each run's scan in place, and the tile goes out in the input's order again.
 template <int MinBlocks, int PrefixLoads = 4>
 __global__ void __launch_bounds__(threads, MinBlocks)
@@ -139,24 +150,9 @@ __global__ void __launch_bounds__(threads, MinBlocks)
     const float4 v = *reinterpret_cast<const float4*>(rows + at(r, j));
     own += ((v.x + v.y) + (v.z + v.w));
   }
-  const float tile_sum = Reduce(temp.reduce).Sum(own);
-  if (threadIdx.x == 0) sums[blockIdx.x] = tile_sum;
-  tilecraft::arch::grid_sync();
-  float part[PrefixLoads];
-#pragma unroll
-  for (int i = 0; i < PrefixLoads; ++i) {
-    const unsigned t = threadIdx.x + static_cast<unsigned>(i * threads);
-    part[i] = t < blockIdx.x ? __ldcg(sums + t) : 0.0f;
-  }
-  float acc = 0.0f;
-#pragma unroll
-  for (int i = 0; i < PrefixLoads; ++i) acc += part[i];
-  for (unsigned t = threadIdx.x + PrefixLoads * threads; t < blockIdx.x; t += threads) acc += __ldcg(sums + t);
-  const float p = Reduce(temp.reduce).Sum(acc);
-  if (threadIdx.x == 0) prefix = p;
-  __syncthreads();
+  const float pre = earlier_tiles<PrefixLoads>(own, sums, temp.reduce, prefix);
   float running = 0.0f;
-  Scan(temp.scan).ExclusiveScan(own, running, prefix, cuda::std::plus<float>{});  // prefix + runs before
+  Scan(temp.scan).ExclusiveScan(own, running, pre, cuda::std::plus<float>{});  // pre + the runs before
 #pragma unroll
   for (int j = 0; j < chunks; ++j) {
     float4* v = reinterpret_cast<float4*>(rows + at(r, j));
