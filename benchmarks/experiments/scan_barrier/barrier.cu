@@ -177,51 +177,37 @@ __global__ void __launch_bounds__(threads, MinBlocks)
   }
 }
 
-// The blocks of barrier_scan_smem<MinBlocks> the device holds at once.
-template <int MinBlocks>
-long long resident_blocks_smem() {
-  static long long known = 0;  // (asked once: the launches below are timed)
-  if (known > 0) return known;
-  int per_sm = 0, sms = 0, dev = 0;
-  CK(cudaGetDevice(&dev));
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, barrier_scan_smem<MinBlocks>, threads, 0));
-  return known = static_cast<long long>(per_sm) * sms;
-}
-
-// Launches barrier_scan_smem over n floats; false where its tiles do not fit one wave.
-template <int MinBlocks>
-bool barrier_smem(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
-  constexpr long long tile = threads * 32;
-  const long long tiles = (n + tile - 1) / tile;
-  if (tiles > resident_blocks_smem<MinBlocks>()) return false;
-  CK(tilecraft::detail::launch_cooperative(barrier_scan_smem<MinBlocks>, dim3(static_cast<unsigned>(tiles)),
-                                           dim3(threads), 0, s, in, sums, out, n));
-  return true;
-}
-
-// The blocks of barrier_scan<Items, MinBlocks> the device holds at once.
-template <int Items, int MinBlocks>
+// The blocks of Kernel (threads a block, static shared memory only) the device holds at once.
+template <auto Kernel>
 long long resident_blocks() {
   static long long known = 0;  // (asked once: the launches below are timed)
   if (known > 0) return known;
   int per_sm = 0, sms = 0, dev = 0;
   CK(cudaGetDevice(&dev));
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, barrier_scan<Items, MinBlocks>, threads, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, 0));
   return known = static_cast<long long>(per_sm) * sms;
 }
 
-// Launches barrier_scan<Items, MinBlocks> over n floats; false where its tiles do not fit one
-// wave.
+// Launches Kernel over n floats in tiles of TileItems, cooperatively; false where its tiles do
+// not fit one wave.
+template <auto Kernel, long long TileItems>
+bool cooperative_scan(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
+  const long long tiles = (n + TileItems - 1) / TileItems;
+  if (tiles > resident_blocks<Kernel>()) return false;
+  CK(tilecraft::detail::launch_cooperative(Kernel, dim3(static_cast<unsigned>(tiles)), dim3(threads), 0, s, in, sums,
+                                           out, n));
+  return true;
+}
+
+// The forms: barrier_scan<Items, MinBlocks> and barrier_scan_smem<MinBlocks>.
 template <int Items, int MinBlocks>
 bool barrier(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
-  constexpr long long tile = threads * Items;
-  const long long tiles = (n + tile - 1) / tile;
-  if (tiles > resident_blocks<Items, MinBlocks>()) return false;
-  CK(tilecraft::detail::launch_cooperative(barrier_scan<Items, MinBlocks>, dim3(static_cast<unsigned>(tiles)),
-                                           dim3(threads), 0, s, in, sums, out, n));
-  return true;
+  return cooperative_scan<barrier_scan<Items, MinBlocks>, threads * Items>(in, sums, out, n, s);
+}
+template <int MinBlocks>
+bool barrier_smem(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
+  return cooperative_scan<barrier_scan_smem<MinBlocks>, threads * 32>(in, sums, out, n, s);
 }
 
 }  // namespace
@@ -242,7 +228,8 @@ int main(int argc, char** argv) {
   std::printf(
       "resident blocks: %lld of 256 x 32 (4 an SM asked), %lld of 256 x 32 (3), %lld of 256 x 16 (8), %lld of 256 x "
       "32 in shared memory (6)\n",
-      resident_blocks<32, 4>(), resident_blocks<32, 3>(), resident_blocks<16, 8>(), resident_blocks_smem<6>());
+      resident_blocks<barrier_scan<32, 4>>(), resident_blocks<barrier_scan<32, 3>>(),
+      resident_blocks<barrier_scan<16, 8>>(), resident_blocks<barrier_scan_smem<6>>());
   std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n", "memcpy", "cub", "library",
               "library 2p", "256x32 (4)", "256x32 (3)", "256x16 (8)", "smem 256x32");
   for (double lg : logs) {
