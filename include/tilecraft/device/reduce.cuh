@@ -13,6 +13,7 @@
 #include "../memory/global_word.cuh"
 #include "../util/nvtx.cuh"
 #include "../util/status.cuh"
+#include "workspace.cuh"
 #include "detail/reduce_dispatch.cuh"
 #include "detail/reduce_kernels.cuh"
 
@@ -127,9 +128,9 @@ template <class Policy = void, class In, class Out, class Op, class Init>
     return query;
   }
   void* temp = nullptr;
-  TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
+  TILECRAFT_RETURN_IF_ERROR(detail::stream_alloc(&temp, bytes, stream));
   const cudaError_t status = reduce<Policy>(temp, bytes, d_in, d_out, num_items, op, init, stream);
-  const cudaError_t freed = detail::returned_status(cudaFreeAsync(temp, stream));
+  const cudaError_t freed = detail::stream_free(temp, stream);
   return status != cudaSuccess ? status : freed;
 }
 

@@ -13,6 +13,7 @@
 #include "../config.cuh"
 #include "../util/nvtx.cuh"
 #include "../util/status.cuh"
+#include "workspace.cuh"
 #include "detail/scan_dispatch.cuh"
 #include "detail/scan_kernels.cuh"
 #include "scan_policy.cuh"
@@ -159,9 +160,9 @@ template <class Policy = void, class In, class Out, class Op>
     return query;
   }
   void* temp = nullptr;
-  TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
+  TILECRAFT_RETURN_IF_ERROR(detail::stream_alloc(&temp, bytes, stream));
   const cudaError_t status = inclusive_scan<Policy>(temp, bytes, d_in, d_out, num_items, op, stream);
-  const cudaError_t freed = detail::returned_status(cudaFreeAsync(temp, stream));
+  const cudaError_t freed = detail::stream_free(temp, stream);
   return status != cudaSuccess ? status : freed;
 }
 
@@ -181,9 +182,9 @@ template <class Policy = void, class In, class Out, class Op, class Init>
     return query;
   }
   void* temp = nullptr;
-  TILECRAFT_RETURN_IF_ERROR(cudaMallocAsync(&temp, bytes, stream));
+  TILECRAFT_RETURN_IF_ERROR(detail::stream_alloc(&temp, bytes, stream));
   const cudaError_t status = exclusive_scan<Policy>(temp, bytes, d_in, d_out, num_items, op, init, stream);
-  const cudaError_t freed = detail::returned_status(cudaFreeAsync(temp, stream));
+  const cudaError_t freed = detail::stream_free(temp, stream);
   return status != cudaSuccess ? status : freed;
 }
 

@@ -40,6 +40,22 @@ inline constexpr std::uint64_t workspace_keep_fraction = 16;  // 1 / 16
 
 namespace detail {
 
+// cudaMallocAsync and cudaFreeAsync (the device's default pool) for a launcher's temp storage.
+// A stream-ordered allocation or free on a stream that is not capturing counts as a
+// "potentially unsafe" call: while the calling thread (or any thread, in global mode) has a
+// capture in cudaStreamCaptureModeGlobal open on another stream, the runtime refuses it and
+// invalidates that capture (the GPU check of 95f2c58 found it: a GEMM's workspace beside an
+// open capture). The launcher's allocation has nothing to do with that capture, so these run
+// under a relaxed mode; on a capturing stream they still become the graph's memory nodes.
+inline cudaError_t stream_alloc(void** ptr, std::size_t bytes, cudaStream_t stream) {
+  const RelaxedCaptureMode relaxed;
+  return ::cudaMallocAsync(ptr, bytes, stream);
+}
+inline cudaError_t stream_free(void* ptr, cudaStream_t stream) {
+  const RelaxedCaptureMode relaxed;
+  return returned_status(::cudaFreeAsync(ptr, stream));
+}
+
 // Raises `pool`'s release threshold to the memory it holds now (after an allocation) where that
 // is more than it keeps and at most 1 / workspace_keep_fraction of the current device's memory,
 // so that the next synchronization releases none of it. Best effort: on any error the
@@ -82,9 +98,17 @@ inline cudaError_t workspace_alloc(void** ptr, std::size_t bytes, cudaStream_t s
   if (const cudaError_t status = workspace_pool(device, pool, true, workspace_keep_bytes); status != cudaSuccess) {
     return status;
   }
-  if (const cudaError_t status = cudaMallocFromPoolAsync(ptr, bytes, pool, stream); status != cudaSuccess) {
+  // (Relaxed: a stream-ordered allocation on a stream that is not capturing is one of the
+  // runtime's "potentially unsafe" calls, refused while this thread has a global-mode capture
+  // open elsewhere, and that capture invalidated; see stream_alloc.)
+  cudaError_t allocated = cudaSuccess;
+  {
+    const RelaxedCaptureMode relaxed;
+    allocated = cudaMallocFromPoolAsync(ptr, bytes, pool, stream);
+  }
+  if (allocated != cudaSuccess) {
     *ptr = nullptr;
-    return returned_status(status);
+    return returned_status(allocated);
   }
   // Captured into a CUDA graph, the allocation is the graph's memory (the pool holds nothing
   // more), and a capture takes no calls beyond the stream's: the threshold only outside one.
@@ -99,9 +123,7 @@ inline cudaError_t workspace_alloc(void** ptr, std::size_t bytes, cudaStream_t s
 }
 
 // Returns workspace_alloc's memory to the pool, in stream order.
-inline cudaError_t workspace_free(void* ptr, cudaStream_t stream) {
-  return returned_status(cudaFreeAsync(ptr, stream));
-}
+inline cudaError_t workspace_free(void* ptr, cudaStream_t stream) { return stream_free(ptr, stream); }
 
 }  // namespace detail
 
