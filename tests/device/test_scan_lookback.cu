@@ -4,6 +4,7 @@
 // bit-identical over 20 runs, and an u8 -> i64 scan of 2^31 + 5 elements.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -26,10 +27,10 @@ using tilecraft::test::mismatches;
 using tilecraft::test::run_scan;
 
 TEST_CASE("f32 scans are bit-identical over 20 runs") {
-  // (Sanitizer-sized: 145 large tiles of 8192, more than an H200's 132 SMs. The default
-  // dispatch runs the mid sizes, whose input and output take 1 MiB to half the L2, in two
-  // passes, on the H200 the sanitizer-sized n - 1 (70001 and 65536 are under 1 MiB): the single
-  // pass's default tiles are checked by explicit policies below.)
+  // (Sanitizer-sized: 145 tiles of 8192. The default dispatch runs the mid sizes in one wave
+  // where its tiles fit one (input and output 1 MiB or more), the sanitizer-sized n - 1 too;
+  // 70001 and 65536 are under 1 MiB: the single pass's default tiles are checked by explicit
+  // policies below.)
   const std::int64_t n = tilecraft::test::sanitizer_sized() ? (1 << 20) + (1 << 17) + 13 : (1 << 24) + 13;
   const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 4242);
   DeviceBuffer<float> in(real), out(static_cast<std::size_t>(n));
@@ -123,83 +124,107 @@ TEST_CASE("few tiles: 2 to 9 tiles, and around one tile per SM, of non-commutati
   }
 }
 
-// Scans in two passes (tile sums, then each tile from L2), forced where the dispatch would
-// take them only for inputs that fit the L2 (scan_run's ScanTwoPass::always): non-commutative
-// maps of 4 and 8 bytes exact against the host fold, inclusive and exclusive with an initial
-// value, at 2 to 3 sums tiles and at hundreds (each block folds runs of several sums), with a
-// ragged last tile, misaligned (the element staging) and in place.
-// The result, and the tile sums pass 1 left in the temp storage (after its 16-byte header): the
-// caller compares them with the host's folds, so a run that fell back to the single pass fails.
+// Scans in two passes (tile sums, then each tile from L2) and in one wave (every tile resident,
+// a grid barrier), forced where the dispatch would take them only by size (scan_run's
+// ScanForms::two_pass and one_wave): non-commutative maps of 4 and 8 bytes exact against the
+// host fold, inclusive and exclusive with an initial value, at 2 to 3 tiles and at hundreds
+// (each block folds runs of several sums), with a ragged last tile, misaligned (the element
+// staging) and in place.
+// The result, and the tile sums the form left in the temp storage (after its 16-byte header):
+// the caller compares them with the host's folds, so a run that fell back to the single pass
+// fails. Two passes: every tile's fold but the last's, tiles of the sums policy; one wave:
+// every tile's, tiles of the one-wave policy.
 template <class T>
-struct TwoPassRun {
+struct FormRun {
   std::vector<T> out, sums;
 };
 
-template <bool Exclusive, class T, class Op>
-TwoPassRun<T> two_pass_scan(const T* in, T* out, std::int64_t n, Op op, T init) {
+template <tilecraft::detail::ScanForms Form, class T>
+constexpr std::int64_t form_tile =
+    Form == tilecraft::detail::ScanForms::one_wave ? tilecraft::detail::DefaultScanPolicyOneWave<T, T>::tile_items
+                                                   : tilecraft::detail::DefaultScanPolicySums<T, T>::tile_items;
+
+template <tilecraft::detail::ScanForms Form, class T>
+std::size_t form_sums(std::int64_t n) {
+  const std::int64_t tiles = (n + form_tile<Form, T> - 1) / form_tile<Form, T>;
+  return static_cast<std::size_t>(Form == tilecraft::detail::ScanForms::one_wave ? tiles : tiles - 1);
+}
+
+template <tilecraft::detail::ScanForms Form, bool Exclusive, class T, class Op>
+FormRun<T> forced_scan(const T* in, T* out, std::int64_t n, Op op, T init) {
   using Policy = ScanPolicy<64, 1>;  // (temp storage for its tiles holds the sums too)
   std::size_t bytes = 0;
-  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive, tilecraft::detail::ScanTwoPass::always>(
-              nullptr, bytes, in, out, n, op, init, nullptr) == cudaSuccess);
+  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive, Form>(nullptr, bytes, in, out, n, op, init, nullptr) ==
+          cudaSuccess);
   DeviceBuffer<unsigned char> temp(bytes);
   temp.poison();
   if (in != out) TILECRAFT_THROW_IF_ERROR(cudaMemset(out, 0xA5, static_cast<std::size_t>(n) * sizeof(T)));
-  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive, tilecraft::detail::ScanTwoPass::always>(
-              temp.get(), bytes, in, out, n, op, init, nullptr) == cudaSuccess);
+  REQUIRE(tilecraft::detail::scan_run<Policy, Exclusive, Form>(temp.get(), bytes, in, out, n, op, init, nullptr) ==
+          cudaSuccess);
   tilecraft::test::sync_and_check();
-  constexpr std::int64_t tile = tilecraft::detail::DefaultScanPolicySums<T, T>::tile_items;
-  const auto full_tiles = static_cast<std::size_t>((n + tile - 1) / tile - 1);
-  REQUIRE(16 + full_tiles * sizeof(T) <= bytes);
-  std::vector<T> sums(full_tiles);
-  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(sums.data(), temp.get() + 16, full_tiles * sizeof(T), cudaMemcpyDeviceToHost));
+  const std::size_t count = form_sums<Form, T>(n);
+  REQUIRE(16 + count * sizeof(T) <= bytes);
+  std::vector<T> sums(count);
+  TILECRAFT_THROW_IF_ERROR(cudaMemcpy(sums.data(), temp.get() + 16, count * sizeof(T), cudaMemcpyDeviceToHost));
   return {download(out, static_cast<std::size_t>(n)), sums};
 }
 
-template <class T, class Op>
-void check_two_pass(std::int64_t n, std::uint64_t seed, Op op, T init, T (*make)(tilecraft::test::Rng&)) {
+template <bool Exclusive, class T, class Op>
+FormRun<T> two_pass_scan(const T* in, T* out, std::int64_t n, Op op, T init) {
+  return forced_scan<tilecraft::detail::ScanForms::two_pass, Exclusive>(in, out, n, op, init);
+}
+
+template <tilecraft::detail::ScanForms Form, class T, class Op>
+void check_forced(std::int64_t n, std::uint64_t seed, Op op, T init, T (*make)(tilecraft::test::Rng&)) {
   CAPTURE(sizeof(T));
   auto g = tilecraft::test::rng(seed);
   std::vector<T> f(static_cast<std::size_t>(n) + 1);
   for (auto& x : f) x = make(g);
   const auto m = static_cast<std::size_t>(n);
-  constexpr auto tile = static_cast<std::size_t>(tilecraft::detail::DefaultScanPolicySums<T, T>::tile_items);
+  constexpr auto tile = static_cast<std::size_t>(form_tile<Form, T>);
   for (int shift : {0, 1}) {
     CAPTURE(shift);
     const auto s = static_cast<std::size_t>(shift);
-    // Each whole tile's fold but the last tile's, in order (exact: the maps compose exactly).
-    std::vector<T> want_sums((m + tile - 1) / tile - 1);
+    // Each tile's fold, in order (exact: the maps compose exactly; the last one ragged).
+    std::vector<T> want_sums(form_sums<Form, T>(n));
     for (std::size_t t = 0; t < want_sums.size(); ++t)
-      want_sums[t] = host_scan<false, T, T>(f, s + t * tile, tile, op).back();
+      want_sums[t] = host_scan<false, T, T>(f, s + t * tile, std::min(tile, m - t * tile), op).back();
     DeviceBuffer<T> in(f), out(f.size());
     out.poison();
     const T* p = in.get() + shift;
     T* o = out.get() + shift;
     const auto inclusive = host_scan<false, T, T>(f, s, m, op);
     const auto exclusive = host_scan<true, T, T>(f, s, m, op, init);
-    const auto run = two_pass_scan<false>(p, o, n, op, init);
+    const auto run = forced_scan<Form, false>(p, o, n, op, init);
     CHECK(mismatches(run.out, inclusive) == 0);
     CHECK(mismatches(run.sums, want_sums) == 0);
-    const auto exclusive_run = two_pass_scan<true>(p, o, n, op, init);
+    const auto exclusive_run = forced_scan<Form, true>(p, o, n, op, init);
     CHECK(mismatches(exclusive_run.out, exclusive) == 0);
     CHECK(mismatches(exclusive_run.sums, want_sums) == 0);
     // The element beside the output (before it, or past its end) keeps its poison.
     const auto beside = download(out.get() + (shift == 0 ? m : 0), 1);
     const T poison = tilecraft::test::poison_value<T>();
     CHECK(std::memcmp(&beside[0], &poison, sizeof(T)) == 0);
-    // In place: each tile is read before it is written, and written after pass 1 read it all.
-    CHECK(mismatches(two_pass_scan<false>(in.get() + shift, in.get() + shift, n, op, init).out, inclusive) == 0);
+    // In place: each tile is read before it is written (two passes: after pass 1 read it all;
+    // one wave: the whole input before the grid barrier).
+    CHECK(mismatches(forced_scan<Form, false>(in.get() + shift, in.get() + shift, n, op, init).out, inclusive) == 0);
     in.upload(f);
-    CHECK(mismatches(two_pass_scan<true>(in.get() + shift, in.get() + shift, n, op, init).out, exclusive) == 0);
+    CHECK(mismatches(forced_scan<Form, true>(in.get() + shift, in.get() + shift, n, op, init).out, exclusive) == 0);
   }
-  // Input and output aligned differently (pass 1 takes its vector path from the input's
-  // alignment alone, pass 2 only where both are aligned): input at 0 and output at 1, and the
-  // other way round.
+  // Input and output aligned differently (two passes: pass 1 takes its vector path from the
+  // input's alignment alone, pass 2 only where both are aligned): input at 0 and output at 1,
+  // and the other way round.
   DeviceBuffer<T> in(f), out(f.size());
   out.poison();
-  CHECK(mismatches(two_pass_scan<false>(in.get(), out.get() + 1, n, op, init).out,
+  CHECK(mismatches(forced_scan<Form, false>(in.get(), out.get() + 1, n, op, init).out,
                    host_scan<false, T, T>(f, 0, m, op)) == 0);
-  CHECK(mismatches(two_pass_scan<true>(in.get() + 1, out.get(), n, op, init).out,
+  CHECK(mismatches(forced_scan<Form, true>(in.get() + 1, out.get(), n, op, init).out,
                    host_scan<true, T, T>(f, 1, m, op, init)) == 0);
+}
+
+template <class T, class Op>
+void check_two_pass(std::int64_t n, std::uint64_t seed, Op op, T init, T (*make)(tilecraft::test::Rng&)) {
+  check_forced<tilecraft::detail::ScanForms::two_pass>(n, seed, op, init, make);
 }
 
 TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bits twice") {
@@ -236,6 +261,61 @@ TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bit
   CHECK(mismatches(both.sums, misaligned.sums) == 0);
   CHECK(mismatches(both.out, first) == 0);
   CHECK(mismatches(two_pass_scan<false>(aligned.get(), out2.get() + 1, n, Sum{}, 0.0f).out, first) == 0);
+}
+
+// The tiles one wave holds: the one-wave kernel's resident blocks (the occupancy calculator's,
+// as the dispatch asks it) on this GPU.
+template <bool Exclusive, class T, class Op>
+std::int64_t one_wave_tiles() {
+  using OneWave = tilecraft::detail::DefaultScanPolicyOneWave<T, T>;
+  int per_sm = 0, sms = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, tilecraft::detail::scan_one_wave_kernel<OneWave, Exclusive, T, T, T, Op>, OneWave::threads, 0));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  return static_cast<std::int64_t>(per_sm) * sms;
+}
+
+TEST_CASE("scans in one wave: non-commutative maps, exact; floats the same bits twice") {
+  using tilecraft::detail::ScanForms;
+  // One-wave tiles of 8192 (4-byte items) and 4096 (8-byte): 2, 3 (ragged), 40 and a whole
+  // wave less one, ragged (each block of the last folds runs of several sums).
+  for (std::int64_t tile : {8192, 4096}) {
+    std::vector<std::int64_t> tiles = {2, 3, 40};
+    if (!tilecraft::test::sanitizer_sized()) {
+      const std::int64_t wave = tile == 8192 ? std::min(one_wave_tiles<false, std::uint32_t, test::ComposePacked>(),
+                                                        one_wave_tiles<true, std::uint32_t, test::ComposePacked>())
+                                             : std::min(one_wave_tiles<false, test::Affine, test::Compose>(),
+                                                        one_wave_tiles<true, test::Affine, test::Compose>());
+      MESSAGE("one wave holds " << wave << " tiles of " << tile);
+      tiles.push_back(wave);
+    }
+    for (std::int64_t t : tiles) {
+      const std::int64_t n = t == 2 ? 2 * tile : (t - 1) * tile + 1 + (t % 1000);
+      CAPTURE(n);
+      if (tile == 8192) {
+        check_forced<ScanForms::one_wave, std::uint32_t>(
+            n, 900 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00030007u,
+            [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
+      } else {
+        check_forced<ScanForms::one_wave, test::Affine>(
+            n, 950 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{3u, 11u},
+            [](tilecraft::test::Rng& g) {
+              return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+            });
+      }
+    }
+  }
+  // Floats: within the double prefix's bound, the same bits on a second run, and the same bits
+  // misaligned (the element staging) as aligned (the vectors).
+  const std::int64_t n = (1 << 21) + 3;
+  const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n) + 1, -1.0, 1.0, 98);
+  DeviceBuffer<float> in(real), out(real.size());
+  const auto first = forced_scan<ScanForms::one_wave, false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out;
+  CHECK(tilecraft::test::float_sum_errors(first, real, 1, static_cast<std::size_t>(n)) == 0);
+  CHECK(mismatches(forced_scan<ScanForms::one_wave, false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out, first) ==
+        0);
+  DeviceBuffer<float> aligned(std::vector<float>(real.begin() + 1, real.end())), out2(real.size());
+  CHECK(mismatches(forced_scan<ScanForms::one_wave, false>(aligned.get(), out2.get(), n, Sum{}, 0.0f).out, first) == 0);
 }
 
 // Tiles by block index (at most one per SM) and by ticket fold the same tiles in the same

@@ -1,4 +1,6 @@
-// One-wave float scans with a grid barrier instead of a look-back: every tile of the input is
+// One-wave float scans with a grid barrier instead of a look-back (the library's default dispatch
+// takes its own such form, scan_one_wave_kernel, since this experiment; "library" below is that
+// dispatch, "library 1p" its single pass alone, "library 2p" its two passes forced): every tile of the input is
 // resident at once (a cooperative launch, one tile a block), so each block loads its tile into
 // registers, publishes the tile's sum, meets every other block at the grid barrier, folds the
 // sums of the tiles before its own (in a fixed order: the same bits on every run), and scans
@@ -230,8 +232,8 @@ int main(int argc, char** argv) {
       "32 in shared memory (6)\n",
       resident_blocks<barrier_scan<32, 4>>(), resident_blocks<barrier_scan<32, 3>>(),
       resident_blocks<barrier_scan<16, 8>>(), resident_blocks<barrier_scan_smem<6>>());
-  std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n", "memcpy", "cub", "library",
-              "library 2p", "256x32 (4)", "256x32 (3)", "256x16 (8)", "smem 256x32");
+  std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n", "memcpy", "cub", "library",
+              "library 1p", "library 2p", "256x32 (4)", "256x32 (3)", "256x16 (8)", "smem 256x32");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<float> h(static_cast<std::size_t>(n));
@@ -271,18 +273,24 @@ int main(int argc, char** argv) {
     // input and output fit half the L2).
     const auto library_two_pass = [&] {
       CK((tilecraft::detail::scan_run<tilecraft::detail::DefaultScanPolicyLarge<float, float>, false,
-                                      tilecraft::detail::ScanTwoPass::always>(lib_temp, lib_bytes, in, out, n,
+                                      tilecraft::detail::ScanForms::two_pass>(lib_temp, lib_bytes, in, out, n,
                                                                               tilecraft::Sum{}, 0.0f, s)));
       return true;
     };
+    // Its single pass alone (its dispatch before the one-wave form).
+    const auto library_one_pass = [&] {
+      CK((tilecraft::detail::scan_run<tilecraft::detail::DefaultScanPolicyLarge<float, float>, false>(
+          lib_temp, lib_bytes, in, out, n, tilecraft::Sum{}, 0.0f, s)));
+      return true;
+    };
     const auto variants = std::make_tuple(
-        library_two_pass, [&] { return barrier<32, 4>(in, sums, out, n, s); },
+        library_one_pass, library_two_pass, [&] { return barrier<32, 4>(in, sums, out, n, s); },
         [&] { return barrier<32, 3>(in, sums, out, n, s); }, [&] { return barrier<16, 8>(in, sums, out, n, s); },
         [&] { return barrier_smem<6>(in, sums, out, n, s); });
     verified("library", library);
     bool applies[std::tuple_size_v<decltype(variants)>] = {};
     {
-      const char* names[] = {"library 2p", "256x32 (4)", "256x32 (3)", "256x16 (8)", "smem 256x32"};
+      const char* names[] = {"library 1p", "library 2p", "256x32 (4)", "256x32 (3)", "256x16 (8)", "smem 256x32"};
       static_assert(std::size(names) == std::tuple_size_v<decltype(variants)>);
       int k = 0;
       std::apply([&](auto&... v) { ((applies[k] = verified(names[k], v), ++k), ...); }, variants);

@@ -196,11 +196,11 @@ int main(int argc, char** argv) {
     check("library");
     CK(tilecraft::inclusive_scan(lib_temp, lib_bytes, in, out, n, tilecraft::Sum{}, s));
     verify("library");
-    // The library's own two passes, forced at every size (scan_run's ScanTwoPass::always; its
+    // The library's own two passes, forced at every size (scan_run's ScanForms::two_pass; its
     // default dispatch takes them where input and output fit half the L2).
     const auto library_two_pass = [&] {
       CK((tilecraft::detail::scan_run<tilecraft::detail::DefaultScanPolicyLarge<float, float>, false,
-                                      tilecraft::detail::ScanTwoPass::always>(lib_temp, lib_bytes, in, out, n,
+                                      tilecraft::detail::ScanForms::two_pass>(lib_temp, lib_bytes, in, out, n,
                                                                               tilecraft::Sum{}, 0.0f, s)));
     };
     const auto variants = std::make_tuple(

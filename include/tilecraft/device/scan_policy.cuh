@@ -155,6 +155,14 @@ constexpr bool two_pass_scan_by_size(std::int64_t moved_bytes, std::int64_t l2_b
 }
 template <class In, class Out>
 using DefaultScanPolicySums = ScanPolicy<256, static_cast<int>(64 / sizeof(In))>;
+//! The one-wave scan's tile (scan_one_wave_kernel, for scan_sums_eligible types): 128 bytes a
+//! thread, 32 KiB a tile held in shared memory, six tiles an SM on the H200 (227 KiB): a wave of
+//! 792 tiles, 2^22.6 floats or 2^21.6 8-byte items.
+template <class In, class Out>
+using DefaultScanPolicyOneWave = ScanPolicy<256, static_cast<int>(128 / sizeof(In))>;
+//! The fewest bytes (input and output together) the default dispatch scans in one wave where
+//! its tiles fit one.
+inline constexpr std::int64_t one_wave_scan_min_bytes = std::int64_t{1} << 20;
 
 //! Inputs of at most this many bytes (the wider of input and output) take the small tiles.
 inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{512} << 10;

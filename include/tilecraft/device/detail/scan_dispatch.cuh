@@ -98,11 +98,16 @@ template <class Policy, class In, class Out, class Acc>
   return cudaSuccess;
 }
 
-//! Whether a scan may run in two passes (scan_sums_eligible types; scan_run's template
-//! argument, so that a caller's policy compiles no kernel it never runs): never (a caller's
-//! policy; tests of the single pass), where input and output together take from 1 MiB to half
-//! the L2 (the default dispatch), or always where it makes two tiles of the sums policy or more (tests).
-enum class ScanTwoPass : int { never = 0, by_size = 1, always = 2 };
+//! The forms a scan of scan_sums_eligible types may take besides the single pass (scan_run's
+//! template argument, so that a caller's policy compiles no kernel it never runs):
+//! - single_pass: that alone (a caller's policy; tests of the single pass);
+//! - by_size: the default dispatch: one wave (scan_one_wave_kernel) where its tiles fit one wave
+//!   of resident blocks and input and output together take one_wave_scan_min_bytes or more;
+//!   otherwise two passes where they take from two_pass_scan_min_bytes to half the L2;
+//! - two_pass: two passes wherever they make two tiles of the sums policy or more (tests);
+//! - one_wave: one wave wherever its tiles fit one (two or more of them; tests).
+//! Elsewhere the single pass.
+enum class ScanForms : int { single_pass = 0, by_size = 1, two_pass = 2, one_wave = 3 };
 
 #if defined(__CUDACC__)
 // scan_kernel's static shared memory: the stage, block_scan's storage, the look-back's
@@ -118,7 +123,7 @@ constexpr std::size_t scan_kernel_smem_bytes() {
 // by_block_allowed: false takes every tile from the counter, however few; far_allowed: false
 // waits in place for the inclusive prefixes (look_back) instead of walking back over the
 // aggregates (tests compare the paths).
-template <class Policy, bool Exclusive, ScanTwoPass TwoPass = ScanTwoPass::never, class In, class Out, class Acc,
+template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass, class In, class Out, class Acc,
           class Op>
 [[nodiscard]] cudaError_t scan_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                    std::int64_t num_items, Op op, Acc init, cudaStream_t stream,
@@ -151,7 +156,31 @@ template <class Policy, bool Exclusive, ScanTwoPass TwoPass = ScanTwoPass::never
   // SM, not the occupancy, so that a GPU shared with other work still has room.
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
-  if constexpr (TwoPass != ScanTwoPass::never && scan_sums_eligible<In, Out, Acc>) {
+  if constexpr (Forms != ScanForms::single_pass && scan_sums_eligible<In, Out, Acc>) {
+    const std::int64_t moved = static_cast<std::int64_t>(sizeof(In) + sizeof(Out)) * num_items;
+    // One wave: every tile of OneWave's resident at once, a grid barrier instead of the
+    // look-back (scan_one_wave_kernel). Its tile sums take the temp storage's first bytes after
+    // the header, as the two passes' do. The resident blocks come from the occupancy calculator;
+    // where the GPU gives this process fewer SMs than it reports (MPS, green contexts) the
+    // cooperative launch is refused before it runs, and the other forms serve.
+    using OneWave = DefaultScanPolicyOneWave<In, Out>;
+    const std::int64_t wave_tiles = ceil_div<std::int64_t>(num_items, OneWave::tile_items);
+    const std::size_t wave_bytes = scan_header_bytes + static_cast<std::size_t>(wave_tiles) * sizeof(Acc);
+    if ((Forms == ScanForms::one_wave || (Forms == ScanForms::by_size && moved >= one_wave_scan_min_bytes)) &&
+        wave_tiles >= 2 && wave_bytes <= single_pass_temp_bytes<Acc>(tiles)) {
+      auto kernel = scan_one_wave_kernel<OneWave, Exclusive, In, Out, Acc, Op>;
+      int resident = 0;
+      TILECRAFT_RETURN_IF_ERROR(resident_blocks_once(kernel, OneWave::threads, 0, resident));
+      if (wave_tiles <= resident) {
+        Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
+        const cudaError_t launched =
+            launch_cooperative(kernel, dim3(static_cast<unsigned>(wave_tiles)), dim3(OneWave::threads), 0, stream, d_in,
+                               d_out, num_items, op, init, sums, vector);
+        if (launched != cudaErrorCooperativeLaunchTooLarge) return launched;
+      }
+    }
+  }
+  if constexpr ((Forms == ScanForms::by_size || Forms == ScanForms::two_pass) && scan_sums_eligible<In, Out, Acc>) {
     // Two passes where the input stays in L2 between them: pass 1 sums every tile but the last,
     // pass 2 (its programmatic dependent) folds the sums before its tile and scans the tile
     // from L2. Measured on the H200 against this single pass, in one process (benchmarks/TUNING.md,
@@ -166,9 +195,9 @@ template <class Policy, bool Exclusive, ScanTwoPass TwoPass = ScanTwoPass::never
     const std::int64_t sums_tiles = ceil_div<std::int64_t>(num_items, Sums::tile_items);
     const std::size_t sums_bytes = scan_header_bytes + static_cast<std::size_t>(sums_tiles) * sizeof(Acc);
     const std::int64_t moved = static_cast<std::int64_t>(sizeof(In) + sizeof(Out)) * num_items;
-    const bool by_size = two_pass_scan_by_size(moved, limits.l2);
+    const bool by_size = Forms == ScanForms::by_size && two_pass_scan_by_size(moved, limits.l2);
     if (sums_tiles >= 2 && sums_bytes <= single_pass_temp_bytes<Acc>(tiles) &&
-        (TwoPass == ScanTwoPass::always || by_size)) {
+        (Forms == ScanForms::two_pass || by_size)) {
       Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
       TILECRAFT_RETURN_IF_ERROR(launch_kernel(
           scan_sums_kernel<Sums, In, Acc, Op>, dim3(static_cast<unsigned>(sums_tiles - 1)), dim3(Sums::threads), 0,
@@ -222,13 +251,13 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 // One policy's scan in this compiler's form: nvcc's runs it; a host compiler's checks the
 // arguments, answers the size query and returns cudaErrorInvalidDeviceFunction where it would
 // launch.
-template <class Policy, bool Exclusive, ScanTwoPass TwoPass = ScanTwoPass::never, class In, class Out, class Acc,
+template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass, class In, class Out, class Acc,
           class Op>
 [[nodiscard]] cudaError_t scan_form(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                     std::int64_t num_items, Op op, Acc init, cudaStream_t stream) {
 #if defined(__CUDACC__)
-  return scan_run<Policy, Exclusive, TwoPass>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init,
-                                              stream);
+  return scan_run<Policy, Exclusive, Forms>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init,
+                                            stream);
 #else
   (void)op, (void)init, (void)stream;
   std::int64_t tiles = 0;
@@ -253,7 +282,7 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
     return scan_form<Policy, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init, stream);
   } else {
     // (Where input and output fit half the L2, eligible types run in two passes: scan_run.)
-    constexpr ScanTwoPass by_size = ScanTwoPass::by_size;
+    constexpr ScanForms by_size = ScanForms::by_size;
     if (num_items * widest <= small_scan_max_bytes) {
       return scan_form<DefaultScanPolicySmall<In, Out>, Exclusive, by_size>(d_temp_storage, temp_storage_bytes, d_in,
                                                                             d_out, num_items, op, init, stream);

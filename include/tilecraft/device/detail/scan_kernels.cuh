@@ -11,6 +11,7 @@
 #include <vector_types.h>
 
 #include "../../arch/griddepcontrol.cuh"
+#include "../../arch/grid_sync.cuh"
 #include "../../arch/prefetch.cuh"
 #include "../../block/block_reduce.cuh"
 #include "../../block/block_scan.cuh"
@@ -184,6 +185,96 @@ template <class Policy, class In, class Out, class Acc = In>
 inline constexpr bool two_pass_tile = TileStage<In, Policy::threads, Policy::items>::chunked &&
                                       sizeof(In) == sizeof(Out) && Policy::items * sizeof(Acc) > 128;
 
+//! A block scan's prefix callback that returns a prefix known before the scan (block_scan
+//! applies what thread 0 returns).
+template <class Acc>
+struct KnownPrefix {
+  Acc prefix;
+  TILECRAFT_DEVICE Acc operator()(const Acc&) const { return prefix; }
+};
+
+// Where a tile held in shared memory (scan_tile_two_pass) takes the prefix of the tiles before
+// it. Three calls, each made by every thread of the block: arrive(tile, total) once the
+// thread's run is folded (total: its fold), before any tile state is touched; first(value),
+// tile 0 only, with what tile 0 passes on (init op its fold, or its fold); exclusive(temp, tile,
+// total), every other tile, returning each thread's exclusive prefix (thread 0: the tiles'
+// before).
+// LookBackPrefix: the single pass's decoupled look-back over the tile states.
+template <class Acc, class Status, class Op>
+struct LookBackPrefix {
+  const Status& status;
+  Op op;
+  Acc* buf;  // the look-back's shared buffer (32 a window, far_windows)
+  bool far;
+  TILECRAFT_DEVICE void arrive(std::int64_t, const Acc&) const {
+    // A block that took its tile by index loaded it while the state reset may still run: wait
+    // for that grid now (returns at once when already waited for).
+    arch::wait_for_dependencies();
+  }
+  TILECRAFT_DEVICE void first(const Acc& passed_on) const {
+    if (threadIdx.x == 0) status.publish(0, tile_inclusive, passed_on);
+  }
+  template <class Temp>
+  TILECRAFT_DEVICE Acc exclusive(Temp& temp, std::int64_t tile, const Acc& total) const {
+    using LookBack = LookBackCallback<Acc, Status, Op, reassociable_v<Op, Acc>>;
+    LookBack look_back{status, tile, op, buf, nullptr, nullptr, far};
+    return block_exclusive_scan(temp, total, op, look_back);
+  }
+};
+
+// The fold, in order, of sums[0, tile) (written by other blocks before a grid barrier or by an
+// earlier kernel), with a fixed association: the first k = min(tile, Threads) threads fold runs
+// of consecutive sums, thread t [tile t / k, tile (t + 1) / k) (none empty), eight loads in
+// flight at a time; block_reduce combines the runs in rank order. Thread 0 holds it; tile > 0.
+template <int Threads, class Acc, class Op>
+TILECRAFT_DEVICE Acc fold_sums_before(const Acc* sums, std::int64_t tile, Op op,
+                                      BlockReduceStorage<Acc, Threads>& temp) {
+  const auto t = static_cast<std::int64_t>(threadIdx.x);
+  const std::int64_t k = tile < Threads ? tile : Threads;
+  const std::int64_t first = tile * t / k, last = t < k ? tile * (t + 1) / k : first;
+  Acc run{};
+  for (std::int64_t i = first; i < last; i += 8) {
+    Acc v[8];
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      if (i + q < last) v[q] = sums[i + q];
+    }
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      if (i + q < last) run = i + q == first ? v[q] : static_cast<Acc>(op(run, v[q]));
+    }
+  }
+  return block_reduce(temp, run, op, static_cast<int>(k));
+}
+
+// GridPrefix: every tile of the grid resident at once (a cooperative launch, scan_one_wave_kernel).
+// Each block publishes its tile's fold in sums[tile] and meets every other block at the grid
+// barrier; then each folds the sums of the tiles before its own (fold_sums_before: the same bits
+// on every run). No tile waits for a chain of predecessors: the barrier costs one round of
+// arrivals.
+template <bool Exclusive, int Threads, class Acc, class Op>
+struct GridPrefix {
+  Acc* sums;
+  Op op;
+  Acc init;
+  BlockReduceStorage<Acc, Threads>& temp;
+  TILECRAFT_DEVICE void arrive(std::int64_t tile, const Acc& total) const {
+    const Acc tile_sum = block_reduce(temp, total, op);
+    if (threadIdx.x == 0) sums[tile] = tile_sum;
+    arch::grid_sync();  // (its barriers free `temp` again, too)
+  }
+  TILECRAFT_DEVICE void first(const Acc&) const {}
+  template <class Temp>
+  TILECRAFT_DEVICE Acc exclusive(Temp& scan_temp, std::int64_t tile, const Acc& total) const {
+    const Acc before = fold_sums_before<Threads>(sums, tile, op, temp);
+    KnownPrefix<Acc> prefix{before};
+    if constexpr (Exclusive) {
+      if (threadIdx.x == 0) prefix.prefix = static_cast<Acc>(op(init, before));
+    }
+    return block_exclusive_scan(scan_temp, total, op, prefix);
+  }
+};
+
 // Tile `tile` of a multi-tile scan, resident in shared memory: the tile arrives by
 // asynchronous copies where a thread's run is more than 8 vectors (no registers held for it;
 // shorter runs pass through registers, see TileStage::stage_in), each thread folds its run there (pass 1),
@@ -191,11 +282,11 @@ inline constexpr bool two_pass_tile = TileStage<In, Policy::threads, Policy::ite
 // rescans its run from its prefix in place (pass 2) before the block stores the tile. A thread
 // holds one vector at a time, so registers do not cap the resident tiles; shared memory does
 // (H200: 6 tiles of 32 KiB per SM).
-template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Status>
+template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Prefix>
 TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, std::int64_t n, std::int64_t tile, Op op,
-                                         const Acc& init, const Status& status, unsigned char* stage,
+                                         const Acc& init, const Prefix& prefix_of, unsigned char* stage,
                                          BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp,
-                                         Acc* look_back_buf, bool far) {
+                                         Acc* warp_buf) {
   using InStage = TileStage<In, Policy::threads, Policy::items>;
   using OutStage = TileStage<Out, Policy::threads, Policy::items>;
   constexpr int chunks = InStage::chunks_per_thread;
@@ -222,9 +313,7 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
     part[k] = fold_tree<0, per_chunk>(v, op);
   }
   const Acc total = fold_tree<0, chunks>(part, op);
-  // A block that took its tile by index loaded it while the state reset may still run: wait for
-  // that grid now, before the first state is touched (returns at once when already waited for).
-  arch::wait_for_dependencies();
+  prefix_of.arrive(tile, total);
 
   Acc prefix;
   bool seeded = true;  // false only for the first thread of an inclusive scan's first tile
@@ -235,23 +324,21 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
       // 256 x 64 with int accumulators, 222 registers a thread instead of 40.)
       Acc aggregate;
       prefix = block_exclusive_scan(temp, total, op, init, aggregate);
-      if (t == 0) status.publish(0, tile_inclusive, static_cast<Acc>(op(init, aggregate)));
+      prefix_of.first(static_cast<Acc>(op(init, aggregate)));
     } else {
       // No initial value: thread t's prefix is thread t - 1's inclusive total.
       Acc aggregate;
       const Acc inclusive = block_inclusive_scan(temp, total, op, aggregate);
-      if (t == 0) status.publish(0, tile_inclusive, aggregate);
+      prefix_of.first(aggregate);
       const Acc up = shuffle_up(inclusive, 1);
       const int lane = t % warp_threads, warp = t / warp_threads;
-      if (lane == warp_threads - 1) look_back_buf[warp] = inclusive;
+      if (lane == warp_threads - 1) warp_buf[warp] = inclusive;
       __syncthreads();
-      prefix = lane > 0 ? up : look_back_buf[warp > 0 ? warp - 1 : 0];
+      prefix = lane > 0 ? up : warp_buf[warp > 0 ? warp - 1 : 0];
       seeded = t > 0;
     }
   } else {
-    using LookBack = LookBackCallback<Acc, Status, Op, reassociable_v<Op, Acc>>;
-    LookBack look_back{status, tile, op, look_back_buf, nullptr, nullptr, far};
-    prefix = block_exclusive_scan(temp, total, op, look_back);
+    prefix = prefix_of.exclusive(temp, tile, total);
   }
 
   Acc run = prefix;
@@ -374,8 +461,9 @@ __global__ void __launch_bounds__(Policy::threads)
         in + later, static_cast<int>(threadIdx.x));
   }
   if constexpr (two_pass_tile<Policy, In, Out, Acc>) {
-    scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status,
-                                          stage, temp, look_back, far);
+    const LookBackPrefix<Acc, TileStatus<Acc>, Op> prefix_of{status, op, look_back, far};
+    scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, prefix_of,
+                                          stage, temp, look_back);
   } else {
     scan_tile<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp,
                                  look_back, far);
@@ -383,14 +471,6 @@ __global__ void __launch_bounds__(Policy::threads)
 }
 
 // ---- Scans in two passes: tile sums, then each tile from L2 ---------------------------------
-
-//! A block scan's prefix callback that returns a prefix known before the scan (block_scan
-//! applies what thread 0 returns).
-template <class Acc>
-struct KnownPrefix {
-  Acc prefix;
-  TILECRAFT_DEVICE Acc operator()(const Acc&) const { return prefix; }
-};
 
 // Pass 1 of a scan in two passes: the fold of tile blockIdx.x (a whole tile: the last tile's
 // sum is never read, so the grid leaves it out), in order, into sums[blockIdx.x]. It lets pass
@@ -471,34 +551,38 @@ __global__ void __launch_bounds__(Policy::threads)
       block_inclusive_scan(temp, a, a, op);
     }
   } else {
-    // The first k = min(tile, threads) threads fold runs of consecutive sums, thread t
-    // [tile t / k, tile (t + 1) / k) (none empty), in order; block_reduce combines them in rank
-    // order. Only thread 0's prefix counts (KnownPrefix), and thread 0 holds the reduction.
-    const auto t = static_cast<std::int64_t>(threadIdx.x);
-    const std::int64_t k = tile < threads ? tile : threads;
-    const std::int64_t first = tile * t / k, last = t < k ? tile * (t + 1) / k : first;
-    Acc run{};
-    for (std::int64_t i = first; i < last; i += 8) {
-      Acc v[8];  // eight loads in flight, then folded in order
-#pragma unroll
-      for (int q = 0; q < 8; ++q) {
-        if (i + q < last) v[q] = sums[i + q];
-      }
-#pragma unroll
-      for (int q = 0; q < 8; ++q) {
-        if (i + q < last) run = i + q == first ? v[q] : static_cast<Acc>(op(run, v[q]));
-      }
-    }
-    const Acc before = block_reduce(sums_temp, run, op, static_cast<int>(k));
+    // (Only thread 0's prefix counts, KnownPrefix, and thread 0 holds the fold.)
+    const Acc before = fold_sums_before<threads>(sums, tile, op, sums_temp);
     KnownPrefix<Acc> prefix{before};
     if constexpr (Exclusive) {
-      if (t == 0) prefix.prefix = static_cast<Acc>(op(init, before));
+      if (threadIdx.x == 0) prefix.prefix = static_cast<Acc>(op(init, before));
       block_exclusive_scan(temp, a, a, op, prefix);
     } else {
       block_inclusive_scan(temp, a, a, op, prefix);
     }
   }
   store_tile_as<Policy>(vector, out, tile, valid, stage, a);
+}
+
+// ---- Scans in one wave: every tile resident, a grid barrier instead of a look-back -----------
+
+// A scan whose tiles all fit one wave of resident blocks (launched cooperatively, one tile a
+// block, the tile held in shared memory: scan_tile_two_pass with GridPrefix). Each block reads
+// its tile once and writes it once, as in the single pass, but the prefixes come after one grid
+// barrier instead of a chain of look-backs: at 2^22 floats on the H200 16.2 us against 19.6 for
+// the single pass and 20.2 for CUB (benchmarks/TUNING.md, "Scans in one wave"). The whole
+// input is read before the barrier and written after it: in place is safe. sums: a
+// tile's fold each (temp storage; every tile writes its own before it is read).
+template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
+__global__ void __launch_bounds__(Policy::threads)
+    scan_one_wave_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, Acc* sums, bool vector) {
+  __shared__ alignas(stage_align_of<In, Out>()) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
+  __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
+  __shared__ BlockReduceStorage<Acc, Policy::threads> sums_temp;
+  __shared__ SharedSlot<Acc> warp_buf[Policy::threads / warp_threads];
+  const GridPrefix<Exclusive, Policy::threads, Acc, Op> prefix_of{sums, op, init, sums_temp};
+  scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(blockIdx.x), op, init, prefix_of,
+                                        stage, temp, slots<Acc>(warp_buf));
 }
 
 #endif  // __CUDACC__
