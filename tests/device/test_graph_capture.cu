@@ -9,12 +9,12 @@
 // as a user warms up before capturing. The direct calls' integer and copy results are checked
 // against the host here, the float ones against CUB, cuBLAS and host folds in the other device
 // tests. Then each call runs once more, directly, while this thread holds a global-mode capture
-// open on another stream: that capture must end valid. Covered: the scan's two passes and its
-// single pass (reset kernel and programmatic dependent launch), the convenience scan and reduce
-// (stream-ordered allocation: graph memory nodes), select_if, the histograms' cooperative
-// launch, transpose, and the GEMM:
-// SIMT whole tiles, split K with pool workspace, TF32 with operand copies into workspace (rows
-// 16 bytes off 32), TF32x3's stream-K (flags in workspace), BF16 operands. Not covered:
+// open on another stream: that capture must end valid. Covered: the scan's two passes, its one
+// wave (a cooperative launch) and its single pass (reset kernel and programmatic dependent
+// launch), the convenience scan and reduce (stream-ordered allocation: graph memory nodes),
+// select_if, the histograms' cooperative launch, transpose, and the GEMM: SIMT whole tiles,
+// split K with pool workspace, TF32 with operand copies into workspace (rows 16 bytes off 32),
+// TF32x3's stream-K (flags in workspace), BF16 operands. Not covered:
 // partition and stencil_1d (one launch each, as select_if's and transpose's), gemm_epilogue.
 #include <doctest/doctest.h>
 
@@ -142,10 +142,11 @@ void check_captured(bool first_call_captured, const char* what, DeviceBuffer<T>&
 void capture_launchers(bool first_call_captured) {
   const bool small = tilecraft::test::sanitizer_sized();
   // Floats in [-1, 1): a float scan's bits depend on its association, which a replay must keep.
-  const std::int64_t mid = std::int64_t{1} << 20;  // two passes
-  // (Past half the L2 of an H200, 50 MB: input and output 32 MiB and 64 MiB.)
+  const std::int64_t mid = std::int64_t{1} << 18;   // two passes
+  const std::int64_t wave = std::int64_t{1} << 20;  // one wave (a cooperative launch)
+  // (Past one wave on an H200: 1025 tiles of 8192; sanitizer-sized 513, one wave.)
   const std::int64_t large = small ? (std::int64_t{1} << 22) + 5 : (std::int64_t{1} << 23) + 5;  // one pass
-  for (std::int64_t n : {mid, large}) {
+  for (std::int64_t n : {mid, wave, large}) {
     CAPTURE(n);
     const auto host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 11 + n);
     DeviceBuffer<float> in(host), out(host.size());

@@ -28,7 +28,7 @@ using tilecraft::test::run_scan;
 
 TEST_CASE("f32 scans are bit-identical over 20 runs") {
   // (Sanitizer-sized: 145 tiles of 8192. The default dispatch runs the mid sizes in one wave
-  // where its tiles fit one (input and output 1 MiB or more), the sanitizer-sized n - 1 too;
+  // where its tiles fit one (input and output 8 MiB or more), the sanitizer-sized n - 1 too;
   // 70001 and 65536 are under 1 MiB: the single pass's default tiles are checked by explicit
   // policies below.)
   const std::int64_t n = tilecraft::test::sanitizer_sized() ? (1 << 20) + (1 << 17) + 13 : (1 << 24) + 13;
@@ -132,8 +132,9 @@ TEST_CASE("few tiles: 2 to 9 tiles, and around one tile per SM, of non-commutati
 // staging) and in place.
 // The result, and the tile sums the form left in the temp storage (after its 16-byte header):
 // the caller compares them with the host's folds, so a run that fell back to the single pass
-// fails. Two passes: every tile's fold but the last's, tiles of the sums policy; one wave:
-// every tile's, tiles of the one-wave policy.
+// fails: every tile's fold but the last's (which no tile reads: pass 1 leaves it out, and the
+// one-wave kernel folds a ragged last tile with its last element repeated to the tile's end),
+// in tiles of the sums policy and of the one-wave policy.
 template <class T>
 struct FormRun {
   std::vector<T> out, sums;
@@ -146,8 +147,7 @@ constexpr std::int64_t form_tile =
 
 template <tilecraft::detail::ScanForms Form, class T>
 std::size_t form_sums(std::int64_t n) {
-  const std::int64_t tiles = (n + form_tile<Form, T> - 1) / form_tile<Form, T>;
-  return static_cast<std::size_t>(Form == tilecraft::detail::ScanForms::one_wave ? tiles : tiles - 1);
+  return static_cast<std::size_t>((n + form_tile<Form, T> - 1) / form_tile<Form, T> - 1);
 }
 
 template <tilecraft::detail::ScanForms Form, bool Exclusive, class T, class Op>
@@ -185,10 +185,10 @@ void check_forced(std::int64_t n, std::uint64_t seed, Op op, T init, T (*make)(t
   for (int shift : {0, 1}) {
     CAPTURE(shift);
     const auto s = static_cast<std::size_t>(shift);
-    // Each tile's fold, in order (exact: the maps compose exactly; the last one ragged).
+    // Each whole tile's fold but the last tile's, in order (exact: the maps compose exactly).
     std::vector<T> want_sums(form_sums<Form, T>(n));
     for (std::size_t t = 0; t < want_sums.size(); ++t)
-      want_sums[t] = host_scan<false, T, T>(f, s + t * tile, std::min(tile, m - t * tile), op).back();
+      want_sums[t] = host_scan<false, T, T>(f, s + t * tile, tile, op).back();
     DeviceBuffer<T> in(f), out(f.size());
     out.poison();
     const T* p = in.get() + shift;

@@ -161,8 +161,11 @@ using DefaultScanPolicySums = ScanPolicy<256, static_cast<int>(64 / sizeof(In))>
 template <class In, class Out>
 using DefaultScanPolicyOneWave = ScanPolicy<256, static_cast<int>(128 / sizeof(In))>;
 //! The fewest bytes (input and output together) the default dispatch scans in one wave where
-//! its tiles fit one.
-inline constexpr std::int64_t one_wave_scan_min_bytes = std::int64_t{1} << 20;
+//! its tiles fit one: below, too few tiles of 8192 floats to fill the SMs, and the two passes'
+//! tiles of half that size run faster. H200, floats, in one process (benchmarks/TUNING.md,
+//! "Scans in one wave"): one wave against two passes 8.13 / 6.98 us at 2^18, 8.67 / 8.67 at
+//! 2^19, 9.44 / 9.63 at 2^20 (8 MiB moved), 14.56 / 16.19 at 2^21.58.
+inline constexpr std::int64_t one_wave_scan_min_bytes = std::int64_t{8} << 20;
 
 //! Inputs of at most this many bytes (the wider of input and output) take the small tiles.
 inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{512} << 10;

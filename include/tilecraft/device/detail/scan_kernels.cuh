@@ -247,11 +247,12 @@ TILECRAFT_DEVICE Acc fold_sums_before(const Acc* sums, std::int64_t tile, Op op,
   return block_reduce(temp, run, op, static_cast<int>(k));
 }
 
-// GridPrefix: every tile of the grid resident at once (a cooperative launch, scan_one_wave_kernel).
-// Each block publishes its tile's fold in sums[tile] and meets every other block at the grid
-// barrier; then each folds the sums of the tiles before its own (fold_sums_before: the same bits
-// on every run). No tile waits for a chain of predecessors: the barrier costs one round of
-// arrivals.
+// GridPrefix: every tile of the grid resident at once (a cooperative launch,
+// scan_one_wave_kernel). Each block publishes its tile's fold in sums[tile] and meets every
+// other block at the grid barrier; then each folds the sums of the tiles before its own
+// (fold_sums_before: the same bits on every run). No tile waits for a chain of predecessors:
+// the barrier costs one round of arrivals. (The last tile's sum is never read; a ragged last
+// tile folds its last element repeated to the tile's end, TileStage::stage_in.)
 template <bool Exclusive, int Threads, class Acc, class Op>
 struct GridPrefix {
   Acc* sums;
