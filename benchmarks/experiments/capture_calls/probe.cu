@@ -44,21 +44,26 @@ int main() {
     std::function<cudaError_t()> call;
   };
   std::vector<Probe> probes = {
-      {"cudaMallocFromPoolAsync (private pool)", [&] { return cudaMallocFromPoolAsync(&pool_ptr, 1 << 20, pool, work); }},
-      {"cudaFreeAsync (private pool's)", [&] { return pool_ptr ? cudaFreeAsync(pool_ptr, work) : cudaErrorInvalidValue; }},
+      {"cudaMallocFromPoolAsync (private pool)",
+       [&] { return cudaMallocFromPoolAsync(&pool_ptr, 1 << 20, pool, work); }},
+      {"cudaFreeAsync (private pool's)",
+       [&] { return pool_ptr ? cudaFreeAsync(pool_ptr, work) : cudaErrorInvalidValue; }},
       {"cudaMallocAsync (default pool)", [&] { return cudaMallocAsync(&default_ptr, 1 << 20, work); }},
-      {"cudaFreeAsync (default pool's)", [&] { return default_ptr ? cudaFreeAsync(default_ptr, work) : cudaErrorInvalidValue; }},
+      {"cudaFreeAsync (default pool's)",
+       [&] { return default_ptr ? cudaFreeAsync(default_ptr, work) : cudaErrorInvalidValue; }},
       {"cudaMemsetAsync", [&] { return cudaMemsetAsync(buf, 0, 4096, work); }},
       {"cudaMemset2DAsync", [&] { return cudaMemset2DAsync(buf, 256, 0, 128, 8, work); }},
       {"cudaMemcpyAsync D2D", [&] { return cudaMemcpyAsync(buf + 512, buf, 2048, cudaMemcpyDeviceToDevice, work); }},
-      {"cudaLaunchKernelEx", [&] {
+      {"cudaLaunchKernelEx",
+       [&] {
          cudaLaunchConfig_t c{};
          c.gridDim = 1;
          c.blockDim = 256;
          c.stream = work;
          return cudaLaunchKernelEx(&c, touch, buf);
        }},
-      {"cudaLaunchKernelEx cooperative", [&] {
+      {"cudaLaunchKernelEx cooperative",
+       [&] {
          cudaLaunchConfig_t c{};
          c.gridDim = 2;
          c.blockDim = 256;
@@ -70,7 +75,8 @@ int main() {
          c.numAttrs = 1;
          return cudaLaunchKernelEx(&c, touch, buf);
        }},
-      {"cudaLaunchKernelEx programmatic stream serialization", [&] {
+      {"cudaLaunchKernelEx programmatic stream serialization",
+       [&] {
          cudaLaunchConfig_t c{};
          c.gridDim = 1;
          c.blockDim = 256;
@@ -82,37 +88,47 @@ int main() {
          c.numAttrs = 1;
          return cudaLaunchKernelEx(&c, touch, buf);
        }},
-      {"cudaFuncGetAttributes", [&] {
+      {"cudaFuncGetAttributes",
+       [&] {
          cudaFuncAttributes f{};
          return cudaFuncGetAttributes(&f, touch);
        }},
-      {"cudaFuncSetAttribute", [&] { return cudaFuncSetAttribute(touch, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536); }},
-      {"cudaOccupancyMaxActiveBlocksPerMultiprocessor", [&] {
+      {"cudaFuncSetAttribute",
+       [&] { return cudaFuncSetAttribute(touch, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536); }},
+      {"cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+       [&] {
          int b = 0;
          return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, touch, 256, 0);
        }},
-      {"cudaMemPoolGetAttribute", [&] {
+      {"cudaMemPoolGetAttribute",
+       [&] {
          std::uint64_t v = 0;
          return cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &v);
        }},
-      {"cudaMemPoolSetAttribute", [&] { return cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep); }},
-      {"cudaMemGetInfo", [&] {
+      {"cudaMemPoolSetAttribute",
+       [&] { return cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep); }},
+      {"cudaMemGetInfo",
+       [&] {
          std::size_t f = 0, t = 0;
          return cudaMemGetInfo(&f, &t);
        }},
-      {"cudaStreamIsCapturing (the other stream)", [&] {
+      {"cudaStreamIsCapturing (the other stream)",
+       [&] {
          cudaStreamCaptureStatus s;
          return cudaStreamIsCapturing(work, &s);
        }},
-      {"cudaGetDeviceProperties", [&] {
+      {"cudaGetDeviceProperties",
+       [&] {
          cudaDeviceProp p;
          return cudaGetDeviceProperties(&p, 0);
        }},
-      {"cudaDeviceGetAttribute", [&] {
+      {"cudaDeviceGetAttribute",
+       [&] {
          int v = 0;
          return cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0);
        }},
-      {"cudaGetDriverEntryPointByVersion", [&] {
+      {"cudaGetDriverEntryPointByVersion",
+       [&] {
          void* fn = nullptr;
          cudaDriverEntryPointQueryResult q;
          return cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
