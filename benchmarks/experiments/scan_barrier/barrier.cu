@@ -1,23 +1,28 @@
-// One-wave float scans with a grid barrier instead of a look-back (the library's default dispatch
-// takes its own such form, scan_one_wave_kernel, since this experiment; "library" below is that
-// dispatch, "library 1p" its single pass alone, "library 2p" its two passes forced): every tile of the input is
-// resident at once (a cooperative launch, one tile a block), so each block loads its tile into
-// registers, publishes the tile's sum, meets every other block at the grid barrier, folds the
-// sums of the tiles before its own (in a fixed order: the same bits on every run), and scans
-// and stores its tile from registers. The input is read once and the output written once, as
-// in the single-pass scan, but no tile waits for a chain of predecessors: the barrier costs one
-// round of arrivals. It applies up to the tiles a wave holds with their items in registers
-// (2^22 floats: 512 tiles of 8192 at 4 blocks an SM, 528 on an H200's 132 SMs), the sizes where
-// the scan is furthest from its 1.20x CUB goal (2^22: 0.96-1.00x). Against the library (single pass there, two passes
-// forced), CUB's InclusiveSum and memcpy, in one process; L2 flushed before each run, medians
-// of 21, us (ratio to CUB). Inputs are 0 / 1 floats, so every inclusive sum below 2^24 is exact
-// and every form's result must equal CUB's bit for bit (checked before timing).
+// One-wave float scans with a grid barrier instead of a look-back: every tile of the input is
+// resident at once (a cooperative launch, one tile a block), so each block loads its tile,
+// publishes the tile's sum, meets every other block at the grid barrier, folds the sums of the
+// tiles before its own (in a fixed order: the same bits on every run), and scans and stores its
+// tile. The input is read once and the output written once, as in the single-pass scan, but no
+// tile waits for a chain of predecessors: the barrier costs one round of arrivals.
+// The prototypes (sixty-seventh session): 256 x 32 floats in registers at 3 blocks an SM (up
+// to 2^21.6 floats on an H200), and 256 x 32 held in shared memory at 6 (2^22.63). The library
+// took the second as scan_one_wave_kernel (sixty-eighth session), which ran 3-8% behind it; the
+// columns between them rebuild the library's kernel from its pieces and change one thing at a
+// time (lib_variant). Columns: the library's default dispatch ("library"), its single pass
+// alone ("1p"), its two passes forced ("2p"), its one wave forced ("1w"), the rebuilt kernel
+// ("copy": the same as 1w, a control), with cp.async loads, with the prefix as the block
+// scan's initial value, with the block scan before the barrier ("early"), cp.async and early
+// together, then the two prototypes; with CUB's InclusiveSum and memcpy, in one process; L2
+// flushed before each run, medians of 21, us (ratio to CUB). Inputs are 0 / 1 floats, so every
+// inclusive sum below 2^24 is exact and every form's result must equal CUB's bit for bit
+// (checked before timing; MISMATCH lines otherwise).
 // Not built by CMake; run.sh builds and runs it on the GPU machine.
 #include <cub/cub.cuh>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <tuple>
 #include <vector>
@@ -179,6 +184,101 @@ __global__ void __launch_bounds__(threads, MinBlocks)
   }
 }
 
+// The library's one-wave kernel (scan_one_wave_kernel: scan_tile_two_pass with GridPrefix,
+// 256 x 32 floats in shared memory) rebuilt from the library's pieces, with the differences to
+// barrier_scan_smem above one at a time (sixty-eighth session: the library's kernel ran 3-8%
+// behind that prototype of the same tile and occupancy). CpAsync: the tile arrives by cp.async
+// (the library's TileStage::stage_in loads runs of up to 8 vectors into registers first).
+// PrefixForm: how each thread gets its exclusive prefix, earlier tiles included:
+enum PrefixForm : int {
+  // the library's: block_reduce of the thread totals, the barrier, the earlier tiles' fold, then
+  // block_exclusive_scan with KnownPrefix (thread 0's value, applied inside the scan: one
+  // barrier more than a scan with an initial value);
+  prefix_callback = 0,
+  // the same, the fold broadcast through shared memory and given to every thread as the scan's
+  // initial value (the prototype's way);
+  prefix_initial = 1,
+  // the block scan of the thread totals before the barrier (its aggregate is the tile's fold,
+  // so no block_reduce), and after the barrier only the earlier tiles' fold, its broadcast and
+  // one op per thread: the block scan off the path between the barrier and the stores.
+  prefix_early = 2,
+};
+template <bool CpAsync, int Prefix>
+__global__ void __launch_bounds__(threads)
+    lib_variant(const float* __restrict__ in, float* __restrict__ sums, float* __restrict__ out, long long n) {
+  using Policy = tilecraft::detail::DefaultScanPolicyOneWave<float, float>;
+  using Stage = tilecraft::detail::TileStage<float, Policy::threads, Policy::items>;
+  constexpr int chunks = Stage::chunks_per_thread;
+  static_assert(Policy::threads == threads && chunks == 8, "the library's one-wave tile of floats: 256 x 32");
+  __shared__ alignas(16) unsigned char stage[Stage::bytes];
+  __shared__ tilecraft::BlockScanStorage<float, threads, Policy::block_algorithm> temp;
+  __shared__ tilecraft::BlockReduceStorage<float, threads> reduce_temp;
+  __shared__ float before_slot;
+  const tilecraft::Sum op{};
+  const long long tile = blockIdx.x;
+  const long long base = tile * Policy::tile_items;
+  const int valid = static_cast<int>(n - base < Policy::tile_items ? n - base : Policy::tile_items);
+  const int t = static_cast<int>(threadIdx.x);
+  if (CpAsync && valid == Policy::tile_items) {
+    const uint4* g = reinterpret_cast<const uint4*>(in + base);
+#pragma unroll
+    for (int k = 0; k < chunks; ++k)
+      tilecraft::copy_async<16>(Stage::chunk(stage, k * threads + t), g + k * threads + t);
+    tilecraft::copy_async_commit();
+    tilecraft::copy_async_wait<0>();
+    __syncthreads();
+  } else {
+    Stage::template stage_in<tilecraft::CacheHint::normal>(true, in + base, valid, stage);
+  }
+  float part[chunks];
+#pragma unroll
+  for (int k = 0; k < chunks; ++k) {
+    const uint4 w = *Stage::chunk(stage, t * chunks + k);
+    float x[4];
+    std::memcpy(x, &w, 16);
+    part[k] = (x[0] + x[1]) + (x[2] + x[3]);
+  }
+  const float total = tilecraft::detail::fold_tree<0, chunks>(part, op);
+  float prefix = 0.0f;
+  if constexpr (Prefix == prefix_early) {
+    float tile_sum = 0.0f;
+    const float within = tilecraft::block_exclusive_scan(temp, total, op, 0.0f, tile_sum);
+    if (t == 0) sums[tile] = tile_sum;
+    tilecraft::arch::grid_sync();
+    const float before = tile > 0 ? tilecraft::detail::fold_sums_before<threads>(sums, tile, op, reduce_temp) : 0.0f;
+    if (t == 0) before_slot = before;
+    __syncthreads();
+    prefix = before_slot + within;
+  } else {
+    const float tile_sum = tilecraft::block_reduce(reduce_temp, total, op);
+    if (t == 0) sums[tile] = tile_sum;
+    tilecraft::arch::grid_sync();
+    const float before = tile > 0 ? tilecraft::detail::fold_sums_before<threads>(sums, tile, op, reduce_temp) : 0.0f;
+    if constexpr (Prefix == prefix_callback) {
+      tilecraft::detail::KnownPrefix<float> known{before};
+      prefix = tilecraft::block_exclusive_scan(temp, total, op, known);
+    } else {
+      if (t == 0) before_slot = before;
+      __syncthreads();
+      prefix = tilecraft::block_exclusive_scan(temp, total, op, before_slot);
+    }
+  }
+  float run = prefix;
+#pragma unroll
+  for (int k = 0; k < chunks; ++k) {
+    uint4* p = Stage::chunk(stage, t * chunks + k);
+    uint4 w = *p;
+    float x[4];
+    std::memcpy(x, &w, 16);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) x[j] = run += x[j];
+    std::memcpy(&w, x, 16);
+    *p = w;
+  }
+  __syncthreads();
+  Stage::template stage_out<tilecraft::CacheHint::normal>(true, out + base, valid, stage);
+}
+
 // The blocks of Kernel (threads a block, static shared memory only) the device holds at once.
 template <auto Kernel>
 long long resident_blocks() {
@@ -211,6 +311,10 @@ template <int MinBlocks>
 bool barrier_smem(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
   return cooperative_scan<barrier_scan_smem<MinBlocks>, threads * 32>(in, sums, out, n, s);
 }
+template <bool CpAsync, int Prefix>
+bool library_variant(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
+  return cooperative_scan<lib_variant<CpAsync, Prefix>, threads * 32>(in, sums, out, n, s);
+}
 
 }  // namespace
 
@@ -228,12 +332,13 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   std::printf(
-      "resident blocks: %lld of 256 x 32 (4 an SM asked), %lld of 256 x 32 (3), %lld of 256 x 16 (8), %lld of 256 x "
-      "32 in shared memory (6)\n",
-      resident_blocks<barrier_scan<32, 4>>(), resident_blocks<barrier_scan<32, 3>>(),
-      resident_blocks<barrier_scan<16, 8>>(), resident_blocks<barrier_scan_smem<6>>());
-  std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n", "memcpy", "cub", "library",
-              "library 1p", "library 2p", "256x32 (4)", "256x32 (3)", "256x16 (8)", "smem 256x32");
+      "resident blocks: %lld of 256 x 32 (3 an SM asked), %lld of 256 x 32 in shared memory (6), %lld and %lld of the "
+      "library's rebuilt (copy, cp + early)\n",
+      resident_blocks<barrier_scan<32, 3>>(), resident_blocks<barrier_scan_smem<6>>(),
+      resident_blocks<lib_variant<false, prefix_callback>>(), resident_blocks<lib_variant<true, prefix_early>>());
+  std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n",
+              "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "copy", "cp.async", "init", "early",
+              "cp + early", "256x32 (3)", "smem 256x32");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<float> h(static_cast<std::size_t>(n));
@@ -283,14 +388,26 @@ int main(int argc, char** argv) {
           lib_temp, lib_bytes, in, out, n, tilecraft::Sum{}, 0.0f, s)));
       return true;
     };
+    // Its one-wave form forced (at every size where its tiles fit one wave).
+    const auto library_one_wave = [&] {
+      CK((tilecraft::detail::scan_run<tilecraft::detail::DefaultScanPolicyLarge<float, float>, false,
+                                      tilecraft::detail::ScanForms::one_wave>(lib_temp, lib_bytes, in, out, n,
+                                                                              tilecraft::Sum{}, 0.0f, s)));
+      return true;
+    };
     const auto variants = std::make_tuple(
-        library_one_pass, library_two_pass, [&] { return barrier<32, 4>(in, sums, out, n, s); },
-        [&] { return barrier<32, 3>(in, sums, out, n, s); }, [&] { return barrier<16, 8>(in, sums, out, n, s); },
-        [&] { return barrier_smem<6>(in, sums, out, n, s); });
+        library_one_pass, library_two_pass, library_one_wave,
+        [&] { return library_variant<false, prefix_callback>(in, sums, out, n, s); },
+        [&] { return library_variant<true, prefix_callback>(in, sums, out, n, s); },
+        [&] { return library_variant<false, prefix_initial>(in, sums, out, n, s); },
+        [&] { return library_variant<false, prefix_early>(in, sums, out, n, s); },
+        [&] { return library_variant<true, prefix_early>(in, sums, out, n, s); },
+        [&] { return barrier<32, 3>(in, sums, out, n, s); }, [&] { return barrier_smem<6>(in, sums, out, n, s); });
     verified("library", library);
     bool applies[std::tuple_size_v<decltype(variants)>] = {};
     {
-      const char* names[] = {"library 1p", "library 2p", "256x32 (4)", "256x32 (3)", "256x16 (8)", "smem 256x32"};
+      const char* names[] = {"library 1p", "library 2p", "library 1w", "copy",       "cp.async",
+                             "init",       "early",      "cp + early", "256x32 (3)", "smem 256x32"};
       static_assert(std::size(names) == std::tuple_size_v<decltype(variants)>);
       int k = 0;
       std::apply([&](auto&... v) { ((applies[k] = verified(names[k], v), ++k), ...); }, variants);

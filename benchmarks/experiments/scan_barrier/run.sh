@@ -1,12 +1,32 @@
 #!/usr/bin/env bash
-# One-wave float scans with a grid barrier (barrier.cu) beside the library's scan (single pass,
-# and its two passes forced), CUB and memcpy. Not built by CMake. On the GPU machine, from the
-# repository root: bash benchmarks/experiments/scan_barrier/run.sh [log2 n ...] (fractions
-# allowed; default 20 21 21.58 22 22.04 22.32 22.58).
+# One-wave float scans (barrier.cu): the library's forms, its one-wave kernel rebuilt with one
+# change at a time, the prototypes, CUB and memcpy. Not built by CMake. On the GPU machine, from
+# the repository root: bash benchmarks/experiments/scan_barrier/run.sh [log2 n ...] (fractions
+# allowed; default 20 21 21.58 22 22.04 22.32 22.58). NCU=1: each kernel's duration under
+# Nsight Compute instead (medians over its launches, us), at the sizes given.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 mkdir -p "$root/build/scan_barrier"
+bin="$root/build/scan_barrier/barrier"
 nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a --extended-lambda -I "$root/include" \
-  "$here/barrier.cu" -o "$root/build/scan_barrier/barrier"
-"$root/build/scan_barrier/barrier" "$@"
+  "$here/barrier.cu" -o "$bin"
+if [ "${NCU:-0}" = 1 ]; then
+  csv="$root/build/scan_barrier/ncu.csv"
+  ncu --clock-control none --metrics gpu__time_duration.sum \
+    -k 'regex:lib_variant|scan_one_wave_kernel|barrier_scan|DeviceScanKernel' --csv "$bin" "$@" >"$csv" 2>/dev/null
+  python3 - "$csv" <<'PY'
+import csv, sys, collections, statistics
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+head, body = rows[0], rows[1:]
+k, v, u = head.index("Kernel Name"), head.index("Metric Value"), head.index("Metric Unit")
+t = collections.defaultdict(list)
+for r in body:
+    scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}.get(r[u], 1.0)
+    t[r[k][:90]].append(float(r[v].replace(",", "")) * scale)
+for name, xs in t.items():
+    print(f"{statistics.median(xs):9.2f} us  (n={len(xs)})  {name}")
+PY
+else
+  "$bin" "$@"
+fi
