@@ -35,7 +35,7 @@ TEST_CASE("f32 scans are bit-identical over 20 runs") {
   const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 4242);
   DeviceBuffer<float> in(real), out(static_cast<std::size_t>(n));
   // 65536 and 70001: 32 and 35 small tiles, by block index (no more tiles than SMs); n - 1: large
-  // tiles taken from the counter.
+  // tiles taken from the counter (sanitizer-sized: one wave).
   for (std::int64_t m : {n - 1, std::int64_t{70001}, std::int64_t{65536}}) {
     CAPTURE(m);
     const auto mm = static_cast<std::size_t>(m);
@@ -268,17 +268,18 @@ TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bit
 template <bool Exclusive, class T, class Op>
 std::int64_t one_wave_tiles() {
   using OneWave = tilecraft::detail::DefaultScanPolicyOneWave<T, T>;
-  int per_sm = 0, sms = 0;
+  int per_sm = 0, sms = 0, device = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
   TILECRAFT_THROW_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, tilecraft::detail::scan_one_wave_kernel<OneWave, Exclusive, T, T, T, Op>, OneWave::threads, 0));
-  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   return static_cast<std::int64_t>(per_sm) * sms;
 }
 
 TEST_CASE("scans in one wave: non-commutative maps, exact; floats the same bits twice") {
   using tilecraft::detail::ScanForms;
   // One-wave tiles of 8192 (4-byte items) and 4096 (8-byte): 2, 3 (ragged), 40 and a whole
-  // wave less one, ragged (each block of the last folds runs of several sums).
+  // wave, the last tile ragged (each block of the last folds runs of several sums).
   for (std::int64_t tile : {8192, 4096}) {
     std::vector<std::int64_t> tiles = {2, 3, 40};
     if (!tilecraft::test::sanitizer_sized()) {
@@ -316,6 +317,68 @@ TEST_CASE("scans in one wave: non-commutative maps, exact; floats the same bits 
         0);
   DeviceBuffer<float> aligned(std::vector<float>(real.begin() + 1, real.end())), out2(real.size());
   CHECK(mismatches(forced_scan<ScanForms::one_wave, false>(aligned.get(), out2.get(), n, Sum{}, 0.0f).out, first) == 0);
+}
+
+// The default dispatch's forms by size, seen in the tile sums each leaves after the temp
+// storage's 16-byte header (uint32 sums: exact in any association): one wave at 2^20 + 3 items
+// (8 MiB moved, 129 tiles of 8192, where they fit one wave: this GPU's resident blocks), two
+// passes at 2^19 + 3 (4 MiB, tiles of 4096, where that is at most half the L2). A form the
+// dispatch no longer takes where it should fails here.
+TEST_CASE("the default dispatch: one wave from 8 MiB moved, two passes below") {
+  using tilecraft::detail::ScanForms;
+  int device = 0, l2 = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  struct Case {
+    std::int64_t n;
+    ScanForms form;
+  };
+  for (const Case c : {Case{(1 << 20) + 3, ScanForms::one_wave}, Case{(1 << 19) + 3, ScanForms::two_pass}}) {
+    CAPTURE(c.n);
+    const std::int64_t tile = c.form == ScanForms::one_wave ? form_tile<ScanForms::one_wave, std::uint32_t>
+                                                            : form_tile<ScanForms::two_pass, std::uint32_t>;
+    const std::int64_t tiles = (c.n + tile - 1) / tile;
+    if (c.form == ScanForms::one_wave &&
+        tiles > std::min(one_wave_tiles<false, std::uint32_t, Sum>(), one_wave_tiles<true, std::uint32_t, Sum>())) {
+      MESSAGE("one wave holds fewer than " << tiles << " tiles here: case skipped");
+      continue;
+    }
+    if (c.form == ScanForms::two_pass && 8 * c.n > l2 / 2) {
+      MESSAGE("half the L2 holds less than " << 8 * c.n << " bytes here: case skipped");
+      continue;
+    }
+    const auto host = tilecraft::test::random_vector<std::uint32_t>(static_cast<std::size_t>(c.n), 0, 1000,
+                                                                    1100 + static_cast<std::uint64_t>(c.n));
+    DeviceBuffer<std::uint32_t> in(host), out(host.size());
+    std::vector<std::uint32_t> want_sums(static_cast<std::size_t>(tiles - 1));
+    for (std::size_t t = 0; t < want_sums.size(); ++t) {
+      std::uint32_t sum = 0;
+      for (std::int64_t i = 0; i < tile; ++i)
+        sum += host[t * static_cast<std::size_t>(tile) + static_cast<std::size_t>(i)];
+      want_sums[t] = sum;
+    }
+    for (bool exclusive : {false, true}) {
+      CAPTURE(exclusive);
+      std::size_t bytes = 0;
+      REQUIRE(tilecraft::inclusive_scan(nullptr, bytes, in.get(), out.get(), c.n, Sum{}) == cudaSuccess);
+      DeviceBuffer<unsigned char> temp(bytes);
+      temp.poison();
+      out.poison();
+      if (exclusive) {
+        REQUIRE(tilecraft::exclusive_scan(temp.get(), bytes, in.get(), out.get(), c.n, Sum{}, 7u) == cudaSuccess);
+      } else {
+        REQUIRE(tilecraft::inclusive_scan(temp.get(), bytes, in.get(), out.get(), c.n, Sum{}) == cudaSuccess);
+      }
+      tilecraft::test::sync_and_check();
+      std::vector<std::uint32_t> sums(want_sums.size());
+      TILECRAFT_THROW_IF_ERROR(
+          cudaMemcpy(sums.data(), temp.get() + 16, sums.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+      CHECK(mismatches(sums, want_sums) == 0);
+      const auto want = exclusive ? host_scan<true, std::uint32_t, std::uint32_t>(host, 0, host.size(), Sum{}, 7u)
+                                  : host_scan<false, std::uint32_t, std::uint32_t>(host, 0, host.size(), Sum{});
+      CHECK(mismatches(out.download(), want) == 0);
+    }
+  }
 }
 
 // Tiles by block index (at most one per SM) and by ticket fold the same tiles in the same

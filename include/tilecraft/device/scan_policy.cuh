@@ -156,8 +156,9 @@ constexpr bool two_pass_scan_by_size(std::int64_t moved_bytes, std::int64_t l2_b
 template <class In, class Out>
 using DefaultScanPolicySums = ScanPolicy<256, static_cast<int>(64 / sizeof(In))>;
 //! The one-wave scan's tile (scan_one_wave_kernel, for scan_sums_eligible types): 128 bytes a
-//! thread, 32 KiB a tile held in shared memory, six tiles an SM on the H200 (227 KiB): a wave of
-//! 792 tiles, 2^22.6 floats or 2^21.6 8-byte items.
+//! thread, 32 KiB a tile held in shared memory. The registers set the tiles an SM: on the H200
+//! six for 4-byte items (40 registers: a wave of 792 tiles, 2^22.6 floats), five for 8-byte
+//! sums (48: 660 tiles, 2^21.4 items).
 template <class In, class Out>
 using DefaultScanPolicyOneWave = ScanPolicy<256, static_cast<int>(128 / sizeof(In))>;
 //! The fewest bytes (input and output together) the default dispatch scans in one wave where

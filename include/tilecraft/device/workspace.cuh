@@ -11,9 +11,11 @@
 //! Changing the default pool's threshold would change the application's memory behaviour; a
 //! private pool changes only tilecraft's.
 //!
-//! Inside a CUDA graph capture a request becomes the graph's memory node from this pool (the
-//! pool is created, where the capture holds a launcher's first request, under a relaxed capture
-//! mode for that call alone: util/device_cache.cuh), and the pool's threshold is left as it is.
+//! Inside a CUDA graph capture a request becomes the graph's memory node from this pool, and the
+//! pool's threshold is left as it is. The pool's creation (where a capture holds a launcher's
+//! first request), its attributes and the requests and frees themselves run under a relaxed
+//! capture mode (util/device_cache.cuh), so that neither a caller's capture of the launcher nor
+//! one the caller holds open on another stream while the launcher runs is refused.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -41,12 +43,14 @@ inline constexpr std::uint64_t workspace_keep_fraction = 16;  // 1 / 16
 namespace detail {
 
 // cudaMallocAsync and cudaFreeAsync (the device's default pool) for a launcher's temp storage.
-// A stream-ordered allocation or free on a stream that is not capturing counts as a
-// "potentially unsafe" call: while the calling thread (or any thread, in global mode) has a
-// capture in cudaStreamCaptureModeGlobal open on another stream, the runtime refuses it and
-// invalidates that capture (the GPU check of 95f2c58 found it: a GEMM's workspace beside an
-// open capture). The launcher's allocation has nothing to do with that capture, so these run
-// under a relaxed mode; on a capturing stream they still become the graph's memory nodes.
+// A stream-ordered allocation on a stream that is not capturing counts as a "potentially
+// unsafe" call: while the calling thread (or any thread, in global mode) has a capture in
+// cudaStreamCaptureModeGlobal open on another stream, the runtime refuses it and invalidates
+// that capture (the GPU check of 95f2c58 found it for the private pool's requests;
+// benchmarks/experiments/capture_calls found cudaMallocAsync and cudaMallocFromPoolAsync both
+// refused there). The launcher's allocation has nothing to do with that capture, so it runs
+// under a relaxed mode, and so does its free (whether the free alone would be refused, the probe
+// did not settle). On a capturing stream both still become the graph's memory nodes.
 inline cudaError_t stream_alloc(void** ptr, std::size_t bytes, cudaStream_t stream) {
   const RelaxedCaptureMode relaxed;
   return ::cudaMallocAsync(ptr, bytes, stream);

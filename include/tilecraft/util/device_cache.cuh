@@ -165,13 +165,14 @@ inline cudaError_t device_limits(DeviceLimits& out) {
   return device_limits(device, out);
 }
 
-//! While it lives, the calling thread's stream-capture mode is relaxed: a call that is not a
-//! stream operation but that the runtime counts as potentially unsafe (a memory pool's creation,
-//! its attributes read or set) is then permitted where the thread's own or another thread's
-//! capture in cudaStreamCaptureModeGlobal would refuse it and invalidate that capture
-//! (cudaErrorStreamCaptureUnsupported: a launcher's first call inside a caller's capture). The
-//! CUDA runtime documents cudaThreadExchangeStreamCaptureMode for this, a library's lazy
-//! initialization; the mode before is restored on destruction.
+//! While it lives, the calling thread's stream-capture mode is relaxed: a call that the runtime
+//! counts as potentially unsafe (a memory pool's creation, its attributes read or set, a
+//! stream-ordered allocation on a stream that is not capturing) is then permitted where the
+//! thread's own or another thread's capture in cudaStreamCaptureModeGlobal would refuse it and
+//! invalidate that capture (cudaErrorStreamCaptureUnsupported: a launcher's first call inside a
+//! caller's capture, or a call on another stream beside it). The CUDA runtime documents
+//! cudaThreadExchangeStreamCaptureMode for this, a library's lazy initialization; the mode
+//! before is restored on destruction. Work on a capturing stream is captured as before.
 class RelaxedCaptureMode {
  public:
   RelaxedCaptureMode() noexcept {

@@ -147,22 +147,18 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
   if (tiles == 0) return cudaSuccess;
   const bool vector =
       reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
-  // At most one tile per SM: tiles may follow the block index (scan_kernel's by_block). A block
-  // waits only for lower-indexed blocks, and the hardware starts a grid's blocks in index order
-  // (CUB's DeviceScan, whose tiles follow the block index, makes the same assumption:
-  // undocumented, never seen broken), so the block waited for is running or done, whatever holds the other
-  // SMs (other grids, fewer usable SMs than the attribute reports under MPS or green
-  // contexts). With one tile per SM the whole grid is usually resident at once besides; one per
-  // SM, not the occupancy, so that a GPU shared with other work still has room.
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
-  if constexpr (Forms != ScanForms::single_pass && scan_sums_eligible<In, Out, Acc>) {
+  if constexpr ((Forms == ScanForms::by_size || Forms == ScanForms::one_wave) && scan_sums_eligible<In, Out, Acc>) {
     const std::int64_t moved = static_cast<std::int64_t>(sizeof(In) + sizeof(Out)) * num_items;
     // One wave: every tile of OneWave's resident at once, a grid barrier instead of the
     // look-back (scan_one_wave_kernel). Its tile sums take the temp storage's first bytes after
     // the header, as the two passes' do. The resident blocks come from the occupancy calculator;
-    // where the GPU gives this process fewer SMs than it reports (MPS, green contexts) the
-    // cooperative launch is refused before it runs, and the other forms serve.
+    // where the GPU gives this process fewer SMs than it reports (MPS, green contexts), or has
+    // no cooperative launches, the launch is refused before it runs and the other forms serve
+    // (a refusal that a stream capture defers to the graph's instantiation fails there). A
+    // failed occupancy query leaves the form out too (resident_blocks_once takes its runtime
+    // errors out of the last-error slot).
     using OneWave = DefaultScanPolicyOneWave<In, Out>;
     const std::int64_t wave_tiles = ceil_div<std::int64_t>(num_items, OneWave::tile_items);
     const std::size_t wave_bytes = scan_header_bytes + static_cast<std::size_t>(wave_tiles) * sizeof(Acc);
@@ -170,13 +166,13 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
         wave_tiles >= 2 && wave_bytes <= single_pass_temp_bytes<Acc>(tiles)) {
       auto kernel = scan_one_wave_kernel<OneWave, Exclusive, In, Out, Acc, Op>;
       int resident = 0;
-      TILECRAFT_RETURN_IF_ERROR(resident_blocks_once(kernel, OneWave::threads, 0, resident));
-      if (wave_tiles <= resident) {
+      const cudaError_t queried = resident_blocks_once(kernel, OneWave::threads, 0, resident);
+      if (queried == cudaSuccess && wave_tiles <= resident) {
         Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
         const cudaError_t launched =
             launch_cooperative(kernel, dim3(static_cast<unsigned>(wave_tiles)), dim3(OneWave::threads), 0, stream, d_in,
                                d_out, num_items, op, init, sums, vector);
-        if (launched != cudaErrorCooperativeLaunchTooLarge) return launched;
+        if (launched != cudaErrorCooperativeLaunchTooLarge && launched != cudaErrorNotSupported) return launched;
       }
     }
   }
@@ -212,6 +208,13 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
                            num_items, op, init, done, vector);
     }
   }
+  // At most one tile per SM: tiles may follow the block index (scan_kernel's by_block). A block
+  // waits only for lower-indexed blocks, and the hardware starts a grid's blocks in index order
+  // (CUB's DeviceScan, whose tiles follow the block index, makes the same assumption:
+  // undocumented, never seen broken), so the block waited for is running or done, whatever holds the other
+  // SMs (other grids, fewer usable SMs than the attribute reports under MPS or green
+  // contexts). With one tile per SM the whole grid is usually resident at once besides; one per
+  // SM, not the occupancy, so that a GPU shared with other work still has room.
   const bool by_block = tiles == 1 || (by_block_allowed && tiles <= limits.sms);
   // Past several waves of tiles, each block prefetches the tile one SM's worth of tickets past
   // its own into L2 (scan_kernel). Measured on the H200 at 2^28 items (the GPU check of
@@ -281,7 +284,7 @@ template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op
   if constexpr (!std::is_void_v<Policy>) {
     return scan_form<Policy, Exclusive>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init, stream);
   } else {
-    // (Where input and output fit half the L2, eligible types run in two passes: scan_run.)
+    // (Eligible types run in one wave or in two passes by size: scan_run.)
     constexpr ScanForms by_size = ScanForms::by_size;
     if (num_items * widest <= small_scan_max_bytes) {
       return scan_form<DefaultScanPolicySmall<In, Out>, Exclusive, by_size>(d_temp_storage, temp_storage_bytes, d_in,

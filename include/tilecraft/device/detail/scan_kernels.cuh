@@ -279,10 +279,11 @@ struct GridPrefix {
 // Tile `tile` of a multi-tile scan, resident in shared memory: the tile arrives by
 // asynchronous copies where a thread's run is more than 8 vectors (no registers held for it;
 // shorter runs pass through registers, see TileStage::stage_in), each thread folds its run there (pass 1),
-// block_scan scans the totals with the look-back as its prefix callback, and each thread
-// rescans its run from its prefix in place (pass 2) before the block stores the tile. A thread
-// holds one vector at a time, so registers do not cap the resident tiles; shared memory does
-// (H200: 6 tiles of 32 KiB per SM).
+// the block takes each thread's prefix from prefix_of (the look-back as block_scan's prefix
+// callback, LookBackPrefix; or the grid's tile sums, GridPrefix), and each thread rescans its
+// run from its prefix in place (pass 2) before the block stores the tile. A thread holds one
+// vector at a time, so registers do not cap the resident tiles; shared memory does (H200: 6
+// tiles of 32 KiB per SM).
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Prefix>
 TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, std::int64_t n, std::int64_t tile, Op op,
                                          const Acc& init, const Prefix& prefix_of, unsigned char* stage,
@@ -570,8 +571,8 @@ __global__ void __launch_bounds__(Policy::threads)
 // A scan whose tiles all fit one wave of resident blocks (launched cooperatively, one tile a
 // block, the tile held in shared memory: scan_tile_two_pass with GridPrefix). Each block reads
 // its tile once and writes it once, as in the single pass, but the prefixes come after one grid
-// barrier instead of a chain of look-backs: at 2^22 floats on the H200 16.2 us against 19.6 for
-// the single pass and 20.2 for CUB (benchmarks/TUNING.md, "Scans in one wave"). The whole
+// barrier instead of a chain of look-backs: at 2^22 floats on the H200 16.93 us against 19.84
+// for the single pass and 20.03 for CUB (benchmarks/TUNING.md, "Scans in one wave"). The whole
 // input is read before the barrier and written after it: in place is safe. sums: a
 // tile's fold each (temp storage; every tile writes its own before it is read).
 template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op>
