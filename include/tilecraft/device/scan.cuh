@@ -1,7 +1,8 @@
 //! \file device/scan.cuh
 //! Whole-array prefix scans built from block_scan: single pass (every element is read once and
-//! written once) with decoupled look-back, or, for mid sizes that fit the L2, two passes (tile
-//! sums, then each tile from L2); deterministic, with CUB's two-phase temp-storage signature.
+//! written once) with decoupled look-back; where every tile fits one wave of resident blocks, one
+//! pass whose tiles meet at a grid barrier instead; for small mid sizes, two passes (tile sums,
+//! then each tile from L2); deterministic, with CUB's two-phase temp-storage signature.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -67,13 +68,23 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   with that prefix in front: the single pass is latency-bound there (on the H200 5-10% faster
 //!   from 2^17 to 2^21 floats or ints, f32 2^20 1.04-1.10 -> 1.11-1.18x CUB; benchmarks/TUNING.md). The temp storage
 //!   is the single pass's (the sums take less). A caller's Policy always runs the single pass.
+//! - One wave: for the same types, where input and output together take 8 MiB or more and every
+//!   tile of 256 threads x 128 bytes fits one wave of the GPU's resident blocks (on the H200 2^22.6
+//!   floats or ints, 2^21.4 8-byte items), one cooperative launch: each block holds its tile in
+//!   shared memory, writes the tile's fold into the temp storage, meets every other block at a
+//!   grid barrier, folds the sums before its tile in a fixed order and scans and stores the tile
+//!   (each element read once and written once, and no chain of look-backs: f32 2^22 1.17x CUB on
+//!   the H200, 0.98x in the single pass). A GPU that refuses the cooperative launch (fewer SMs
+//!   than it reports, under MPS or green contexts) runs the other forms. Takes precedence over
+//!   the two passes; the temp storage is the single pass's.
 //! - Deterministic: the same input on the same GPU gives the same bits on every run (floating
 //!   point included), however the blocks are scheduled. Tile i's inclusive prefix is defined as
 //!   the sequential fold P_i = P_{i-1} op a_i of the tile aggregates a_i; a tile whose look-back
 //!   meets the inclusive prefix P_j of its nearest such predecessor folds a_{j+1}, ..., a_{i-1}
 //!   onto it in order, which reproduces P_{i-1}'s association whichever j it met. Within a tile
-//!   the association is fixed by the tile shape; in two passes, by the tile shape and each
-//!   block's runs of sums (a function of the tile's index alone), aligned input or not. (Results are rounded
+//!   the association is fixed by the tile shape; in two passes and in one wave, by the tile
+//!   shape and each block's runs of sums (a function of the tile's index alone), aligned input or
+//!   not. Which form runs depends on the size, the types and the GPU, never on timing. (Results are rounded
 //!   differently from a sequential host loop, as CUB's are.)
 //! - `op` must be associative; it need not be commutative (elements are only combined with
 //!   their neighbours, in order). Accumulates in inclusive_scan_accumulator_t (what op(*d_out,
