@@ -12,7 +12,8 @@
 // alone ("1p"), its two passes forced ("2p"), its one wave forced ("1w"), the rebuilt kernel
 // ("copy": the same as 1w, a control), with cp.async loads, with the prefix as the block
 // scan's initial value, with the block scan before the barrier ("early"), cp.async and early
-// together, then the two prototypes; with CUB's InclusiveSum and memcpy, in one process; L2
+// together, then the two prototypes, then multi_wave past one wave (2 and at most 3 tiles a
+// block, the first held in shared memory); with CUB's InclusiveSum and memcpy, in one process; L2
 // flushed before each run, medians of 21, us (ratio to CUB). Inputs are 0 / 1 floats, so every
 // inclusive sum below 2^24 is exact and every form's result must equal CUB's bit for bit
 // (checked before timing; MISMATCH lines otherwise).
@@ -184,6 +185,40 @@ __global__ void __launch_bounds__(threads, MinBlocks)
   }
 }
 
+// The library's one-wave tile of floats (256 x 32, staged in shared memory) and the two steps
+// on it that lib_variant and multi_wave share: a thread's run folded from the stage, and the run
+// rescanned in place from the thread's prefix.
+using WaveStage = tilecraft::detail::TileStage<float, threads, 32>;
+constexpr int wave_chunks = WaveStage::chunks_per_thread;
+constexpr long long wave_tile = threads * 32;
+__device__ float run_total(unsigned char* stage) {
+  const int t = static_cast<int>(threadIdx.x);
+  float part[wave_chunks];
+#pragma unroll
+  for (int k = 0; k < wave_chunks; ++k) {
+    const uint4 w = *WaveStage::chunk(stage, t * wave_chunks + k);
+    float x[4];
+    std::memcpy(x, &w, 16);
+    part[k] = (x[0] + x[1]) + (x[2] + x[3]);
+  }
+  return tilecraft::detail::fold_tree<0, wave_chunks>(part, tilecraft::Sum{});
+}
+__device__ void rescan_run(unsigned char* stage, float prefix) {
+  const int t = static_cast<int>(threadIdx.x);
+  float run = prefix;
+#pragma unroll
+  for (int k = 0; k < wave_chunks; ++k) {
+    uint4* p = WaveStage::chunk(stage, t * wave_chunks + k);
+    uint4 w = *p;
+    float x[4];
+    std::memcpy(x, &w, 16);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) x[j] = run += x[j];
+    std::memcpy(&w, x, 16);
+    *p = w;
+  }
+}
+
 // The library's one-wave kernel (scan_one_wave_kernel: scan_tile_two_pass with GridPrefix,
 // 256 x 32 floats in shared memory) rebuilt from the library's pieces, with the differences to
 // barrier_scan_smem above one at a time (sixty-eighth session: the library's kernel ran 3-8%
@@ -230,15 +265,7 @@ __global__ void __launch_bounds__(threads)
   } else {
     Stage::template stage_in<tilecraft::CacheHint::normal>(true, in + base, valid, stage);
   }
-  float part[chunks];
-#pragma unroll
-  for (int k = 0; k < chunks; ++k) {
-    const uint4 w = *Stage::chunk(stage, t * chunks + k);
-    float x[4];
-    std::memcpy(x, &w, 16);
-    part[k] = (x[0] + x[1]) + (x[2] + x[3]);
-  }
-  const float total = tilecraft::detail::fold_tree<0, chunks>(part, op);
+  const float total = run_total(stage);
   float prefix = 0.0f;
   if constexpr (Prefix == prefix_early) {
     float tile_sum = 0.0f;
@@ -263,20 +290,89 @@ __global__ void __launch_bounds__(threads)
       prefix = tilecraft::block_exclusive_scan(temp, total, op, before_slot);
     }
   }
-  float run = prefix;
-#pragma unroll
-  for (int k = 0; k < chunks; ++k) {
-    uint4* p = Stage::chunk(stage, t * chunks + k);
-    uint4 w = *p;
-    float x[4];
-    std::memcpy(x, &w, 16);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) x[j] = run += x[j];
-    std::memcpy(&w, x, 16);
-    *p = w;
-  }
+  rescan_run(stage, prefix);
   __syncthreads();
   Stage::template stage_out<tilecraft::CacheHint::normal>(true, out + base, valid, stage);
+}
+
+// Past one wave (sixty-eighth session, prepared, not yet run): a cooperative grid of at most one
+// wave of blocks, block b taking tiles b, b + grid, b + 2 grid, ... It holds its first tile in
+// shared memory (as lib_variant does) and streams its other tiles through registers only to sum
+// them; every tile's sum goes out before the grid barrier. After it the block scans and stores
+// its held tile, then loads each other tile again (from L2, where the first reading left it:
+// 2^23 floats are 32 MiB, 7 of them past the held tiles on an H200), scans and stores it. DRAM
+// sees one read and one write of each element as long as the tiles read twice stay in L2 (at
+// 2^24, 40 MiB of them against 50 MB of L2, beside the output's writes: the size that tells).
+// At 2^23 CUB took 30.7 us and the single pass 33.0 (0.93x); memcpy 20.5. Tiles: the most a
+// block takes, unrolled (a run-time loop over the tiles, even of one trip, took ptxas from 40 to
+// 96-128 registers).
+template <int Tiles>
+__global__ void __launch_bounds__(threads, 6)
+    multi_wave(const float* __restrict__ in, float* __restrict__ sums, float* __restrict__ out, long long n) {
+  using Policy = tilecraft::detail::DefaultScanPolicyOneWave<float, float>;
+  static_assert(Policy::tile_items == wave_tile, "the library's one-wave tile of floats: 256 x 32");
+  __shared__ alignas(16) unsigned char stage[WaveStage::bytes];
+  __shared__ tilecraft::BlockScanStorage<float, threads, Policy::block_algorithm> temp;
+  __shared__ tilecraft::BlockReduceStorage<float, threads> reduce_temp;
+  __shared__ float before_slot;
+  const tilecraft::Sum op{};
+  const long long tiles = (n + wave_tile - 1) / wave_tile;
+  const long long grid = gridDim.x;
+  const long long held = blockIdx.x;
+  const int t = static_cast<int>(threadIdx.x);
+  const auto valid_of = [&](long long tile) {
+    const long long left = n - tile * wave_tile;
+    return static_cast<int>(left < wave_tile ? left : wave_tile);
+  };
+  // Before the barrier: the held tile staged and summed, then the others summed on the way past.
+  WaveStage::stage_in<tilecraft::CacheHint::normal>(true, in + held * wave_tile, valid_of(held), stage);
+  const float held_total = run_total(stage);
+  {
+    const float sum = tilecraft::block_reduce(reduce_temp, held_total, op);
+    if (t == 0) sums[held] = sum;
+  }
+#pragma unroll
+  for (int k = 1; k < Tiles; ++k) {
+    const long long tile = held + k * grid;
+    if (tile >= tiles) break;
+    const int valid = valid_of(tile);
+    const float* src = in + tile * wave_tile;
+    float acc = 0.0f;
+    if (valid == wave_tile) {
+      const float4* g = reinterpret_cast<const float4*>(src);
+      float4 v[wave_chunks];
+#pragma unroll
+      for (int k = 0; k < wave_chunks; ++k) v[k] = g[k * threads + t];  // all in flight, coalesced
+#pragma unroll
+      for (int k = 0; k < wave_chunks; ++k) acc += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    } else {
+      for (int e = t; e < valid; e += threads) acc += src[e];
+    }
+    __syncthreads();  // (reduce_temp: the previous reduction's readers are done)
+    const float sum = tilecraft::block_reduce(reduce_temp, acc, op);
+    if (t == 0) sums[tile] = sum;
+  }
+  tilecraft::arch::grid_sync();
+  // After it: the held tile from shared memory, then the others again.
+#pragma unroll
+  for (int k = 0; k < Tiles; ++k) {
+    const long long tile = held + k * grid;
+    if (tile >= tiles) break;
+    const int valid = valid_of(tile);
+    float own = held_total;
+    if (tile != held) {
+      __syncthreads();  // every thread's stores of the tile before read the stage
+      WaveStage::stage_in<tilecraft::CacheHint::normal>(true, in + tile * wave_tile, valid, stage);
+      own = run_total(stage);
+    }
+    const float before = tile > 0 ? tilecraft::detail::fold_sums_before<threads>(sums, tile, op, reduce_temp) : 0.0f;
+    if (t == 0) before_slot = before;
+    __syncthreads();
+    const float prefix = tilecraft::block_exclusive_scan(temp, own, op, before_slot);
+    rescan_run(stage, prefix);
+    __syncthreads();
+    WaveStage::stage_out<tilecraft::CacheHint::normal>(true, out + tile * wave_tile, valid, stage);
+  }
 }
 
 // The blocks of Kernel (threads a block, static shared memory only) the device holds at once.
@@ -311,6 +407,18 @@ template <int MinBlocks>
 bool barrier_smem(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
   return cooperative_scan<barrier_scan_smem<MinBlocks>, threads * 32>(in, sums, out, n, s);
 }
+// multi_wave over n floats: a wave of blocks at most, each taking every grid-th tile, Tiles at
+// most; false where a wave of blocks taking that many falls short.
+template <int Tiles>
+bool multi_wave_scan(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
+  const long long tiles = (n + wave_tile - 1) / wave_tile;
+  const long long resident = resident_blocks<multi_wave<Tiles>>();
+  if (tiles > Tiles * resident) return false;
+  const long long grid = tiles < resident ? tiles : resident;
+  CK(tilecraft::detail::launch_cooperative(multi_wave<Tiles>, dim3(static_cast<unsigned>(grid)), dim3(threads), 0, s,
+                                           in, sums, out, n));
+  return true;
+}
 template <bool CpAsync, int Prefix>
 bool library_variant(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
   return cooperative_scan<lib_variant<CpAsync, Prefix>, threads * 32>(in, sums, out, n, s);
@@ -322,7 +430,7 @@ int main(int argc, char** argv) {
   // Sizes as log2 of the item count, fractions allowed (22.32: about 5 Mi).
   std::vector<double> logs;
   for (int i = 1; i < argc; ++i) logs.push_back(std::atof(argv[i]));
-  if (logs.empty()) logs = {20, 21, 21.58, 22, 22.04, 22.32, 22.58};
+  if (logs.empty()) logs = {20, 21, 21.58, 22, 22.32, 22.58, 23, 23.5, 24};
   int dev = 0, l2 = 0;
   CK(cudaGetDevice(&dev));
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
@@ -336,9 +444,9 @@ int main(int argc, char** argv) {
       "library's rebuilt (copy, cp + early)\n",
       resident_blocks<barrier_scan<32, 3>>(), resident_blocks<barrier_scan_smem<6>>(),
       resident_blocks<lib_variant<false, prefix_callback>>(), resident_blocks<lib_variant<true, prefix_early>>());
-  std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n",
-              "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "copy", "cp.async", "init", "early",
-              "cp + early", "256x32 (3)", "smem 256x32");
+  std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n",
+              "n", "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "copy", "cp.async", "init",
+              "early", "cp + early", "256x32 (3)", "smem 256x32", "2 a block", "3 a block");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<float> h(static_cast<std::size_t>(n));
@@ -402,12 +510,14 @@ int main(int argc, char** argv) {
         [&] { return library_variant<false, prefix_initial>(in, sums, out, n, s); },
         [&] { return library_variant<false, prefix_early>(in, sums, out, n, s); },
         [&] { return library_variant<true, prefix_early>(in, sums, out, n, s); },
-        [&] { return barrier<32, 3>(in, sums, out, n, s); }, [&] { return barrier_smem<6>(in, sums, out, n, s); });
+        [&] { return barrier<32, 3>(in, sums, out, n, s); }, [&] { return barrier_smem<6>(in, sums, out, n, s); },
+        [&] { return multi_wave_scan<2>(in, sums, out, n, s); },
+        [&] { return multi_wave_scan<3>(in, sums, out, n, s); });
     verified("library", library);
     bool applies[std::tuple_size_v<decltype(variants)>] = {};
     {
-      const char* names[] = {"library 1p", "library 2p", "library 1w", "copy",       "cp.async",
-                             "init",       "early",      "cp + early", "256x32 (3)", "smem 256x32"};
+      const char* names[] = {"library 1p", "library 2p", "library 1w", "copy",        "cp.async",  "init",
+                             "early",      "cp + early", "256x32 (3)", "smem 256x32", "2 a block", "3 a block"};
       static_assert(std::size(names) == std::tuple_size_v<decltype(variants)>);
       int k = 0;
       std::apply([&](auto&... v) { ((applies[k] = verified(names[k], v), ++k), ...); }, variants);
