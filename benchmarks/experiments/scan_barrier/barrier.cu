@@ -340,11 +340,14 @@ __global__ void __launch_bounds__(threads, 6)
     float acc = 0.0f;
     if (valid == wave_tile) {
       const float4* g = reinterpret_cast<const float4*>(src);
-      float4 v[wave_chunks];
 #pragma unroll
-      for (int k = 0; k < wave_chunks; ++k) v[k] = g[k * threads + t];  // all in flight, coalesced
+      for (int half = 0; half < 2; ++half) {  // (4 vectors in flight at a time: 8 spilled 32-92 bytes)
+        float4 v[wave_chunks / 2];
 #pragma unroll
-      for (int k = 0; k < wave_chunks; ++k) acc += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+        for (int c = 0; c < wave_chunks / 2; ++c) v[c] = g[(half * wave_chunks / 2 + c) * threads + t];
+#pragma unroll
+        for (int c = 0; c < wave_chunks / 2; ++c) acc += (v[c].x + v[c].y) + (v[c].z + v[c].w);
+      }
     } else {
       for (int e = t; e < valid; e += threads) acc += src[e];
     }
@@ -441,9 +444,10 @@ int main(int argc, char** argv) {
   CK(cudaStreamCreate(&s));
   std::printf(
       "resident blocks: %lld of 256 x 32 (3 an SM asked), %lld of 256 x 32 in shared memory (6), %lld and %lld of the "
-      "library's rebuilt (copy, cp + early)\n",
+      "library's rebuilt (copy, cp + early), %lld and %lld of multi_wave (2, 3 a block)\n",
       resident_blocks<barrier_scan<32, 3>>(), resident_blocks<barrier_scan_smem<6>>(),
-      resident_blocks<lib_variant<false, prefix_callback>>(), resident_blocks<lib_variant<true, prefix_early>>());
+      resident_blocks<lib_variant<false, prefix_callback>>(), resident_blocks<lib_variant<true, prefix_early>>(),
+      resident_blocks<multi_wave<2>>(), resident_blocks<multi_wave<3>>());
   std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n",
               "n", "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "copy", "cp.async", "init",
               "early", "cp + early", "256x32 (3)", "smem 256x32", "2 a block", "3 a block");
@@ -498,6 +502,12 @@ int main(int argc, char** argv) {
     };
     // Its one-wave form forced (at every size where its tiles fit one wave).
     const auto library_one_wave = [&] {
+      // (Past one wave the forced form falls back to the single pass: that is no 1w figure.)
+      using OneWave = tilecraft::detail::DefaultScanPolicyOneWave<float, float>;
+      if ((n + OneWave::tile_items - 1) / OneWave::tile_items >
+          resident_blocks<
+              tilecraft::detail::scan_one_wave_kernel<OneWave, false, float, float, float, tilecraft::Sum>>())
+        return false;
       CK((tilecraft::detail::scan_run<tilecraft::detail::DefaultScanPolicyLarge<float, float>, false,
                                       tilecraft::detail::ScanForms::one_wave>(lib_temp, lib_bytes, in, out, n,
                                                                               tilecraft::Sum{}, 0.0f, s)));
