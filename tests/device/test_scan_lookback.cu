@@ -140,14 +140,25 @@ struct FormRun {
   std::vector<T> out, sums;
 };
 
+// The tile of Form over n items (the one wave in registers: 32 bytes a thread up to
+// one_wave_small_max_bytes moved, 128 above).
 template <tilecraft::detail::ScanForms Form, class T>
-constexpr std::int64_t form_tile =
-    Form == tilecraft::detail::ScanForms::one_wave ? tilecraft::detail::DefaultScanPolicyOneWave<T, T>::tile_items
-                                                   : tilecraft::detail::DefaultScanPolicySums<T, T>::tile_items;
+constexpr std::int64_t form_tile(std::int64_t n) {
+  namespace d = tilecraft::detail;
+  if constexpr (Form == d::ScanForms::one_wave) {
+    return d::DefaultScanPolicyOneWave<T, T>::tile_items;
+  } else if constexpr (Form == d::ScanForms::one_wave_registers) {
+    return 2 * static_cast<std::int64_t>(sizeof(T)) * n <= d::one_wave_small_max_bytes
+               ? d::DefaultScanPolicyOneWaveSmall<T, T>::tile_items
+               : d::DefaultScanPolicyOneWave<T, T>::tile_items;
+  } else {
+    return d::DefaultScanPolicySums<T, T>::tile_items;
+  }
+}
 
 template <tilecraft::detail::ScanForms Form, class T>
 std::size_t form_sums(std::int64_t n) {
-  return static_cast<std::size_t>((n + form_tile<Form, T> - 1) / form_tile<Form, T> - 1);
+  return static_cast<std::size_t>((n + form_tile<Form, T>(n) - 1) / form_tile<Form, T>(n) - 1);
 }
 
 template <tilecraft::detail::ScanForms Form, bool Exclusive, class T, class Op>
@@ -181,7 +192,7 @@ void check_forced(std::int64_t n, std::uint64_t seed, Op op, T init, T (*make)(t
   std::vector<T> f(static_cast<std::size_t>(n) + 1);
   for (auto& x : f) x = make(g);
   const auto m = static_cast<std::size_t>(n);
-  constexpr auto tile = static_cast<std::size_t>(form_tile<Form, T>);
+  const auto tile = static_cast<std::size_t>(form_tile<Form, T>(n));
   for (int shift : {0, 1}) {
     CAPTURE(shift);
     const auto s = static_cast<std::size_t>(shift);
@@ -263,88 +274,161 @@ TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bit
   CHECK(mismatches(two_pass_scan<false>(aligned.get(), out2.get() + 1, n, Sum{}, 0.0f).out, first) == 0);
 }
 
-// The tiles one wave holds: the one-wave kernel's resident blocks (the occupancy calculator's,
-// as the dispatch asks it) on this GPU.
-template <bool Exclusive, class T, class Op>
-std::int64_t one_wave_tiles() {
-  using OneWave = tilecraft::detail::DefaultScanPolicyOneWave<T, T>;
-  int per_sm = 0, sms = 0, device = 0;
-  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
-  TILECRAFT_THROW_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, tilecraft::detail::scan_one_wave_kernel<OneWave, Exclusive, T, T, T, Op>, OneWave::threads, 0));
-  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return static_cast<std::int64_t>(per_sm) * sms;
+// The tiles one wave of Form holds over n items: the resident blocks of the kernel the dispatch
+// launches (the occupancy calculator's, as the dispatch asks it) on this GPU, exclusive or not,
+// whichever is fewer.
+template <tilecraft::detail::ScanForms Form, class T, class Op>
+std::int64_t one_wave_tiles(std::int64_t n) {
+  namespace d = tilecraft::detail;
+  using Small = d::DefaultScanPolicyOneWaveSmall<T, T>;
+  using Large = d::DefaultScanPolicyOneWave<T, T>;
+  const auto resident = [](auto kernel) {
+    int per_sm = 0, sms = 0, device = 0;
+    TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+    TILECRAFT_THROW_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0));
+    TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return static_cast<std::int64_t>(per_sm) * sms;
+  };
+  static_assert(Small::threads == 256 && Large::threads == 256);
+  if constexpr (Form == d::ScanForms::one_wave) {
+    return std::min(resident(d::scan_one_wave_kernel<Large, false, T, T, T, Op>),
+                    resident(d::scan_one_wave_kernel<Large, true, T, T, T, Op>));
+  } else if (form_tile<Form, T>(n) == Small::tile_items) {
+    return std::min(
+        resident(d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks, false, T, T, T, Op>),
+        resident(d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks, true, T, T, T, Op>));
+  } else {
+    return std::min(
+        resident(d::scan_one_wave_registers_kernel<Large, d::one_wave_registers_min_blocks, false, T, T, T, Op>),
+        resident(d::scan_one_wave_registers_kernel<Large, d::one_wave_registers_min_blocks, true, T, T, T, Op>));
+  }
 }
 
-TEST_CASE("scans in one wave: non-commutative maps, exact; floats the same bits twice") {
+// Non-commutative maps of 4 bytes (ComposePacked) and 8 (Affine) through Form's one wave over
+// each n given as a count of tiles (2: exactly two; more: the last ragged), where they fit one.
+template <tilecraft::detail::ScanForms Form>
+void check_one_wave_maps(std::int64_t tiles, bool eight_bytes, bool small) {
+  namespace d = tilecraft::detail;
+  const auto n_of = [&](std::int64_t tile) { return tiles == 2 ? 2 * tile : (tiles - 1) * tile + 1 + (tiles % 1000); };
+  if (!eight_bytes) {
+    const std::int64_t tile = Form == d::ScanForms::one_wave_registers && small
+                                  ? d::DefaultScanPolicyOneWaveSmall<std::uint32_t, std::uint32_t>::tile_items
+                                  : d::DefaultScanPolicyOneWave<std::uint32_t, std::uint32_t>::tile_items;
+    const std::int64_t n = n_of(tile);
+    CAPTURE(n);
+    REQUIRE(form_tile<Form, std::uint32_t>(n) == tile);
+    if (tiles > one_wave_tiles<Form, std::uint32_t, test::ComposePacked>(n)) {
+      MESSAGE("one wave holds fewer than " << tiles << " tiles of " << tile << " here: case skipped");
+      return;
+    }
+    check_forced<Form, std::uint32_t>(
+        n, 900 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00030007u,
+        [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
+  } else {
+    const std::int64_t tile = Form == d::ScanForms::one_wave_registers && small
+                                  ? d::DefaultScanPolicyOneWaveSmall<test::Affine, test::Affine>::tile_items
+                                  : d::DefaultScanPolicyOneWave<test::Affine, test::Affine>::tile_items;
+    const std::int64_t n = n_of(tile);
+    CAPTURE(n);
+    REQUIRE(form_tile<Form, test::Affine>(n) == tile);
+    if (tiles > one_wave_tiles<Form, test::Affine, test::Compose>(n)) {
+      MESSAGE("one wave holds fewer than " << tiles << " tiles of " << tile << " here: case skipped");
+      return;
+    }
+    check_forced<Form, test::Affine>(
+        n, 950 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{3u, 11u}, [](tilecraft::test::Rng& g) {
+          return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+        });
+  }
+}
+
+// Floats through Form's one wave: within the double prefix's bound, the same bits on a second
+// run, and the same bits misaligned (the element staging) as aligned (the vectors).
+template <tilecraft::detail::ScanForms Form>
+void check_one_wave_floats(std::int64_t n, std::uint64_t seed) {
+  CAPTURE(n);
+  const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n) + 1, -1.0, 1.0, seed);
+  DeviceBuffer<float> in(real), out(real.size());
+  const auto first = forced_scan<Form, false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out;
+  CHECK(tilecraft::test::float_sum_errors(first, real, 1, static_cast<std::size_t>(n)) == 0);
+  CHECK(mismatches(forced_scan<Form, false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out, first) == 0);
+  DeviceBuffer<float> aligned(std::vector<float>(real.begin() + 1, real.end())), out2(real.size());
+  CHECK(mismatches(forced_scan<Form, false>(aligned.get(), out2.get(), n, Sum{}, 0.0f).out, first) == 0);
+}
+
+TEST_CASE("scans in one wave, the tile in shared memory: non-commutative maps, exact; floats the same bits twice") {
   using tilecraft::detail::ScanForms;
-  // One-wave tiles of 8192 (4-byte items) and 4096 (8-byte): 2, 3 (ragged), 40 and a whole
-  // wave, the last tile ragged (each block of the last folds runs of several sums).
-  for (std::int64_t tile : {8192, 4096}) {
+  // Tiles of 8192 (4-byte items) and 4096 (8-byte): 2, 3 (ragged), 40 and a whole wave, the
+  // last tile ragged (each block of the last folds runs of several sums).
+  for (bool eight_bytes : {false, true}) {
+    CAPTURE(eight_bytes);
     std::vector<std::int64_t> tiles = {2, 3, 40};
     if (!tilecraft::test::sanitizer_sized()) {
-      const std::int64_t wave = tile == 8192 ? std::min(one_wave_tiles<false, std::uint32_t, test::ComposePacked>(),
-                                                        one_wave_tiles<true, std::uint32_t, test::ComposePacked>())
-                                             : std::min(one_wave_tiles<false, test::Affine, test::Compose>(),
-                                                        one_wave_tiles<true, test::Affine, test::Compose>());
-      MESSAGE("one wave holds " << wave << " tiles of " << tile);
+      const std::int64_t wave = eight_bytes
+                                    ? one_wave_tiles<ScanForms::one_wave, test::Affine, test::Compose>(0)
+                                    : one_wave_tiles<ScanForms::one_wave, std::uint32_t, test::ComposePacked>(0);
+      MESSAGE("one wave holds " << wave << " tiles");
       tiles.push_back(wave);
     }
-    for (std::int64_t t : tiles) {
-      const std::int64_t n = t == 2 ? 2 * tile : (t - 1) * tile + 1 + (t % 1000);
-      CAPTURE(n);
-      if (tile == 8192) {
-        check_forced<ScanForms::one_wave, std::uint32_t>(
-            n, 900 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00030007u,
-            [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
-      } else {
-        check_forced<ScanForms::one_wave, test::Affine>(
-            n, 950 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{3u, 11u},
-            [](tilecraft::test::Rng& g) {
-              return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
-            });
-      }
-    }
+    for (std::int64_t t : tiles) check_one_wave_maps<ScanForms::one_wave>(t, eight_bytes, false);
   }
-  // Floats: within the double prefix's bound, the same bits on a second run, and the same bits
-  // misaligned (the element staging) as aligned (the vectors).
-  const std::int64_t n = (1 << 21) + 3;
-  const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n) + 1, -1.0, 1.0, 98);
-  DeviceBuffer<float> in(real), out(real.size());
-  const auto first = forced_scan<ScanForms::one_wave, false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out;
-  CHECK(tilecraft::test::float_sum_errors(first, real, 1, static_cast<std::size_t>(n)) == 0);
-  CHECK(mismatches(forced_scan<ScanForms::one_wave, false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out, first) ==
-        0);
-  DeviceBuffer<float> aligned(std::vector<float>(real.begin() + 1, real.end())), out2(real.size());
-  CHECK(mismatches(forced_scan<ScanForms::one_wave, false>(aligned.get(), out2.get(), n, Sum{}, 0.0f).out, first) == 0);
+  check_one_wave_floats<ScanForms::one_wave>((1 << 21) + 3, 98);
+}
+
+TEST_CASE("scans in one wave, the tile in registers: non-commutative maps, exact; floats the same bits twice") {
+  using tilecraft::detail::ScanForms;
+  // Small tiles (32 bytes a thread: 2048 4-byte items, 1024 8-byte) up to 4 MiB moved: 2, 3
+  // (ragged), 40 and 256 less a ragged part (the most that 4 MiB holds); large ones (128 bytes a
+  // thread) past it: 65 (ragged) and a whole wave.
+  for (bool eight_bytes : {false, true}) {
+    CAPTURE(eight_bytes);
+    std::vector<std::int64_t> small = {2, 3, 40}, large = {65};
+    if (!tilecraft::test::sanitizer_sized()) {
+      small.push_back(256);
+      const std::int64_t wave =
+          eight_bytes ? one_wave_tiles<ScanForms::one_wave_registers, test::Affine, test::Compose>(1 << 22)
+                      : one_wave_tiles<ScanForms::one_wave_registers, std::uint32_t, test::ComposePacked>(1 << 22);
+      MESSAGE("one wave holds " << wave << " large tiles");
+      large.push_back(wave);
+    }
+    for (std::int64_t t : small) check_one_wave_maps<ScanForms::one_wave_registers>(t, eight_bytes, true);
+    for (std::int64_t t : large) check_one_wave_maps<ScanForms::one_wave_registers>(t, eight_bytes, false);
+  }
+  check_one_wave_floats<ScanForms::one_wave_registers>((1 << 18) + 3, 99);
+  if (!tilecraft::test::sanitizer_sized()) check_one_wave_floats<ScanForms::one_wave_registers>((1 << 21) + 3, 100);
 }
 
 // The default dispatch's forms by size, seen in the tile sums each leaves after the temp
-// storage's 16-byte header (uint32 sums: exact in any association): one wave at 2^20 + 3 items
-// (8 MiB moved, 129 tiles of 8192, where they fit one wave: this GPU's resident blocks), two
-// passes at 2^19 + 3 (4 MiB, tiles of 4096, where that is at most half the L2). A form the
-// dispatch no longer takes where it should fails here.
-TEST_CASE("the default dispatch: one wave from 8 MiB moved, two passes below") {
-  using tilecraft::detail::ScanForms;
-  int device = 0, l2 = 0;
-  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
-  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+// storage's 16-byte header (uint32 sums: exact in any association), where their tiles fit one
+// wave on this GPU: one wave in registers of 2048-item tiles at 2^12 + 3 items and 2^17 + 3 (1
+// MiB moved), of 8192 at 2^20 + 3 (8 MiB), one wave in shared memory (8192) at 2^22 + 3 (past
+// the registers' wave on an H200). A form the dispatch no longer takes where it should fails
+// here (the single pass leaves tile states there, not sums).
+TEST_CASE("the default dispatch: one wave in registers, then in shared memory") {
+  namespace d = tilecraft::detail;
+  using d::ScanForms;
   struct Case {
     std::int64_t n;
     ScanForms form;
   };
-  for (const Case c : {Case{(1 << 20) + 3, ScanForms::one_wave}, Case{(1 << 19) + 3, ScanForms::two_pass}}) {
+  for (const Case c :
+       {Case{(1 << 12) + 3, ScanForms::one_wave_registers}, Case{(1 << 17) + 3, ScanForms::one_wave_registers},
+        Case{(1 << 20) + 3, ScanForms::one_wave_registers}, Case{(1 << 22) + 3, ScanForms::one_wave}}) {
     CAPTURE(c.n);
-    const std::int64_t tile = c.form == ScanForms::one_wave ? form_tile<ScanForms::one_wave, std::uint32_t>
-                                                            : form_tile<ScanForms::two_pass, std::uint32_t>;
+    const std::int64_t tile = c.form == ScanForms::one_wave
+                                  ? form_tile<ScanForms::one_wave, std::uint32_t>(c.n)
+                                  : form_tile<ScanForms::one_wave_registers, std::uint32_t>(c.n);
     const std::int64_t tiles = (c.n + tile - 1) / tile;
-    if (c.form == ScanForms::one_wave &&
-        tiles > std::min(one_wave_tiles<false, std::uint32_t, Sum>(), one_wave_tiles<true, std::uint32_t, Sum>())) {
+    const std::int64_t wave = c.form == ScanForms::one_wave
+                                  ? one_wave_tiles<ScanForms::one_wave, std::uint32_t, Sum>(c.n)
+                                  : one_wave_tiles<ScanForms::one_wave_registers, std::uint32_t, Sum>(c.n);
+    if (tiles > wave) {
       MESSAGE("one wave holds fewer than " << tiles << " tiles here: case skipped");
       continue;
     }
-    if (c.form == ScanForms::two_pass && 8 * c.n > l2 / 2) {
-      MESSAGE("half the L2 holds less than " << 8 * c.n << " bytes here: case skipped");
+    if (c.form == ScanForms::one_wave &&
+        (c.n + 8191) / 8192 <= one_wave_tiles<ScanForms::one_wave_registers, std::uint32_t, Sum>(c.n)) {
+      MESSAGE("the registers' wave holds " << tiles << " tiles here: case skipped");
       continue;
     }
     const auto host = tilecraft::test::random_vector<std::uint32_t>(static_cast<std::size_t>(c.n), 0, 1000,

@@ -448,9 +448,22 @@ int main(int argc, char** argv) {
       resident_blocks<barrier_scan<32, 3>>(), resident_blocks<barrier_scan_smem<6>>(),
       resident_blocks<lib_variant<false, prefix_callback>>(), resident_blocks<lib_variant<true, prefix_early>>(),
       resident_blocks<multi_wave<2>>(), resident_blocks<multi_wave<3>>());
-  std::printf("%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n",
-              "n", "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "copy", "cp.async", "init",
-              "early", "cp + early", "256x32 (3)", "smem 256x32", "2 a block", "3 a block");
+  std::printf(
+      "resident blocks: %lld and %lld of the library's one wave in registers (2048, 8192 a tile), %lld of 256 x 16 "
+      "(4), %lld of 256 x 8 (6)\n",
+      resident_blocks<tilecraft::detail::scan_one_wave_registers_kernel<
+          tilecraft::detail::DefaultScanPolicyOneWaveSmall<float, float>, tilecraft::detail::one_wave_small_min_blocks,
+          false, float, float, float, tilecraft::Sum>>(),
+      resident_blocks<tilecraft::detail::scan_one_wave_registers_kernel<
+          tilecraft::detail::DefaultScanPolicyOneWave<float, float>, tilecraft::detail::one_wave_registers_min_blocks,
+          false, float, float, float, tilecraft::Sum>>(),
+      resident_blocks<barrier_scan<16, 4>>(), resident_blocks<barrier_scan<8, 6>>());
+  std::printf(
+      "%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to "
+      "CUB)\n",
+      "n", "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "library 1wr", "256x16 (4)",
+      "256x8 (6)", "copy", "cp.async", "init", "early", "cp + early", "256x32 (3)", "smem 256x32", "2 a block",
+      "3 a block");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<float> h(static_cast<std::size_t>(n));
@@ -513,8 +526,28 @@ int main(int argc, char** argv) {
                                                                               tilecraft::Sum{}, 0.0f, s)));
       return true;
     };
+    // Its one wave in registers forced (sixty-ninth session: scan_one_wave_registers_kernel, 32
+    // bytes a thread up to 4 MiB moved, 128 above).
+    const auto library_one_wave_registers = [&] {
+      namespace d = tilecraft::detail;
+      using Small = d::DefaultScanPolicyOneWaveSmall<float, float>;
+      using Large = d::DefaultScanPolicyOneWave<float, float>;
+      const bool small = 8 * n <= d::one_wave_small_max_bytes;
+      const long long tiles =
+          small ? (n + Small::tile_items - 1) / Small::tile_items : (n + Large::tile_items - 1) / Large::tile_items;
+      const long long resident =
+          small ? resident_blocks<d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks, false, float,
+                                                                    float, float, tilecraft::Sum>>()
+                : resident_blocks<d::scan_one_wave_registers_kernel<Large, d::one_wave_registers_min_blocks, false,
+                                                                    float, float, float, tilecraft::Sum>>();
+      if (tiles < 2 || tiles > resident) return false;
+      CK((d::scan_run<d::DefaultScanPolicyLarge<float, float>, false, d::ScanForms::one_wave_registers>(
+          lib_temp, lib_bytes, in, out, n, tilecraft::Sum{}, 0.0f, s)));
+      return true;
+    };
     const auto variants = std::make_tuple(
-        library_one_pass, library_two_pass, library_one_wave,
+        library_one_pass, library_two_pass, library_one_wave, library_one_wave_registers,
+        [&] { return barrier<16, 4>(in, sums, out, n, s); }, [&] { return barrier<8, 6>(in, sums, out, n, s); },
         [&] { return library_variant<false, prefix_callback>(in, sums, out, n, s); },
         [&] { return library_variant<true, prefix_callback>(in, sums, out, n, s); },
         [&] { return library_variant<false, prefix_initial>(in, sums, out, n, s); },
@@ -526,8 +559,9 @@ int main(int argc, char** argv) {
     verified("library", library);
     bool applies[std::tuple_size_v<decltype(variants)>] = {};
     {
-      const char* names[] = {"library 1p", "library 2p", "library 1w", "copy",        "cp.async",  "init",
-                             "early",      "cp + early", "256x32 (3)", "smem 256x32", "2 a block", "3 a block"};
+      const char* names[] = {"library 1p", "library 2p", "library 1w",  "library 1wr", "256x16 (4)",
+                             "256x8 (6)",  "copy",       "cp.async",    "init",        "early",
+                             "cp + early", "256x32 (3)", "smem 256x32", "2 a block",   "3 a block"};
       static_assert(std::size(names) == std::tuple_size_v<decltype(variants)>);
       int k = 0;
       std::apply([&](auto&... v) { ((applies[k] = verified(names[k], v), ++k), ...); }, variants);

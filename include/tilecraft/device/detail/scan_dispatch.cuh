@@ -70,7 +70,15 @@ template <class Policy, class In, class Out, class Acc>
   tiles = 0;
   const std::int64_t all_tiles = ceil_div<std::int64_t>(num_items, Policy::tile_items);
   if (all_tiles > INT_MAX) return cudaErrorInvalidValue;
-  const std::size_t needed = single_pass_temp_bytes<Acc>(all_tiles);
+  std::size_t needed = single_pass_temp_bytes<Acc>(all_tiles);
+  if constexpr (scan_sums_eligible<In, Out, Acc>) {
+    // Room for the tile sums of the finest tiles the other forms take (scan_run): the one wave's
+    // in registers (the two passes' are larger).
+    const std::size_t sums = scan_header_bytes + static_cast<std::size_t>(ceil_div<std::int64_t>(
+                                                     num_items, DefaultScanPolicyOneWaveSmall<In, Out>::tile_items)) *
+                                                     sizeof(Acc);
+    needed = needed > sums ? needed : sums;
+  }
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = needed;
     return cudaSuccess;
@@ -101,13 +109,36 @@ template <class Policy, class In, class Out, class Acc>
 //! The forms a scan of scan_sums_eligible types may take besides the single pass (scan_run's
 //! template argument, so that a caller's policy compiles no kernel it never runs):
 //! - single_pass: that alone (a caller's policy; tests of the single pass);
-//! - by_size: the default dispatch: one wave (scan_one_wave_kernel) where its tiles fit one wave
-//!   of resident blocks and input and output together take one_wave_scan_min_bytes or more;
-//!   otherwise two passes where they take from two_pass_scan_min_bytes to half the L2;
+//! - by_size: the default dispatch: one wave where its tiles fit one wave of resident blocks,
+//!   the tile in registers (scan_one_wave_registers_kernel), else in shared memory
+//!   (scan_one_wave_kernel) where input and output together take one_wave_scan_min_bytes or
+//!   more; otherwise two passes where they take from two_pass_scan_min_bytes to half the L2;
 //! - two_pass: two passes wherever they make two tiles of the sums policy or more (tests);
-//! - one_wave: one wave wherever its tiles fit one (two or more of them; tests).
+//! - one_wave: one wave, the tile in shared memory, wherever its tiles fit one (two or more of
+//!   them; tests);
+//! - one_wave_registers: one wave, the tile in registers (scan_one_wave_registers_kernel), of
+//!   32 or 128 bytes a thread as by_size takes them, wherever its tiles fit one wave (tests).
 //! Elsewhere the single pass.
-enum class ScanForms : int { single_pass = 0, by_size = 1, two_pass = 2, one_wave = 3 };
+enum class ScanForms : int { single_pass = 0, by_size = 1, two_pass = 2, one_wave = 3, one_wave_registers = 4 };
+
+#if defined(__CUDACC__)
+// Launches `kernel` (a one-wave scan: one tile a block, every block resident at once) over
+// `tiles` tiles by a cooperative launch, where they fit one wave of its resident blocks (the
+// occupancy calculator's, resident_blocks_once). False, nothing launched, where they do not,
+// where the query fails (resident_blocks_once takes its runtime errors out of the last-error
+// slot) or where the launch is refused before it runs: where the GPU gives this process fewer
+// SMs than it reports (MPS, green contexts) or has no cooperative launches (a refusal that a
+// stream capture defers to the graph's instantiation fails there). True otherwise, with the
+// launch's result in `launched`.
+template <class... Params, class... Args>
+[[nodiscard]] bool launch_in_one_wave(void (*kernel)(Params...), int threads, std::int64_t tiles, cudaStream_t stream,
+                                      cudaError_t& launched, Args... args) {
+  int resident = 0;
+  if (resident_blocks_once(kernel, threads, 0, resident) != cudaSuccess || tiles > resident) return false;
+  launched = launch_cooperative(kernel, dim3(static_cast<unsigned>(tiles)), dim3(threads), 0, stream, args...);
+  return launched != cudaErrorCooperativeLaunchTooLarge && launched != cudaErrorNotSupported;
+}
+#endif
 
 #if defined(__CUDACC__)
 // scan_kernel's static shared memory: the stage, block_scan's storage, the look-back's
@@ -149,30 +180,42 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
       reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
-  if constexpr ((Forms == ScanForms::by_size || Forms == ScanForms::one_wave) && scan_sums_eligible<In, Out, Acc>) {
+  constexpr bool one_wave_forms =
+      Forms == ScanForms::by_size || Forms == ScanForms::one_wave || Forms == ScanForms::one_wave_registers;
+  if constexpr (one_wave_forms && scan_sums_eligible<In, Out, Acc>) {
     const std::int64_t moved = static_cast<std::int64_t>(sizeof(In) + sizeof(Out)) * num_items;
-    // One wave: every tile of OneWave's resident at once, a grid barrier instead of the
-    // look-back (scan_one_wave_kernel). Its tile sums take the temp storage's first bytes after
-    // the header, as the two passes' do. The resident blocks come from the occupancy calculator;
-    // where the GPU gives this process fewer SMs than it reports (MPS, green contexts), or has
-    // no cooperative launches, the launch is refused before it runs and the other forms serve
-    // (a refusal that a stream capture defers to the graph's instantiation fails there). A
-    // failed occupancy query leaves the form out too (resident_blocks_once takes its runtime
-    // errors out of the last-error slot).
+    // One wave: every tile resident at once, a grid barrier instead of the look-back; two tiles
+    // or more (one needs no prefix). The tile in registers where its tiles fit one wave: 32
+    // bytes a thread up to one_wave_small_max_bytes moved, 128 above
+    // (scan_one_wave_registers_kernel); past that the tile in shared memory, twice the tiles an
+    // SM, from one_wave_scan_min_bytes (scan_one_wave_kernel). Their tile sums take the temp
+    // storage's first bytes after the header (scan_check leaves room for them).
+    Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
+    cudaError_t launched = cudaSuccess;
     using OneWave = DefaultScanPolicyOneWave<In, Out>;
     const std::int64_t wave_tiles = ceil_div<std::int64_t>(num_items, OneWave::tile_items);
-    const std::size_t wave_bytes = scan_header_bytes + static_cast<std::size_t>(wave_tiles) * sizeof(Acc);
-    if ((Forms == ScanForms::one_wave || (Forms == ScanForms::by_size && moved >= one_wave_scan_min_bytes)) &&
-        wave_tiles >= 2 && wave_bytes <= single_pass_temp_bytes<Acc>(tiles)) {
-      auto kernel = scan_one_wave_kernel<OneWave, Exclusive, In, Out, Acc, Op>;
-      int resident = 0;
-      const cudaError_t queried = resident_blocks_once(kernel, OneWave::threads, 0, resident);
-      if (queried == cudaSuccess && wave_tiles <= resident) {
-        Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
-        const cudaError_t launched =
-            launch_cooperative(kernel, dim3(static_cast<unsigned>(wave_tiles)), dim3(OneWave::threads), 0, stream, d_in,
-                               d_out, num_items, op, init, sums, vector);
-        if (launched != cudaErrorCooperativeLaunchTooLarge && launched != cudaErrorNotSupported) return launched;
+    if constexpr (Forms == ScanForms::by_size || Forms == ScanForms::one_wave_registers) {
+      using Small = DefaultScanPolicyOneWaveSmall<In, Out>;
+      const std::int64_t small_tiles = ceil_div<std::int64_t>(num_items, Small::tile_items);
+      if (moved <= one_wave_small_max_bytes) {
+        if (small_tiles >= 2 &&
+            launch_in_one_wave(
+                scan_one_wave_registers_kernel<Small, one_wave_small_min_blocks, Exclusive, In, Out, Acc, Op>,
+                Small::threads, small_tiles, stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
+          return launched;
+        }
+      } else if (launch_in_one_wave(scan_one_wave_registers_kernel<OneWave, one_wave_registers_min_blocks, Exclusive,
+                                                                   In, Out, Acc, Op>,
+                                    OneWave::threads, wave_tiles, stream, launched, d_in, d_out, num_items, op, init,
+                                    sums, vector)) {
+        return launched;
+      }
+    }
+    if constexpr (Forms == ScanForms::by_size || Forms == ScanForms::one_wave) {
+      if (wave_tiles >= 2 && (Forms == ScanForms::one_wave || moved >= one_wave_scan_min_bytes) &&
+          launch_in_one_wave(scan_one_wave_kernel<OneWave, Exclusive, In, Out, Acc, Op>, OneWave::threads, wave_tiles,
+                             stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
+        return launched;
       }
     }
   }

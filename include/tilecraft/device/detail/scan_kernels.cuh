@@ -528,6 +528,34 @@ __global__ void __launch_bounds__(Policy::threads) scan_sums_kernel(const In* in
   }
 }
 
+// A register tile (blocked: thread t holds items t * Items ...) scanned in place once the sums
+// of every tile before it are written and visible (pass 2 of two passes after its wait; the one
+// wave in registers after its grid barrier): tile 0 from init (exclusive) or from nothing, every
+// other tile from the fold of the sums before it (fold_sums_before: the same association on
+// every run; thread 0 holds it and KnownPrefix applies it, init first for an exclusive scan).
+template <bool Exclusive, class Acc, int Threads, BlockScanAlgorithm Algorithm, int Items, class Op>
+TILECRAFT_DEVICE void scan_registers_after_sums(BlockScanStorage<Acc, Threads, Algorithm>& temp,
+                                                BlockReduceStorage<Acc, Threads>& sums_temp, Acc (&a)[Items],
+                                                std::int64_t tile, const Acc* sums, Op op, const Acc& init) {
+  if (tile == 0) {
+    if constexpr (Exclusive) {
+      KnownPrefix<Acc> first{init};
+      block_exclusive_scan(temp, a, a, op, first);
+    } else {
+      block_inclusive_scan(temp, a, a, op);
+    }
+  } else {
+    const Acc before = fold_sums_before<Threads>(sums, tile, op, sums_temp);
+    KnownPrefix<Acc> prefix{before};
+    if constexpr (Exclusive) {
+      if (threadIdx.x == 0) prefix.prefix = static_cast<Acc>(op(init, before));
+      block_exclusive_scan(temp, a, a, op, prefix);
+    } else {
+      block_inclusive_scan(temp, a, a, op, prefix);
+    }
+  }
+}
+
 // Pass 2 of a scan in two passes: tile blockIdx.x loaded (beside pass 1 where it was launched
 // as its programmatic dependent; from L2, where pass 1 left it), then, once pass 1 is done, the
 // fold of the sums of the tiles before it (each thread a run of consecutive sums, the runs
@@ -545,24 +573,7 @@ __global__ void __launch_bounds__(Policy::threads)
   Acc a[Policy::items];
   const int valid = load_tile_as<Policy>(vector, in, n, tile, stage, a);
   arch::wait_for_dependencies();  // pass 1's sums
-  if (tile == 0) {
-    if constexpr (Exclusive) {
-      KnownPrefix<Acc> first{init};
-      block_exclusive_scan(temp, a, a, op, first);
-    } else {
-      block_inclusive_scan(temp, a, a, op);
-    }
-  } else {
-    // (Only thread 0's prefix counts, KnownPrefix, and thread 0 holds the fold.)
-    const Acc before = fold_sums_before<threads>(sums, tile, op, sums_temp);
-    KnownPrefix<Acc> prefix{before};
-    if constexpr (Exclusive) {
-      if (threadIdx.x == 0) prefix.prefix = static_cast<Acc>(op(init, before));
-      block_exclusive_scan(temp, a, a, op, prefix);
-    } else {
-      block_inclusive_scan(temp, a, a, op, prefix);
-    }
-  }
+  scan_registers_after_sums<Exclusive>(temp, sums_temp, a, tile, sums, op, init);
   store_tile_as<Policy>(vector, out, tile, valid, stage, a);
 }
 
@@ -585,6 +596,32 @@ __global__ void __launch_bounds__(Policy::threads)
   const GridPrefix<Exclusive, Policy::threads, Acc, Op> prefix_of{sums, op, init, sums_temp};
   scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(blockIdx.x), op, init, prefix_of,
                                         stage, temp, slots<Acc>(warp_buf));
+}
+
+// The same with the tile in registers (scan_one_wave_registers_kernel): each thread loads its
+// items (TileStage::load, through the staging buffer), the block folds them (block_reduce, in
+// rank order) and publishes the tile's fold, meets the others at the grid barrier, and scans its
+// items with the prefix of the tiles before it (scan_registers_after_sums), as pass 2 of the two
+// passes does from L2; one read and one write. Registers set the tiles an SM (MinBlocks asked:
+// three 256 x 32-float tiles on the H200, 396 tiles, 2^21.6 floats), and where they fit one
+// wave this form is the fastest: at 2^20 floats 8.42 us against 9.66 for the tile held in shared
+// memory and 9.54 for the two passes (benchmarks/TUNING.md, "Scans in one wave"): the items wait
+// across the barrier in registers, with no second pass over shared memory after it.
+template <class Policy, int MinBlocks, bool Exclusive, class In, class Out, class Acc, class Op>
+__global__ void __launch_bounds__(Policy::threads, MinBlocks)
+    scan_one_wave_registers_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, Acc* sums, bool vector) {
+  __shared__ alignas(stage_align_of<In, Out>()) unsigned char stage[stage_bytes_of<Policy, In, Out>()];
+  __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
+  __shared__ BlockReduceStorage<Acc, Policy::threads> sums_temp;
+  const std::int64_t tile = blockIdx.x;
+  Acc a[Policy::items];
+  const int valid = load_tile_as<Policy>(vector, in, n, tile, stage, a);
+  // (A ragged last tile folds its last element repeated to the tile's end: its sum is never read.)
+  const Acc tile_sum = block_reduce(sums_temp, a, op);
+  if (threadIdx.x == 0) sums[tile] = tile_sum;
+  arch::grid_sync();  // (every tile's sum visible; its barriers free sums_temp again, too)
+  scan_registers_after_sums<Exclusive>(temp, sums_temp, a, tile, sums, op, init);
+  store_tile_as<Policy>(vector, out, tile, valid, stage, a);
 }
 
 #endif  // __CUDACC__
