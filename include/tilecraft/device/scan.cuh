@@ -1,8 +1,8 @@
 //! \file device/scan.cuh
 //! Whole-array prefix scans built from block_scan: single pass (every element is read once and
 //! written once) with decoupled look-back; where every tile fits one wave of resident blocks, one
-//! pass whose tiles meet at a grid barrier instead; for small mid sizes, two passes (tile sums,
-//! then each tile from L2); deterministic, with CUB's two-phase temp-storage signature.
+//! pass whose tiles meet at a grid barrier instead; two passes (tile sums, then each tile from
+//! L2) where a GPU refuses that; deterministic, with CUB's two-phase temp-storage signature.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -66,17 +66,22 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   and pass 2 (on sm_90 its programmatic dependent: its blocks load their tiles while pass 1
 //!   runs) folds the sums before its tile in order and scans the tile, which pass 1 left in L2,
 //!   with that prefix in front: the single pass is latency-bound there (on the H200 5-10% faster
-//!   from 2^17 to 2^21 floats or ints, f32 2^20 1.04-1.10 -> 1.11-1.18x CUB; benchmarks/TUNING.md). The temp storage
-//!   is the single pass's (the sums take less). A caller's Policy always runs the single pass.
-//! - One wave: for the same types, where input and output together take 8 MiB or more and every
-//!   tile of 256 threads x 128 bytes fits one wave of the GPU's resident blocks (on the H200 2^22.6
-//!   floats or ints, 2^21.4 8-byte items), one cooperative launch: each block holds its tile in
-//!   shared memory, writes the tile's fold into the temp storage, meets every other block at a
-//!   grid barrier, folds the sums before its tile in a fixed order and scans and stores the tile
-//!   (each element read once and written once, and no chain of look-backs: f32 2^22 1.17x CUB on
-//!   the H200, 0.98x in the single pass). A GPU that refuses the cooperative launch (fewer SMs
-//!   than it reports, under MPS or green contexts) runs the other forms. Takes precedence over
-//!   the two passes; the temp storage is the single pass's.
+//!   from 2^17 to 2^21 floats or ints, f32 2^20 1.04-1.10 -> 1.11-1.18x CUB; benchmarks/TUNING.md).
+//!   Since the one wave below takes these sizes, the two passes run where a GPU refuses it. A
+//!   caller's Policy always runs the single pass.
+//! - One wave: for the same types, where every tile fits one wave of the GPU's resident blocks
+//!   (two tiles or more), one cooperative launch: each block loads its tile, writes the tile's
+//!   fold into the temp storage, meets every other block at a grid barrier, folds the sums before
+//!   its tile in a fixed order and scans and stores the tile (each element read once and written
+//!   once, and no chain of look-backs). The tile in registers, 256 threads x 32 bytes where input
+//!   and output together take at most 4 MiB, x 128 bytes above (on the H200 up to 2^21.6 floats
+//!   or ints, 2^20.6 8-byte items); past that, from 8 MiB of input and output, 256 threads x 128
+//!   bytes held in shared memory (twice the tiles an SM: up to 2^22.6 floats, 2^21.4 8-byte
+//!   items). On the H200, standalone, 1.20-1.31x CUB from 2^12 to 2^21 floats, 1.13-1.15x at
+//!   2^21.6 and 2^22 (0.92-1.07x in the single pass and two passes it replaced). A GPU that
+//!   refuses the cooperative launch (fewer SMs than it reports, under MPS or green contexts)
+//!   runs the other forms. The temp storage holds the single pass's tile states or the finest of
+//!   these tiles' sums, whichever is larger.
 //! - Deterministic: the same input on the same GPU gives the same bits on every run (floating
 //!   point included), however the blocks are scheduled. Tile i's inclusive prefix is defined as
 //!   the sequential fold P_i = P_{i-1} op a_i of the tile aggregates a_i; a tile whose look-back
