@@ -161,10 +161,11 @@ using DefaultScanPolicySums = ScanPolicy<256, static_cast<int>(64 / sizeof(In))>
 //! sums (48: 660 tiles, 2^21.4 items).
 template <class In, class Out>
 using DefaultScanPolicyOneWave = ScanPolicy<256, static_cast<int>(128 / sizeof(In))>;
-//! The fewest bytes (input and output together) the default dispatch scans in one wave where
-//! its tiles fit one: below, too few tiles of 8192 floats to fill the SMs, and the two passes'
-//! tiles of half that size run faster. H200, floats, in one process (benchmarks/TUNING.md,
-//! "Scans in one wave"): one wave against two passes 8.13 / 6.98 us at 2^18, 8.67 / 8.67 at
+//! The fewest bytes (input and output together) the default dispatch scans in one wave with the
+//! tile in shared memory where its tiles fit one (and the tile in registers does not: on the
+//! H200 from 2^21.6 floats on): below, too few tiles of 8192 floats to fill the SMs, and the two
+//! passes' tiles of half that size run faster. H200, floats, in one process (benchmarks/TUNING.md,
+//! "Scans in one wave"): this form against two passes 8.13 / 6.98 us at 2^18, 8.67 / 8.67 at
 //! 2^19, 9.44 / 9.63 at 2^20 (8 MiB moved), 14.56 / 16.19 at 2^21.58.
 inline constexpr std::int64_t one_wave_scan_min_bytes = std::int64_t{8} << 20;
 //! The one-wave scan with its tile in registers (scan_one_wave_registers_kernel): 32 bytes a
