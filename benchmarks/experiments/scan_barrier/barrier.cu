@@ -13,7 +13,10 @@
 // ("copy": the same as 1w, a control), with cp.async loads, with the prefix as the block
 // scan's initial value, with the block scan before the barrier ("early"), cp.async and early
 // together, then the two prototypes, then multi_wave past one wave (2 and at most 3 tiles a
-// block, the first held in shared memory); with CUB's InclusiveSum and memcpy, in one process; L2
+// block, the first held in shared memory), then (sixty-ninth session) the library's one wave in
+// registers forced ("1wr"), the register prototypes at 256 x 16 and 256 x 8, and the library's
+// register kernel rebuilt with the prototype's parts swapped in ("rv", reg_variant); with CUB's
+// InclusiveSum and memcpy, in one process; L2
 // flushed before each run, medians of 21, us (ratio to CUB). Inputs are 0 / 1 floats, so every
 // inclusive sum below 2^24 is exact and every form's result must equal CUB's bit for bit
 // (checked before timing; MISMATCH lines otherwise).
@@ -295,6 +298,109 @@ __global__ void __launch_bounds__(threads)
   Stage::template stage_out<tilecraft::CacheHint::normal>(true, out + base, valid, stage);
 }
 
+// The library's one wave in registers (scan_one_wave_registers_kernel at its small tile: 256 x 8
+// floats, 6 blocks an SM) rebuilt from the library's pieces, with the prototype's parts
+// (barrier_scan<8, 6>) swapped in (sixty-ninth session, prepared: the library's kernel ran 0.5-0.8
+// us behind that prototype, inside the kernel by Nsight Compute). Parts, bits:
+//   1: loads and stores by CUB's BLOCK_LOAD / BLOCK_STORE_WARP_TRANSPOSE (a warp's segment
+//      through shared memory, __syncwarp only) instead of TileStage's block-wide staging (16-byte
+//      vectors, a __syncthreads each way);
+//   2: the prefix as the prototype takes it (4 sums a thread loaded at once, a block reduction,
+//      a broadcast, then the block scan with that initial value) instead of fold_sums_before's
+//      runs, a partial block_reduce to thread 0 and the KnownPrefix callback inside block_scan;
+//   4 (with 2): CUB's BlockReduce and BlockScan instead of tilecraft's block_reduce and
+//      block_scan.
+// 0 is the library's kernel, 7 the prototype.
+constexpr int rv_items = 8;
+constexpr long long rv_tile = threads * rv_items;
+template <int Parts>
+__global__ void __launch_bounds__(threads, 6)
+    reg_variant(const float* __restrict__ in, float* __restrict__ sums, float* __restrict__ out, long long n) {
+  constexpr bool cub_io = (Parts & 1) != 0, proto_prefix = (Parts & 2) != 0, cub_block = (Parts & 4) != 0;
+  static_assert(proto_prefix || !cub_block, "CUB's block primitives only with the prototype's prefix");
+  using Policy = tilecraft::detail::DefaultScanPolicyOneWaveSmall<float, float>;
+  static_assert(Policy::threads == threads && Policy::items == rv_items, "the library's small one-wave tile");
+  using Stage = tilecraft::detail::TileStage<float, threads, rv_items>;
+  using Load = cub::BlockLoad<float, threads, rv_items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Store = cub::BlockStore<float, threads, rv_items, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+  using CubReduce = cub::BlockReduce<float, threads>;
+  using CubScan = cub::BlockScan<float, threads>;
+  __shared__ alignas(16) unsigned char stage[cub_io ? 16 : Stage::bytes];
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename Store::TempStorage store;
+    typename CubReduce::TempStorage reduce;
+    typename CubScan::TempStorage scan;
+  } cub_temp;
+  __shared__ tilecraft::BlockScanStorage<float, threads, Policy::block_algorithm> temp;
+  __shared__ tilecraft::BlockReduceStorage<float, threads> reduce_temp;
+  __shared__ float prefix_slot;
+  const tilecraft::Sum op{};
+  const long long tile = blockIdx.x;
+  const long long base = tile * rv_tile;
+  const int valid = static_cast<int>(n - base < rv_tile ? n - base : rv_tile);
+  const int t = static_cast<int>(threadIdx.x);
+  float a[rv_items];
+  if constexpr (cub_io) {
+    if (valid == rv_tile) {
+      Load(cub_temp.load).Load(in + base, a);
+    } else {
+      Load(cub_temp.load).Load(in + base, a, valid, 0.0f);
+    }
+    __syncthreads();  // (cub_temp again below)
+  } else {
+    tilecraft::detail::load_tile_as<Policy>(true, in, n, tile, stage, a);
+  }
+  float tile_sum;
+  if constexpr (cub_block) {
+    float own = 0.0f;
+#pragma unroll
+    for (int i = 0; i < rv_items; ++i) own += a[i];
+    tile_sum = CubReduce(cub_temp.reduce).Sum(own);
+  } else {
+    tile_sum = tilecraft::block_reduce(reduce_temp, a, op);
+  }
+  if (t == 0) sums[tile] = tile_sum;
+  tilecraft::arch::grid_sync();
+  if constexpr (proto_prefix) {
+    float part[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const unsigned k = threadIdx.x + static_cast<unsigned>(i * threads);
+      part[i] = k < blockIdx.x ? __ldcg(sums + k) : 0.0f;
+    }
+    float acc = (part[0] + part[1]) + (part[2] + part[3]);
+    for (unsigned k = threadIdx.x + 4 * threads; k < blockIdx.x; k += threads) acc += __ldcg(sums + k);
+    float p;
+    if constexpr (cub_block) {
+      p = CubReduce(cub_temp.reduce).Sum(acc);
+    } else {
+      p = tilecraft::block_reduce(reduce_temp, acc, op);
+    }
+    if (t == 0) prefix_slot = p;
+    __syncthreads();
+    const float pre = prefix_slot;
+    if constexpr (cub_block) {
+      CubScan(cub_temp.scan).InclusiveScan(a, a, pre, cuda::std::plus<float>{});
+    } else {
+      tilecraft::detail::block_scan<false, false>(temp, a, a, op, 0, tilecraft::detail::ScanInitPrefix<float>{pre},
+                                                  static_cast<float*>(nullptr));
+    }
+  } else {
+    tilecraft::detail::scan_registers_after_sums<false>(temp, reduce_temp, a, tile, sums, op, 0.0f);
+  }
+  if constexpr (cub_io) {
+    __syncthreads();
+    if (valid == rv_tile) {
+      Store(cub_temp.store).Store(out + base, a);
+    } else {
+      Store(cub_temp.store).Store(out + base, a, valid);
+    }
+  } else {
+    tilecraft::detail::store_tile_as<Policy>(true, out, tile, valid, stage, a);
+  }
+}
+
 // Past one wave (sixty-eighth session, prepared, not yet run): a cooperative grid of at most one
 // wave of blocks, block b taking tiles b, b + grid, b + 2 grid, ... It holds its first tile in
 // shared memory (as lib_variant does) and streams its other tiles through registers only to sum
@@ -422,6 +528,10 @@ bool multi_wave_scan(const float* in, float* sums, float* out, long long n, cuda
                                            in, sums, out, n));
   return true;
 }
+template <int Parts>
+bool register_variant(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
+  return cooperative_scan<reg_variant<Parts>, rv_tile>(in, sums, out, n, s);
+}
 template <bool CpAsync, int Prefix>
 bool library_variant(const float* in, float* sums, float* out, long long n, cudaStream_t s) {
   return cooperative_scan<lib_variant<CpAsync, Prefix>, threads * 32>(in, sums, out, n, s);
@@ -459,11 +569,11 @@ int main(int argc, char** argv) {
           false, float, float, float, tilecraft::Sum>>(),
       resident_blocks<barrier_scan<16, 4>>(), resident_blocks<barrier_scan<8, 6>>());
   std::printf(
-      "%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to "
-      "CUB)\n",
+      "%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s "
+      "%14s %14s %14s   (us; ratio to CUB)\n",
       "n", "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "library 1wr", "256x16 (4)",
       "256x8 (6)", "copy", "cp.async", "init", "early", "cp + early", "256x32 (3)", "smem 256x32", "2 a block",
-      "3 a block");
+      "3 a block", "rv lib", "rv cub io", "rv prefix", "rv io+pre", "rv pre+blk", "rv all cub");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<float> h(static_cast<std::size_t>(n));
@@ -555,13 +665,20 @@ int main(int argc, char** argv) {
         [&] { return library_variant<true, prefix_early>(in, sums, out, n, s); },
         [&] { return barrier<32, 3>(in, sums, out, n, s); }, [&] { return barrier_smem<6>(in, sums, out, n, s); },
         [&] { return multi_wave_scan<2>(in, sums, out, n, s); },
-        [&] { return multi_wave_scan<3>(in, sums, out, n, s); });
+        [&] { return multi_wave_scan<3>(in, sums, out, n, s); },
+        [&] { return register_variant<0>(in, sums, out, n, s); },
+        [&] { return register_variant<1>(in, sums, out, n, s); },
+        [&] { return register_variant<2>(in, sums, out, n, s); },
+        [&] { return register_variant<3>(in, sums, out, n, s); },
+        [&] { return register_variant<6>(in, sums, out, n, s); },
+        [&] { return register_variant<7>(in, sums, out, n, s); });
     verified("library", library);
     bool applies[std::tuple_size_v<decltype(variants)>] = {};
     {
-      const char* names[] = {"library 1p", "library 2p", "library 1w",  "library 1wr", "256x16 (4)",
-                             "256x8 (6)",  "copy",       "cp.async",    "init",        "early",
-                             "cp + early", "256x32 (3)", "smem 256x32", "2 a block",   "3 a block"};
+      const char* names[] = {"library 1p",  "library 2p", "library 1w", "library 1wr", "256x16 (4)", "256x8 (6)",
+                             "copy",        "cp.async",   "init",       "early",       "cp + early", "256x32 (3)",
+                             "smem 256x32", "2 a block",  "3 a block",  "rv lib",      "rv cub io",  "rv prefix",
+                             "rv io+pre",   "rv pre+blk", "rv all cub"};
       static_assert(std::size(names) == std::tuple_size_v<decltype(variants)>);
       int k = 0;
       std::apply([&](auto&... v) { ((applies[k] = verified(names[k], v), ++k), ...); }, variants);

@@ -14,7 +14,7 @@ nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a --extended-lambda -I "
 if [ "${NCU:-0}" = 1 ]; then
   csv="$root/build/scan_barrier/ncu.csv"
   ncu --clock-control none --metrics gpu__time_duration.sum \
-    -k 'regex:lib_variant|multi_wave|scan_one_wave|barrier_scan|DeviceScanKernel' --csv "$bin" "$@" >"$csv" 2>/dev/null
+    -k 'regex:reg_variant|lib_variant|multi_wave|scan_one_wave|barrier_scan|DeviceScanKernel' --csv "$bin" "$@" >"$csv" 2>/dev/null
   python3 - "$csv" <<'PY'
 import csv, sys, collections, statistics
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
