@@ -533,7 +533,7 @@ __global__ void __launch_bounds__(Policy::threads) scan_sums_kernel(const In* in
 // wave in registers after its grid barrier): tile 0 from init (exclusive) or from nothing, every
 // other tile from the fold of the sums before it (fold_sums_before: the same association on
 // every run; thread 0 holds it and KnownPrefix applies it, init first for an exclusive scan).
-template <bool Exclusive, class Acc, int Threads, BlockScanAlgorithm Algorithm, int Items, class Op>
+template <bool Exclusive, class Acc, int Threads, BlockScanAlgorithm Algorithm, std::size_t Items, class Op>
 TILECRAFT_DEVICE void scan_registers_after_sums(BlockScanStorage<Acc, Threads, Algorithm>& temp,
                                                 BlockReduceStorage<Acc, Threads>& sums_temp, Acc (&a)[Items],
                                                 std::int64_t tile, const Acc* sums, Op op, const Acc& init) {
