@@ -22,7 +22,7 @@ head, body = rows[0], rows[1:]
 k, v, u = head.index("Kernel Name"), head.index("Metric Value"), head.index("Metric Unit")
 t = collections.defaultdict(list)
 for r in body:
-    scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}.get(r[u], 1.0)
+    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}.get(r[u], 1.0)
     t[r[k][:90]].append(float(r[v].replace(",", "")) * scale)
 for name, xs in t.items():
     print(f"{statistics.median(xs):9.2f} us  (n={len(xs)})  {name}")
