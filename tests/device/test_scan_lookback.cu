@@ -246,6 +246,10 @@ TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bit
   if (!tilecraft::test::sanitizer_sized()) {
     sizes.push_back(4096 * 300 + 77);
     sizes.push_back(4096 * 2100 + 3);
+    // 1026 sums tiles of 4-byte items, then of 8-byte ones: pass 2's blocks fold up to 1024
+    // sums 4 a thread and 1025 in runs (fold_sums_before's two forms, across their boundary).
+    sizes.push_back(4096 * 1025 + 1);
+    sizes.push_back(2048 * 1025 + 1);
   }
   for (std::int64_t n : sizes) {
     CAPTURE(n);
