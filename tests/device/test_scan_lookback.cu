@@ -241,7 +241,7 @@ void check_two_pass(std::int64_t n, std::uint64_t seed, Op op, T init, T (*make)
 TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bits twice") {
   // Sums tiles of 4096 (4-byte items) and 2048 (8-byte): 2, 3 (ragged) and hundreds of them.
   // Past 2048 sums tiles (full runs), blocks fold runs of more than 8 sums.
-  // (Sanitizer-sized too: 41 and 81 sums tiles, a sum a thread of the fold's first 40 / 80.)
+  // (Sanitizer-sized too: 41 and 81 sums tiles, 4 sums a thread of the fold's first 10 / 20.)
   std::vector<std::int64_t> sizes = {8192, 4096 * 2 + 5, 2048 * 3 - 7, 4096 * 40 + 9};
   if (!tilecraft::test::sanitizer_sized()) {
     sizes.push_back(4096 * 300 + 77);
@@ -299,8 +299,8 @@ std::int64_t one_wave_tiles(std::int64_t n) {
                     resident(d::scan_one_wave_kernel<Large, true, T, T, T, Op>));
   } else if (form_tile<Form, T>(n) == Small::tile_items) {
     return std::min(
-        resident(d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks, false, T, T, T, Op>),
-        resident(d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks, true, T, T, T, Op>));
+        resident(d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks<T>, false, T, T, T, Op>),
+        resident(d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks<T>, true, T, T, T, Op>));
   } else {
     return std::min(
         resident(d::scan_one_wave_registers_kernel<Large, d::one_wave_registers_min_blocks, false, T, T, T, Op>),
@@ -351,6 +351,11 @@ void check_one_wave_maps(std::int64_t tiles, bool eight_bytes, bool small) {
 template <tilecraft::detail::ScanForms Form>
 void check_one_wave_floats(std::int64_t n, std::uint64_t seed) {
   CAPTURE(n);
+  const std::int64_t tile = form_tile<Form, float>(n);
+  if ((n + tile - 1) / tile > one_wave_tiles<Form, float, Sum>(n)) {
+    MESSAGE("one wave holds fewer than " << (n + tile - 1) / tile << " tiles of " << tile << " here: case skipped");
+    return;
+  }
   const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n) + 1, -1.0, 1.0, seed);
   DeviceBuffer<float> in(real), out(real.size());
   const auto first = forced_scan<Form, false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f).out;
@@ -405,9 +410,10 @@ TEST_CASE("scans in one wave, the tile in registers: non-commutative maps, exact
 // The default dispatch's forms by size, seen in the tile sums each leaves after the temp
 // storage's 16-byte header (uint32 sums: exact in any association), where their tiles fit one
 // wave on this GPU: one wave in registers of 2048-item tiles at 2^12 + 3 items and 2^17 + 3 (1
-// MiB moved), of 8192 at 2^20 + 3 (8 MiB), one wave in shared memory (8192) at 2^22 + 3 (past
-// the registers' wave on an H200). A form the dispatch no longer takes where it should fails
-// here (the single pass leaves tile states there, not sums).
+// MiB moved), of 8192 at 2^19 + 3 (just past 4 MiB, where two passes would leave sums of 4096)
+// and 2^20 + 3 (8 MiB, where the tile in shared memory would leave the same sums), one wave in
+// shared memory (8192) at 2^22 + 3 (past the registers' wave on an H200). A form the dispatch no
+// longer takes where it should fails here (the single pass leaves tile states there, not sums).
 TEST_CASE("the default dispatch: one wave in registers, then in shared memory") {
   namespace d = tilecraft::detail;
   using d::ScanForms;
@@ -417,7 +423,8 @@ TEST_CASE("the default dispatch: one wave in registers, then in shared memory") 
   };
   for (const Case c :
        {Case{(1 << 12) + 3, ScanForms::one_wave_registers}, Case{(1 << 17) + 3, ScanForms::one_wave_registers},
-        Case{(1 << 20) + 3, ScanForms::one_wave_registers}, Case{(1 << 22) + 3, ScanForms::one_wave}}) {
+        Case{(1 << 19) + 3, ScanForms::one_wave_registers}, Case{(1 << 20) + 3, ScanForms::one_wave_registers},
+        Case{(1 << 22) + 3, ScanForms::one_wave}}) {
     CAPTURE(c.n);
     const std::int64_t tile = c.form == ScanForms::one_wave
                                   ? form_tile<ScanForms::one_wave, std::uint32_t>(c.n)

@@ -562,8 +562,8 @@ int main(int argc, char** argv) {
       "resident blocks: %lld and %lld of the library's one wave in registers (2048, 8192 a tile), %lld of 256 x 16 "
       "(4), %lld of 256 x 8 (6)\n",
       resident_blocks<tilecraft::detail::scan_one_wave_registers_kernel<
-          tilecraft::detail::DefaultScanPolicyOneWaveSmall<float, float>, tilecraft::detail::one_wave_small_min_blocks,
-          false, float, float, float, tilecraft::Sum>>(),
+          tilecraft::detail::DefaultScanPolicyOneWaveSmall<float, float>,
+          tilecraft::detail::one_wave_small_min_blocks<float>, false, float, float, float, tilecraft::Sum>>(),
       resident_blocks<tilecraft::detail::scan_one_wave_registers_kernel<
           tilecraft::detail::DefaultScanPolicyOneWave<float, float>, tilecraft::detail::one_wave_registers_min_blocks,
           false, float, float, float, tilecraft::Sum>>(),
@@ -646,8 +646,8 @@ int main(int argc, char** argv) {
       const long long tiles =
           small ? (n + Small::tile_items - 1) / Small::tile_items : (n + Large::tile_items - 1) / Large::tile_items;
       const long long resident =
-          small ? resident_blocks<d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks, false, float,
-                                                                    float, float, tilecraft::Sum>>()
+          small ? resident_blocks<d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks<float>, false,
+                                                                    float, float, float, tilecraft::Sum>>()
                 : resident_blocks<d::scan_one_wave_registers_kernel<Large, d::one_wave_registers_min_blocks, false,
                                                                     float, float, float, tilecraft::Sum>>();
       if (tiles < 2 || tiles > resident) return false;

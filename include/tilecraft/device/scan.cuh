@@ -2,7 +2,8 @@
 //! Whole-array prefix scans built from block_scan: single pass (every element is read once and
 //! written once) with decoupled look-back; where every tile fits one wave of resident blocks, one
 //! pass whose tiles meet at a grid barrier instead; two passes (tile sums, then each tile from
-//! L2) where a GPU refuses that; deterministic, with CUB's two-phase temp-storage signature.
+//! L2) at mid sizes where that does not fit or runs; deterministic, with CUB's two-phase
+//! temp-storage signature.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -67,7 +68,8 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   runs) folds the sums before its tile in order and scans the tile, which pass 1 left in L2,
 //!   with that prefix in front: the single pass is latency-bound there (on the H200 5-10% faster
 //!   from 2^17 to 2^21 floats or ints, f32 2^20 1.04-1.10 -> 1.11-1.18x CUB; benchmarks/TUNING.md).
-//!   Since the one wave below takes these sizes, the two passes run where a GPU refuses it. A
+//!   Since the one wave below takes these sizes on the H200, the two passes run where its tiles
+//!   do not fit one wave (GPUs of fewer SMs) or the GPU refuses the cooperative launch. A
 //!   caller's Policy always runs the single pass.
 //! - One wave: for the same types, where every tile fits one wave of the GPU's resident blocks
 //!   (two tiles or more), one cooperative launch: each block loads its tile, writes the tile's
@@ -77,11 +79,12 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   and output together take at most 4 MiB, x 128 bytes above (on the H200 up to 2^21.6 floats
 //!   or ints, 2^20.6 8-byte items); past that, from 8 MiB of input and output, 256 threads x 128
 //!   bytes held in shared memory (twice the tiles an SM: up to 2^22.6 floats, 2^21.4 8-byte
-//!   items). On the H200, standalone, 1.20-1.31x CUB from 2^12 to 2^21 floats, 1.13-1.15x at
-//!   2^21.6 and 2^22 (0.92-1.07x in the single pass and two passes it replaced). A GPU that
-//!   refuses the cooperative launch (fewer SMs than it reports, under MPS or green contexts)
-//!   runs the other forms. The temp storage holds the single pass's tile states or the finest of
-//!   these tiles' sums, whichever is larger.
+//!   items; 128 bytes in registers only where a thread's accumulators take at most 128 bytes). On
+//!   the H200, standalone, 1.20-1.31x CUB from 2^12 to 2^21 floats, 1.13-1.15x at 2^21.6 and
+//!   2^22 (0.92-1.22x in the forms it replaced). A GPU that refuses the cooperative launch
+//!   (fewer SMs than it reports, under MPS or green contexts) runs the other forms. The temp
+//!   storage holds the single pass's tile states or the finest of these tiles' sums, whichever
+//!   is larger.
 //! - Deterministic: the same input on the same GPU gives the same bits on every run (floating
 //!   point included), however the blocks are scheduled. Tile i's inclusive prefix is defined as
 //!   the sequential fold P_i = P_{i-1} op a_i of the tile aggregates a_i; a tile whose look-back

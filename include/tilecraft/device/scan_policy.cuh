@@ -169,17 +169,20 @@ using DefaultScanPolicyOneWave = ScanPolicy<256, static_cast<int>(128 / sizeof(I
 //! 2^19, 9.44 / 9.63 at 2^20 (8 MiB moved), 14.56 / 16.19 at 2^21.58.
 inline constexpr std::int64_t one_wave_scan_min_bytes = std::int64_t{8} << 20;
 //! The one-wave scan with its tile in registers (scan_one_wave_registers_kernel): 32 bytes a
-//! thread (DefaultScanPolicyOneWaveSmall, 6 blocks an SM asked of the compiler: at most 40
-//! registers a thread) where input and output together take at most one_wave_small_max_bytes,
-//! 128 bytes (DefaultScanPolicyOneWave, 3 blocks an SM: at most 80 registers) above; each where
-//! its tiles fit one wave, before the tile in shared memory (twice the tiles an SM, but a second
-//! pass over shared memory after the barrier). On the H200, floats: 792 tiles of 2048 (2^20.6)
-//! and 396 of 8192 (2^21.6); in one process against the forms before it (benchmarks/TUNING.md,
-//! "Scans in one wave"): 5.73 against 6.69 us at 2^16 (the single pass), 6.94 against 8.06
-//! at 2^19 (two passes), 8.42 against 9.41 at 2^20.
+//! thread (DefaultScanPolicyOneWaveSmall) where input and output together take at most
+//! one_wave_small_max_bytes, 128 bytes (DefaultScanPolicyOneWave, where a thread's accumulators
+//! take at most 128 bytes) above; each where its tiles fit one wave, before the tile in shared
+//! memory (twice the tiles an SM, but a second pass over shared memory after the barrier). The
+//! blocks an SM asked of the compiler: for the small tile 6 (at most 40 registers a thread)
+//! with accumulators of up to 4 bytes, 4 (64) with wider ones, which spill at 40 (an int64 tile
+//! 36 bytes, a pair of words 68); for the large tile 3 (80). On the H200, floats: 792 tiles of
+//! 2048 (2^20.6) and 396 of 8192 (2^21.6); against CUB in one process (benchmarks/TUNING.md,
+//! "Scans in one wave with the tile in registers"): 1.20x at 2^16 (1.13x before, the single
+//! pass), 1.31x at 2^19 (1.22x, two passes), 1.23x at 2^20 (1.19x, the tile in shared memory).
 template <class In, class Out>
 using DefaultScanPolicyOneWaveSmall = ScanPolicy<256, static_cast<int>(32 / sizeof(In))>;
-inline constexpr int one_wave_small_min_blocks = 6;
+template <class Acc>
+inline constexpr int one_wave_small_min_blocks = sizeof(Acc) > 4 ? 4 : 6;
 inline constexpr int one_wave_registers_min_blocks = 3;
 inline constexpr std::int64_t one_wave_small_max_bytes = std::int64_t{4} << 20;
 

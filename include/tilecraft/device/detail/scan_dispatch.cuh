@@ -72,11 +72,14 @@ template <class Policy, class In, class Out, class Acc>
   if (all_tiles > INT_MAX) return cudaErrorInvalidValue;
   std::size_t needed = single_pass_temp_bytes<Acc>(all_tiles);
   if constexpr (scan_sums_eligible<In, Out, Acc>) {
-    // Room for the tile sums of the finest tiles the other forms take (scan_run): the one wave's
-    // in registers (the two passes' are larger).
-    const std::size_t sums = scan_header_bytes + static_cast<std::size_t>(ceil_div<std::int64_t>(
-                                                     num_items, DefaultScanPolicyOneWaveSmall<In, Out>::tile_items)) *
-                                                     sizeof(Acc);
+    // Room for the tile sums of the finest tiles the other forms may take over these items
+    // (scan_run): the one wave's small register tile up to one_wave_small_max_bytes moved, the
+    // two passes' above (finer than the one wave's larger tiles).
+    const std::int64_t moved = static_cast<std::int64_t>(sizeof(In) + sizeof(Out)) * num_items;
+    const std::int64_t finest = moved <= one_wave_small_max_bytes ? DefaultScanPolicyOneWaveSmall<In, Out>::tile_items
+                                                                  : DefaultScanPolicySums<In, Out>::tile_items;
+    const std::size_t sums =
+        scan_header_bytes + static_cast<std::size_t>(ceil_div<std::int64_t>(num_items, finest)) * sizeof(Acc);
     needed = needed > sums ? needed : sums;
   }
   if (d_temp_storage == nullptr) {
@@ -185,11 +188,13 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
   if constexpr (one_wave_forms && scan_sums_eligible<In, Out, Acc>) {
     const std::int64_t moved = static_cast<std::int64_t>(sizeof(In) + sizeof(Out)) * num_items;
     // One wave: every tile resident at once, a grid barrier instead of the look-back; two tiles
-    // or more (one needs no prefix). The tile in registers where its tiles fit one wave: 32
-    // bytes a thread up to one_wave_small_max_bytes moved, 128 above
-    // (scan_one_wave_registers_kernel); past that the tile in shared memory, twice the tiles an
-    // SM, from one_wave_scan_min_bytes (scan_one_wave_kernel). Their tile sums take the temp
-    // storage's first bytes after the header (scan_check leaves room for them).
+    // or more (one needs no prefix). The tile in registers where its tiles fit one wave
+    // (scan_one_wave_registers_kernel): 32 bytes a thread up to one_wave_small_max_bytes moved
+    // (or where those do not fit, a GPU of few SMs) 128, and only where a thread's accumulators
+    // take at most 128 bytes (more spill at its registers: 4-byte items with 8-byte
+    // accumulators); past that the tile in shared memory, twice the tiles an SM, from
+    // one_wave_scan_min_bytes (scan_one_wave_kernel). Their tile sums take the temp storage's
+    // first bytes after the header (scan_check leaves room for them).
     Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
     cudaError_t launched = cudaSuccess;
     using OneWave = DefaultScanPolicyOneWave<In, Out>;
@@ -197,18 +202,19 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
     if constexpr (Forms == ScanForms::by_size || Forms == ScanForms::one_wave_registers) {
       using Small = DefaultScanPolicyOneWaveSmall<In, Out>;
       const std::int64_t small_tiles = ceil_div<std::int64_t>(num_items, Small::tile_items);
-      if (moved <= one_wave_small_max_bytes) {
-        if (small_tiles >= 2 &&
+      if (moved <= one_wave_small_max_bytes && small_tiles >= 2 &&
+          launch_in_one_wave(
+              scan_one_wave_registers_kernel<Small, one_wave_small_min_blocks<Acc>, Exclusive, In, Out, Acc, Op>,
+              Small::threads, small_tiles, stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
+        return launched;
+      }
+      if constexpr (OneWave::items * sizeof(Acc) <= 128) {
+        if (wave_tiles >= 2 &&
             launch_in_one_wave(
-                scan_one_wave_registers_kernel<Small, one_wave_small_min_blocks, Exclusive, In, Out, Acc, Op>,
-                Small::threads, small_tiles, stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
+                scan_one_wave_registers_kernel<OneWave, one_wave_registers_min_blocks, Exclusive, In, Out, Acc, Op>,
+                OneWave::threads, wave_tiles, stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
           return launched;
         }
-      } else if (launch_in_one_wave(scan_one_wave_registers_kernel<OneWave, one_wave_registers_min_blocks, Exclusive,
-                                                                   In, Out, Acc, Op>,
-                                    OneWave::threads, wave_tiles, stream, launched, d_in, d_out, num_items, op, init,
-                                    sums, vector)) {
-        return launched;
       }
     }
     if constexpr (Forms == ScanForms::by_size || Forms == ScanForms::one_wave) {

@@ -225,25 +225,26 @@ struct LookBackPrefix {
 // The fold, in order, of sums[0, tile) (written by other blocks before a grid barrier or by an
 // earlier kernel), with a fixed association: threads fold runs of consecutive sums, which
 // block_reduce combines in rank order. Thread 0 holds it; tile > 0. Up to 4 * Threads sums
-// (every one-wave grid), thread t takes [4 t, 4 t + 4): its loads all in flight at once and no
-// division on the way from the grid barrier to the prefix, which every block of a one-wave scan
-// waits for (the prototype of the tile in registers, whose prefix took 4 sums a thread so, ran
-// 0.5-0.8 us ahead of the library's kernel with the general form; benchmarks/TUNING.md, "Scans
-// in one wave with the tile in registers"). Past that, the first k = min(tile, Threads) threads
-// fold runs of about tile / k, thread t [tile t / k, tile (t + 1) / k) (none empty), eight loads
-// in flight at a time.
+// (one-wave grids of up to 1024 blocks: every one on the H200), thread t takes [4 t, 4 t + 4):
+// its loads all in flight at once and no division on the way from the grid barrier to the
+// prefix, which every block of a one-wave scan waits for (the prototype of the tile in
+// registers, whose prefix took 4 sums a thread so, ran 0.5-0.8 us ahead of the library's kernel
+// with the general form; benchmarks/TUNING.md, "Scans in one wave with the tile in registers").
+// Past that, each thread folds a run of about tile / Threads, thread t [tile t / Threads,
+// tile (t + 1) / Threads) (none empty), eight loads in flight at a time.
 template <int Threads, class Acc, class Op>
 TILECRAFT_DEVICE Acc fold_sums_before(const Acc* sums, std::int64_t tile, Op op,
                                       BlockReduceStorage<Acc, Threads>& temp) {
   if (tile <= 4 * Threads) {
     const int count = static_cast<int>(tile);
     const int first = 4 * static_cast<int>(threadIdx.x);
-    Acc v[4] = {};
+    Acc v[4];
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
       if (first + q < count) v[q] = sums[first + q];
     }
-    Acc run = v[0];
+    Acc run{};  // (threads past the sums hold none: block_reduce leaves them out)
+    if (first < count) run = v[0];
 #pragma unroll
     for (int q = 1; q < 4; ++q) {
       if (first + q < count) run = static_cast<Acc>(op(run, v[q]));
