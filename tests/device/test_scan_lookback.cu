@@ -308,41 +308,37 @@ std::int64_t one_wave_tiles(std::int64_t n) {
   }
 }
 
-// Non-commutative maps of 4 bytes (ComposePacked) and 8 (Affine) through Form's one wave over
-// each n given as a count of tiles (2: exactly two; more: the last ragged), where they fit one.
+// Non-commutative maps through Form's one wave over n given as a count of tiles (2: exactly
+// two; more: the last ragged), small or large tiles, where they fit one wave.
+template <tilecraft::detail::ScanForms Form, class T, class Op>
+void check_one_wave_maps_of(std::int64_t tiles, bool small, std::uint64_t seed, Op op, T init,
+                            T (*make)(tilecraft::test::Rng&)) {
+  namespace d = tilecraft::detail;
+  const std::int64_t tile = Form == d::ScanForms::one_wave_registers && small
+                                ? d::DefaultScanPolicyOneWaveSmall<T, T>::tile_items
+                                : d::DefaultScanPolicyOneWave<T, T>::tile_items;
+  const std::int64_t n = tiles == 2 ? 2 * tile : (tiles - 1) * tile + 1 + (tiles % 1000);
+  CAPTURE(n);
+  REQUIRE(form_tile<Form, T>(n) == tile);
+  if (tiles > one_wave_tiles<Form, T, Op>(n)) {
+    MESSAGE("one wave holds fewer than " << tiles << " tiles of " << tile << " here: case skipped");
+    return;
+  }
+  check_forced<Form, T>(n, seed + static_cast<std::uint64_t>(n), op, init, make);
+}
+
+// The maps of 4 bytes (ComposePacked) or 8 (Affine).
 template <tilecraft::detail::ScanForms Form>
 void check_one_wave_maps(std::int64_t tiles, bool eight_bytes, bool small) {
-  namespace d = tilecraft::detail;
-  const auto n_of = [&](std::int64_t tile) { return tiles == 2 ? 2 * tile : (tiles - 1) * tile + 1 + (tiles % 1000); };
-  if (!eight_bytes) {
-    const std::int64_t tile = Form == d::ScanForms::one_wave_registers && small
-                                  ? d::DefaultScanPolicyOneWaveSmall<std::uint32_t, std::uint32_t>::tile_items
-                                  : d::DefaultScanPolicyOneWave<std::uint32_t, std::uint32_t>::tile_items;
-    const std::int64_t n = n_of(tile);
-    CAPTURE(n);
-    REQUIRE(form_tile<Form, std::uint32_t>(n) == tile);
-    if (tiles > one_wave_tiles<Form, std::uint32_t, test::ComposePacked>(n)) {
-      MESSAGE("one wave holds fewer than " << tiles << " tiles of " << tile << " here: case skipped");
-      return;
-    }
-    check_forced<Form, std::uint32_t>(
-        n, 900 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00030007u,
-        [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
-  } else {
-    const std::int64_t tile = Form == d::ScanForms::one_wave_registers && small
-                                  ? d::DefaultScanPolicyOneWaveSmall<test::Affine, test::Affine>::tile_items
-                                  : d::DefaultScanPolicyOneWave<test::Affine, test::Affine>::tile_items;
-    const std::int64_t n = n_of(tile);
-    CAPTURE(n);
-    REQUIRE(form_tile<Form, test::Affine>(n) == tile);
-    if (tiles > one_wave_tiles<Form, test::Affine, test::Compose>(n)) {
-      MESSAGE("one wave holds fewer than " << tiles << " tiles of " << tile << " here: case skipped");
-      return;
-    }
-    check_forced<Form, test::Affine>(
-        n, 950 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{3u, 11u}, [](tilecraft::test::Rng& g) {
+  if (eight_bytes) {
+    check_one_wave_maps_of<Form, test::Affine>(
+        tiles, small, 950, test::Compose{}, test::Affine{3u, 11u}, [](tilecraft::test::Rng& g) {
           return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
         });
+  } else {
+    check_one_wave_maps_of<Form, std::uint32_t>(
+        tiles, small, 900, test::ComposePacked{}, 0x00030007u,
+        [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
   }
 }
 

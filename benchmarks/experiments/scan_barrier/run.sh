@@ -15,18 +15,7 @@ if [ "${NCU:-0}" = 1 ]; then
   csv="$root/build/scan_barrier/ncu.csv"
   ncu --clock-control none --metrics gpu__time_duration.sum \
     -k 'regex:reg_variant|lib_variant|multi_wave|scan_one_wave|barrier_scan|DeviceScanKernel' --csv "$bin" "$@" >"$csv" 2>/dev/null
-  python3 - "$csv" <<'PY'
-import csv, sys, collections, statistics
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-head, body = rows[0], rows[1:]
-k, v, u = head.index("Kernel Name"), head.index("Metric Value"), head.index("Metric Unit")
-t = collections.defaultdict(list)
-for r in body:
-    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}.get(r[u], 1.0)
-    t[r[k][:90]].append(float(r[v].replace(",", "")) * scale)
-for name, xs in t.items():
-    print(f"{statistics.median(xs):9.2f} us  (n={len(xs)})  {name}")
-PY
+  python3 "$here/../ncu_durations.py" "$csv"
 else
   "$bin" "$@"
 fi
