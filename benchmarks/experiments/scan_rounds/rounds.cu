@@ -6,7 +6,7 @@
 // every block holds the same bits) and the fold of this round's sums before its own. Every
 // element is read once and written once; no tile waits for a chain of look-backs, only one
 // barrier a round, which the next round's loads fly through where the tile is double-buffered
-// (issued before the barrier). The single pass's look-back at 2^23 and 2^24 ints runs 0.91-1.02x
+// (issued as the round starts). The single pass's look-back at 2^23 and 2^24 ints runs 0.91-1.02x
 // CUB; one wave (a barrier, no rounds) reaches 1.15-1.2x up to 2^22.6; multi_wave (every tile
 // past a block's first read twice) lost. Columns: the library's default dispatch, then
 // rounds<Items, MinBlocks, Buffers> (256 threads x Items ints a tile, the blocks an SM asked,
@@ -98,6 +98,13 @@ __global__ void __launch_bounds__(threads, MinBlocks)
     int* const buf = bufs + (Buffers == 2 ? (r & 1) * tile_items : 0);
     tilecraft::arch::cp_async_wait_all();
     __syncthreads();
+    // Double-buffered: the next round's tile into the other buffer at once (its last readers
+    // passed the barrier above), so that the copy flies through this round's fold, reduction,
+    // grid barrier, scan and stores.
+    if (Buffers == 2 && r + 1 < rounds && tile + grid < tiles) {
+      load_tile<Items>(in, n, tile + grid, bufs + ((r + 1) & 1) * tile_items);
+    }
+    tilecraft::arch::cp_async_commit();
     int own = 0;
     if (tile < tiles) {
 #pragma unroll
@@ -109,11 +116,7 @@ __global__ void __launch_bounds__(threads, MinBlocks)
     const int tile_sum = Reduce(temp.reduce).Sum(own);
     int* const round_sums = sums + r * grid;
     if (t == 0) round_sums[blockIdx.x] = tile_sum;  // (0 for a block with no tile this round)
-    if (Buffers == 2 && r + 1 < rounds && tile + grid < tiles) {
-      load_tile<Items>(in, n, tile + grid, bufs + ((r + 1) & 1) * tile_items);
-    }
-    tilecraft::arch::cp_async_commit();
-    tilecraft::arch::grid_sync();  // (its barriers also free `temp`)
+    tilecraft::arch::grid_sync();                   // (its barriers also free `temp`)
     // This round's sums: 4 a thread at once (grid <= 1024), folded before this block's and
     // all of them.
     int before = 0, total = 0;
@@ -163,8 +166,10 @@ __global__ void __launch_bounds__(threads, MinBlocks)
       }
     }
     __syncthreads();  // (every thread's reads of buf and temp done before they are refilled)
-    if (Buffers == 1 && r + 1 < rounds && tile + grid < tiles) load_tile<Items>(in, n, tile + grid, bufs);
-    if (Buffers == 1) tilecraft::arch::cp_async_commit();
+    if (Buffers == 1 && r + 1 < rounds && tile + grid < tiles) {
+      load_tile<Items>(in, n, tile + grid, bufs);
+      tilecraft::arch::cp_async_commit();
+    }
   }
 }
 
@@ -215,8 +220,8 @@ int main(int argc, char** argv) {
   std::printf("resident blocks: %lld (32 ints, 2 buffers), %lld (16, 2), %lld (32, 1), %lld (16, 1), %lld (8, 2)\n",
               resident<32, 3, 2>(), resident<16, 6, 2>(), resident<32, 6, 1>(), resident<16, 8, 1>(),
               resident<8, 8, 2>());
-  std::printf("%-8s %9s %9s %15s %15s %15s %15s %15s %15s   (us; ratio to CUB)\n", "n", "memcpy", "cub", "library",
-              "32 x2 (3)", "16 x2 (6)", "32 x1 (6)", "16 x1 (8)", "8 x2 (8)");
+  std::printf("%-8s %9s %9s %9s %15s %15s %15s %15s %15s %15s   (us; ratio to CUB)\n", "n", "memcpy", "cub", "cub int",
+              "library", "32 x2 (3)", "16 x2 (6)", "32 x1 (6)", "16 x1 (8)", "8 x2 (8)");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<int> h(static_cast<std::size_t>(n));
@@ -227,8 +232,10 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&ref, n * sizeof(int)));
     CK(cudaMalloc(&sums, (n / 1024 + 2048) * sizeof(int)));
     CK(cudaMemcpy(in, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    std::size_t cub_bytes = 0, lib_bytes = 0;
+    std::size_t cub_bytes = 0, cub32_bytes = 0, lib_bytes = 0;
     CK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, ref, n));
+    CK(cub::DeviceScan::InclusiveSum(nullptr, cub32_bytes, in, ref, static_cast<int>(n)));
+    cub_bytes = std::max(cub_bytes, cub32_bytes);
     CK(tilecraft::inclusive_scan(nullptr, lib_bytes, in, out, n, tilecraft::Sum{}));
     void *cub_temp, *lib_temp;
     CK(cudaMalloc(&cub_temp, cub_bytes));
@@ -262,8 +269,13 @@ int main(int argc, char** argv) {
                                    flush, flush_bytes, s, 21);
     const float t_cub = median_us([&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, n, s)); }, flush,
                                   flush_bytes, s, 21);
+    // CUB with 32-bit offsets (every n here is below 2^31; a long long n makes it take 64-bit
+    // ones, as the benchmarks do).
+    const float t_cub32 =
+        median_us([&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, static_cast<int>(n), s)); },
+                  flush, flush_bytes, s, 21);
     const float t_lib = median_us(library, flush, flush_bytes, s, 21);
-    std::printf("2^%-6.2f %9.2f %9.2f %7.2f (%.3f)", lg, t_copy, t_cub, t_lib, t_cub / t_lib);
+    std::printf("2^%-6.2f %9.2f %9.2f %9.2f %7.2f (%.3f)", lg, t_copy, t_cub, t_cub32, t_lib, t_cub / t_lib);
     const auto row = [&](auto& v) {
       const float t = median_us(v, flush, flush_bytes, s, 21);
       std::printf(" %7.2f (%.3f)", t, t_cub / t);

@@ -10,8 +10,11 @@ root=$(cd "$here/../../.." && pwd)
 mkdir -p "$root/build/scan_rounds"
 bin="$root/build/scan_rounds/rounds"
 nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a --extended-lambda -Xptxas -v -I "$root/include" \
-  "$here/rounds.cu" -o "$bin" 2>"$root/build/scan_rounds/ptxas.txt"
-grep -A2 "Compiling entry.*rounds_scan" "$root/build/scan_rounds/ptxas.txt" | grep -E "Used|spill" || true
+  "$here/rounds.cu" -o "$bin" 2>"$root/build/scan_rounds/ptxas.txt" || {
+  cat "$root/build/scan_rounds/ptxas.txt"
+  exit 1
+}
+grep -A3 "Compiling entry.*rounds_scan" "$root/build/scan_rounds/ptxas.txt" | grep -E "rounds_scan|Used|spill" || true
 if [ "${NCU:-0}" = 1 ]; then
   ncu --clock-control none --metrics gpu__time_duration.sum -k 'regex:rounds_scan|scan_kernel|scan_one_wave|DeviceScanKernel' \
     --csv "$bin" "$@" 2>/dev/null | python3 "$here/../ncu_durations.py"
