@@ -137,9 +137,11 @@ using DefaultScanPolicySmall =
 //! Scans in two passes (tile sums, then each tile from L2: scan_sums_kernel,
 //! scan_from_sums_kernel): input and output of one size, 4 or 8 bytes, accumulators of up to 8
 //! bytes; 256 threads over 16 KiB tiles. The default dispatch takes them where input and output
-//! together take from two_pass_scan_min_bytes to half the L2 (scan_run): on the H200 (50 MB of
-//! L2), floats from 2^17 to about 3.1 million, where the single-pass scan is latency-bound
-//! (benchmarks/TUNING.md, "Mid-size scans in two passes, the second from L2").
+//! together take from two_pass_scan_min_bytes to half the L2 (scan_run) and the one wave (below)
+//! does not run: on the H200 (50 MB of L2) floats from 2^17 to about 3.1 million, where the
+//! single-pass scan is latency-bound (benchmarks/TUNING.md, "Mid-size scans in two passes, the
+//! second from L2"), all of which the one wave in registers holds there; on GPUs of fewer SMs,
+//! or where the cooperative launch is refused, the two passes serve.
 template <class In, class Out, class Acc>
 inline constexpr bool scan_sums_eligible = sizeof(In) == sizeof(Out) && (sizeof(In) == 4 || sizeof(In) == 8) &&
                                            sizeof(Acc) <= 8;
