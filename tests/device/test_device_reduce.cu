@@ -307,6 +307,50 @@ TEST_CASE("the result is bitwise identical run to run") {
   }
 }
 
+// Where the GPU refuses the cooperative launch (MPS, green contexts), the grid runs without its
+// barrier and a second kernel folds its partials: forced here (launch_reduce's
+// cooperative_allowed), the same bits as the cooperative grid, misaligned and aligned, and the
+// exact integer sum.
+TEST_CASE("the grid as two kernels, where a cooperative launch is refused: the same bits") {
+  using Policy = ReducePolicy<>;
+  constexpr int vec = detail::reduce_vector_elems<float>;
+  for (std::int64_t n : {std::int64_t{(1 << 22) + 13}, std::int64_t{(1 << 24) + 7}}) {
+    CAPTURE(n);
+    const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n) + 1, -1.0, 1.0,
+                                                            5151 + static_cast<std::uint64_t>(n));
+    DeviceBuffer<float> in(real);
+    for (int shift : {0, 1}) {
+      CAPTURE(shift);
+      const float* p = in.get() + shift;
+      const float cooperative = run_reduce<float, float>(p, n, Sum{}, 0.5f);
+      int grid = 1;
+      REQUIRE(detail::reduce_grid_size<Policy, vec, float>(n, grid) == cudaSuccess);
+      REQUIRE(grid > 1);
+      DeviceBuffer<float> partials(static_cast<std::size_t>(grid)), out(1);
+      partials.poison();
+      out.poison();
+      REQUIRE(detail::launch_reduce<Policy, vec>(grid, p, n, out.get(), Sum{}, 0.5f, partials.get(), nullptr, false) ==
+              cudaSuccess);
+      tilecraft::test::sync_and_check();
+      const float two_kernels = out.download()[0];
+      CHECK(std::memcmp(&cooperative, &two_kernels, sizeof(float)) == 0);
+    }
+    // Integers: exact against the host.
+    const auto ints = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n), -1000, 1000, 77);
+    DeviceBuffer<int> iin(ints);
+    long long want = 3;
+    for (int v : ints) want += v;
+    int grid = 1;
+    REQUIRE(detail::reduce_grid_size<Policy, detail::reduce_vector_elems<int>, int>(n, grid) == cudaSuccess);
+    DeviceBuffer<long long> partials(static_cast<std::size_t>(grid)), out(1);
+    out.poison();
+    REQUIRE(detail::launch_reduce<Policy, detail::reduce_vector_elems<int>>(
+                grid, iin.get(), n, out.get(), Sum{}, 3LL, partials.get(), nullptr, false) == cudaSuccess);
+    tilecraft::test::sync_and_check();
+    CHECK(out.download()[0] == want);
+  }
+}
+
 TEST_CASE("NaN and Inf propagate through sums as in CUB") {
   for (std::int64_t n : {std::int64_t{100}, std::int64_t{(1 << 20) + 3}}) {
     std::vector<float> v(static_cast<std::size_t>(n), 1.0f);

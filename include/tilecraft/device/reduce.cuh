@@ -75,7 +75,10 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   elements of a size that does not divide 16): a policy of large tiles keeps inputs of a few
 //!   MiB on one block. Larger ones run as a cooperative grid (every block resident) whose blocks
 //!   publish partials into the temp storage, meet at a grid-wide barrier, and leave block 0 to
-//!   combine them. The temp storage needs no initialization.
+//!   combine them. The temp storage needs no initialization. Where the GPU refuses the
+//!   cooperative launch (fewer SMs than it reports, under MPS or green contexts; no cooperative
+//!   launches), the same grid runs without its barrier and a second kernel of one block folds
+//!   the partials: the same result, bit for bit.
 //! - Deterministic: the same input at the same address on the same GPU gives bitwise the same
 //!   result, whatever the block scheduling (partials are combined in block order).
 //! - `op` must be associative and commutative (elements are dealt to threads in strides, as in

@@ -40,9 +40,11 @@ template <class Policy, int Vec, class In>
 }
 
 #if defined(__CUDACC__)
+// cooperative_allowed: false runs the grid as two kernels without trying the cooperative launch
+// (tests compare the paths).
 template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, class Init>
 [[nodiscard]] cudaError_t launch_reduce(int grid, const In* d_in, std::int64_t n, Out* d_out, Op op, Init init,
-                                        Acc* partials, cudaStream_t stream) {
+                                        Acc* partials, cudaStream_t stream, bool cooperative_allowed = true) {
   if (grid <= 1) {
     const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(In));
     // (A grid policy with large tiles takes one block above max_bytes too: see reduce_grid_size.)
@@ -65,8 +67,21 @@ template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, c
                                                         : single_block(ReduceSingleBlock::General{});
   }
   using Policy = GridPolicy;
-  return launch_cooperative(reduce_grid_kernel<Policy, Vec, In, Out, Acc, Op, Init>, dim3(static_cast<unsigned>(grid)),
-                            dim3(Policy::threads), 0, stream, d_in, n, d_out, op, init, partials);
+  auto kernel = reduce_grid_kernel<Policy, Vec, In, Out, Acc, Op, Init>;
+  if (cooperative_allowed) {
+    const cudaError_t launched = launch_cooperative(kernel, dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), 0,
+                                                    stream, d_in, n, d_out, op, init, partials, true);
+    // The grid is sized by the SMs the device reports; where it gives this process fewer (MPS,
+    // green contexts) or has no cooperative launches, the launch is refused before it runs (a
+    // refusal that a stream capture defers to the graph's instantiation fails there). Then the
+    // same grid runs without its barrier and a second kernel folds its partials: the same
+    // association, so the same bits.
+    if (launched != cudaErrorCooperativeLaunchTooLarge && launched != cudaErrorNotSupported) return launched;
+  }
+  TILECRAFT_RETURN_IF_ERROR(launch_kernel(kernel, dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), 0, stream,
+                                          d_in, n, d_out, op, init, partials, false));
+  return launch_kernel(reduce_partials_kernel<Policy, Acc, Out, Op, Init>, dim3(1), dim3(Policy::threads), 0, stream,
+                       static_cast<const Acc*>(partials), grid, d_out, op, init);
 }
 #endif
 

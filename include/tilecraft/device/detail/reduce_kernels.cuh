@@ -292,28 +292,48 @@ __global__ void __launch_bounds__(Policy::threads)
   if (tid == 0) *out = static_cast<Out>(op(static_cast<Acc>(init), total));
 }
 
-// The whole GPU: each block folds its share and publishes a partial, the grid meets at a
-// grid-wide barrier (cooperative launch: every block is resident, the barrier's state is the
-// driver's, so the caller's temp memory needs no initialization), and block 0 folds the
-// partials in block order, so the result does not depend on which block finished first.
-template <class Policy, int Vec, class In, class Out, class Acc, class Op, class Init>
-__global__ void __launch_bounds__(Policy::threads, Policy::blocks_per_sm)
-    reduce_grid_kernel(const In* in, std::int64_t n, Out* out, Op op, Init init, Acc* partials) {
-  __shared__ BlockReduceStorage<Acc, Policy::threads> temp;
-  // The launcher gives every block at least one full tile, so every thread holds a value.
-  const Acc block_total =
-      block_reduce(temp, thread_reduce_spread<Policy, Vec, Policy::hint, In, Acc>(in, n, op).value, op);
-  if (threadIdx.x == 0) partials[blockIdx.x] = block_total;
-  arch::grid_sync();
-  if (blockIdx.x != 0) return;
-  const int blocks = static_cast<int>(gridDim.x);
-  const int tid = threadIdx.x;
+// The end of a grid's reduction, by one block: the `blocks` partials folded in block order (each
+// thread a strided share, then block_reduce in rank order: the same association wherever it
+// runs), init in front, into *out.
+template <class Policy, class Acc, class Out, class Op, class Init>
+TILECRAFT_DEVICE void fold_partials(BlockReduceStorage<Acc, Policy::threads>& temp, const Acc* partials, int blocks,
+                                    Out* out, Op op, Init init) {
+  const int tid = static_cast<int>(threadIdx.x);
   Acc acc = load_from_l2(partials + (tid < blocks ? tid : 0));
   for (int b = tid + Policy::threads; b < blocks; b += Policy::threads) {
     acc = static_cast<Acc>(op(acc, load_from_l2(partials + b)));
   }
   const Acc total = block_reduce(temp, acc, op, blocks < Policy::threads ? blocks : Policy::threads);
   if (tid == 0) *out = static_cast<Out>(op(static_cast<Acc>(init), total));
+}
+
+// The whole GPU: each block folds its share and publishes a partial, the grid meets at a
+// grid-wide barrier (cooperative launch: every block is resident, the barrier's state is the
+// driver's, so the caller's temp memory needs no initialization), and block 0 folds the
+// partials in block order, so the result does not depend on which block finished first.
+// cooperative false (a launch that is not cooperative, where one was refused): the blocks only
+// publish their partials, and reduce_partials_kernel, launched after, folds them the same way.
+template <class Policy, int Vec, class In, class Out, class Acc, class Op, class Init>
+__global__ void __launch_bounds__(Policy::threads, Policy::blocks_per_sm)
+    reduce_grid_kernel(const In* in, std::int64_t n, Out* out, Op op, Init init, Acc* partials, bool cooperative) {
+  __shared__ BlockReduceStorage<Acc, Policy::threads> temp;
+  // The launcher gives every block at least one full tile, so every thread holds a value.
+  const Acc block_total =
+      block_reduce(temp, thread_reduce_spread<Policy, Vec, Policy::hint, In, Acc>(in, n, op).value, op);
+  if (threadIdx.x == 0) partials[blockIdx.x] = block_total;
+  if (!cooperative) return;
+  arch::grid_sync();  // (its barriers free `temp` again, too)
+  if (blockIdx.x != 0) return;
+  fold_partials<Policy>(temp, partials, static_cast<int>(gridDim.x), out, op, init);
+}
+
+// reduce_grid_kernel's end where it ran without its grid barrier: one block folds the partials
+// the grid published (the same association, so the same bits).
+template <class Policy, class Acc, class Out, class Op, class Init>
+__global__ void __launch_bounds__(Policy::threads)
+    reduce_partials_kernel(const Acc* partials, int blocks, Out* out, Op op, Init init) {
+  __shared__ BlockReduceStorage<Acc, Policy::threads> temp;
+  fold_partials<Policy>(temp, partials, blocks, out, op, init);
 }
 
 #endif  // __CUDACC__
