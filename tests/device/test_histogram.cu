@@ -765,6 +765,53 @@ TEST_CASE("32-bit shared counters flushed between tiles give the same counts in 
   }
 }
 
+// Where the GPU refuses the cooperative launch (MPS, green contexts), a memset zeroes the output
+// and the grid runs without its barrier: forced here (cooperative_allowed false) over a poisoned
+// output, in shared counters (256 and 1000 bins), with flushes after every tile, in global
+// counters (2^20 bins), and in range bins.
+TEST_CASE("the grid without its barrier, where a cooperative launch is refused: the same counts") {
+  const std::int64_t n = (std::int64_t{1} << (tilecraft::test::sanitizer_sized() ? 22 : 25)) + 5;
+  const auto host =
+      even_bins::make_samples<std::uint8_t>(static_cast<std::size_t>(n), even_bins::Pattern::uniform, 0, 255, 123);
+  DeviceBuffer<std::uint8_t> in(host);
+  std::size_t bytes = 16;
+  DeviceBuffer<unsigned char> temp(bytes);
+  for (int bins : {256, 1000}) {
+    for (std::int64_t flush : {tilecraft::detail::histogram_flush_samples, std::int64_t{1}}) {
+      CAPTURE(bins);
+      CAPTURE(flush);
+      DeviceBuffer<unsigned> out(static_cast<std::size_t>(bins));
+      out.poison();
+      REQUIRE(tilecraft::detail::histogram_even_with<tilecraft::HistogramPolicy<>>(
+                  temp.get(), bytes, in.get() + 1, out.get(), bins, 0, 256, n - 1, nullptr, flush, false) ==
+              cudaSuccess);
+      tilecraft::test::sync_and_check();
+      CHECK(widen(out.download()) == host_even(host, 1, n - 1, bins, 0, 256));
+    }
+  }
+  // Global counters: more bins than shared memory holds.
+  const auto ints = tilecraft::test::random_vector<int>(static_cast<std::size_t>(n), -1 << 20, 1 << 20, 124);
+  DeviceBuffer<int> iin(ints);
+  const int many = 1 << 20;
+  DeviceBuffer<unsigned> out(static_cast<std::size_t>(many));
+  out.poison();
+  REQUIRE(tilecraft::detail::histogram_even_with<tilecraft::HistogramPolicy<>>(
+              temp.get(), bytes, iin.get(), out.get(), many, -(1 << 20), 1 << 20, n, nullptr,
+              tilecraft::detail::histogram_flush_samples, false) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  CHECK(widen(out.download()) == host_even(ints, 0, n, many, -(1 << 20), 1 << 20));
+  // Range bins.
+  const auto levels = range_bins::make_levels(3000, -(1 << 20), 1 << 20, false, 125u);
+  DeviceBuffer<int> d_levels(levels);
+  DeviceBuffer<unsigned> range_out(3000);
+  range_out.poison();
+  REQUIRE(tilecraft::detail::histogram_range_with<tilecraft::HistogramPolicy<>>(
+              temp.get(), bytes, iin.get(), range_out.get(), 3000, d_levels.get(), n, nullptr,
+              tilecraft::detail::histogram_flush_samples, false) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  CHECK(widen(range_out.download()) == host_range(ints, 0, n, levels));
+}
+
 // On a non-blocking stream behind an asynchronous upload: a launch on any other stream would
 // read the samples before they arrive (the device copy starts as zeros).
 TEST_CASE("histogram_even runs in the order of the stream it is given") {

@@ -115,7 +115,9 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   privatized in shared memory, beyond it they are global atomics. num_samples up to
 //!   (2^63 - 1) / sizeof(Sample).
 //! - One cooperative launch and nothing else enqueued (the kernel zeroes the histogram itself);
-//!   the temp storage (16 bytes) is not used.
+//!   the temp storage (16 bytes) is not used. Where the GPU refuses the cooperative launch
+//!   (fewer SMs than it reports, under MPS or green contexts; no cooperative launches), a
+//!   memset zeroes the histogram and the same grid runs without its barrier.
 //!
 //! Returns cudaErrorInvalidValue, launching nothing, when num_samples < 0 or its bytes overflow
 //! 64 bits, num_bins is outside

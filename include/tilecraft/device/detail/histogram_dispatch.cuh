@@ -83,7 +83,8 @@ std::int64_t histogram_smem_bytes(const HistogramPlan& plan) {
 #if defined(__CUDACC__)
 template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter, class Params>
 [[nodiscard]] cudaError_t histogram_launch(const Sample* d_samples, std::int64_t n, Counter* d_histogram, Params params,
-                                           HistogramPlan plan, std::int64_t flush_samples, cudaStream_t stream) {
+                                           HistogramPlan plan, std::int64_t flush_samples, cudaStream_t stream,
+                                           bool cooperative_allowed) {
   auto kernel = &histogram_kernel<Policy, Shared, Aggregate, Sample, Counter, Params>;
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
@@ -114,8 +115,22 @@ template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter
   plan.flush_tiles = flush_samples / tile_samples > 0 ? flush_samples / tile_samples : 1;
   plan.sync_first = (tiles + grid - 1) / grid > plan.flush_tiles;
   if (!plan.sync_first) plan.flush_tiles = std::numeric_limits<std::int64_t>::max();
-  return launch_cooperative(kernel, dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), smem, stream, d_samples,
-                            n, d_histogram, params, plan);
+  if (cooperative_allowed) {
+    plan.cooperative = true;
+    const cudaError_t launched = launch_cooperative(kernel, dim3(static_cast<unsigned>(grid)), dim3(Policy::threads),
+                                                    smem, stream, d_samples, n, d_histogram, params, plan);
+    // The grid's barrier orders its zeroing of the output before the first count added to it.
+    // Where the GPU refuses the cooperative launch (fewer SMs than it reports, under MPS or
+    // green contexts; no cooperative launches), a memset zeroes the output first and the grid
+    // runs without the barrier. (A refusal that a stream capture defers to the graph's
+    // instantiation fails there.)
+    if (launched != cudaErrorCooperativeLaunchTooLarge && launched != cudaErrorNotSupported) return launched;
+  }
+  plan.cooperative = false;
+  TILECRAFT_RETURN_IF_ERROR(
+      cudaMemsetAsync(d_histogram, 0, static_cast<std::size_t>(plan.bins) * sizeof(Counter), stream));
+  return launch_kernel(kernel, dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), smem, stream, d_samples, n,
+                       d_histogram, params, plan);
 }
 #endif
 
@@ -174,7 +189,8 @@ cudaError_t histogram_check(const void* d_temp_storage, std::size_t temp_storage
 // Plans and launches: shared counters when one copy fits a block, global counters otherwise.
 template <class Policy, class Sample, class Counter, class Params>
 [[nodiscard]] cudaError_t histogram_run(const Sample* d_samples, std::int64_t n, Counter* d_histogram, Params params,
-                                        int bins, std::int64_t flush_samples, cudaStream_t stream) {
+                                        int bins, std::int64_t flush_samples, cudaStream_t stream,
+                                        bool cooperative_allowed) {
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
   int cells = 0;
@@ -196,12 +212,15 @@ template <class Policy, class Sample, class Counter, class Params>
   plan.cells = cells;
   if (plan.copies == 0) {
     plan.cells = 0;
-    return histogram_launch<Policy, false, true>(d_samples, n, d_histogram, params, plan, flush_samples, stream);
+    return histogram_launch<Policy, false, true>(d_samples, n, d_histogram, params, plan, flush_samples, stream,
+                                                 cooperative_allowed);
   }
   if (plan.algorithm == BlockHistogramAlgorithm::lanes) {
-    return histogram_launch<Policy, true, false>(d_samples, n, d_histogram, params, plan, flush_samples, stream);
+    return histogram_launch<Policy, true, false>(d_samples, n, d_histogram, params, plan, flush_samples, stream,
+                                                 cooperative_allowed);
   }
-  return histogram_launch<Policy, true, true>(d_samples, n, d_histogram, params, plan, flush_samples, stream);
+  return histogram_launch<Policy, true, true>(d_samples, n, d_histogram, params, plan, flush_samples, stream,
+                                              cooperative_allowed);
 }
 
 // The 32-bit samples' even bins between int levels (lower < upper).
@@ -222,7 +241,8 @@ template <class Policy, class Sample, class Counter, class Level>
 [[nodiscard]] cudaError_t histogram_even_with(void* d_temp_storage, std::size_t& temp_storage_bytes,
                                               const Sample* d_samples, Counter* d_histogram, int num_bins, Level lower,
                                               Level upper, std::int64_t num_samples, cudaStream_t stream,
-                                              std::int64_t flush_samples = histogram_flush_samples) {
+                                              std::int64_t flush_samples = histogram_flush_samples,
+                                              bool cooperative_allowed = true) {
   if constexpr (histogram_types_ok<Sample, Counter, Level>()) {
     // (Returned as it is: an error made up here is not the runtime's last error, which stays in
     // its slot for its owner even where it is the same code.)
@@ -252,7 +272,8 @@ template <class Policy, class Sample, class Counter, class Level>
     if constexpr (std::is_same_v<Sample, float>) {
       const float scale = static_cast<float>(num_bins) / (upper - lower);
       const EvenParams<EvenBinsFloat> params{{lower, upper, scale, static_cast<unsigned>(num_bins - 1)}};
-      return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
+      return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream,
+                                   cooperative_allowed);
     } else if constexpr (sizeof(Sample) <= 2) {
       // Levels past the samples' range: x - lower and the width need 32 bits, where the
       // multiply-shift below is exact only for the narrow types' spans; the 32-bit samples' bins
@@ -260,7 +281,7 @@ template <class Policy, class Sample, class Counter, class Level>
       if (lower < static_cast<int>(std::numeric_limits<Sample>::lowest()) ||
           static_cast<std::int64_t>(upper) > static_cast<std::int64_t>(std::numeric_limits<Sample>::max()) + 1) {
         return histogram_run<Policy>(d_samples, num_samples, d_histogram, even_bins_wide(num_bins, lower, upper),
-                                     num_bins, flush_samples, stream);
+                                     num_bins, flush_samples, stream, cooperative_allowed);
       }
       const auto range = static_cast<std::uint64_t>(static_cast<std::int64_t>(upper) - lower);
       const std::uint64_t m = ((static_cast<std::uint64_t>(num_bins) << 32) + range - 1) / range;
@@ -270,14 +291,15 @@ template <class Policy, class Sample, class Counter, class Level>
       }
       const EvenParams<EvenBinsNarrow> params{{static_cast<unsigned>(lower), static_cast<unsigned>(range),
                                                static_cast<unsigned>(m), static_cast<unsigned>(m >> 32), shift}};
-      return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
+      return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream,
+                                   cooperative_allowed);
     } else {
       return histogram_run<Policy>(d_samples, num_samples, d_histogram, even_bins_wide(num_bins, lower, upper),
-                                   num_bins, flush_samples, stream);
+                                   num_bins, flush_samples, stream, cooperative_allowed);
     }
 #else
     (void)stream;  // host compilers: argument checks and size queries only
-    (void)flush_samples;
+    (void)flush_samples, (void)cooperative_allowed;
     return cudaErrorInvalidDeviceFunction;
 #endif
   } else {
@@ -290,7 +312,8 @@ template <class Policy, class Sample, class Counter, class Level>
 [[nodiscard]] cudaError_t histogram_range_with(void* d_temp_storage, std::size_t& temp_storage_bytes,
                                                const Sample* d_samples, Counter* d_histogram, int num_bins,
                                                const Level* d_levels, std::int64_t num_samples, cudaStream_t stream,
-                                               std::int64_t flush_samples = histogram_flush_samples) {
+                                               std::int64_t flush_samples = histogram_flush_samples,
+                                               bool cooperative_allowed = true) {
   if constexpr (histogram_types_ok<Sample, Counter, Level>()) {
     // (Returned as it is: an error made up here is not the runtime's last error, which stays in
     // its slot for its owner even where it is the same code.)
@@ -310,10 +333,11 @@ template <class Policy, class Sample, class Counter, class Level>
     }
 #if defined(__CUDACC__)
     const RangeParams<Level> params{d_levels, num_bins, 0};
-    return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream);
+    return histogram_run<Policy>(d_samples, num_samples, d_histogram, params, num_bins, flush_samples, stream,
+                                 cooperative_allowed);
 #else
     (void)stream;  // host compilers: argument checks and size queries only
-    (void)flush_samples;
+    (void)flush_samples, (void)cooperative_allowed;
     return cudaErrorInvalidDeviceFunction;
 #endif
   } else {

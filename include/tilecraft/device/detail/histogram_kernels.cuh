@@ -24,6 +24,7 @@ struct HistogramPlan {
   int cells = 0;                                                       //!< range: lookup cells (power of 2)
   std::int64_t flush_tiles = 0;  //!< tiles a block sweeps between flushes of its 32-bit counters
   bool sync_first = false;       //!< meet at the grid barrier before the sweep (flushes need it)
+  bool cooperative = true;       //!< the grid zeroes the output and meets at its barrier (else: zeroed before)
 };
 
 //! The order-preserving unsigned key of a level-domain value: integers with the sign bit
@@ -321,6 +322,8 @@ TILECRAFT_DEVICE void histogram_sweep(const Sample* in, std::int64_t n, Visit&& 
 // A cooperative launch (every block resident): blocks zero their slice of the output, sweep,
 // and meet at the grid barrier before the first atomic into the output (before the sweep for
 // global counters and for flushing launches, after it otherwise, where nobody waits long).
+// plan.cooperative false (where the cooperative launch was refused): the output was zeroed
+// before the launch, and the grid neither zeroes it nor meets.
 // Aggregate: runs of equal bins of one thread go in with one atomic.
 template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter, class Params>
 __global__ void __launch_bounds__(Policy::threads)
@@ -329,9 +332,11 @@ __global__ void __launch_bounds__(Policy::threads)
   constexpr int threads = Policy::threads;
   const int tid = static_cast<int>(threadIdx.x);
   const int bins = plan.bins;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * threads + tid; i < bins;
-       i += static_cast<std::int64_t>(gridDim.x) * threads) {
-    out[i] = 0;
+  if (plan.cooperative) {
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * threads + tid; i < bins;
+         i += static_cast<std::int64_t>(gridDim.x) * threads) {
+      out[i] = 0;
+    }
   }
   auto* counters = reinterpret_cast<unsigned*>(histogram_smem);
   const std::int64_t words = Shared ? histogram_counter_words(plan.algorithm, bins, plan.copies) : 0;
@@ -341,7 +346,7 @@ __global__ void __launch_bounds__(Policy::threads)
   if constexpr (!Params::is_range) {
     if constexpr (Shared) __syncthreads();
   }
-  if (!Shared || plan.sync_first) arch::grid_sync();
+  if (plan.cooperative && (!Shared || plan.sync_first)) arch::grid_sync();
 
   HistogramRun run;
   if constexpr (Shared) {
@@ -382,7 +387,7 @@ __global__ void __launch_bounds__(Policy::threads)
     });
     run.flush(add);
     __syncthreads();
-    if (!plan.sync_first) arch::grid_sync();
+    if (plan.cooperative && !plan.sync_first) arch::grid_sync();
     merge();
   } else {
     auto add = [&](unsigned b, unsigned count) {
