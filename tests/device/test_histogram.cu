@@ -770,7 +770,11 @@ TEST_CASE("32-bit shared counters flushed between tiles give the same counts in 
 // output, in shared counters (256 and 1000 bins), with flushes after every tile, in global
 // counters (2^20 bins), and in range bins.
 TEST_CASE("the grid without its barrier, where a cooperative launch is refused: the same counts") {
-  const std::int64_t n = (std::int64_t{1} << (tilecraft::test::sanitizer_sized() ? 22 : 25)) + 5;
+  // (Under racecheck, which tracks every shared atomic, 2^20 samples.)
+  const std::int64_t n = (std::int64_t{1} << (tilecraft::test::racecheck_sized()   ? 20
+                                              : tilecraft::test::sanitizer_sized() ? 22
+                                                                                   : 25)) +
+                         5;
   const auto host =
       even_bins::make_samples<std::uint8_t>(static_cast<std::size_t>(n), even_bins::Pattern::uniform, 0, 255, 123);
   DeviceBuffer<std::uint8_t> in(host);
