@@ -68,11 +68,13 @@ __device__ void load_tile(const int* in, long long n, long long tile, int* buf) 
   }
 }
 
-// Buffers 2: the next round's tile is issued before this round's barrier, into the other buffer.
+// Buffers B > 1: a ring of B tile buffers, the tile B - 1 rounds ahead issued as each round
+// starts (one cp.async group a round, so that waiting for all but the newest B - 2 groups waits
+// for this round's tile alone); B = 1: the next tile is loaded after the round's stores.
 template <int Items, int MinBlocks, int Buffers>
 __global__ void __launch_bounds__(threads, MinBlocks)
     rounds_scan(const int* __restrict__ in, int* __restrict__ sums, int* __restrict__ out, long long n) {
-  static_assert(Buffers == 1 || Buffers == 2, "one or two tile buffers");
+  static_assert(Buffers >= 1 && Buffers <= 4, "one to four tile buffers");
   constexpr int chunks = Items / 4;
   constexpr long long tile_items = static_cast<long long>(threads) * Items;
   using Reduce = cub::BlockReduce<int, threads>;
@@ -91,20 +93,30 @@ __global__ void __launch_bounds__(threads, MinBlocks)
   const long long tiles = (n + tile_items - 1) / tile_items;
   const long long rounds = (tiles + grid - 1) / grid;
   int carry = 0;  // the rounds before this one, the same in every block
-  if (blockIdx.x < tiles) load_tile<Items>(in, n, blockIdx.x, bufs);
-  tilecraft::arch::cp_async_commit();
+  // The first B - 1 rounds' tiles (one group each, empty where a round has no tile here).
+#pragma unroll
+  for (int k = 0; k < (Buffers > 1 ? Buffers - 1 : 1); ++k) {
+    const long long first = blockIdx.x + k * grid;
+    if (first < tiles) load_tile<Items>(in, n, first, bufs + k * tile_items);
+    tilecraft::arch::cp_async_commit();
+  }
   for (long long r = 0; r < rounds; ++r) {
     const long long tile = r * grid + blockIdx.x;
-    int* const buf = bufs + (Buffers == 2 ? (r & 1) * tile_items : 0);
-    tilecraft::arch::cp_async_wait_all();
-    __syncthreads();
-    // Double-buffered: the next round's tile into the other buffer at once (its last readers
-    // passed the barrier above), so that the copy flies through this round's fold, reduction,
-    // grid barrier, scan and stores.
-    if (Buffers == 2 && r + 1 < rounds && tile + grid < tiles) {
-      load_tile<Items>(in, n, tile + grid, bufs + ((r + 1) & 1) * tile_items);
+    int* const buf = bufs + (r % Buffers) * tile_items;
+    if constexpr (Buffers > 1) {
+      tilecraft::arch::cp_async_wait<Buffers - 2>();
+    } else {
+      tilecraft::arch::cp_async_wait_all();
     }
-    tilecraft::arch::cp_async_commit();
+    __syncthreads();
+    // A ring: the tile B - 1 rounds ahead into the buffer the last round used (its last readers
+    // passed the barrier above), so that the copy flies through this round's fold, reduction,
+    // grid barrier, scan and stores, and the next rounds'.
+    if constexpr (Buffers > 1) {
+      const long long ahead = tile + (Buffers - 1) * grid;
+      if (ahead < tiles) load_tile<Items>(in, n, ahead, bufs + ((r + Buffers - 1) % Buffers) * tile_items);
+      tilecraft::arch::cp_async_commit();
+    }
     int own = 0;
     if (tile < tiles) {
 #pragma unroll
@@ -217,11 +229,14 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&flush, flush_bytes));
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
-  std::printf("resident blocks: %lld (32 ints, 2 buffers), %lld (16, 2), %lld (32, 1), %lld (16, 1), %lld (8, 2)\n",
-              resident<32, 3, 2>(), resident<16, 6, 2>(), resident<32, 6, 1>(), resident<16, 8, 1>(),
-              resident<8, 8, 2>());
-  std::printf("%-8s %9s %9s %9s %15s %15s %15s %15s %15s %15s   (us; ratio to CUB)\n", "n", "memcpy", "cub", "cub int",
-              "library", "32 x2 (3)", "16 x2 (6)", "32 x1 (6)", "16 x1 (8)", "8 x2 (8)");
+  std::printf(
+      "resident blocks: %lld (32 ints, 2 buffers), %lld (16, 2), %lld (32, 1), %lld (16, 1), %lld (8, 2), %lld (16, "
+      "3), %lld (8, 3)\n",
+      resident<32, 3, 2>(), resident<16, 6, 2>(), resident<32, 6, 1>(), resident<16, 8, 1>(), resident<8, 8, 2>(),
+      resident<16, 4, 3>(), resident<8, 8, 3>());
+  std::printf("%-8s %9s %9s %9s %15s %15s %15s %15s %15s %15s %15s %15s   (us; ratio to CUB)\n", "n", "memcpy", "cub",
+              "cub int", "library", "32 x2 (3)", "16 x2 (6)", "32 x1 (6)", "16 x1 (8)", "8 x2 (8)", "16 x3 (4)",
+              "8 x3 (8)");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<int> h(static_cast<std::size_t>(n));
@@ -257,10 +272,11 @@ int main(int argc, char** argv) {
     const auto variants =
         std::make_tuple([&] { rounds<32, 3, 2>(in, sums, out, n, s); }, [&] { rounds<16, 6, 2>(in, sums, out, n, s); },
                         [&] { rounds<32, 6, 1>(in, sums, out, n, s); }, [&] { rounds<16, 8, 1>(in, sums, out, n, s); },
-                        [&] { rounds<8, 8, 2>(in, sums, out, n, s); });
+                        [&] { rounds<8, 8, 2>(in, sums, out, n, s); }, [&] { rounds<16, 4, 3>(in, sums, out, n, s); },
+                        [&] { rounds<8, 8, 3>(in, sums, out, n, s); });
     check("library", library);
     {
-      const char* names[] = {"32 x2 (3)", "16 x2 (6)", "32 x1 (6)", "16 x1 (8)", "8 x2 (8)"};
+      const char* names[] = {"32 x2 (3)", "16 x2 (6)", "32 x1 (6)", "16 x1 (8)", "8 x2 (8)", "16 x3 (4)", "8 x3 (8)"};
       int k = 0;
       std::apply([&](auto&... v) { (check(names[k++], v), ...); }, variants);
     }
