@@ -5,12 +5,13 @@
 // total of the rounds before (every block folds each round's sums in the same association, so
 // every block holds the same bits) and the fold of this round's sums before its own. Every
 // element is read once and written once; no tile waits for a chain of look-backs, only one
-// barrier a round, which the next round's loads fly through where the tile is double-buffered
-// (issued as the round starts). The single pass's look-back at 2^23 and 2^24 ints runs 0.91-1.02x
+// barrier a round, which the next rounds' loads fly through where the tiles are in a ring of
+// buffers (issued as each round starts). The single pass's look-back at 2^23 and 2^24 ints runs 0.91-1.02x
 // CUB; one wave (a barrier, no rounds) reaches 1.15-1.2x up to 2^22.6; multi_wave (every tile
 // past a block's first read twice) lost. Columns: the library's default dispatch, then
 // rounds<Items, MinBlocks, Buffers> (256 threads x Items ints a tile, the blocks an SM asked,
-// one or two tile buffers), with CUB's InclusiveSum and memcpy, in one process; L2 flushed
+// a ring of one to three tile buffers), with CUB's InclusiveSum (64- and 32-bit offsets) and
+// memcpy, in one process; L2 flushed
 // before each run, medians of 21, us (ratio to CUB). Inputs are ints 0..3 (exact in any order);
 // every form's result must equal CUB's (checked before timing; MISMATCH lines otherwise).
 // Not built by CMake; run.sh builds and runs it on the GPU machine.
