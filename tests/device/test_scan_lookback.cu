@@ -403,6 +403,125 @@ TEST_CASE("scans in one wave, the tile in registers: non-commutative maps, exact
   if (!tilecraft::test::sanitizer_sized()) check_one_wave_floats<ScanForms::one_wave_registers>((1 << 21) + 3, 100);
 }
 
+// Scans in rounds (ScanForms::rounds, forced: the dispatch does not take it yet): a grid of at
+// most `blocks` blocks (0: a wave), one tile a round each, a grid barrier a round. The result,
+// and the tile folds the last two rounds left in their slots (two rounds' slots after the 16-byte
+// header, a block's at its index): a run that fell back to another form fails on them.
+template <bool Exclusive, class T, class Op>
+std::vector<T> rounds_scan(const T* in, T* out, std::int64_t n, Op op, T init, int blocks,
+                           const std::vector<T>* host = nullptr, std::size_t host_first = 0) {
+  namespace d = tilecraft::detail;
+  using Policy = ScanPolicy<64, 1>;  // (temp storage for its tiles holds the rounds' slots too)
+  std::size_t bytes = 0;
+  REQUIRE(d::scan_run<Policy, Exclusive, d::ScanForms::rounds>(nullptr, bytes, in, out, n, op, init, nullptr) ==
+          cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  temp.poison();
+  if (in != out) TILECRAFT_THROW_IF_ERROR(cudaMemset(out, 0xA5, static_cast<std::size_t>(n) * sizeof(T)));
+  REQUIRE(d::scan_run<Policy, Exclusive, d::ScanForms::rounds>(temp.get(), bytes, in, out, n, op, init, nullptr, true,
+                                                               true, blocks) == cudaSuccess);
+  tilecraft::test::sync_and_check();
+  if (host != nullptr) {
+    // The grid the dispatch takes: the tiles, at most a wave, at most 1024, at most `blocks`.
+    using Rounds = d::DefaultScanPolicyRounds<T, T>;
+    const std::int64_t tile = Rounds::tile_items;
+    const std::int64_t tiles = (n + tile - 1) / tile;
+    int per_sm = 0, sms = 0, device = 0;
+    TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+    TILECRAFT_THROW_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, d::scan_rounds_kernel<Rounds, 4, Exclusive, T, T, T, Op>, Rounds::threads, 0));
+    TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    std::int64_t grid = std::min<std::int64_t>({tiles, static_cast<std::int64_t>(per_sm) * sms, 1024});
+    if (blocks > 0) grid = std::min<std::int64_t>(grid, blocks);
+    const std::int64_t rounds = (tiles + grid - 1) / grid;
+    std::vector<T> slots(static_cast<std::size_t>(2 * grid));
+    TILECRAFT_THROW_IF_ERROR(
+        cudaMemcpy(slots.data(), temp.get() + 16, slots.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    // Every whole tile of the last two rounds: its fold in its block's slot of its round's half.
+    std::int64_t checked = 0;
+    for (std::int64_t r = std::max<std::int64_t>(0, rounds - 2); r < rounds; ++r) {
+      for (std::int64_t b = 0; b < grid && r * grid + b < tiles; ++b) {
+        const std::int64_t t = r * grid + b;
+        if ((t + 1) * tile > n) continue;  // (a ragged tile folds its last element repeated)
+        const T want = host_scan<false, T, T>(*host, host_first + static_cast<std::size_t>(t * tile),
+                                              static_cast<std::size_t>(tile), op)
+                           .back();
+        const T got = slots[static_cast<std::size_t>((r & 1) * grid + b)];
+        CHECK(std::memcmp(&got, &want, sizeof(T)) == 0);
+        ++checked;
+      }
+    }
+    if (n >= 2 * tile) CHECK(checked > 0);  // (a lone tile, or two the last ragged: maybe none whole)
+  }
+  return download(out, static_cast<std::size_t>(n));
+}
+
+template <class T, class Op>
+void check_rounds(std::int64_t n, int blocks, std::uint64_t seed, Op op, T init, T (*make)(tilecraft::test::Rng&)) {
+  CAPTURE(n);
+  CAPTURE(blocks);
+  CAPTURE(sizeof(T));
+  auto g = tilecraft::test::rng(seed);
+  std::vector<T> f(static_cast<std::size_t>(n) + 1);
+  for (auto& x : f) x = make(g);
+  const auto m = static_cast<std::size_t>(n);
+  DeviceBuffer<T> in(f), out(f.size());
+  for (int shift : {0, 1}) {
+    CAPTURE(shift);
+    const auto sh = static_cast<std::size_t>(shift);
+    const auto inclusive = host_scan<false, T, T>(f, sh, m, op);
+    const auto exclusive = host_scan<true, T, T>(f, sh, m, op, init);
+    CHECK(mismatches(rounds_scan<false>(in.get() + shift, out.get() + shift, n, op, init, blocks, &f, sh), inclusive) ==
+          0);
+    CHECK(mismatches(rounds_scan<true>(in.get() + shift, out.get() + shift, n, op, init, blocks, &f, sh), exclusive) ==
+          0);
+    // In place: each tile is read (issued a round ahead) before its own block writes it.
+    CHECK(mismatches(rounds_scan<false>(in.get() + shift, in.get() + shift, n, op, init, blocks), inclusive) == 0);
+    in.upload(f);
+  }
+  // Input and output aligned differently (the element staging).
+  CHECK(mismatches(rounds_scan<true>(in.get() + 1, out.get(), n, op, init, blocks),
+                   host_scan<true, T, T>(f, 1, m, op, init)) == 0);
+}
+
+TEST_CASE("scans in rounds of grid barriers: non-commutative maps, exact; floats the same bits twice") {
+  namespace d = tilecraft::detail;
+  const auto packed = [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; };
+  const auto affine = [](tilecraft::test::Rng& g) {
+    return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+  };
+  constexpr std::int64_t tile4 = d::DefaultScanPolicyRounds<std::uint32_t, std::uint32_t>::tile_items;
+  constexpr std::int64_t tile8 = d::DefaultScanPolicyRounds<test::Affine, test::Affine>::tile_items;
+  // 3 blocks over 7 tiles (3 rounds, the last of one ragged tile), 5 over 10 whole tiles (2
+  // rounds), 1 block over 4 tiles, one tile alone.
+  struct Case {
+    std::int64_t tiles_less;  // tiles * tile - this
+    std::int64_t tiles;
+    int blocks;
+  };
+  for (const Case c : {Case{5, 7, 3}, Case{0, 10, 5}, Case{1, 4, 1}, Case{3, 1, 2}}) {
+    check_rounds<std::uint32_t>(c.tiles * tile4 - c.tiles_less, c.blocks, 1200 + static_cast<std::uint64_t>(c.tiles),
+                                test::ComposePacked{}, 0x00030007u, packed);
+    check_rounds<test::Affine>(c.tiles * tile8 - c.tiles_less, c.blocks, 1300 + static_cast<std::uint64_t>(c.tiles),
+                               test::Compose{}, test::Affine{3u, 11u}, affine);
+  }
+  if (!tilecraft::test::sanitizer_sized()) {
+    // A wave of blocks (at most 1024) over three and a half waves of tiles.
+    check_rounds<std::uint32_t>(3584 * tile4 + 77, 0, 1400, test::ComposePacked{}, 0x00030007u, packed);
+    check_rounds<test::Affine>(3584 * tile8 + 77, 0, 1500, test::Compose{}, test::Affine{3u, 11u}, affine);
+  }
+  // Floats: within the double prefix's bound, the same bits on a second run and misaligned.
+  const std::int64_t n = tilecraft::test::sanitizer_sized() ? (1 << 18) + 3 : (3 << 22) + 3;
+  const int blocks = tilecraft::test::sanitizer_sized() ? 7 : 0;
+  const auto real = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n) + 1, -1.0, 1.0, 1600);
+  DeviceBuffer<float> in(real), out(real.size());
+  const auto first = rounds_scan<false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f, blocks);
+  CHECK(tilecraft::test::float_sum_errors(first, real, 1, static_cast<std::size_t>(n)) == 0);
+  CHECK(mismatches(rounds_scan<false>(in.get() + 1, out.get() + 1, n, Sum{}, 0.0f, blocks), first) == 0);
+  DeviceBuffer<float> aligned(std::vector<float>(real.begin() + 1, real.end())), out2(real.size());
+  CHECK(mismatches(rounds_scan<false>(aligned.get(), out2.get(), n, Sum{}, 0.0f, blocks), first) == 0);
+}
+
 // The default dispatch's forms by size, seen in the tile sums each leaves after the temp
 // storage's 16-byte header (uint32 sums: exact in any association), where their tiles fit one
 // wave on this GPU: one wave in registers of 2048-item tiles at 2^12 + 3 items and 2^17 + 3 (1

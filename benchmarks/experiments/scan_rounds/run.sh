@@ -16,7 +16,7 @@ nvcc -std=c++20 -O3 -gencode arch=compute_90a,code=sm_90a --extended-lambda -Xpt
 }
 grep -A3 "Compiling entry.*rounds_scan" "$root/build/scan_rounds/ptxas.txt" | grep -E "rounds_scan|Used|spill" || true
 if [ "${NCU:-0}" = 1 ]; then
-  ncu --clock-control none --metrics gpu__time_duration.sum -k 'regex:rounds_scan|scan_kernel|scan_one_wave|DeviceScanKernel' \
+  ncu --clock-control none --metrics gpu__time_duration.sum -k 'regex:rounds|scan_kernel|scan_one_wave|DeviceScanKernel' \
     --csv "$bin" "$@" 2>/dev/null | python3 "$here/../ncu_durations.py"
 else
   "$bin" "$@"

@@ -81,6 +81,25 @@ struct TileStage {
     }
   }
 
+  // Global -> shared without waiting: stage_in's copies issued, cp.async for a whole tile of
+  // vectors (the caller commits the group), elements through registers otherwise (done on
+  // return). The caller waits for the group and passes a barrier before any thread reads `s`.
+  template <CacheHint Hint>
+  TILECRAFT_DEVICE static void issue_in(bool vector, const T* src, int valid, unsigned char* s) {
+    const int t = static_cast<int>(threadIdx.x);
+    if (chunked && vector && valid == elems) {
+      const uint4* g = reinterpret_cast<const uint4*>(src);
+#pragma unroll
+      for (int k = 0; k < chunks_per_thread; ++k) copy_async<16>(chunk(s, k * Threads + t), g + k * Threads + t);
+    } else {
+#pragma unroll
+      for (int k = 0; k < Items; ++k) {
+        const int e = k * Threads + t;
+        *element(s, e) = src[e < valid ? e : valid - 1];
+      }
+    }
+  }
+
   // Global -> shared: the first half of load. Ends with the barrier after which every thread
   // may read the tile from `s`.
   template <CacheHint Hint>
@@ -306,7 +325,8 @@ struct GridPrefix {
 // run from its prefix in place (pass 2) before the block stores the tile. A thread holds one
 // vector at a time, so registers do not cap the resident tiles; shared memory does (H200: 6
 // tiles of 32 KiB per SM).
-template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Prefix>
+// Staged: the caller has put the tile in `stage` already (and passed a barrier since).
+template <class Policy, bool Exclusive, bool Staged = false, class In, class Out, class Acc, class Op, class Prefix>
 TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, std::int64_t n, std::int64_t tile, Op op,
                                          const Acc& init, const Prefix& prefix_of, unsigned char* stage,
                                          BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp,
@@ -321,7 +341,7 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
   const std::int64_t left = n - base;
   const int valid = left < Policy::tile_items ? static_cast<int>(left) : Policy::tile_items;
   const int t = static_cast<int>(threadIdx.x);
-  InStage::template stage_in<Policy::hint>(vector, in + base, valid, stage);
+  if constexpr (!Staged) InStage::template stage_in<Policy::hint>(vector, in + base, valid, stage);
 
   // Pass 1, in order (op need not be commutative): each vector's elements, then the vectors'
   // folds, as balanced trees.
@@ -644,6 +664,135 @@ __global__ void __launch_bounds__(Policy::threads, MinBlocks)
   arch::grid_sync();  // (every tile's sum visible; its barriers free sums_temp again, too)
   scan_registers_after_sums<Exclusive>(temp, sums_temp, a, tile, sums, op, init);
   store_tile_as<Policy>(vector, out, tile, valid, stage, a);
+}
+
+// ---- Scans past one wave in rounds of grid barriers -----------------------------------------
+
+// The folds, in order, of sums[0, before) and of sums[0, count) (0 <= before <= count, 0 < count
+// <= 4 * Threads), thread t the sums [4 t, 4 t + 4): thread 0 holds both (before's only where
+// before > 0). Barriers: block_reduce's, and one between the two.
+template <class Acc>
+struct SumsFolds {
+  Acc before{}, all{};
+};
+template <int Threads, class Acc, class Op>
+TILECRAFT_DEVICE SumsFolds<Acc> fold_sums_both(const Acc* sums, int before, int count, Op op,
+                                               BlockReduceStorage<Acc, Threads>& temp) {
+  const int first = 4 * static_cast<int>(threadIdx.x);
+  Acc v[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    if (first + q < count) v[q] = sums[first + q];
+  }
+  Acc all{}, pre{};
+  if (first < count) all = v[0];
+  if (first < before) pre = v[0];
+#pragma unroll
+  for (int q = 1; q < 4; ++q) {
+    if (first + q < count) all = static_cast<Acc>(op(all, v[q]));
+    if (first + q < before) pre = static_cast<Acc>(op(pre, v[q]));
+  }
+  SumsFolds<Acc> folds;
+  if (before > 0) {
+    folds.before = block_reduce(temp, pre, op, (before + 3) / 4);
+    __syncthreads();  // (temp again)
+  }
+  folds.all = block_reduce(temp, all, op, (count + 3) / 4);
+  return folds;
+}
+
+// RoundsPrefix: a round of scan_rounds_kernel (the same three calls as GridPrefix). Each block
+// publishes its tile's fold in this round's slots and meets the others at the grid barrier;
+// then each folds the round's sums before its own and all of them (fold_sums_both: the same
+// association in every block) and takes its prefix from the fold of every earlier round, which
+// thread 0 of every block carries in the same bits.
+template <bool Exclusive, int Threads, class Acc, class Op>
+struct RoundsPrefix {
+  Acc* sums;                // this round's slots, one a block
+  std::int64_t first_tile;  // the round's first tile
+  int count;                // the round's tiles
+  bool carried;             // rounds before this one: `carry` holds their fold (thread 0)
+  Op op;
+  Acc init;
+  Acc& carry;
+  BlockReduceStorage<Acc, Threads>& temp;
+  TILECRAFT_DEVICE void arrive(std::int64_t tile, const Acc& total) const {
+    const Acc tile_sum = block_reduce(temp, total, op);
+    if (threadIdx.x == 0) sums[tile - first_tile] = tile_sum;
+    arch::grid_sync();  // (its barriers free `temp` again, too)
+  }
+  // Tile 0 (round 0, block 0): nothing before it; the round's fold starts the carry.
+  TILECRAFT_DEVICE void first(const Acc&) const {
+    const SumsFolds<Acc> folds = fold_sums_both<Threads>(sums, 0, count, op, temp);
+    if (threadIdx.x == 0) carry = folds.all;
+  }
+  template <class Temp>
+  TILECRAFT_DEVICE Acc exclusive(Temp& scan_temp, std::int64_t tile, const Acc& total) const {
+    const int b = static_cast<int>(tile - first_tile);
+    const SumsFolds<Acc> folds = fold_sums_both<Threads>(sums, b, count, op, temp);
+    Acc p{};
+    if (threadIdx.x == 0) {
+      // (tile > 0: rounds before this one, or tiles before this block's in it, or both.)
+      p = !carried ? folds.before : b > 0 ? static_cast<Acc>(op(carry, folds.before)) : carry;
+      carry = carried ? static_cast<Acc>(op(carry, folds.all)) : folds.all;
+      if constexpr (Exclusive) p = static_cast<Acc>(op(init, p));
+    }
+    KnownPrefix<Acc> prefix{p};
+    return block_exclusive_scan(scan_temp, total, op, prefix);
+  }
+};
+
+// A scan past one wave in rounds (prepared for measurement, benchmarks/experiments/scan_rounds;
+// the dispatch takes it only where forced): a cooperative grid of at most one wave of blocks
+// (and at most 4 * threads), block b scanning tiles b, b + G, b + 2 G, ... one a round, the
+// tile held in shared memory (scan_tile_two_pass on a staged tile) with RoundsPrefix: one grid
+// barrier a round instead of a chain of look-backs. Two tile buffers: the next round's tile is
+// issued as a round starts, so that its copy flies through the round. Each tile is read once
+// and written once, by its own block, and read before it is written: in place is safe. sums:
+// two rounds' slots (2 G; a round's are read after its barrier and before the next, so the
+// round after next may reuse them).
+// MinBlocks: the blocks an SM asked of the compiler (the dispatch asks 4: at most 64 registers a
+// thread, where 40 and 48 spill).
+template <class Policy, int MinBlocks, bool Exclusive, class In, class Out, class Acc, class Op>
+__global__ void __launch_bounds__(Policy::threads, MinBlocks)
+    scan_rounds_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, Acc* sums, bool vector) {
+  using InStage = TileStage<In, Policy::threads, Policy::items>;
+  constexpr std::int64_t tile_items = Policy::tile_items;
+  constexpr std::size_t stage_bytes = stage_bytes_of<Policy, In, Out>();
+  static_assert(stage_bytes % 16 == 0, "scan_rounds_kernel: tile buffers of whole 16-byte chunks");
+  __shared__ alignas(stage_align_of<In, Out>()) unsigned char stage[2][stage_bytes];
+  __shared__ BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm> temp;
+  __shared__ BlockReduceStorage<Acc, Policy::threads> sums_temp;
+  __shared__ SharedSlot<Acc> warp_buf[Policy::threads / warp_threads];
+  const auto grid = static_cast<std::int64_t>(gridDim.x);
+  const std::int64_t tiles = ceil_div<std::int64_t>(n, tile_items);
+  const std::int64_t rounds = ceil_div<std::int64_t>(tiles, grid);
+  const auto issue = [&](std::int64_t tile, unsigned char* s) {
+    const std::int64_t left = n - tile * tile_items;
+    InStage::template issue_in<Policy::hint>(
+        vector, in + tile * tile_items, left < tile_items ? static_cast<int>(left) : static_cast<int>(tile_items), s);
+  };
+  Acc carry{};  // thread 0's: the fold of every round before
+  if (blockIdx.x < tiles) issue(blockIdx.x, stage[0]);
+  copy_async_commit();
+  for (std::int64_t r = 0; r < rounds; ++r) {
+    const std::int64_t tile = r * grid + blockIdx.x;
+    copy_async_wait<0>();
+    __syncthreads();
+    if (tile + grid < tiles) issue(tile + grid, stage[(r + 1) & 1]);
+    copy_async_commit();
+    const std::int64_t first_tile = r * grid;
+    const int count = static_cast<int>(tiles - first_tile < grid ? tiles - first_tile : grid);
+    const RoundsPrefix<Exclusive, Policy::threads, Acc, Op> prefix_of{
+        sums + (r & 1) * grid, first_tile, count, r > 0, op, init, carry, sums_temp};
+    if (tile < tiles) {
+      scan_tile_two_pass<Policy, Exclusive, true>(vector, in, out, n, tile, op, init, prefix_of, stage[r & 1], temp,
+                                                  slots<Acc>(warp_buf));
+    } else {
+      arch::grid_sync();  // (the last round's blocks past its tiles only meet the others)
+    }
+    __syncthreads();  // (every thread done with this round's buffer and storage)
+  }
 }
 
 #endif  // __CUDACC__
