@@ -253,6 +253,8 @@ int main(int argc, char** argv) {
     CK(cub::DeviceScan::InclusiveSum(nullptr, cub32_bytes, in, ref, static_cast<int>(n)));
     cub_bytes = std::max(cub_bytes, cub32_bytes);
     CK(tilecraft::inclusive_scan(nullptr, lib_bytes, in, out, n, tilecraft::Sum{}));
+    // (Room for the library's rounds at a full grid: two rounds' slots of up to 1024 blocks.)
+    lib_bytes = std::max<std::size_t>(lib_bytes, 16 + 2 * 1024 * sizeof(int));
     void *cub_temp, *lib_temp;
     CK(cudaMalloc(&cub_temp, cub_bytes));
     CK(cudaMalloc(&lib_temp, lib_bytes));

@@ -209,7 +209,10 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
       std::int64_t grid = rounds_tiles < resident ? rounds_tiles : resident;
       grid = grid < 4 * Rounds::threads ? grid : 4 * Rounds::threads;
       if (rounds_blocks > 0 && grid > rounds_blocks) grid = rounds_blocks;
-      if (scan_header_bytes + 2 * static_cast<std::size_t>(grid) * sizeof(Acc) <= temp_storage_bytes) {
+      // (Fewer blocks where the temp storage holds fewer slots: any grid of one or more serves.)
+      const auto slots = static_cast<std::int64_t>((temp_storage_bytes - scan_header_bytes) / (2 * sizeof(Acc)));
+      grid = grid < slots ? grid : slots;
+      if (grid >= 1) {
         Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
         const cudaError_t launched =
             launch_cooperative(kernel, dim3(static_cast<unsigned>(grid)), dim3(Rounds::threads), 0, stream, d_in, d_out,
