@@ -168,6 +168,15 @@ template <class... Params, class... Args>
   attribute.val.cooperative = 1;
   return launch_with(&attribute, kernel, grid, block, smem_bytes, stream, std::forward<Args>(args)...);
 }
+
+//! Whether launch_cooperative's status says the launch was refused before it ran: the grid does
+//! not fit the blocks this process may hold at once (a GPU that gives it fewer SMs than it
+//! reports, under MPS or green contexts) or the device has no cooperative launches. The
+//! launchers then take a form without a grid barrier. (A refusal that a stream capture defers to
+//! the graph's instantiation fails there.)
+constexpr bool cooperative_refused(cudaError_t status) {
+  return status == cudaErrorCooperativeLaunchTooLarge || status == cudaErrorNotSupported;
+}
 }  // namespace detail
 #endif
 

@@ -124,7 +124,7 @@ template <class Policy, bool Shared, bool Aggregate, class Sample, class Counter
     // green contexts; no cooperative launches), a memset zeroes the output first and the grid
     // runs without the barrier. (A refusal that a stream capture defers to the graph's
     // instantiation fails there.)
-    if (launched != cudaErrorCooperativeLaunchTooLarge && launched != cudaErrorNotSupported) return launched;
+    if (!cooperative_refused(launched)) return launched;
   }
   plan.cooperative = false;
   TILECRAFT_RETURN_IF_ERROR(

@@ -76,7 +76,7 @@ template <class GridPolicy, int Vec, class In, class Out, class Acc, class Op, c
     // refusal that a stream capture defers to the graph's instantiation fails there). Then the
     // same grid runs without its barrier and a second kernel folds its partials: the same
     // association, so the same bits.
-    if (launched != cudaErrorCooperativeLaunchTooLarge && launched != cudaErrorNotSupported) return launched;
+    if (!cooperative_refused(launched)) return launched;
   }
   TILECRAFT_RETURN_IF_ERROR(launch_kernel(kernel, dim3(static_cast<unsigned>(grid)), dim3(Policy::threads), 0, stream,
                                           d_in, n, d_out, op, init, partials, false));

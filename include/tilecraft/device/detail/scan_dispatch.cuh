@@ -152,7 +152,7 @@ template <class... Params, class... Args>
   int resident = 0;
   if (resident_blocks_once(kernel, threads, 0, resident) != cudaSuccess || tiles > resident) return false;
   launched = launch_cooperative(kernel, dim3(static_cast<unsigned>(tiles)), dim3(threads), 0, stream, args...);
-  return launched != cudaErrorCooperativeLaunchTooLarge && launched != cudaErrorNotSupported;
+  return !cooperative_refused(launched);
 }
 #endif
 
@@ -217,7 +217,7 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
         const cudaError_t launched =
             launch_cooperative(kernel, dim3(static_cast<unsigned>(grid)), dim3(Rounds::threads), 0, stream, d_in, d_out,
                                num_items, op, init, sums, vector);
-        if (launched != cudaErrorCooperativeLaunchTooLarge && launched != cudaErrorNotSupported) return launched;
+        if (!cooperative_refused(launched)) return launched;
       }
     }
   }
