@@ -45,3 +45,27 @@ __host__ __device__ inline unsigned index_hash(long long i) {
   h ^= h >> 13;
   return h;
 }
+
+// A buffer of twice the current device's L2, for median_us to write before each run.
+struct L2Flush {
+  char* ptr = nullptr;
+  std::size_t bytes = 0;
+};
+inline L2Flush l2_flush_buffer() {
+  int dev = 0, l2 = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  L2Flush f;
+  f.bytes = 2 * static_cast<std::size_t>(l2);
+  CK(cudaMalloc(&f.ptr, f.bytes));
+  return f;
+}
+
+// The sizes an experiment runs, as log2 of the item count (fractions allowed: 22.32 is about
+// 5 Mi): its arguments, or the defaults where it has none.
+template <class T = double>
+std::vector<T> log2_sizes(int argc, char** argv, std::vector<T> defaults) {
+  std::vector<T> logs;
+  for (int i = 1; i < argc; ++i) logs.push_back(static_cast<T>(std::atof(argv[i])));
+  return logs.empty() ? defaults : logs;
+}

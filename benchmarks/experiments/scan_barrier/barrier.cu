@@ -540,16 +540,10 @@ bool library_variant(const float* in, float* sums, float* out, long long n, cuda
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Sizes as log2 of the item count, fractions allowed (22.32: about 5 Mi).
-  std::vector<double> logs;
-  for (int i = 1; i < argc; ++i) logs.push_back(std::atof(argv[i]));
-  if (logs.empty()) logs = {20, 21, 21.58, 22, 22.32, 22.58, 23, 23.5, 24};
-  int dev = 0, l2 = 0;
-  CK(cudaGetDevice(&dev));
-  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  const std::size_t flush_bytes = 2 * static_cast<std::size_t>(l2);
-  char* flush = nullptr;
-  CK(cudaMalloc(&flush, flush_bytes));
+  const auto logs = log2_sizes(argc, argv, {20, 21, 21.58, 22, 22.32, 22.58, 23, 23.5, 24});
+  const L2Flush l2_flush = l2_flush_buffer();
+  char* const flush = l2_flush.ptr;
+  const std::size_t flush_bytes = l2_flush.bytes;
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   std::printf(

@@ -149,15 +149,10 @@ void two_pass(const float* in, float* out, float* sums, long long n, cudaStream_
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> logs;
-  for (int i = 1; i < argc; ++i) logs.push_back(std::atoi(argv[i]));
-  if (logs.empty()) logs = {20, 21, 22, 23, 24};
-  int dev = 0, l2 = 0;
-  CK(cudaGetDevice(&dev));
-  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  const std::size_t flush_bytes = 2 * static_cast<std::size_t>(l2);
-  char* flush = nullptr;
-  CK(cudaMalloc(&flush, flush_bytes));
+  const auto logs = log2_sizes<int>(argc, argv, {20, 21, 22, 23, 24});
+  const L2Flush l2_flush = l2_flush_buffer();
+  char* const flush = l2_flush.ptr;
+  const std::size_t flush_bytes = l2_flush.bytes;
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   std::printf("%-6s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s   (us; ratio to CUB)\n", "n", "memcpy", "cub",
