@@ -678,6 +678,8 @@ struct SumsFolds {
 template <int Threads, class Acc, class Op>
 TILECRAFT_DEVICE SumsFolds<Acc> fold_sums_both(const Acc* sums, int before, int count, Op op,
                                                BlockReduceStorage<Acc, Threads>& temp) {
+  TILECRAFT_ASSERT(0 <= before && before <= count && 0 < count && count <= 4 * Threads &&
+                   "fold_sums_both: 0 <= before <= count, 0 < count <= 4 * Threads (the rounds' grid cap)");
   const int first = 4 * static_cast<int>(threadIdx.x);
   Acc v[4];
 #pragma unroll
