@@ -120,22 +120,15 @@ template <class Policy, class In, class Out, class Acc>
 //! - one_wave: one wave, the tile in shared memory, wherever its tiles fit one (two or more of
 //!   them; tests);
 //! - one_wave_registers: one wave, the tile in registers (scan_one_wave_registers_kernel), of
-//!   32 or 128 bytes a thread as by_size takes them, wherever its tiles fit one wave (tests);
-//! - rounds: a wave of blocks at most, one tile a round each, a grid barrier a round
-//!   (scan_rounds_kernel; tests and measurements: by_size does not take it yet).
+//!   32 or 128 bytes a thread as by_size takes them, wherever its tiles fit one wave (tests).
 //! Elsewhere the single pass.
 enum class ScanForms : int {
   single_pass = 0,
   by_size = 1,
   two_pass = 2,
   one_wave = 3,
-  one_wave_registers = 4,
-  rounds = 5
+  one_wave_registers = 4
 };
-
-//! The rounds' tile (scan_rounds_kernel): 64 bytes a thread, 16 KiB, two of them a block.
-template <class In, class Out>
-using DefaultScanPolicyRounds = ScanPolicy<256, static_cast<int>(64 / sizeof(In))>;
 
 #if defined(__CUDACC__)
 // Launches `kernel` (a one-wave scan: one tile a block, every block resident at once) over
@@ -169,13 +162,12 @@ constexpr std::size_t scan_kernel_smem_bytes() {
 
 // by_block_allowed: false takes every tile from the counter, however few; far_allowed: false
 // waits in place for the inclusive prefixes (look_back) instead of walking back over the
-// aggregates (tests compare the paths); rounds_blocks > 0: the rounds' grid, at most (tests:
-// many rounds over few items).
+// aggregates (tests compare the paths).
 template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass, class In, class Out, class Acc,
           class Op>
 [[nodiscard]] cudaError_t scan_run(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in, Out* d_out,
                                    std::int64_t num_items, Op op, Acc init, cudaStream_t stream,
-                                   bool by_block_allowed = true, bool far_allowed = true, int rounds_blocks = 0) {
+                                   bool by_block_allowed = true, bool far_allowed = true) {
   static_assert(
       stage_bytes_of<Policy, In, Out>() > max_tile_stage_bytes ||  // (scan_check's message alone)
           scan_kernel_smem_bytes<Policy, In, Out, Acc>() <= 48 * 1024,
@@ -197,30 +189,6 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
       reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
-  if constexpr (Forms == ScanForms::rounds && scan_sums_eligible<In, Out, Acc>) {
-    // Rounds: a cooperative grid of at most one wave of blocks and at most 4 x 256 (the prefix
-    // folds 4 sums a thread), two rounds' tile sums after the header.
-    using Rounds = DefaultScanPolicyRounds<In, Out>;
-    constexpr int min_blocks = 4;  // (at most 64 registers: none spill; 40 or 48 do)
-    auto kernel = scan_rounds_kernel<Rounds, min_blocks, Exclusive, In, Out, Acc, Op>;
-    const std::int64_t rounds_tiles = ceil_div<std::int64_t>(num_items, Rounds::tile_items);
-    int resident = 0;
-    if (resident_blocks_once(kernel, Rounds::threads, 0, resident) == cudaSuccess) {
-      std::int64_t grid = rounds_tiles < resident ? rounds_tiles : resident;
-      grid = grid < 4 * Rounds::threads ? grid : 4 * Rounds::threads;
-      if (rounds_blocks > 0 && grid > rounds_blocks) grid = rounds_blocks;
-      // (Fewer blocks where the temp storage holds fewer slots: any grid of one or more serves.)
-      const auto slots = static_cast<std::int64_t>((temp_storage_bytes - scan_header_bytes) / (2 * sizeof(Acc)));
-      grid = grid < slots ? grid : slots;
-      if (grid >= 1) {
-        Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
-        const cudaError_t launched =
-            launch_cooperative(kernel, dim3(static_cast<unsigned>(grid)), dim3(Rounds::threads), 0, stream, d_in, d_out,
-                               num_items, op, init, sums, vector);
-        if (!cooperative_refused(launched)) return launched;
-      }
-    }
-  }
   constexpr bool one_wave_forms =
       Forms == ScanForms::by_size || Forms == ScanForms::one_wave || Forms == ScanForms::one_wave_registers;
   if constexpr (one_wave_forms && scan_sums_eligible<In, Out, Acc>) {
