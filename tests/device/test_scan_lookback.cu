@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <tilecraft/device/scan.cuh>
@@ -151,6 +152,8 @@ constexpr std::int64_t form_tile(std::int64_t n) {
     return 2 * static_cast<std::int64_t>(sizeof(T)) * n <= d::one_wave_small_max_bytes
                ? d::DefaultScanPolicyOneWaveSmall<T, T>::tile_items
                : d::DefaultScanPolicyOneWave<T, T>::tile_items;
+  } else if constexpr (Form == d::ScanForms::one_wave_split) {
+    return d::DefaultScanPolicyOneWaveSplit<T, T>::tile_items + d::DefaultScanPolicyOneWave<T, T>::tile_items;
   } else {
     return d::DefaultScanPolicySums<T, T>::tile_items;
   }
@@ -278,6 +281,18 @@ TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bit
   CHECK(mismatches(two_pass_scan<false>(aligned.get(), out2.get() + 1, n, Sum{}, 0.0f).out, first) == 0);
 }
 
+// The blocks of `kernel` (256 threads, `dynamic` bytes of dynamic shared memory, opted in)
+// resident on this GPU at once; 0 where the GPU cannot give a block those bytes.
+template <class... Params>
+std::int64_t resident_blocks(void (*kernel)(Params...), std::size_t dynamic) {
+  int per_sm = 0, sms = 0, device = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  if (dynamic > 0 && tilecraft::opt_in_dynamic_smem(kernel, dynamic) != cudaSuccess) return 0;
+  TILECRAFT_THROW_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, dynamic));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return static_cast<std::int64_t>(per_sm) * sms;
+}
+
 // The tiles one wave of Form holds over n items: the resident blocks of the kernel the dispatch
 // launches (the occupancy calculator's, as the dispatch asks it) on this GPU, exclusive or not,
 // whichever is fewer.
@@ -286,17 +301,19 @@ std::int64_t one_wave_tiles(std::int64_t n) {
   namespace d = tilecraft::detail;
   using Small = d::DefaultScanPolicyOneWaveSmall<T, T>;
   using Large = d::DefaultScanPolicyOneWave<T, T>;
-  const auto resident = [](auto kernel) {
-    int per_sm = 0, sms = 0, device = 0;
-    TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
-    TILECRAFT_THROW_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0));
-    TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return static_cast<std::int64_t>(per_sm) * sms;
-  };
+  const auto resident = [](auto kernel) { return resident_blocks(kernel, 0); };
   static_assert(Small::threads == 256 && Large::threads == 256);
   if constexpr (Form == d::ScanForms::one_wave) {
     return std::min(resident(d::scan_one_wave_kernel<Large, false, T, T, T, Op>),
                     resident(d::scan_one_wave_kernel<Large, true, T, T, T, Op>));
+  } else if constexpr (Form == d::ScanForms::one_wave_split) {
+    using Split = d::DefaultScanPolicyOneWaveSplit<T, T>;
+    constexpr std::size_t bytes = d::stage_bytes_of<Split, T, T>();
+    return std::min(
+        resident_blocks(d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, false, T, T, T, Op>,
+                        bytes),
+        resident_blocks(d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, true, T, T, T, Op>,
+                        bytes));
   } else if (form_tile<Form, T>(n) == Small::tile_items) {
     return std::min(
         resident(d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks<T>, false, T, T, T, Op>),
@@ -316,7 +333,8 @@ void check_one_wave_maps_of(std::int64_t tiles, bool small, std::uint64_t seed, 
   namespace d = tilecraft::detail;
   const std::int64_t tile = Form == d::ScanForms::one_wave_registers && small
                                 ? d::DefaultScanPolicyOneWaveSmall<T, T>::tile_items
-                                : d::DefaultScanPolicyOneWave<T, T>::tile_items;
+                            : Form == d::ScanForms::one_wave_split ? form_tile<Form, T>(0)
+                                                                   : d::DefaultScanPolicyOneWave<T, T>::tile_items;
   const std::int64_t n = tiles == 2 ? 2 * tile : (tiles - 1) * tile + 1 + (tiles % 1000);
   CAPTURE(n);
   REQUIRE(form_tile<Form, T>(n) == tile);
@@ -401,6 +419,53 @@ TEST_CASE("scans in one wave, the tile in registers: non-commutative maps, exact
   }
   check_one_wave_floats<ScanForms::one_wave_registers>((1 << 18) + 3, 99);
   if (!tilecraft::test::sanitizer_sized()) check_one_wave_floats<ScanForms::one_wave_registers>((1 << 21) + 3, 100);
+}
+
+// The split tiles' maps of 4 bytes (ComposePacked) or 8 (Affine) with the last tile's register
+// part ragged: n items.
+template <class T>
+void check_split_ragged(std::int64_t n) {
+  using tilecraft::detail::ScanForms;
+  CAPTURE(n);
+  if constexpr (sizeof(T) == 8) {
+    check_forced<ScanForms::one_wave_split, test::Affine>(
+        n, 970 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{3u, 11u}, [](tilecraft::test::Rng& g) {
+          return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+        });
+  } else {
+    check_forced<ScanForms::one_wave_split, std::uint32_t>(
+        n, 960 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00030007u,
+        [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
+  }
+}
+
+TEST_CASE("scans in one wave, each tile split between shared memory and registers: maps, exact; floats") {
+  namespace d = tilecraft::detail;
+  using d::ScanForms;
+  constexpr auto split = ScanForms::one_wave_split;
+  // Tiles of 16384 + 8192 4-byte items (8192 + 4096 8-byte): 2, 3 and 40 (the last tile ragged
+  // within its shared part: no register part) and a whole wave; then the last tile's register
+  // part ragged (the shared part whole, 5 items past it) or one item short.
+  for (bool eight_bytes : {false, true}) {
+    CAPTURE(eight_bytes);
+    std::vector<std::int64_t> tiles = {2, 3, 40};
+    if (!tilecraft::test::sanitizer_sized()) {
+      const std::int64_t wave = eight_bytes ? one_wave_tiles<split, test::Affine, test::Compose>(0)
+                                            : one_wave_tiles<split, std::uint32_t, test::ComposePacked>(0);
+      MESSAGE("one wave holds " << wave << " split tiles");
+      tiles.push_back(wave);
+    }
+    for (std::int64_t t : tiles) check_one_wave_maps<split>(t, eight_bytes, false);
+  }
+  const std::int64_t tile4 = form_tile<split, std::uint32_t>(0), tile8 = form_tile<split, test::Affine>(0);
+  check_split_ragged<std::uint32_t>(tile4 + d::DefaultScanPolicyOneWaveSplit<std::uint32_t, std::uint32_t>::tile_items +
+                                    5);
+  check_split_ragged<std::uint32_t>(3 * tile4 - 1);
+  check_split_ragged<test::Affine>(tile8 + d::DefaultScanPolicyOneWaveSplit<test::Affine, test::Affine>::tile_items +
+                                   5);
+  check_split_ragged<test::Affine>(3 * tile8 - 1);
+  check_one_wave_floats<split>((1 << 19) + 3, 101);
+  if (!tilecraft::test::sanitizer_sized()) check_one_wave_floats<split>((1 << 23) + 3, 102);
 }
 
 // The default dispatch's forms by size, seen in the tile sums each leaves after the temp

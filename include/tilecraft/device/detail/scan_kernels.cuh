@@ -325,9 +325,11 @@ struct GridPrefix {
 // run from its prefix in place (pass 2) before the block stores the tile. A thread holds one
 // vector at a time, so registers do not cap the resident tiles; shared memory does (H200: 6
 // tiles of 32 KiB per SM).
-// Staged: the caller has put the tile in `stage` already (and passed a barrier since).
+// in, out: the tile's first element, `valid` of them (1 to the tile's size); tile: its index
+// among the scan's tiles (tile 0 starts the scan). Staged: the caller has put the tile in `stage`
+// already (and passed a barrier since).
 template <class Policy, bool Exclusive, bool Staged = false, class In, class Out, class Acc, class Op, class Prefix>
-TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, std::int64_t n, std::int64_t tile, Op op,
+TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, int valid, std::int64_t tile, Op op,
                                          const Acc& init, const Prefix& prefix_of, unsigned char* stage,
                                          BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp,
                                          Acc* warp_buf) {
@@ -337,11 +339,8 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
   constexpr int per_chunk = static_cast<int>(16 / sizeof(In));
   static_assert(OutStage::chunks_per_thread == chunks && OutStage::swizzle_period == InStage::swizzle_period,
                 "two_pass_tile: the output must sit where its input was read");
-  const std::int64_t base = tile * Policy::tile_items;
-  const std::int64_t left = n - base;
-  const int valid = left < Policy::tile_items ? static_cast<int>(left) : Policy::tile_items;
   const int t = static_cast<int>(threadIdx.x);
-  if constexpr (!Staged) InStage::template stage_in<Policy::hint>(vector, in + base, valid, stage);
+  if constexpr (!Staged) InStage::template stage_in<Policy::hint>(vector, in, valid, stage);
 
   // Pass 1, in order (op need not be commutative): each vector's elements, then the vectors'
   // folds, as balanced trees.
@@ -408,7 +407,14 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, st
     *p = v;
   }
   __syncthreads();
-  OutStage::template stage_out<Policy::hint>(vector, out + base, valid, stage);
+  OutStage::template stage_out<Policy::hint>(vector, out, valid, stage);
+}
+
+// How many of n elements tile `tile` of Policy's tiles holds (1 to its size, for a tile of the grid).
+template <class Policy>
+TILECRAFT_DEVICE int tile_valid(std::int64_t n, std::int64_t tile) {
+  const std::int64_t left = n - tile * Policy::tile_items;
+  return left < Policy::tile_items ? static_cast<int>(left) : Policy::tile_items;
 }
 
 // The blocked register tiles' way in and out (scan_tile, scan_from_sums_kernel): tile `tile` of
@@ -506,8 +512,10 @@ __global__ void __launch_bounds__(Policy::threads)
   }
   if constexpr (two_pass_tile<Policy, In, Out, Acc>) {
     const LookBackPrefix<Acc, TileStatus<Acc>, Op> prefix_of{status, op, look_back, far};
-    scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, prefix_of,
-                                          stage, temp, look_back);
+    const auto tile = static_cast<std::int64_t>(ticket);
+    scan_tile_two_pass<Policy, Exclusive>(vector, in + tile * tile_items, out + tile * tile_items,
+                                          tile_valid<Policy>(n, tile), tile, op, init, prefix_of, stage, temp,
+                                          look_back);
   } else {
     scan_tile<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(ticket), op, init, status, stage, temp,
                                  look_back, far);
@@ -515,6 +523,47 @@ __global__ void __launch_bounds__(Policy::threads)
 }
 
 // ---- Scans in two passes: tile sums, then each tile from L2 ---------------------------------
+
+// The fold, in order, of Rows rows of Threads 16-byte vectors of In, thread t holding vector t
+// of each row (w[r]: striped, as coalesced loads leave them), so that every row's vectors are
+// in rank order and the rows in order make the whole. Each warp folds each row's 32 vectors in
+// lane order (the rows' chains independent) and writes its partial to part (shared, Rows *
+// Threads / 32 accumulators); after a barrier warp 0 folds the (row, warp) partials in that
+// order, each lane a run of consecutive ones: the whole's order, for any associative op. Thread 0
+// holds the fold. Barriers: one; part is read by warp 0 after it (the caller passes a barrier
+// before writing part again).
+template <int Threads, int Rows, class In, class Acc, class Op>
+TILECRAFT_DEVICE Acc fold_striped_rows(const uint4 (&w)[Rows], Op op, Acc* part) {
+  constexpr int per_vector = 16 / static_cast<int>(sizeof(In));
+  constexpr int warps = Threads / warp_threads;
+  constexpr int partials = Rows * warps;
+  constexpr int per_lane = (partials + warp_threads - 1) / warp_threads;
+  static_assert(16 % sizeof(In) == 0 && Threads % warp_threads == 0,
+                "fold_striped_rows: whole 16-byte vectors of In, whole warps");
+  const int t = static_cast<int>(threadIdx.x), lane = t % warp_threads, warp = t / warp_threads;
+#pragma unroll
+  for (int r = 0; r < Rows; ++r) {
+    In x[per_vector];
+    std::memcpy(x, &w[r], 16);
+    Acc v[per_vector];
+#pragma unroll
+    for (int j = 0; j < per_vector; ++j) v[j] = static_cast<Acc>(x[j]);
+    const Acc row = warp_reduce(fold_tree<0, per_vector>(v, op), op);
+    if (lane == 0) part[r * warps + warp] = row;
+  }
+  __syncthreads();
+  Acc total{};
+  if (warp == 0) {
+    const int first = lane * per_lane;
+    Acc run = part[first < partials ? first : 0];
+#pragma unroll
+    for (int q = 1; q < per_lane; ++q) {
+      if (first + q < partials) run = static_cast<Acc>(op(run, part[first + q]));
+    }
+    total = warp_reduce(run, op, (partials + per_lane - 1) / per_lane);
+  }
+  return total;
+}
 
 // Pass 1 of a scan in two passes: the fold of tile blockIdx.x (a whole tile: the last tile's
 // sum is never read, so the grid leaves it out), in order, into sums[blockIdx.x]. It lets pass
@@ -535,13 +584,10 @@ __global__ void __launch_bounds__(Policy::threads) scan_sums_kernel(const In* in
   constexpr int rows = Policy::items / per_vector;
   constexpr int warps = threads / warp_threads;
   using InStage = TileStage<In, threads, Policy::items>;
-  static_assert(InStage::chunked && rows * warps <= warp_threads,
-                "scan_sums_kernel: a thread's items must be whole 16-byte vectors, and the rows times the warps at "
-                "most 32 (one partial sum a lane of warp 0)");
+  static_assert(InStage::chunked, "scan_sums_kernel: a thread's items must be whole 16-byte vectors");
   __shared__ alignas(16) unsigned char stage[InStage::bytes];
-  __shared__ alignas(Acc) unsigned char part_bytes[sizeof(Acc) * rows * warps];
-  Acc* part = reinterpret_cast<Acc*>(part_bytes);
-  const int t = static_cast<int>(threadIdx.x), lane = t % warp_threads, warp = t / warp_threads;
+  __shared__ SharedSlot<Acc> part[rows * warps];
+  const int t = static_cast<int>(threadIdx.x);
   const In* tile = in + static_cast<std::int64_t>(blockIdx.x) * Policy::tile_items;
   uint4 w[rows];
   if (vector) {
@@ -553,21 +599,8 @@ __global__ void __launch_bounds__(Policy::threads) scan_sums_kernel(const In* in
 #pragma unroll
     for (int r = 0; r < rows; ++r) w[r] = *InStage::chunk(stage, r * threads + t);
   }
-#pragma unroll
-  for (int r = 0; r < rows; ++r) {
-    In x[per_vector];
-    std::memcpy(x, &w[r], 16);
-    Acc v[per_vector];
-#pragma unroll
-    for (int j = 0; j < per_vector; ++j) v[j] = static_cast<Acc>(x[j]);
-    const Acc row = warp_reduce(fold_tree<0, per_vector>(v, op), op);
-    if (lane == 0) part[r * warps + warp] = row;
-  }
-  __syncthreads();
-  if (warp == 0) {
-    const Acc total = warp_reduce(part[lane < rows * warps ? lane : 0], op, rows * warps);
-    if (lane == 0) sums[blockIdx.x] = total;
-  }
+  const Acc total = fold_striped_rows<threads, rows, In>(w, op, slots<Acc>(part));
+  if (t == 0) sums[blockIdx.x] = total;
 }
 
 // A register tile (blocked: thread t holds items t * Items ...) scanned in place once the sums
@@ -636,8 +669,9 @@ __global__ void __launch_bounds__(Policy::threads)
   __shared__ BlockReduceStorage<Acc, Policy::threads> sums_temp;
   __shared__ SharedSlot<Acc> warp_buf[Policy::threads / warp_threads];
   const GridPrefix<Exclusive, Policy::threads, Acc, Op> prefix_of{sums, op, init, sums_temp};
-  scan_tile_two_pass<Policy, Exclusive>(vector, in, out, n, static_cast<std::int64_t>(blockIdx.x), op, init, prefix_of,
-                                        stage, temp, slots<Acc>(warp_buf));
+  const std::int64_t tile = blockIdx.x, base = tile * Policy::tile_items;
+  scan_tile_two_pass<Policy, Exclusive>(vector, in + base, out + base, tile_valid<Policy>(n, tile), tile, op, init,
+                                        prefix_of, stage, temp, slots<Acc>(warp_buf));
 }
 
 // The same with the tile in registers (scan_one_wave_registers_kernel): each thread loads its
@@ -664,6 +698,147 @@ __global__ void __launch_bounds__(Policy::threads, MinBlocks)
   arch::grid_sync();  // (every tile's sum visible; its barriers free sums_temp again, too)
   scan_registers_after_sums<Exclusive>(temp, sums_temp, a, tile, sums, op, init);
   store_tile_as<Policy>(vector, out, tile, valid, stage, a);
+}
+
+// ---- One wave with the tile split between shared memory and registers -----------------------
+
+// SplitGridPrefix: GridPrefix for scan_one_wave_split_kernel's tiles, whose shared part
+// (scan_tile_two_pass) comes first and whose register part follows it. The tile's sum is the
+// fold of both parts (the register part's fold, registers_sum, held by thread 0); and thread 0
+// keeps in registers_prefix what comes before the register part: the tiles before, init first
+// for an exclusive scan, and the shared part.
+template <bool Exclusive, int Threads, class Acc, class Op>
+struct SplitGridPrefix {
+  Acc* sums;
+  Op op;
+  Acc init;
+  BlockReduceStorage<Acc, Threads>& temp;
+  const Acc& registers_sum;  // thread 0's
+  bool registers;            // the tile has a register part
+  Acc& shared_sum;           // thread 0's: the shared part's fold, once arrived
+  Acc& registers_prefix;     // thread 0's: set by first or exclusive
+  TILECRAFT_DEVICE void arrive(std::int64_t tile, const Acc& total) const {
+    const Acc folded = block_reduce(temp, total, op);
+    if (threadIdx.x == 0) {
+      shared_sum = folded;
+      sums[tile] = registers ? static_cast<Acc>(op(folded, registers_sum)) : folded;
+    }
+    arch::grid_sync();  // (its barriers free `temp` again, too)
+  }
+  // Tile 0: what the shared part passes on (init op its fold, or its fold).
+  TILECRAFT_DEVICE void first(const Acc& passed_on) const {
+    if (threadIdx.x == 0) registers_prefix = passed_on;
+  }
+  template <class Temp>
+  TILECRAFT_DEVICE Acc exclusive(Temp& scan_temp, std::int64_t tile, const Acc& total) const {
+    const Acc before = fold_sums_before<Threads>(sums, tile, op, temp);
+    KnownPrefix<Acc> prefix{before};
+    if (threadIdx.x == 0) {
+      if constexpr (Exclusive) prefix.prefix = static_cast<Acc>(op(init, before));
+      registers_prefix = static_cast<Acc>(op(prefix.prefix, shared_sum));
+    }
+    return block_exclusive_scan(scan_temp, total, op, prefix);
+  }
+};
+
+// A scan whose tiles fit one wave only with each tile split: the first part, Shared's tile, in
+// shared memory (scan_tile_two_pass, its buffer of stage_bytes_of<Shared, In, Out>() dynamic
+// shared memory), the second, Registers' tile, in registers; one grid barrier as in
+// scan_one_wave_kernel. Shared memory alone holds six 32 KiB tiles an SM on the H200 (2^22.6
+// floats in one wave, where the registers hold up to 40 registers a thread of the tile's
+// indices and vectors), the registers alone three 32 KiB tiles: together three tiles of 64 KiB
+// in shared memory and 32 KiB in registers an SM, 96 KiB a tile, 2^23.2 floats in one wave.
+// Both parts are read before the barrier (the shared part by cp.async, the register part's rows
+// by coalesced 16-byte loads beside it, folded in order as they lie: fold_striped_rows) and
+// written after it: in place is safe. The register part's rows pass through the shared
+// buffer, once the shared part is stored, into blocked order for the block scan and out again.
+// Its vectors: In and Out of one size, whole 16-byte vectors in both parts, the shared part's
+// rows by cp.async (more than 8 vectors a thread). sums: a tile's fold each (temp storage).
+template <class Shared, class Registers, int MinBlocks, bool Exclusive, class In, class Out, class Acc, class Op>
+__global__ void __launch_bounds__(Shared::threads, MinBlocks)
+    scan_one_wave_split_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, Acc* sums, bool vector) {
+  constexpr int threads = Shared::threads;
+  using SharedIn = TileStage<In, threads, Shared::items>;
+  using RegistersIn = TileStage<In, threads, Registers::items>;
+  using RegistersOut = TileStage<Out, threads, Registers::items>;
+  constexpr int rows = RegistersIn::chunks_per_thread;
+  constexpr int per_vector = static_cast<int>(16 / sizeof(In));
+  static_assert(Registers::threads == threads && sizeof(In) == sizeof(Out) && two_pass_tile<Shared, In, Out, Acc> &&
+                    SharedIn::chunks_per_thread > 8 && RegistersIn::chunked && RegistersOut::chunked &&
+                    stage_bytes_of<Registers, In, Out>() <= stage_bytes_of<Shared, In, Out>(),
+                "scan_one_wave_split_kernel: both parts of one thread count; In and Out of one size; the shared "
+                "part a two-pass tile of more than 8 vectors a thread, the register part whole 16-byte vectors, "
+                "staged in the shared part's buffer");
+  extern __shared__ uint4 split_stage[];
+  unsigned char* const stage = reinterpret_cast<unsigned char*>(split_stage);
+  __shared__ BlockScanStorage<Acc, threads, Shared::block_algorithm> temp;
+  __shared__ BlockReduceStorage<Acc, threads> sums_temp;
+  __shared__ SharedSlot<Acc> warp_buf[threads / warp_threads];
+  __shared__ SharedSlot<Acc> part[rows * threads / warp_threads];
+  constexpr std::int64_t shared_items = Shared::tile_items, tile_items = shared_items + Registers::tile_items;
+  const std::int64_t tile = blockIdx.x, base = tile * tile_items;
+  const std::int64_t left = n - base, registers_left = left - shared_items;
+  const int shared_valid = left < shared_items ? static_cast<int>(left) : static_cast<int>(shared_items);
+  const int registers_valid = registers_left <= 0                      ? 0
+                              : registers_left < Registers::tile_items ? static_cast<int>(registers_left)
+                                                                       : Registers::tile_items;
+  const int t = static_cast<int>(threadIdx.x);
+  // The shared part in flight (cp.async where whole and aligned: no registers held), then the
+  // register part's rows, striped.
+  SharedIn::template issue_in<Shared::hint>(vector, in + base, shared_valid, stage);
+  copy_async_commit();
+  uint4 w[rows];
+  Acc registers_sum{};
+  if (registers_valid > 0) {
+    const In* src = in + base + shared_items;
+    if (vector && registers_valid == Registers::tile_items) {
+      const uint4* g = reinterpret_cast<const uint4*>(src);
+#pragma unroll
+      for (int r = 0; r < rows; ++r) w[r] = load_global_word<Registers::hint>(g + r * threads + t);
+    } else {
+      // (Elements past the end repeat the last one: the last tile's sum is never read.)
+#pragma unroll
+      for (int r = 0; r < rows; ++r) {
+        In x[per_vector];
+#pragma unroll
+        for (int j = 0; j < per_vector; ++j) {
+          const int e = (r * threads + t) * per_vector + j;
+          x[j] = src[e < registers_valid ? e : registers_valid - 1];
+        }
+        std::memcpy(&w[r], x, 16);
+      }
+    }
+    registers_sum = fold_striped_rows<threads, rows, In>(w, op, slots<Acc>(part));
+  }
+  copy_async_wait<0>();
+  __syncthreads();
+  Acc shared_sum{}, registers_prefix{};
+  const SplitGridPrefix<Exclusive, threads, Acc, Op> prefix_of{
+      sums, op, init, sums_temp, registers_sum, registers_valid > 0, shared_sum, registers_prefix};
+  scan_tile_two_pass<Shared, Exclusive, true>(vector, in + base, out + base, shared_valid, tile, op, init, prefix_of,
+                                              stage, temp, slots<Acc>(warp_buf));
+  if (registers_valid == 0) return;
+  __syncthreads();  // (every thread done with the shared part's buffer)
+#pragma unroll
+  for (int r = 0; r < rows; ++r) *RegistersIn::chunk(stage, r * threads + t) = w[r];
+  __syncthreads();
+  Acc a[Registers::items];
+#pragma unroll
+  for (int k = 0; k < rows; ++k) {
+    const uint4 v = *RegistersIn::chunk(stage, t * rows + k);
+    In x[per_vector];
+    std::memcpy(x, &v, 16);
+#pragma unroll
+    for (int j = 0; j < per_vector; ++j) a[k * per_vector + j] = static_cast<Acc>(x[j]);
+  }
+  KnownPrefix<Acc> prefix{registers_prefix};
+  if constexpr (Exclusive) {
+    block_exclusive_scan(temp, a, a, op, prefix);
+  } else {
+    block_inclusive_scan(temp, a, a, op, prefix);
+  }
+  // (block_scan's barriers: every thread has read the buffer before store_tile_as writes it.)
+  store_tile_as<Registers>(vector, out + base + shared_items, 0, registers_valid, stage, a);
 }
 
 #endif  // __CUDACC__
