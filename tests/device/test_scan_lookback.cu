@@ -473,9 +473,10 @@ TEST_CASE("scans in one wave, each tile split between shared memory and register
 // wave on this GPU: one wave in registers of 2048-item tiles at 2^12 + 3 items and 2^17 + 3 (1
 // MiB moved), of 8192 at 2^19 + 3 (just past 4 MiB, where two passes would leave sums of 4096)
 // and 2^20 + 3 (8 MiB, where the tile in shared memory would leave the same sums), one wave in
-// shared memory (8192) at 2^22 + 3 (past the registers' wave on an H200). A form the dispatch no
-// longer takes where it should fails here (the single pass leaves tile states there, not sums).
-TEST_CASE("the default dispatch: one wave in registers, then in shared memory") {
+// shared memory (8192) at 2^22 + 3 (past the registers' wave on an H200), one wave of split
+// tiles (24576) at 2^23 + 3 (past the shared tiles' wave). A form the dispatch no longer takes
+// where it should fails here (the single pass leaves tile states there, not sums).
+TEST_CASE("the default dispatch: one wave in registers, then in shared memory, then split") {
   namespace d = tilecraft::detail;
   using d::ScanForms;
   struct Case {
@@ -485,22 +486,29 @@ TEST_CASE("the default dispatch: one wave in registers, then in shared memory") 
   for (const Case c :
        {Case{(1 << 12) + 3, ScanForms::one_wave_registers}, Case{(1 << 17) + 3, ScanForms::one_wave_registers},
         Case{(1 << 19) + 3, ScanForms::one_wave_registers}, Case{(1 << 20) + 3, ScanForms::one_wave_registers},
-        Case{(1 << 22) + 3, ScanForms::one_wave}}) {
+        Case{(1 << 22) + 3, ScanForms::one_wave}, Case{(1 << 23) + 3, ScanForms::one_wave_split}}) {
     CAPTURE(c.n);
-    const std::int64_t tile = c.form == ScanForms::one_wave
-                                  ? form_tile<ScanForms::one_wave, std::uint32_t>(c.n)
+    const std::int64_t tile = c.form == ScanForms::one_wave ? form_tile<ScanForms::one_wave, std::uint32_t>(c.n)
+                              : c.form == ScanForms::one_wave_split
+                                  ? form_tile<ScanForms::one_wave_split, std::uint32_t>(c.n)
                                   : form_tile<ScanForms::one_wave_registers, std::uint32_t>(c.n);
     const std::int64_t tiles = (c.n + tile - 1) / tile;
-    const std::int64_t wave = c.form == ScanForms::one_wave
-                                  ? one_wave_tiles<ScanForms::one_wave, std::uint32_t, Sum>(c.n)
-                                  : one_wave_tiles<ScanForms::one_wave_registers, std::uint32_t, Sum>(c.n);
+    const std::int64_t wave =
+        c.form == ScanForms::one_wave         ? one_wave_tiles<ScanForms::one_wave, std::uint32_t, Sum>(c.n)
+        : c.form == ScanForms::one_wave_split ? one_wave_tiles<ScanForms::one_wave_split, std::uint32_t, Sum>(c.n)
+                                              : one_wave_tiles<ScanForms::one_wave_registers, std::uint32_t, Sum>(c.n);
     if (tiles > wave) {
       MESSAGE("one wave holds fewer than " << tiles << " tiles here: case skipped");
       continue;
     }
-    if (c.form == ScanForms::one_wave &&
+    if (c.form != ScanForms::one_wave_registers &&
         (c.n + 8191) / 8192 <= one_wave_tiles<ScanForms::one_wave_registers, std::uint32_t, Sum>(c.n)) {
       MESSAGE("the registers' wave holds " << tiles << " tiles here: case skipped");
+      continue;
+    }
+    if (c.form == ScanForms::one_wave_split &&
+        (c.n + 8191) / 8192 <= one_wave_tiles<ScanForms::one_wave, std::uint32_t, Sum>(c.n)) {
+      MESSAGE("the shared tiles' wave holds " << tiles << " tiles here: case skipped");
       continue;
     }
     const auto host = tilecraft::test::random_vector<std::uint32_t>(static_cast<std::size_t>(c.n), 0, 1000,

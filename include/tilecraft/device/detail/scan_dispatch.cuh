@@ -149,8 +149,8 @@ template <class... Params, class... Args>
   if (dynamic_bytes > 0 && opt_in_once(kernel, dynamic_bytes) != cudaSuccess) return false;
   int resident = 0;
   if (resident_blocks_once(kernel, threads, dynamic_bytes, resident) != cudaSuccess || tiles > resident) return false;
-  launched =
-      launch_cooperative(kernel, dim3(static_cast<unsigned>(tiles)), dim3(threads), dynamic_bytes, stream, args...);
+  launched = launch_cooperative(kernel, dim3(static_cast<unsigned>(tiles)), dim3(static_cast<unsigned>(threads)),
+                                dynamic_bytes, stream, args...);
   return !cooperative_refused(launched);
 }
 #endif

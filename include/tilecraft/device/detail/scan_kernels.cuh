@@ -533,7 +533,7 @@ __global__ void __launch_bounds__(Policy::threads)
 // holds the fold. Barriers: one; part is read by warp 0 after it (the caller passes a barrier
 // before writing part again).
 template <int Threads, int Rows, class In, class Acc, class Op>
-TILECRAFT_DEVICE Acc fold_striped_rows(const uint4 (&w)[Rows], Op op, Acc* part) {
+TILECRAFT_DEVICE Acc fold_striped_rows(const uint4 (&w)[static_cast<std::size_t>(Rows)], Op op, Acc* part) {
   constexpr int per_vector = 16 / static_cast<int>(sizeof(In));
   constexpr int warps = Threads / warp_threads;
   constexpr int partials = Rows * warps;
