@@ -267,8 +267,8 @@ void register_block_scan() {
 }
 
 const bool scan_registered = [] {
-  for (int e : {16, 20, 22, 24, 26, 28}) register_scan_family<float>(std::int64_t{1} << e);
-  for (int e : {16, 20, 22, 24, 26, 28}) register_scan_family<int>(std::int64_t{1} << e);
+  for (int e : {16, 20, 22, 23, 24, 26, 28}) register_scan_family<float>(std::int64_t{1} << e);
+  for (int e : {16, 20, 22, 23, 24, 26, 28}) register_scan_family<int>(std::int64_t{1} << e);
   register_scan_family<std::int8_t>(std::int64_t{1} << 28);
   register_scan_family<std::int16_t>(std::int64_t{1} << 28);
   register_scan_family<std::int64_t>(std::int64_t{1} << 28);
