@@ -144,9 +144,11 @@ void capture_launchers(bool first_call_captured) {
   // Floats in [-1, 1): a float scan's bits depend on its association, which a replay must keep.
   const std::int64_t mid = std::int64_t{1} << 18;   // two passes
   const std::int64_t wave = std::int64_t{1} << 20;  // one wave (a cooperative launch)
-  // (Past one wave on an H200, 1025 tiles of 8192 against 792: sanitizer-sized too.)
-  const std::int64_t large = (std::int64_t{1} << 23) + 5;  // one pass
-  for (std::int64_t n : {mid, wave, large}) {
+  // (Split tiles, with dynamic shared memory opted in: past the shared tiles' wave on an H200.)
+  const std::int64_t split = (std::int64_t{1} << 23) + 5;  // one wave
+  // (Past one wave on an H200, split tiles too: 427 of 24576 against 396; sanitizer-sized too.)
+  const std::int64_t large = (std::int64_t{5} << 21) + 5;  // one pass
+  for (std::int64_t n : {mid, wave, split, large}) {
     CAPTURE(n);
     const auto host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 11 + n);
     DeviceBuffer<float> in(host), out(host.size());
@@ -347,4 +349,35 @@ TEST_CASE("scans, select_if, reduce, histograms and transpose captured into a CU
 TEST_CASE("gemm captured into a CUDA graph and replayed: whole tiles, split K, stream-K, operand copies, BF16") {
   if (tilecraft::test::racecheck_sized()) return;
   capture_gemms(false);
+}
+
+// release_workspace beside a capture in global mode on another stream: trimming the pool is not
+// a stream operation, and must not invalidate that capture (the runtime refuses a pool's
+// attributes and trim there, unless the calling thread's mode is relaxed).
+TEST_CASE("release_workspace beside a global-mode capture leaves the capture valid") {
+  namespace d = tilecraft::detail;
+  tilecraft::test::Stream stream(cudaStreamNonBlocking), other(cudaStreamNonBlocking);
+  const auto use_pool = [&] {
+    void* p = nullptr;
+    REQUIRE(d::workspace_alloc(&p, std::size_t{1} << 20, stream.get()) == cudaSuccess);
+    REQUIRE(d::workspace_free(p, stream.get()) == cudaSuccess);
+    stream.synchronize();
+  };
+  use_pool();
+  int device = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  cudaMemPool_t pool = nullptr;
+  REQUIRE(d::workspace_pool(device, pool, false, tilecraft::workspace_keep_bytes) == cudaSuccess);
+  REQUIRE(pool != nullptr);  // (so that there is something to trim)
+  REQUIRE(cudaStreamBeginCapture(other.get(), cudaStreamCaptureModeGlobal) == cudaSuccess);
+  const cudaError_t released = tilecraft::release_workspace();
+  cudaGraph_t empty = nullptr;
+  const cudaError_t closed = cudaStreamEndCapture(other.get(), &empty);
+  CHECK(released == cudaSuccess);
+  CHECK(closed == cudaSuccess);
+  CHECK(empty != nullptr);
+  if (empty != nullptr) (void)cudaGraphDestroy(empty);
+  if (released != cudaSuccess || closed != cudaSuccess) (void)cudaGetLastError();  // (reported above)
+  use_pool();                                                                      // (the pool still serves)
+  tilecraft::test::sync_and_check();
 }

@@ -231,9 +231,9 @@ int main(int argc, char** argv) {
       "3), %lld (8, 3)\n",
       resident<32, 3, 2>(), resident<16, 6, 2>(), resident<32, 6, 1>(), resident<16, 8, 1>(), resident<8, 8, 2>(),
       resident<16, 4, 3>(), resident<8, 8, 3>());
-  std::printf("%-8s %9s %9s %9s %15s %15s %15s %15s %15s %15s %15s %15s   (us; ratio to CUB)\n", "n", "memcpy",
-              "cub", "cub int", "library", "32 x2 (3)", "16 x2 (6)", "32 x1 (6)", "16 x1 (8)",
-              "8 x2 (8)", "16 x3 (4)", "8 x3 (8)");
+  std::printf("%-8s %9s %9s %9s %15s %15s %15s %15s %15s %15s %15s %15s   (us; ratio to CUB)\n", "n", "memcpy", "cub",
+              "cub int", "library", "32 x2 (3)", "16 x2 (6)", "32 x1 (6)", "16 x1 (8)", "8 x2 (8)", "16 x3 (4)",
+              "8 x3 (8)");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<int> h(static_cast<std::size_t>(n));
@@ -266,11 +266,11 @@ int main(int argc, char** argv) {
       if (bad != 0) std::printf("MISMATCH %s at 2^%.2f: %lld elements\n", what, lg, bad);
     };
     const auto library = [&] { CK(tilecraft::inclusive_scan(lib_temp, lib_bytes, in, out, n, tilecraft::Sum{}, s)); };
-    const auto variants = std::make_tuple(
-        [&] { rounds<32, 3, 2>(in, sums, out, n, s); }, [&] { rounds<16, 6, 2>(in, sums, out, n, s); },
-        [&] { rounds<32, 6, 1>(in, sums, out, n, s); }, [&] { rounds<16, 8, 1>(in, sums, out, n, s); },
-        [&] { rounds<8, 8, 2>(in, sums, out, n, s); }, [&] { rounds<16, 4, 3>(in, sums, out, n, s); },
-        [&] { rounds<8, 8, 3>(in, sums, out, n, s); });
+    const auto variants =
+        std::make_tuple([&] { rounds<32, 3, 2>(in, sums, out, n, s); }, [&] { rounds<16, 6, 2>(in, sums, out, n, s); },
+                        [&] { rounds<32, 6, 1>(in, sums, out, n, s); }, [&] { rounds<16, 8, 1>(in, sums, out, n, s); },
+                        [&] { rounds<8, 8, 2>(in, sums, out, n, s); }, [&] { rounds<16, 4, 3>(in, sums, out, n, s); },
+                        [&] { rounds<8, 8, 3>(in, sums, out, n, s); });
     check("library", library);
     {
       const char* names[] = {"32 x2 (3)", "16 x2 (6)", "32 x1 (6)", "16 x1 (8)", "8 x2 (8)", "16 x3 (4)", "8 x3 (8)"};

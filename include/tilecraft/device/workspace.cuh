@@ -136,7 +136,9 @@ inline cudaError_t workspace_free(void* ptr, cudaStream_t stream) { return strea
 //! workspace_keep_bytes again (the most it had held no longer counts). Call it once the work
 //! that used it has finished (after a synchronization), when a phase of the application that
 //! ran GEMMs is over and the memory is wanted elsewhere. cudaSuccess when there is nothing to
-//! release.
+//! release. The calling thread's capture mode is relaxed for it (detail::RelaxedCaptureMode):
+//! trimming a pool is no stream operation, and must not invalidate another stream's capture in
+//! global mode.
 //! \code
 //! TILECRAFT_THROW_IF_ERROR(cudaDeviceSynchronize());
 //! TILECRAFT_THROW_IF_ERROR(tilecraft::release_workspace());
@@ -148,6 +150,7 @@ inline cudaError_t workspace_free(void* ptr, cudaStream_t stream) { return strea
   if (detail::workspace_pool(device, pool, false, workspace_keep_bytes) != cudaSuccess || pool == nullptr)
     return cudaSuccess;
   std::uint64_t keep = workspace_keep_bytes;
+  const detail::RelaxedCaptureMode relaxed;
   TILECRAFT_RETURN_IF_ERROR(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
   return detail::returned_status(cudaMemPoolTrimTo(pool, 0));
 }
