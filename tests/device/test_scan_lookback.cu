@@ -152,7 +152,7 @@ constexpr std::int64_t form_tile(std::int64_t n) {
     return 2 * static_cast<std::int64_t>(sizeof(T)) * n <= d::one_wave_small_max_bytes
                ? d::DefaultScanPolicyOneWaveSmall<T, T>::tile_items
                : d::DefaultScanPolicyOneWave<T, T>::tile_items;
-  } else if constexpr (Form == d::ScanForms::one_wave_split) {
+  } else if constexpr (Form == d::ScanForms::one_wave_split || Form == d::ScanForms::one_wave_split_direct) {
     return d::DefaultScanPolicyOneWaveSplit<T, T>::tile_items + d::DefaultScanPolicyOneWave<T, T>::tile_items;
   } else {
     return d::DefaultScanPolicySums<T, T>::tile_items;
@@ -306,14 +306,17 @@ std::int64_t one_wave_tiles(std::int64_t n) {
   if constexpr (Form == d::ScanForms::one_wave) {
     return std::min(resident(d::scan_one_wave_kernel<Large, false, T, T, T, Op>),
                     resident(d::scan_one_wave_kernel<Large, true, T, T, T, Op>));
-  } else if constexpr (Form == d::ScanForms::one_wave_split) {
+  } else if constexpr (Form == d::ScanForms::one_wave_split || Form == d::ScanForms::one_wave_split_direct) {
     using Split = d::DefaultScanPolicyOneWaveSplit<T, T>;
     constexpr std::size_t bytes = d::stage_bytes_of<Split, T, T>();
+    constexpr bool direct = Form == d::ScanForms::one_wave_split_direct;
     return std::min(
-        resident_blocks(d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, false, T, T, T, Op>,
-                        bytes),
-        resident_blocks(d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, true, T, T, T, Op>,
-                        bytes));
+        resident_blocks(
+            d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, false, T, T, T, Op, direct>,
+            bytes),
+        resident_blocks(
+            d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, true, T, T, T, Op, direct>,
+            bytes));
   } else if (form_tile<Form, T>(n) == Small::tile_items) {
     return std::min(
         resident(d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks<T>, false, T, T, T, Op>),
@@ -333,8 +336,9 @@ void check_one_wave_maps_of(std::int64_t tiles, bool small, std::uint64_t seed, 
   namespace d = tilecraft::detail;
   const std::int64_t tile = Form == d::ScanForms::one_wave_registers && small
                                 ? d::DefaultScanPolicyOneWaveSmall<T, T>::tile_items
-                            : Form == d::ScanForms::one_wave_split ? form_tile<Form, T>(0)
-                                                                   : d::DefaultScanPolicyOneWave<T, T>::tile_items;
+                            : Form == d::ScanForms::one_wave_split || Form == d::ScanForms::one_wave_split_direct
+                                ? form_tile<Form, T>(0)
+                                : d::DefaultScanPolicyOneWave<T, T>::tile_items;
   const std::int64_t n = tiles == 2 ? 2 * tile : (tiles - 1) * tile + 1 + (tiles % 1000);
   CAPTURE(n);
   REQUIRE(form_tile<Form, T>(n) == tile);
@@ -423,26 +427,25 @@ TEST_CASE("scans in one wave, the tile in registers: non-commutative maps, exact
 
 // The split tiles' maps of 4 bytes (ComposePacked) or 8 (Affine) with the last tile's register
 // part ragged: n items.
-template <class T>
+template <tilecraft::detail::ScanForms Form, class T>
 void check_split_ragged(std::int64_t n) {
-  using tilecraft::detail::ScanForms;
   CAPTURE(n);
   if constexpr (sizeof(T) == 8) {
-    check_forced<ScanForms::one_wave_split, test::Affine>(
+    check_forced<Form, test::Affine>(
         n, 970 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{3u, 11u}, [](tilecraft::test::Rng& g) {
           return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
         });
   } else {
-    check_forced<ScanForms::one_wave_split, std::uint32_t>(
+    check_forced<Form, std::uint32_t>(
         n, 960 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00030007u,
         [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
   }
 }
 
-TEST_CASE("scans in one wave, each tile split between shared memory and registers: maps, exact; floats") {
+// The split tiles through Form (one_wave_split, or its Direct form).
+template <tilecraft::detail::ScanForms Form>
+void check_split_form() {
   namespace d = tilecraft::detail;
-  using d::ScanForms;
-  constexpr auto split = ScanForms::one_wave_split;
   // Tiles of 16384 + 8192 4-byte items (8192 + 4096 8-byte): 2, 3 and 40 (the last tile ragged
   // within its shared part: no register part) and a whole wave; then the last tile's register
   // part ragged (the shared part whole, 5 items past it) or one item short.
@@ -450,22 +453,30 @@ TEST_CASE("scans in one wave, each tile split between shared memory and register
     CAPTURE(eight_bytes);
     std::vector<std::int64_t> tiles = {2, 3, 40};
     if (!tilecraft::test::sanitizer_sized()) {
-      const std::int64_t wave = eight_bytes ? one_wave_tiles<split, test::Affine, test::Compose>(0)
-                                            : one_wave_tiles<split, std::uint32_t, test::ComposePacked>(0);
+      const std::int64_t wave = eight_bytes ? one_wave_tiles<Form, test::Affine, test::Compose>(0)
+                                            : one_wave_tiles<Form, std::uint32_t, test::ComposePacked>(0);
       MESSAGE("one wave holds " << wave << " split tiles");
       tiles.push_back(wave);
     }
-    for (std::int64_t t : tiles) check_one_wave_maps<split>(t, eight_bytes, false);
+    for (std::int64_t t : tiles) check_one_wave_maps<Form>(t, eight_bytes, false);
   }
-  const std::int64_t tile4 = form_tile<split, std::uint32_t>(0), tile8 = form_tile<split, test::Affine>(0);
-  check_split_ragged<std::uint32_t>(tile4 + d::DefaultScanPolicyOneWaveSplit<std::uint32_t, std::uint32_t>::tile_items +
-                                    5);
-  check_split_ragged<std::uint32_t>(3 * tile4 - 1);
-  check_split_ragged<test::Affine>(tile8 + d::DefaultScanPolicyOneWaveSplit<test::Affine, test::Affine>::tile_items +
-                                   5);
-  check_split_ragged<test::Affine>(3 * tile8 - 1);
-  check_one_wave_floats<split>((1 << 19) + 3, 101);
-  if (!tilecraft::test::sanitizer_sized()) check_one_wave_floats<split>((1 << 23) + 3, 102);
+  const std::int64_t tile4 = form_tile<Form, std::uint32_t>(0), tile8 = form_tile<Form, test::Affine>(0);
+  check_split_ragged<Form, std::uint32_t>(
+      tile4 + d::DefaultScanPolicyOneWaveSplit<std::uint32_t, std::uint32_t>::tile_items + 5);
+  check_split_ragged<Form, std::uint32_t>(3 * tile4 - 1);
+  check_split_ragged<Form, test::Affine>(tile8 +
+                                         d::DefaultScanPolicyOneWaveSplit<test::Affine, test::Affine>::tile_items + 5);
+  check_split_ragged<Form, test::Affine>(3 * tile8 - 1);
+  check_one_wave_floats<Form>((1 << 19) + 3, 101);
+  if (!tilecraft::test::sanitizer_sized()) check_one_wave_floats<Form>((1 << 23) + 3, 102);
+}
+
+TEST_CASE("scans in one wave, each tile split between shared memory and registers: maps, exact; floats") {
+  check_split_form<tilecraft::detail::ScanForms::one_wave_split>();
+}
+
+TEST_CASE("scans in one wave, split tiles with the register part straight from global memory: maps, exact; floats") {
+  check_split_form<tilecraft::detail::ScanForms::one_wave_split_direct>();
 }
 
 // The default dispatch's forms by size, seen in the tile sums each leaves after the temp
