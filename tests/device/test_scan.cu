@@ -444,4 +444,33 @@ TEST_CASE("an int64 init accumulates int input in 64 bits, each result rounded t
   }
 }
 
+// Accumulators narrower than the items (doubles summed in float, int64 in int): the one-wave
+// forms whose tile needs wider accumulators (the split tile's shared part is a two-pass tile
+// only where a thread's accumulators pass 128 bytes) must not be taken, and the scan must
+// compile. Values 0..3: every prefix exact in either accumulator.
+struct FloatSum {
+  __host__ __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct IntSum {
+  __host__ __device__ int operator()(int a, int b) const { return a + b; }
+};
+
+TEST_CASE("accumulators narrower than the items: doubles summed in float, int64 in int") {
+  const bool small = tilecraft::test::sanitizer_sized();
+  for (std::int64_t n : {std::int64_t{70001}, std::int64_t{(1 << 20) + 7}, std::int64_t{(1 << 23) + 3}}) {
+    if (small && n > (1 << 20) + 7) continue;
+    CAPTURE(n);
+    const auto m = static_cast<std::size_t>(n);
+    const auto ints = tilecraft::test::random_vector<int>(m, 0, 3, 4400 + n);
+    const std::vector<double> doubles(ints.begin(), ints.end());
+    const std::vector<long long> longs(ints.begin(), ints.end());
+    DeviceBuffer<double> din(doubles), dout(m);
+    run_scan<false>(din.get(), dout.get(), n, FloatSum{});
+    CHECK(mismatches(download(dout.get(), m), host_scan<false, float, double>(doubles, 0, m, FloatSum{})) == 0);
+    DeviceBuffer<long long> lin(longs), lout(m);
+    run_scan<true>(lin.get(), lout.get(), n, IntSum{}, 3);
+    CHECK(mismatches(download(lout.get(), m), host_scan<true, int, long long>(longs, 0, m, IntSum{}, 3)) == 0);
+  }
+}
+
 }  // namespace scan_gaps

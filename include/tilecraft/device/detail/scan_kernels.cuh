@@ -762,8 +762,9 @@ struct SplitGridPrefix {
 // floats in one wave, where the registers hold up to 40 registers a thread of the tile's
 // indices and vectors), the registers alone three 32 KiB tiles: together three tiles of 64 KiB
 // in shared memory and 32 KiB in registers an SM, 96 KiB a tile, 2^23.2 floats in one wave.
-// Both parts are read before the barrier (the shared part by cp.async, the register part's rows
-// by coalesced 16-byte loads beside it, folded in order as they lie: fold_striped_rows) and
+// Both parts are read before the barrier (the shared part by cp.async where it is whole and
+// aligned, by synchronous copies otherwise; the register part's rows by coalesced 16-byte loads
+// beside it, folded in order as they lie: fold_striped_rows) and
 // written after it: in place is safe. The register part's rows pass through the shared
 // buffer, once the shared part is stored, into blocked order for the block scan and out again.
 // Its vectors: In and Out of one size, whole 16-byte vectors in both parts, the shared part's
