@@ -44,6 +44,24 @@ using tilecraft::test::DeviceBuffer;
 
 namespace {
 
+// Runs call() (a host call, which may launch on streams of its own) while this thread holds a
+// capture in global mode open on a stream of its own, then ends that capture: the capture must
+// end valid (and empty) and the call succeed. A refused "potentially unsafe" runtime call inside
+// call() would have invalidated the capture.
+template <class F>
+void check_beside_global_capture(F&& call) {
+  tilecraft::test::Stream other(cudaStreamNonBlocking);
+  REQUIRE(cudaStreamBeginCapture(other.get(), cudaStreamCaptureModeGlobal) == cudaSuccess);
+  const cudaError_t beside = call();
+  cudaGraph_t empty = nullptr;
+  const cudaError_t closed = cudaStreamEndCapture(other.get(), &empty);
+  CHECK(beside == cudaSuccess);
+  CHECK(closed == cudaSuccess);
+  CHECK(empty != nullptr);
+  if (empty != nullptr) (void)cudaGraphDestroy(empty);
+  if (beside != cudaSuccess || closed != cudaSuccess) (void)cudaGetLastError();  // (reported above)
+}
+
 struct Below {
   int threshold;
   __host__ __device__ bool operator()(int v) const { return v < threshold; }
@@ -116,17 +134,8 @@ void check_captured(bool first_call_captured, const char* what, DeviceBuffer<T>&
   // "potentially unsafe" call invalidates that capture. It must end valid (and empty), and the
   // call give the same bits.
   {
-    tilecraft::test::Stream other(cudaStreamNonBlocking);
     out.poison();
-    REQUIRE(cudaStreamBeginCapture(other.get(), cudaStreamCaptureModeGlobal) == cudaSuccess);
-    const cudaError_t beside = launch(stream.get());
-    cudaGraph_t empty = nullptr;
-    const cudaError_t closed = cudaStreamEndCapture(other.get(), &empty);
-    CHECK(beside == cudaSuccess);
-    CHECK(closed == cudaSuccess);
-    CHECK(empty != nullptr);
-    if (empty != nullptr) (void)cudaGraphDestroy(empty);
-    if (beside != cudaSuccess || closed != cudaSuccess) (void)cudaGetLastError();  // (reported above)
+    check_beside_global_capture([&] { return launch(stream.get()); });
     stream.synchronize();
     const std::vector<T> got = out.download();
     CHECK(std::memcmp(got.data(), expected.data(), expected.size() * sizeof(T)) == 0);
@@ -354,7 +363,7 @@ TEST_CASE("gemm captured into a CUDA graph and replayed: whole tiles, split K, s
 // attributes and trim there, unless the calling thread's mode is relaxed).
 TEST_CASE("release_workspace beside a global-mode capture leaves the capture valid") {
   namespace d = tilecraft::detail;
-  tilecraft::test::Stream stream(cudaStreamNonBlocking), other(cudaStreamNonBlocking);
+  tilecraft::test::Stream stream(cudaStreamNonBlocking);
   const auto use_pool = [&] {
     void* p = nullptr;
     REQUIRE(d::workspace_alloc(&p, std::size_t{1} << 20, stream.get()) == cudaSuccess);
@@ -367,15 +376,7 @@ TEST_CASE("release_workspace beside a global-mode capture leaves the capture val
   cudaMemPool_t pool = nullptr;
   REQUIRE(d::workspace_pool(device, pool, false, tilecraft::workspace_keep_bytes) == cudaSuccess);
   REQUIRE(pool != nullptr);  // (so that there is something to trim)
-  REQUIRE(cudaStreamBeginCapture(other.get(), cudaStreamCaptureModeGlobal) == cudaSuccess);
-  const cudaError_t released = tilecraft::release_workspace();
-  cudaGraph_t empty = nullptr;
-  const cudaError_t closed = cudaStreamEndCapture(other.get(), &empty);
-  CHECK(released == cudaSuccess);
-  CHECK(closed == cudaSuccess);
-  CHECK(empty != nullptr);
-  if (empty != nullptr) (void)cudaGraphDestroy(empty);
-  if (released != cudaSuccess || closed != cudaSuccess) (void)cudaGetLastError();  // (reported above)
-  use_pool();                                                                      // (the pool still serves)
+  check_beside_global_capture([] { return tilecraft::release_workspace(); });
+  use_pool();  // (the pool still serves)
   tilecraft::test::sync_and_check();
 }
