@@ -16,13 +16,27 @@ inline constexpr unsigned full_warp_mask = 0xffffffffu;
 #if defined(__CUDACC__)
 namespace detail {
 
-template <Shuffleable T, class Shfl>
-TILECRAFT_DEVICE T shuffle_words(const T& value, Shfl shfl) {
+enum class ShuffleKind { down, up, index };
+
+// One shfl per 32-bit word of `value`. The instruction is a template argument, not a callable:
+// at -O1 (the compatibility builds) NVVM kept a lambda's closure as a stack object and gave it
+// the local-memory slot of an array still live in the caller (a block scan's items, read again
+// after its warp shuffles), so every shuffle inside a block scan could overwrite its inputs.
+template <ShuffleKind Kind, Shuffleable T>
+TILECRAFT_DEVICE T shuffle_words(const T& value, unsigned mask, int arg, int width) {
   constexpr int words = static_cast<int>((sizeof(T) + 3) / 4);
   unsigned w[words] = {};
   std::memcpy(w, &value, sizeof(T));
 #pragma unroll
-  for (int i = 0; i < words; ++i) w[i] = shfl(w[i]);
+  for (int i = 0; i < words; ++i) {
+    if constexpr (Kind == ShuffleKind::down) {
+      w[i] = __shfl_down_sync(mask, w[i], static_cast<unsigned>(arg), width);
+    } else if constexpr (Kind == ShuffleKind::up) {
+      w[i] = __shfl_up_sync(mask, w[i], static_cast<unsigned>(arg), width);
+    } else {
+      w[i] = __shfl_sync(mask, w[i], arg, width);
+    }
+  }
   T out;
   std::memcpy(&out, w, sizeof(T));
   return out;
@@ -41,7 +55,7 @@ TILECRAFT_DEVICE T shuffle_words(const T& value, Shfl shfl) {
 template <Shuffleable T>
 TILECRAFT_DEVICE T shuffle_down(const T& value, unsigned delta, int width = warp_threads,
                                 unsigned mask = full_warp_mask) {
-  return detail::shuffle_words(value, [&](unsigned w) { return __shfl_down_sync(mask, w, delta, width); });
+  return detail::shuffle_words<detail::ShuffleKind::down>(value, mask, static_cast<int>(delta), width);
 }
 
 //! `value` from the lane `delta` lower in the same `width`-lane segment (own value when that
@@ -59,7 +73,7 @@ TILECRAFT_DEVICE T shuffle_down(const T& value, unsigned delta, int width = warp
 template <Shuffleable T>
 TILECRAFT_DEVICE T shuffle_up(const T& value, unsigned delta, int width = warp_threads,
                               unsigned mask = full_warp_mask) {
-  return detail::shuffle_words(value, [&](unsigned w) { return __shfl_up_sync(mask, w, delta, width); });
+  return detail::shuffle_words<detail::ShuffleKind::up>(value, mask, static_cast<int>(delta), width);
 }
 
 //! `value` from lane `src_lane` of the calling lane's `width`-lane segment (a broadcast when
@@ -71,7 +85,7 @@ TILECRAFT_DEVICE T shuffle_up(const T& value, unsigned delta, int width = warp_t
 template <Shuffleable T>
 TILECRAFT_DEVICE T shuffle_index(const T& value, int src_lane, int width = warp_threads,
                                  unsigned mask = full_warp_mask) {
-  return detail::shuffle_words(value, [&](unsigned w) { return __shfl_sync(mask, w, src_lane, width); });
+  return detail::shuffle_words<detail::ShuffleKind::index>(value, mask, src_lane, width);
 }
 #endif
 
