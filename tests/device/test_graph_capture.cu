@@ -153,9 +153,11 @@ void capture_launchers(bool first_call_captured) {
   // Floats in [-1, 1): a float scan's bits depend on its association, which a replay must keep.
   const std::int64_t mid = std::int64_t{1} << 18;   // two passes
   const std::int64_t wave = std::int64_t{1} << 20;  // one wave (a cooperative launch)
-  // (Past one wave on an H200, 1025 tiles of 8192 against 792: sanitizer-sized too.)
-  const std::int64_t large = (std::int64_t{1} << 23) + 5;  // one pass
-  for (std::int64_t n : {mid, wave, large}) {
+  // (Split tiles, with dynamic shared memory opted in: past the shared tiles' wave on an H200.)
+  const std::int64_t split = (std::int64_t{1} << 23) + 5;  // one wave
+  // (Past one wave on an H200, split tiles too: 427 of 24576 against 396; sanitizer-sized too.)
+  const std::int64_t large = (std::int64_t{5} << 21) + 5;  // one pass
+  for (std::int64_t n : {mid, wave, split, large}) {
     CAPTURE(n);
     const auto host = tilecraft::test::random_vector<float>(static_cast<std::size_t>(n), -1.0, 1.0, 11 + n);
     DeviceBuffer<float> in(host), out(host.size());

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <tilecraft/device/scan.cuh>
@@ -125,7 +126,7 @@ TEST_CASE("few tiles: 2 to 9 tiles, and around one tile per SM, of non-commutati
 }
 
 // Scans in two passes (tile sums, then each tile from L2) and in one wave (every tile resident,
-// a grid barrier: the tile in shared memory or in registers), forced where
+// a grid barrier: the tile in shared memory, in registers, or split between them), forced where
 // the dispatch would take them only by size (scan_run's ScanForms): non-commutative maps of 4
 // and 8 bytes exact against the host fold, inclusive and exclusive with an initial value, at 2
 // to 3 tiles and at hundreds
@@ -152,6 +153,8 @@ constexpr std::int64_t form_tile(std::int64_t n) {
     return 2 * static_cast<std::int64_t>(sizeof(T)) * n <= d::one_wave_small_max_bytes
                ? d::DefaultScanPolicyOneWaveSmall<T, T>::tile_items
                : d::DefaultScanPolicyOneWave<T, T>::tile_items;
+  } else if constexpr (Form == d::ScanForms::one_wave_split || Form == d::ScanForms::one_wave_split_direct) {
+    return d::DefaultScanPolicyOneWaveSplit<T, T>::tile_items + d::DefaultScanPolicyOneWave<T, T>::tile_items;
   } else {
     return d::DefaultScanPolicySums<T, T>::tile_items;
   }
@@ -279,6 +282,18 @@ TEST_CASE("scans in two passes: non-commutative maps, exact; floats the same bit
   CHECK(mismatches(two_pass_scan<false>(aligned.get(), out2.get() + 1, n, Sum{}, 0.0f).out, first) == 0);
 }
 
+// The blocks of `kernel` (256 threads, `dynamic` bytes of dynamic shared memory, opted in)
+// resident on this GPU at once; 0 where the GPU cannot give a block those bytes.
+template <class... Params>
+std::int64_t resident_blocks(void (*kernel)(Params...), std::size_t dynamic) {
+  int per_sm = 0, sms = 0, device = 0;
+  TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
+  if (dynamic > 0 && tilecraft::opt_in_dynamic_smem(kernel, dynamic) != cudaSuccess) return 0;
+  TILECRAFT_THROW_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, dynamic));
+  TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return static_cast<std::int64_t>(per_sm) * sms;
+}
+
 // The tiles one wave of Form holds over n items: the resident blocks of the kernel the dispatch
 // launches (the occupancy calculator's, as the dispatch asks it) on this GPU, exclusive or not,
 // whichever is fewer.
@@ -287,17 +302,22 @@ std::int64_t one_wave_tiles(std::int64_t n) {
   namespace d = tilecraft::detail;
   using Small = d::DefaultScanPolicyOneWaveSmall<T, T>;
   using Large = d::DefaultScanPolicyOneWave<T, T>;
-  const auto resident = [](auto kernel) {
-    int per_sm = 0, sms = 0, device = 0;
-    TILECRAFT_THROW_IF_ERROR(cudaGetDevice(&device));
-    TILECRAFT_THROW_IF_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0));
-    TILECRAFT_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return static_cast<std::int64_t>(per_sm) * sms;
-  };
+  const auto resident = [](auto kernel) { return resident_blocks(kernel, 0); };
   static_assert(Small::threads == 256 && Large::threads == 256);
   if constexpr (Form == d::ScanForms::one_wave) {
     return std::min(resident(d::scan_one_wave_kernel<Large, false, T, T, T, Op>),
                     resident(d::scan_one_wave_kernel<Large, true, T, T, T, Op>));
+  } else if constexpr (Form == d::ScanForms::one_wave_split || Form == d::ScanForms::one_wave_split_direct) {
+    using Split = d::DefaultScanPolicyOneWaveSplit<T, T>;
+    constexpr std::size_t bytes = d::stage_bytes_of<Split, T, T>();
+    constexpr bool direct = Form == d::ScanForms::one_wave_split_direct;
+    return std::min(
+        resident_blocks(
+            d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, false, T, T, T, Op, direct>,
+            bytes),
+        resident_blocks(
+            d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, true, T, T, T, Op, direct>,
+            bytes));
   } else if (form_tile<Form, T>(n) == Small::tile_items) {
     return std::min(
         resident(d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks<T>, false, T, T, T, Op>),
@@ -317,6 +337,8 @@ void check_one_wave_maps_of(std::int64_t tiles, bool small, std::uint64_t seed, 
   namespace d = tilecraft::detail;
   const std::int64_t tile = Form == d::ScanForms::one_wave_registers && small
                                 ? d::DefaultScanPolicyOneWaveSmall<T, T>::tile_items
+                            : Form == d::ScanForms::one_wave_split || Form == d::ScanForms::one_wave_split_direct
+                                ? form_tile<Form, T>(0)
                                 : d::DefaultScanPolicyOneWave<T, T>::tile_items;
   const std::int64_t n = tiles == 2 ? 2 * tile : (tiles - 1) * tile + 1 + (tiles % 1000);
   CAPTURE(n);
@@ -404,14 +426,76 @@ TEST_CASE("scans in one wave, the tile in registers: non-commutative maps, exact
   if (!tilecraft::test::sanitizer_sized()) check_one_wave_floats<ScanForms::one_wave_registers>((1 << 21) + 3, 100);
 }
 
+// The split tiles' maps of 4 bytes (ComposePacked) or 8 (Affine) with the last tile's register
+// part ragged: n items.
+template <tilecraft::detail::ScanForms Form, class T>
+void check_split_ragged(std::int64_t n) {
+  CAPTURE(n);
+  if constexpr (sizeof(T) == 8) {
+    check_forced<Form, test::Affine>(
+        n, 970 + static_cast<std::uint64_t>(n), test::Compose{}, test::Affine{3u, 11u}, [](tilecraft::test::Rng& g) {
+          return test::Affine{static_cast<std::uint32_t>(g()) | 1u, static_cast<std::uint32_t>(g())};
+        });
+  } else {
+    check_forced<Form, std::uint32_t>(
+        n, 960 + static_cast<std::uint64_t>(n), test::ComposePacked{}, 0x00030007u,
+        [](tilecraft::test::Rng& g) { return static_cast<std::uint32_t>(g()) | 0x10000u; });
+  }
+}
+
+// The split tiles through Form (one_wave_split, or its Direct form).
+template <tilecraft::detail::ScanForms Form>
+void check_split_form() {
+  namespace d = tilecraft::detail;
+  // Where the GPU cannot opt a block in to the shared part's 64 KiB (sm_75), or holds fewer
+  // than three of these tiles at once, the form falls back: nothing to test.
+  const std::int64_t wave4 = one_wave_tiles<Form, std::uint32_t, test::ComposePacked>(0);
+  const std::int64_t wave8 = one_wave_tiles<Form, test::Affine, test::Compose>(0);
+  if (std::min(wave4, wave8) < 3) {
+    MESSAGE("one wave holds " << std::min(wave4, wave8) << " split tiles here: case skipped");
+    return;
+  }
+  // Tiles of 16384 + 8192 4-byte items (8192 + 4096 8-byte): 2, 3 and 40 (the last tile ragged
+  // within its shared part: no register part) and a whole wave; then the last tile's register
+  // part ragged (the shared part whole, 5 items past it) or one item short.
+  for (bool eight_bytes : {false, true}) {
+    CAPTURE(eight_bytes);
+    std::vector<std::int64_t> tiles = {2, 3, 40};
+    if (!tilecraft::test::sanitizer_sized()) {
+      const std::int64_t wave = eight_bytes ? wave8 : wave4;
+      MESSAGE("one wave holds " << wave << " split tiles");
+      tiles.push_back(wave);
+    }
+    for (std::int64_t t : tiles) check_one_wave_maps<Form>(t, eight_bytes, false);
+  }
+  const std::int64_t tile4 = form_tile<Form, std::uint32_t>(0), tile8 = form_tile<Form, test::Affine>(0);
+  check_split_ragged<Form, std::uint32_t>(
+      tile4 + d::DefaultScanPolicyOneWaveSplit<std::uint32_t, std::uint32_t>::tile_items + 5);
+  check_split_ragged<Form, std::uint32_t>(3 * tile4 - 1);
+  check_split_ragged<Form, test::Affine>(tile8 +
+                                         d::DefaultScanPolicyOneWaveSplit<test::Affine, test::Affine>::tile_items + 5);
+  check_split_ragged<Form, test::Affine>(3 * tile8 - 1);
+  check_one_wave_floats<Form>((1 << 19) + 3, 101);
+  if (!tilecraft::test::sanitizer_sized()) check_one_wave_floats<Form>((1 << 23) + 3, 102);
+}
+
+TEST_CASE("scans in one wave, each tile split between shared memory and registers: maps, exact; floats") {
+  check_split_form<tilecraft::detail::ScanForms::one_wave_split>();
+}
+
+TEST_CASE("scans in one wave, split tiles with the register part straight from global memory: maps, exact; floats") {
+  check_split_form<tilecraft::detail::ScanForms::one_wave_split_direct>();
+}
+
 // The default dispatch's forms by size, seen in the tile sums each leaves after the temp
 // storage's 16-byte header (uint32 sums: exact in any association), where their tiles fit one
 // wave on this GPU: one wave in registers of 2048-item tiles at 2^12 + 3 items and 2^17 + 3 (1
 // MiB moved), of 8192 at 2^19 + 3 (just past 4 MiB, where two passes would leave sums of 4096)
 // and 2^20 + 3 (8 MiB, where the tile in shared memory would leave the same sums), one wave in
-// shared memory (8192) at 2^22 + 3 (past the registers' wave on an H200). A form the dispatch no
-// longer takes where it should fails here (the single pass leaves tile states there, not sums).
-TEST_CASE("the default dispatch: one wave in registers, then in shared memory") {
+// shared memory (8192) at 2^22 + 3 (past the registers' wave on an H200), one wave of split
+// tiles (24576) at 2^23 + 3 (past the shared tiles' wave). A form the dispatch no longer takes
+// where it should fails here (the single pass leaves tile states there, not sums).
+TEST_CASE("the default dispatch: one wave in registers, then in shared memory, then split") {
   namespace d = tilecraft::detail;
   using d::ScanForms;
   struct Case {
@@ -421,22 +505,29 @@ TEST_CASE("the default dispatch: one wave in registers, then in shared memory") 
   for (const Case c :
        {Case{(1 << 12) + 3, ScanForms::one_wave_registers}, Case{(1 << 17) + 3, ScanForms::one_wave_registers},
         Case{(1 << 19) + 3, ScanForms::one_wave_registers}, Case{(1 << 20) + 3, ScanForms::one_wave_registers},
-        Case{(1 << 22) + 3, ScanForms::one_wave}}) {
+        Case{(1 << 22) + 3, ScanForms::one_wave}, Case{(1 << 23) + 3, ScanForms::one_wave_split}}) {
     CAPTURE(c.n);
-    const std::int64_t tile = c.form == ScanForms::one_wave
-                                  ? form_tile<ScanForms::one_wave, std::uint32_t>(c.n)
+    const std::int64_t tile = c.form == ScanForms::one_wave ? form_tile<ScanForms::one_wave, std::uint32_t>(c.n)
+                              : c.form == ScanForms::one_wave_split
+                                  ? form_tile<ScanForms::one_wave_split, std::uint32_t>(c.n)
                                   : form_tile<ScanForms::one_wave_registers, std::uint32_t>(c.n);
     const std::int64_t tiles = (c.n + tile - 1) / tile;
-    const std::int64_t wave = c.form == ScanForms::one_wave
-                                  ? one_wave_tiles<ScanForms::one_wave, std::uint32_t, Sum>(c.n)
-                                  : one_wave_tiles<ScanForms::one_wave_registers, std::uint32_t, Sum>(c.n);
+    const std::int64_t wave =
+        c.form == ScanForms::one_wave         ? one_wave_tiles<ScanForms::one_wave, std::uint32_t, Sum>(c.n)
+        : c.form == ScanForms::one_wave_split ? one_wave_tiles<ScanForms::one_wave_split, std::uint32_t, Sum>(c.n)
+                                              : one_wave_tiles<ScanForms::one_wave_registers, std::uint32_t, Sum>(c.n);
     if (tiles > wave) {
       MESSAGE("one wave holds fewer than " << tiles << " tiles here: case skipped");
       continue;
     }
-    if (c.form == ScanForms::one_wave &&
+    if (c.form != ScanForms::one_wave_registers &&
         (c.n + 8191) / 8192 <= one_wave_tiles<ScanForms::one_wave_registers, std::uint32_t, Sum>(c.n)) {
       MESSAGE("the registers' wave holds " << tiles << " tiles here: case skipped");
+      continue;
+    }
+    if (c.form == ScanForms::one_wave_split &&
+        (c.n + 8191) / 8192 <= one_wave_tiles<ScanForms::one_wave, std::uint32_t, Sum>(c.n)) {
+      MESSAGE("the shared tiles' wave holds these " << (c.n + 8191) / 8192 << " tiles here: case skipped");
       continue;
     }
     const auto host = tilecraft::test::random_vector<std::uint32_t>(static_cast<std::size_t>(c.n), 0, 1000,

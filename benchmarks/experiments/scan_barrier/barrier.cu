@@ -564,10 +564,11 @@ int main(int argc, char** argv) {
       resident_blocks<barrier_scan<16, 4>>(), resident_blocks<barrier_scan<8, 6>>());
   std::printf(
       "%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s "
-      "%14s %14s %14s   (us; ratio to CUB)\n",
-      "n", "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "library 1wr", "256x16 (4)",
-      "256x8 (6)", "copy", "cp.async", "init", "early", "cp + early", "256x32 (3)", "smem 256x32", "2 a block",
-      "3 a block", "rv lib", "rv cub io", "rv prefix", "rv io+pre", "rv pre+blk", "rv all cub");
+      "%14s %14s %14s %14s %14s   (us; ratio to CUB)\n",
+      "n", "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "library 1wr", "library 1ws",
+      "1ws direct", "256x16 (4)", "256x8 (6)", "copy", "cp.async", "init", "early", "cp + early", "256x32 (3)",
+      "smem 256x32", "2 a block", "3 a block", "rv lib", "rv cub io", "rv prefix", "rv io+pre", "rv pre+blk",
+      "rv all cub");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<float> h(static_cast<std::size_t>(n));
@@ -649,9 +650,59 @@ int main(int argc, char** argv) {
           lib_temp, lib_bytes, in, out, n, tilecraft::Sum{}, 0.0f, s)));
       return true;
     };
+    // Its one wave with each tile split (seventieth session: scan_one_wave_split_kernel, 64 KiB
+    // in shared memory and 32 KiB in registers a tile, three an SM); "1ws direct": the same
+    // kernel with its register part loaded and stored blocked, straight from and to global
+    // memory (Direct; launched here, the dispatch does not take it).
+    const auto library_one_wave_split_direct = [&] {
+      namespace d = tilecraft::detail;
+      using Split = d::DefaultScanPolicyOneWaveSplit<float, float>;
+      using Large = d::DefaultScanPolicyOneWave<float, float>;
+      constexpr std::size_t bytes = d::stage_bytes_of<Split, float, float>();
+      auto kernel = d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, false, float, float,
+                                                  float, tilecraft::Sum, true>;
+      const long long tiles = (n + Split::tile_items + Large::tile_items - 1) / (Split::tile_items + Large::tile_items);
+      static long long resident = 0;
+      if (resident == 0) {
+        CK(tilecraft::opt_in_dynamic_smem(kernel, bytes));
+        int per_sm = 0, sms = 0, dev = 0;
+        CK(cudaGetDevice(&dev));
+        CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Split::threads, bytes));
+        resident = static_cast<long long>(per_sm) * sms;
+      }
+      if (tiles < 2 || tiles > resident) return false;
+      CK(d::launch_cooperative(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Split::threads), bytes, s,
+                               static_cast<const float*>(in), out, static_cast<std::int64_t>(n), tilecraft::Sum{}, 0.0f,
+                               sums, true));
+      return true;
+    };
+    const auto library_one_wave_split = [&] {
+      namespace d = tilecraft::detail;
+      using Split = d::DefaultScanPolicyOneWaveSplit<float, float>;
+      using Large = d::DefaultScanPolicyOneWave<float, float>;
+      const long long tiles = (n + Split::tile_items + Large::tile_items - 1) / (Split::tile_items + Large::tile_items);
+      static long long resident = 0;
+      if (resident == 0) {
+        constexpr std::size_t bytes = d::stage_bytes_of<Split, float, float>();
+        auto kernel = d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, false, float, float,
+                                                    float, tilecraft::Sum>;
+        CK(tilecraft::opt_in_dynamic_smem(kernel, bytes));
+        int per_sm = 0, sms = 0, dev = 0;
+        CK(cudaGetDevice(&dev));
+        CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Split::threads, bytes));
+        resident = static_cast<long long>(per_sm) * sms;
+      }
+      if (tiles < 2 || tiles > resident) return false;
+      CK((d::scan_run<d::DefaultScanPolicyLarge<float, float>, false, d::ScanForms::one_wave_split>(
+          lib_temp, lib_bytes, in, out, n, tilecraft::Sum{}, 0.0f, s)));
+      return true;
+    };
     const auto variants = std::make_tuple(
-        library_one_pass, library_two_pass, library_one_wave, library_one_wave_registers,
-        [&] { return barrier<16, 4>(in, sums, out, n, s); }, [&] { return barrier<8, 6>(in, sums, out, n, s); },
+        library_one_pass, library_two_pass, library_one_wave, library_one_wave_registers, library_one_wave_split,
+        library_one_wave_split_direct, [&] { return barrier<16, 4>(in, sums, out, n, s); },
+        [&] { return barrier<8, 6>(in, sums, out, n, s); },
         [&] { return library_variant<false, prefix_callback>(in, sums, out, n, s); },
         [&] { return library_variant<true, prefix_callback>(in, sums, out, n, s); },
         [&] { return library_variant<false, prefix_initial>(in, sums, out, n, s); },
@@ -669,10 +720,10 @@ int main(int argc, char** argv) {
     verified("library", library);
     bool applies[std::tuple_size_v<decltype(variants)>] = {};
     {
-      const char* names[] = {"library 1p",  "library 2p", "library 1w", "library 1wr", "256x16 (4)", "256x8 (6)",
-                             "copy",        "cp.async",   "init",       "early",       "cp + early", "256x32 (3)",
-                             "smem 256x32", "2 a block",  "3 a block",  "rv lib",      "rv cub io",  "rv prefix",
-                             "rv io+pre",   "rv pre+blk", "rv all cub"};
+      const char* names[] = {"library 1p", "library 2p", "library 1w",  "library 1wr", "library 1ws", "1ws direct",
+                             "256x16 (4)", "256x8 (6)",  "copy",        "cp.async",    "init",        "early",
+                             "cp + early", "256x32 (3)", "smem 256x32", "2 a block",   "3 a block",   "rv lib",
+                             "rv cub io",  "rv prefix",  "rv io+pre",   "rv pre+blk",  "rv all cub"};
       static_assert(std::size(names) == std::tuple_size_v<decltype(variants)>);
       int k = 0;
       std::apply([&](auto&... v) { ((applies[k] = verified(names[k], v), ++k), ...); }, variants);

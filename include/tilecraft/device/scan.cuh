@@ -79,9 +79,13 @@ TILECRAFT_LAUNCH_NAMESPACE_BEGIN
 //!   and output together take at most 4 MiB, x 128 bytes above (on the H200 up to 2^21.6 floats
 //!   or ints, 2^20.6 8-byte items); past that, from 8 MiB of input and output, 256 threads x 128
 //!   bytes held in shared memory (twice the tiles an SM: up to 2^22.6 floats, 2^21.4 8-byte
-//!   items; 128 bytes in registers only where a thread's accumulators take at most 128 bytes). On
+//!   items; 128 bytes in registers only where a thread's accumulators take at most 128 bytes);
+//!   past that each tile split, 256 bytes a thread in shared memory and 128 in registers (three
+//!   tiles an SM: up to 2^23.2 floats; where a thread's accumulators take at most 128 bytes, and
+//!   the GPU opts a block in to 64 KiB of shared memory and holds three such tiles an SM). On
 //!   the H200, standalone, 1.20-1.38x CUB from 2^12 to 2^21 floats or ints, 1.16-1.20x at 2^21.6
-//!   to 2^22.6 (0.92-1.22x in the forms it replaced). A GPU that refuses the cooperative launch
+//!   to 2^22.6, 1.08x at 2^23 and 2^23.2 (0.92-1.22x in the forms it replaced; 0.92x at 2^23). A
+//!   GPU that refuses the cooperative launch
 //!   (fewer SMs than it reports, under MPS or green contexts) runs the other forms. The temp
 //!   storage holds the single pass's tile states or the finest of these tiles' sums, whichever
 //!   is larger.

@@ -187,6 +187,13 @@ template <class Acc>
 inline constexpr int one_wave_small_min_blocks = sizeof(Acc) > 4 ? 4 : 6;
 inline constexpr int one_wave_registers_min_blocks = 3;
 inline constexpr std::int64_t one_wave_small_max_bytes = std::int64_t{4} << 20;
+//! The one-wave scan with each tile split (scan_one_wave_split_kernel, where the tile in shared
+//! memory does not fit one wave): this policy's tile of 256 bytes a thread in shared memory (64
+//! KiB, dynamic shared memory), then DefaultScanPolicyOneWave's in registers, three tiles an SM
+//! asked (at most 80 registers a thread). On the H200, floats: 396 tiles of 24576, 2^23.2.
+template <class In, class Out>
+using DefaultScanPolicyOneWaveSplit = ScanPolicy<256, static_cast<int>(256 / sizeof(In))>;
+inline constexpr int one_wave_split_min_blocks = 3;
 
 //! Inputs of at most this many bytes (the wider of input and output) take the small tiles.
 inline constexpr std::int64_t small_scan_max_bytes = std::int64_t{512} << 10;

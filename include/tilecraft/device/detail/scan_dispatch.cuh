@@ -114,32 +114,53 @@ template <class Policy, class In, class Out, class Acc>
 //! - single_pass: that alone (a caller's policy; tests of the single pass);
 //! - by_size: the default dispatch: one wave where its tiles fit one wave of resident blocks,
 //!   the tile in registers (scan_one_wave_registers_kernel), else in shared memory
-//!   (scan_one_wave_kernel) where input and output together take one_wave_scan_min_bytes or
-//!   more; otherwise two passes where they take from two_pass_scan_min_bytes to half the L2;
+//!   (scan_one_wave_kernel), else split between the two (scan_one_wave_split_kernel, at least
+//!   one_wave_split_min_blocks an SM) where input and output together take
+//!   one_wave_scan_min_bytes or more; otherwise two passes where they take from
+//!   two_pass_scan_min_bytes to half the L2;
 //! - two_pass: two passes wherever they make two tiles of the sums policy or more (tests);
 //! - one_wave: one wave, the tile in shared memory, wherever its tiles fit one (two or more of
 //!   them; tests);
 //! - one_wave_registers: one wave, the tile in registers (scan_one_wave_registers_kernel), of
-//!   32 or 128 bytes a thread as by_size takes them, wherever its tiles fit one wave (tests).
+//!   32 or 128 bytes a thread as by_size takes them, wherever its tiles fit one wave (tests);
+//! - one_wave_split: one wave, each tile split between shared memory and registers
+//!   (scan_one_wave_split_kernel), wherever its tiles fit one wave (two or more; tests);
+//! - one_wave_split_direct: the same with the register part straight from and to global memory
+//!   (its Direct form; tests and measurements: by_size does not take it).
 //! Elsewhere the single pass.
-enum class ScanForms : int { single_pass = 0, by_size = 1, two_pass = 2, one_wave = 3, one_wave_registers = 4 };
+enum class ScanForms : int {
+  single_pass = 0,
+  by_size = 1,
+  two_pass = 2,
+  one_wave = 3,
+  one_wave_registers = 4,
+  one_wave_split = 5,
+  one_wave_split_direct = 6
+};
 
 #if defined(__CUDACC__)
-// Launches `kernel` (a one-wave scan: one tile a block, every block resident at once) over
-// `tiles` tiles by a cooperative launch, where they fit one wave of its resident blocks (the
-// occupancy calculator's, resident_blocks_once). False, nothing launched, where they do not,
-// where the query fails (resident_blocks_once takes its runtime errors out of the last-error
-// slot) or where the launch is refused before it runs: where the GPU gives this process fewer
-// SMs than it reports (MPS, green contexts) or has no cooperative launches (a refusal that a
-// stream capture defers to the graph's instantiation fails there). True otherwise, with the
-// launch's result in `launched`.
+// Launches `kernel` (a one-wave scan: one tile a block, every block resident at once, with
+// dynamic_bytes of dynamic shared memory) over `tiles` tiles by a cooperative launch, where they
+// fit one wave of its resident blocks (the occupancy calculator's, resident_blocks_once), and
+// the device holds min_resident of them or more. False,
+// nothing launched, where they do not, where the device cannot give a block dynamic_bytes
+// (opt_in_once: sm_75 opts in to 64 KiB at most), where the query fails (both take their
+// runtime errors out of the last-error slot) or where the launch is refused before it runs:
+// where the GPU gives this process fewer SMs than it reports (MPS, green contexts) or has no
+// cooperative launches (a refusal that a stream capture defers to the graph's instantiation
+// fails there). True otherwise, with the launch's result in `launched`.
 template <class... Params, class... Args>
-[[nodiscard]] bool launch_in_one_wave(void (*kernel)(Params...), int threads, std::int64_t tiles, cudaStream_t stream,
+[[nodiscard]] bool launch_in_one_wave(void (*kernel)(Params...), int threads, std::size_t dynamic_bytes,
+                                      std::int64_t tiles, std::int64_t min_resident, cudaStream_t stream,
                                       cudaError_t& launched, Args... args) {
+  if (dynamic_bytes > 0 && opt_in_once(kernel, dynamic_bytes) != cudaSuccess) return false;
   int resident = 0;
-  if (resident_blocks_once(kernel, threads, 0, resident) != cudaSuccess || tiles > resident) return false;
-  launched = launch_cooperative(kernel, dim3(static_cast<unsigned>(tiles)), dim3(static_cast<unsigned>(threads)), 0,
-                                stream, args...);
+  if (resident_blocks_once(kernel, threads, dynamic_bytes, resident) != cudaSuccess || tiles > resident ||
+      resident < min_resident) {
+    return false;
+  }
+  launched = launch_cooperative(kernel, dim3(static_cast<unsigned>(tiles)), dim3(static_cast<unsigned>(threads)),
+                                dynamic_bytes, stream, args...);
   return !cooperative_refused(launched);
 }
 #endif
@@ -184,8 +205,9 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
       reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
-  constexpr bool one_wave_forms =
-      Forms == ScanForms::by_size || Forms == ScanForms::one_wave || Forms == ScanForms::one_wave_registers;
+  constexpr bool one_wave_forms = Forms == ScanForms::by_size || Forms == ScanForms::one_wave ||
+                                  Forms == ScanForms::one_wave_registers || Forms == ScanForms::one_wave_split ||
+                                  Forms == ScanForms::one_wave_split_direct;
   if constexpr (one_wave_forms && scan_sums_eligible<In, Out, Acc>) {
     const std::int64_t moved = static_cast<std::int64_t>(sizeof(In) + sizeof(Out)) * num_items;
     // One wave: every tile resident at once, a grid barrier instead of the look-back; two tiles
@@ -194,8 +216,9 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
     // (or where those do not fit, a GPU of few SMs) 128, and only where a thread's accumulators
     // take at most 128 bytes (more spill at its registers: 4-byte items with 8-byte
     // accumulators); past that the tile in shared memory, twice the tiles an SM, from
-    // one_wave_scan_min_bytes (scan_one_wave_kernel). Their tile sums take the temp storage's
-    // first bytes after the header (scan_check leaves room for them).
+    // one_wave_scan_min_bytes (scan_one_wave_kernel); past its wave each tile split between the
+    // two (scan_one_wave_split_kernel). Their tile sums take the temp storage's first bytes
+    // after the header (scan_check leaves room for the finest tiles' sums).
     Acc* sums = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp_storage) + scan_header_bytes);
     cudaError_t launched = cudaSuccess;
     using OneWave = DefaultScanPolicyOneWave<In, Out>;
@@ -206,22 +229,42 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
       if (moved <= one_wave_small_max_bytes && small_tiles >= 2 &&
           launch_in_one_wave(
               scan_one_wave_registers_kernel<Small, one_wave_small_min_blocks<Acc>, Exclusive, In, Out, Acc, Op>,
-              Small::threads, small_tiles, stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
+              Small::threads, 0, small_tiles, 1, stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
         return launched;
       }
       if constexpr (OneWave::items * sizeof(Acc) <= 128) {
         if (wave_tiles >= 2 &&
             launch_in_one_wave(
                 scan_one_wave_registers_kernel<OneWave, one_wave_registers_min_blocks, Exclusive, In, Out, Acc, Op>,
-                OneWave::threads, wave_tiles, stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
+                OneWave::threads, 0, wave_tiles, 1, stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
           return launched;
         }
       }
     }
     if constexpr (Forms == ScanForms::by_size || Forms == ScanForms::one_wave) {
       if (wave_tiles >= 2 && (Forms == ScanForms::one_wave || moved >= one_wave_scan_min_bytes) &&
-          launch_in_one_wave(scan_one_wave_kernel<OneWave, Exclusive, In, Out, Acc, Op>, OneWave::threads, wave_tiles,
-                             stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
+          launch_in_one_wave(scan_one_wave_kernel<OneWave, Exclusive, In, Out, Acc, Op>, OneWave::threads, 0,
+                             wave_tiles, 1, stream, launched, d_in, d_out, num_items, op, init, sums, vector)) {
+        return launched;
+      }
+    }
+    using Split = DefaultScanPolicyOneWaveSplit<In, Out>;
+    if constexpr ((Forms == ScanForms::by_size || Forms == ScanForms::one_wave_split ||
+                   Forms == ScanForms::one_wave_split_direct) &&
+                  OneWave::items * sizeof(Acc) <= 128 && two_pass_tile<Split, In, Out, Acc>) {
+      // Past the tile in shared memory's wave: each tile split, a shared part and a register
+      // part (the register tile's), three an SM (scan_one_wave_split_kernel). The default
+      // dispatch takes it from one_wave_scan_min_bytes and only where the GPU holds
+      // one_wave_split_min_blocks of its tiles an SM (measured so on the H200; a GPU that opts a
+      // block in to less shared memory holds fewer).
+      const std::int64_t split_tiles = ceil_div<std::int64_t>(num_items, Split::tile_items + OneWave::tile_items);
+      const bool forced = Forms != ScanForms::by_size;
+      if (split_tiles >= 2 && (forced || moved >= one_wave_scan_min_bytes) &&
+          launch_in_one_wave(scan_one_wave_split_kernel<Split, OneWave, one_wave_split_min_blocks, Exclusive, In, Out,
+                                                        Acc, Op, Forms == ScanForms::one_wave_split_direct>,
+                             Split::threads, stage_bytes_of<Split, In, Out>(), split_tiles,
+                             forced ? 1 : std::int64_t{one_wave_split_min_blocks} * limits.sms, stream, launched, d_in,
+                             d_out, num_items, op, init, sums, vector)) {
         return launched;
       }
     }

@@ -81,6 +81,25 @@ struct TileStage {
     }
   }
 
+  // Global -> shared without waiting: stage_in's copies issued, cp.async for a whole tile of
+  // vectors (the caller commits the group), elements through registers otherwise (done on
+  // return). The caller waits for the group and passes a barrier before any thread reads `s`.
+  template <CacheHint Hint>
+  TILECRAFT_DEVICE static void issue_in(bool vector, const T* src, int valid, unsigned char* s) {
+    const int t = static_cast<int>(threadIdx.x);
+    if (chunked && vector && valid == elems) {
+      const uint4* g = reinterpret_cast<const uint4*>(src);
+#pragma unroll
+      for (int k = 0; k < chunks_per_thread; ++k) copy_async<16>(chunk(s, k * Threads + t), g + k * Threads + t);
+    } else {
+#pragma unroll
+      for (int k = 0; k < Items; ++k) {
+        const int e = k * Threads + t;
+        *element(s, e) = src[e < valid ? e : valid - 1];
+      }
+    }
+  }
+
   // Global -> shared: the first half of load. Ends with the barrier after which every thread
   // may read the tile from `s`.
   template <CacheHint Hint>
@@ -307,8 +326,9 @@ struct GridPrefix {
 // vector at a time, so registers do not cap the resident tiles; shared memory does (H200: 6
 // tiles of 32 KiB per SM).
 // in, out: the tile's first element, `valid` of them (1 to the tile's size); tile: its index
-// among the scan's tiles (tile 0 starts the scan).
-template <class Policy, bool Exclusive, class In, class Out, class Acc, class Op, class Prefix>
+// among the scan's tiles (tile 0 starts the scan). Staged: the caller has put the tile in `stage`
+// already (and passed a barrier since).
+template <class Policy, bool Exclusive, bool Staged = false, class In, class Out, class Acc, class Op, class Prefix>
 TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, int valid, std::int64_t tile, Op op,
                                          const Acc& init, const Prefix& prefix_of, unsigned char* stage,
                                          BlockScanStorage<Acc, Policy::threads, Policy::block_algorithm>& temp,
@@ -320,7 +340,7 @@ TILECRAFT_DEVICE void scan_tile_two_pass(bool vector, const In* in, Out* out, in
   static_assert(OutStage::chunks_per_thread == chunks && OutStage::swizzle_period == InStage::swizzle_period,
                 "two_pass_tile: the output must sit where its input was read");
   const int t = static_cast<int>(threadIdx.x);
-  InStage::template stage_in<Policy::hint>(vector, in, valid, stage);
+  if constexpr (!Staged) InStage::template stage_in<Policy::hint>(vector, in, valid, stage);
 
   // Pass 1, in order (op need not be commutative): each vector's elements, then the vectors'
   // folds, as balanced trees.
@@ -678,6 +698,197 @@ __global__ void __launch_bounds__(Policy::threads, MinBlocks)
   arch::grid_sync();  // (every tile's sum visible; its barriers free sums_temp again, too)
   scan_registers_after_sums<Exclusive>(temp, sums_temp, a, tile, sums, op, init);
   store_tile_as<Policy>(vector, out, tile, valid, stage, a);
+}
+
+// ---- One wave with the tile split between shared memory and registers -----------------------
+
+// Rows 16-byte vectors of In (one thread's, in order) as Rows * 16 / sizeof(In) accumulators.
+template <class In, std::size_t Rows, class Acc, std::size_t Items>
+TILECRAFT_DEVICE void split_vectors_to(const uint4 (&w)[Rows], Acc (&a)[Items]) {
+  constexpr int per_vector = static_cast<int>(16 / sizeof(In));
+  static_assert(Items == Rows * (16 / sizeof(In)), "split_vectors_to: the vectors' elements, all");
+#pragma unroll
+  for (int k = 0; k < static_cast<int>(Rows); ++k) {
+    In x[per_vector];
+    std::memcpy(x, &w[k], 16);
+#pragma unroll
+    for (int j = 0; j < per_vector; ++j) a[k * per_vector + j] = static_cast<Acc>(x[j]);
+  }
+}
+
+// SplitGridPrefix: GridPrefix for scan_one_wave_split_kernel's tiles, whose shared part
+// (scan_tile_two_pass) comes first and whose register part follows it. The tile's sum is the
+// fold of both parts (the register part's fold, registers_sum, held by thread 0); and thread 0
+// keeps in registers_prefix what comes before the register part: the tiles before, init first
+// for an exclusive scan, and the shared part.
+template <bool Exclusive, int Threads, class Acc, class Op>
+struct SplitGridPrefix {
+  Acc* sums;
+  Op op;
+  Acc init;
+  BlockReduceStorage<Acc, Threads>& temp;
+  const Acc& registers_sum;  // thread 0's
+  bool registers;            // the tile has a register part
+  Acc& shared_sum;           // thread 0's: the shared part's fold, once arrived
+  Acc& registers_prefix;     // thread 0's: set by first or exclusive
+  TILECRAFT_DEVICE void arrive(std::int64_t tile, const Acc& total) const {
+    const Acc folded = block_reduce(temp, total, op);
+    if (threadIdx.x == 0) {
+      shared_sum = folded;
+      sums[tile] = registers ? static_cast<Acc>(op(folded, registers_sum)) : folded;
+    }
+    arch::grid_sync();  // (its barriers free `temp` again, too)
+  }
+  // Tile 0: what the shared part passes on (init op its fold, or its fold).
+  TILECRAFT_DEVICE void first(const Acc& passed_on) const {
+    if (threadIdx.x == 0) registers_prefix = passed_on;
+  }
+  template <class Temp>
+  TILECRAFT_DEVICE Acc exclusive(Temp& scan_temp, std::int64_t tile, const Acc& total) const {
+    const Acc before = fold_sums_before<Threads>(sums, tile, op, temp);
+    KnownPrefix<Acc> prefix{before};
+    if (threadIdx.x == 0) {
+      if constexpr (Exclusive) prefix.prefix = static_cast<Acc>(op(init, before));
+      registers_prefix = static_cast<Acc>(op(prefix.prefix, shared_sum));
+    }
+    return block_exclusive_scan(scan_temp, total, op, prefix);
+  }
+};
+
+// A scan whose tiles fit one wave only with each tile split: the first part, Shared's tile, in
+// shared memory (scan_tile_two_pass, its buffer of stage_bytes_of<Shared, In, Out>() dynamic
+// shared memory), the second, Registers' tile, in registers; one grid barrier as in
+// scan_one_wave_kernel. Shared memory alone holds six 32 KiB tiles an SM on the H200 (2^22.6
+// floats in one wave, where the registers hold up to 40 registers a thread of the tile's
+// indices and vectors), the registers alone three 32 KiB tiles: together three tiles of 64 KiB
+// in shared memory and 32 KiB in registers an SM, 96 KiB a tile, 2^23.2 floats in one wave.
+// Both parts are read before the barrier (the shared part by cp.async where it is whole and
+// aligned, by synchronous copies otherwise; the register part's rows by coalesced 16-byte loads
+// beside it, folded in order as they lie: fold_striped_rows) and
+// written after it: in place is safe. The register part's rows pass through the shared
+// buffer, once the shared part is stored, into blocked order for the block scan and out again.
+// Its vectors: In and Out of one size, whole 16-byte vectors in both parts, the shared part's
+// rows by cp.async (more than 8 vectors a thread). sums: a tile's fold each (temp storage).
+// Direct (measured in benchmarks/experiments/scan_barrier, not dispatched): the register part
+// loaded and stored blocked, straight from and to global memory (thread t: its 128 contiguous
+// bytes, whole lines a thread, half a sector a request), folded by block_reduce and scanned
+// right after the shared part without passing through the buffer.
+template <class Shared, class Registers, int MinBlocks, bool Exclusive, class In, class Out, class Acc, class Op,
+          bool Direct = false>
+__global__ void __launch_bounds__(Shared::threads, MinBlocks)
+    scan_one_wave_split_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, Acc* sums, bool vector) {
+  constexpr int threads = Shared::threads;
+  using SharedIn = TileStage<In, threads, Shared::items>;
+  using RegistersIn = TileStage<In, threads, Registers::items>;
+  using RegistersOut = TileStage<Out, threads, Registers::items>;
+  constexpr int rows = RegistersIn::chunks_per_thread;
+  constexpr int per_vector = static_cast<int>(16 / sizeof(In));
+  static_assert(Registers::threads == threads && sizeof(In) == sizeof(Out) && two_pass_tile<Shared, In, Out, Acc> &&
+                    SharedIn::chunks_per_thread > 8 && RegistersIn::chunked && RegistersOut::chunked &&
+                    stage_bytes_of<Registers, In, Out>() <= stage_bytes_of<Shared, In, Out>(),
+                "scan_one_wave_split_kernel: both parts of one thread count; In and Out of one size; the shared "
+                "part a two-pass tile of more than 8 vectors a thread, the register part whole 16-byte vectors, "
+                "staged in the shared part's buffer");
+  extern __shared__ uint4 split_stage[];
+  unsigned char* const stage = reinterpret_cast<unsigned char*>(split_stage);
+  __shared__ BlockScanStorage<Acc, threads, Shared::block_algorithm> temp;
+  __shared__ BlockReduceStorage<Acc, threads> sums_temp;
+  __shared__ SharedSlot<Acc> warp_buf[threads / warp_threads];
+  __shared__ SharedSlot<Acc> part[rows * threads / warp_threads];
+  constexpr std::int64_t shared_items = Shared::tile_items, tile_items = shared_items + Registers::tile_items;
+  const std::int64_t tile = blockIdx.x, base = tile * tile_items;
+  const std::int64_t left = n - base, registers_left = left - shared_items;
+  const int shared_valid = left < shared_items ? static_cast<int>(left) : static_cast<int>(shared_items);
+  const int registers_valid = registers_left <= 0                      ? 0
+                              : registers_left < Registers::tile_items ? static_cast<int>(registers_left)
+                                                                       : Registers::tile_items;
+  const int t = static_cast<int>(threadIdx.x);
+  // The shared part in flight (cp.async where whole and aligned: no registers held), then the
+  // register part's rows, striped.
+  SharedIn::template issue_in<Shared::hint>(vector, in + base, shared_valid, stage);
+  copy_async_commit();
+  uint4 w[rows];
+  Acc registers_sum{};
+  if (registers_valid > 0) {
+    const In* src = in + base + shared_items;
+    // (Vector r of thread t: striped, r * threads + t; blocked (Direct), t * rows + r.)
+    if (vector && registers_valid == Registers::tile_items) {
+      const uint4* g = reinterpret_cast<const uint4*>(src);
+#pragma unroll
+      for (int r = 0; r < rows; ++r)
+        w[r] = load_global_word<Registers::hint>(g + (Direct ? t * rows + r : r * threads + t));
+    } else {
+      // (Elements past the end repeat the last one: the last tile's sum is never read.)
+#pragma unroll
+      for (int r = 0; r < rows; ++r) {
+        In x[per_vector];
+#pragma unroll
+        for (int j = 0; j < per_vector; ++j) {
+          const int e = (Direct ? t * rows + r : r * threads + t) * per_vector + j;
+          x[j] = src[e < registers_valid ? e : registers_valid - 1];
+        }
+        std::memcpy(&w[r], x, 16);
+      }
+    }
+    if constexpr (Direct) {
+      Acc a[Registers::items];
+      split_vectors_to<In>(w, a);
+      registers_sum = block_reduce(sums_temp, a, op);
+    } else {
+      registers_sum = fold_striped_rows<threads, rows, In>(w, op, slots<Acc>(part));
+    }
+  }
+  copy_async_wait<0>();
+  __syncthreads();
+  Acc shared_sum{}, registers_prefix{};
+  const SplitGridPrefix<Exclusive, threads, Acc, Op> prefix_of{
+      sums, op, init, sums_temp, registers_sum, registers_valid > 0, shared_sum, registers_prefix};
+  scan_tile_two_pass<Shared, Exclusive, true>(vector, in + base, out + base, shared_valid, tile, op, init, prefix_of,
+                                              stage, temp, slots<Acc>(warp_buf));
+  if (registers_valid == 0) return;
+  Acc a[Registers::items];
+  if constexpr (Direct) {
+    split_vectors_to<In>(w, a);
+  } else {
+    __syncthreads();  // (every thread done with the shared part's buffer)
+#pragma unroll
+    for (int r = 0; r < rows; ++r) *RegistersIn::chunk(stage, r * threads + t) = w[r];
+    __syncthreads();
+    uint4 v[rows];
+#pragma unroll
+    for (int k = 0; k < rows; ++k) v[k] = *RegistersIn::chunk(stage, t * rows + k);
+    split_vectors_to<In>(v, a);
+  }
+  KnownPrefix<Acc> prefix{registers_prefix};
+  if constexpr (Exclusive) {
+    block_exclusive_scan(temp, a, a, op, prefix);
+  } else {
+    block_inclusive_scan(temp, a, a, op, prefix);
+  }
+  Out* dst = out + base + shared_items;
+  if constexpr (Direct) {
+    Out y[Registers::items];
+#pragma unroll
+    for (int j = 0; j < Registers::items; ++j) y[j] = static_cast<Out>(a[j]);
+    if (vector && registers_valid == Registers::tile_items) {
+      uint4* g = reinterpret_cast<uint4*>(dst);
+#pragma unroll
+      for (int r = 0; r < rows; ++r) {
+        uint4 o;
+        std::memcpy(&o, reinterpret_cast<const unsigned char*>(y) + 16 * r, 16);
+        store_global_word<Registers::hint>(g + t * rows + r, o);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < Registers::items; ++j) {
+        const int e = t * Registers::items + j;
+        if (e < registers_valid) dst[e] = y[j];
+      }
+    }
+  } else {
+    // (block_scan's barriers: every thread has read the buffer before store_tile_as writes it.)
+    store_tile_as<Registers>(vector, dst, 0, registers_valid, stage, a);
+  }
 }
 
 #endif  // __CUDACC__
