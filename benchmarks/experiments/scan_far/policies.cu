@@ -8,6 +8,7 @@
 #include <tilecraft/device/select.cuh>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -58,13 +59,14 @@ void select_policy(const char* name, const Ctx& c, float cub, const std::vector<
   std::printf("  select %-12s %8.1f us (%.3fx cub)%s\n", name, us, cub / us, same ? "" : "  WRONG");
 }
 
-// Usage: policies [log2 size...] (default 26 28). Below 2^24 only the scan runs, with smaller
-// tiles too: does a one-wave scan (2^22 floats: 512 tiles of 128 x 64, where the scan reads
-// 0.99x CUB) gain from more, smaller tiles spread over the SMs?
+// Usage: policies [log2 size...] (fractions allowed; default 26 28). Below 2^24 only the scan
+// runs. Below 2^25 with smaller tiles too: does a one-wave scan (2^22 floats: 512 tiles of
+// 128 x 64, where the scan read 0.99x CUB) gain from more, smaller tiles spread over the SMs,
+// and does the single pass just past one wave (2^23.5 to 2^24.5: 2 to 4 waves of 128 x 64
+// tiles, 1.02-1.03x CUB at 2^24) lose less to its last wave with smaller tiles?
 int main(int argc, char** argv) {
   std::vector<long long> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(1ll << std::atoi(argv[i]));
-  if (sizes.empty()) sizes = {1ll << 26, 1ll << 28};
+  for (const double lg : log2_sizes<double>(argc, argv, {26, 28})) sizes.push_back(std::llround(std::pow(2.0, lg)));
   Ctx c{};
   CK(cudaStreamCreate(&c.s));
   CK(cudaMalloc(&c.flush, 256 << 20));
@@ -91,7 +93,7 @@ int main(int argc, char** argv) {
                                   c.flush, std::size_t{256} << 20, c.s);
       CK(tilecraft::inclusive_scan(c.temp, bytes, c.in, c.out, n, Sum{}, c.s));
       const auto want = download(out, n);
-      std::printf("f32 n=2^%d: cub scan %.1f us\n", __builtin_ctzll(n), cub);
+      std::printf("f32 n=2^%.2f: cub scan %.1f us\n", std::log2(static_cast<double>(n)), cub);
       scan_policy<ScanPolicy<128, 64>>("128 x 64", c, cub, want);
       scan_policy<ScanPolicy<128, 48>>("128 x 48", c, cub, want);
       scan_policy<ScanPolicy<256, 32>>("256 x 32", c, cub, want);
@@ -99,7 +101,7 @@ int main(int argc, char** argv) {
       scan_policy<ScanPolicy<160, 64>>("160 x 64", c, cub, want);
       scan_policy<ScanPolicy<96, 64>>("96 x 64", c, cub, want);
       scan_policy<ScanPolicy<64, 64>>("64 x 64", c, cub, want);
-      if (n < (1ll << 24)) {
+      if (n < (1ll << 25)) {
         scan_policy<ScanPolicy<128, 32>>("128 x 32", c, cub, want);
         scan_policy<ScanPolicy<256, 16>>("256 x 16", c, cub, want);
         scan_policy<ScanPolicy<128, 16>>("128 x 16", c, cub, want);
@@ -114,7 +116,7 @@ int main(int argc, char** argv) {
       long long kept = 0;
       CK(cudaMemcpy(&kept, c.count, sizeof(kept), cudaMemcpyDeviceToHost));
       const auto want = download(out, kept);
-      std::printf("f32 n=2^%d: cub select %.1f us, kept %lld\n", __builtin_ctzll(n), cub, kept);
+      std::printf("f32 n=2^%.2f: cub select %.1f us, kept %lld\n", std::log2(static_cast<double>(n)), cub, kept);
       select_policy<ScanPolicy<128, 64>>("128 x 64", c, cub, want, kept);
       select_policy<ScanPolicy<128, 48>>("128 x 48", c, cub, want, kept);
       select_policy<ScanPolicy<128, 32>>("128 x 32", c, cub, want, kept);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs policies.cu on the GPU machine (about a minute). Arguments: the sizes' log2
-# (default 26 28; `run_policies.sh 21 22 23` for the one-wave sizes, with smaller tiles).
+# Builds and runs policies.cu on the GPU machine (about a minute). Arguments: the sizes' log2,
+# fractions allowed (default 26 28; `run_policies.sh 23.5 24 24.5` for the single pass just past
+# one wave, with smaller tiles too).
 set -e
 cd "$(dirname "$0")"
 root=$(cd ../../.. && pwd)
