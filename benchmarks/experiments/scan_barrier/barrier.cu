@@ -484,17 +484,39 @@ __global__ void __launch_bounds__(threads, 6)
   }
 }
 
-// The blocks of Kernel (threads a block, static shared memory only) the device holds at once.
-template <auto Kernel>
+// The blocks of Kernel (threads a block, DynamicBytes of dynamic shared memory, opted in where
+// there are any) the device holds at once.
+template <auto Kernel, std::size_t DynamicBytes = 0>
 long long resident_blocks() {
   static long long known = 0;  // (asked once: the launches below are timed)
   if (known > 0) return known;
+  if constexpr (DynamicBytes > 0) CK(tilecraft::opt_in_dynamic_smem(Kernel, DynamicBytes));
   int per_sm = 0, sms = 0, dev = 0;
   CK(cudaGetDevice(&dev));
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, DynamicBytes));
   return known = static_cast<long long>(per_sm) * sms;
 }
+
+// The library's split one wave over floats (scan_one_wave_split_kernel, inclusive; Direct: its
+// register part straight from and to global memory), its dynamic shared memory, and its tile.
+namespace split {
+namespace d = tilecraft::detail;
+using Shared = d::DefaultScanPolicyOneWaveSplit<float, float>;
+using Registers = d::DefaultScanPolicyOneWave<float, float>;
+static_assert(Shared::threads == threads);
+template <bool Direct>
+constexpr auto kernel = d::scan_one_wave_split_kernel<Shared, Registers, d::one_wave_split_min_blocks, false, float,
+                                                      float, float, tilecraft::Sum, Direct>;
+constexpr std::size_t bytes = d::stage_bytes_of<Shared, float, float>();
+constexpr long long tile_items = Shared::tile_items + Registers::tile_items;
+// Its tiles over n floats where they fit one wave (two or more), else 0.
+template <bool Direct>
+long long wave_tiles(long long n) {
+  const long long tiles = (n + tile_items - 1) / tile_items;
+  return tiles >= 2 && tiles <= resident_blocks<kernel<Direct>, bytes>() ? tiles : 0;
+}
+}  // namespace split
 
 // Launches Kernel over n floats in tiles of TileItems, cooperatively; false where its tiles do
 // not fit one wave.
@@ -655,48 +677,18 @@ int main(int argc, char** argv) {
     // kernel with its register part loaded and stored blocked, straight from and to global
     // memory (Direct; launched here, the dispatch does not take it).
     const auto library_one_wave_split_direct = [&] {
-      namespace d = tilecraft::detail;
-      using Split = d::DefaultScanPolicyOneWaveSplit<float, float>;
-      using Large = d::DefaultScanPolicyOneWave<float, float>;
-      constexpr std::size_t bytes = d::stage_bytes_of<Split, float, float>();
-      auto kernel = d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, false, float, float,
-                                                  float, tilecraft::Sum, true>;
-      const long long tiles = (n + Split::tile_items + Large::tile_items - 1) / (Split::tile_items + Large::tile_items);
-      static long long resident = 0;
-      if (resident == 0) {
-        CK(tilecraft::opt_in_dynamic_smem(kernel, bytes));
-        int per_sm = 0, sms = 0, dev = 0;
-        CK(cudaGetDevice(&dev));
-        CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Split::threads, bytes));
-        resident = static_cast<long long>(per_sm) * sms;
-      }
-      if (tiles < 2 || tiles > resident) return false;
-      CK(d::launch_cooperative(kernel, dim3(static_cast<unsigned>(tiles)), dim3(Split::threads), bytes, s,
-                               static_cast<const float*>(in), out, static_cast<std::int64_t>(n), tilecraft::Sum{}, 0.0f,
-                               sums, true));
+      const long long tiles = split::wave_tiles<true>(n);
+      if (tiles == 0) return false;
+      CK(tilecraft::detail::launch_cooperative(split::kernel<true>, dim3(static_cast<unsigned>(tiles)), dim3(threads),
+                                               split::bytes, s, static_cast<const float*>(in), out,
+                                               static_cast<std::int64_t>(n), tilecraft::Sum{}, 0.0f, sums, true));
       return true;
     };
     const auto library_one_wave_split = [&] {
-      namespace d = tilecraft::detail;
-      using Split = d::DefaultScanPolicyOneWaveSplit<float, float>;
-      using Large = d::DefaultScanPolicyOneWave<float, float>;
-      const long long tiles = (n + Split::tile_items + Large::tile_items - 1) / (Split::tile_items + Large::tile_items);
-      static long long resident = 0;
-      if (resident == 0) {
-        constexpr std::size_t bytes = d::stage_bytes_of<Split, float, float>();
-        auto kernel = d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, false, float, float,
-                                                    float, tilecraft::Sum>;
-        CK(tilecraft::opt_in_dynamic_smem(kernel, bytes));
-        int per_sm = 0, sms = 0, dev = 0;
-        CK(cudaGetDevice(&dev));
-        CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Split::threads, bytes));
-        resident = static_cast<long long>(per_sm) * sms;
-      }
-      if (tiles < 2 || tiles > resident) return false;
-      CK((d::scan_run<d::DefaultScanPolicyLarge<float, float>, false, d::ScanForms::one_wave_split>(
-          lib_temp, lib_bytes, in, out, n, tilecraft::Sum{}, 0.0f, s)));
+      if (split::wave_tiles<false>(n) == 0) return false;
+      CK((tilecraft::detail::scan_run<tilecraft::detail::DefaultScanPolicyLarge<float, float>, false,
+                                      tilecraft::detail::ScanForms::one_wave_split>(lib_temp, lib_bytes, in, out, n,
+                                                                                    tilecraft::Sum{}, 0.0f, s)));
       return true;
     };
     const auto variants = std::make_tuple(
