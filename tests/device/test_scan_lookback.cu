@@ -153,7 +153,7 @@ constexpr std::int64_t form_tile(std::int64_t n) {
     return 2 * static_cast<std::int64_t>(sizeof(T)) * n <= d::one_wave_small_max_bytes
                ? d::DefaultScanPolicyOneWaveSmall<T, T>::tile_items
                : d::DefaultScanPolicyOneWave<T, T>::tile_items;
-  } else if constexpr (Form == d::ScanForms::one_wave_split || Form == d::ScanForms::one_wave_split_direct) {
+  } else if constexpr (Form == d::ScanForms::one_wave_split) {
     return d::DefaultScanPolicyOneWaveSplit<T, T>::tile_items + d::DefaultScanPolicyOneWave<T, T>::tile_items;
   } else {
     return d::DefaultScanPolicySums<T, T>::tile_items;
@@ -307,17 +307,14 @@ std::int64_t one_wave_tiles(std::int64_t n) {
   if constexpr (Form == d::ScanForms::one_wave) {
     return std::min(resident(d::scan_one_wave_kernel<Large, false, T, T, T, Op>),
                     resident(d::scan_one_wave_kernel<Large, true, T, T, T, Op>));
-  } else if constexpr (Form == d::ScanForms::one_wave_split || Form == d::ScanForms::one_wave_split_direct) {
+  } else if constexpr (Form == d::ScanForms::one_wave_split) {
     using Split = d::DefaultScanPolicyOneWaveSplit<T, T>;
     constexpr std::size_t bytes = d::stage_bytes_of<Split, T, T>();
-    constexpr bool direct = Form == d::ScanForms::one_wave_split_direct;
     return std::min(
-        resident_blocks(
-            d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, false, T, T, T, Op, direct>,
-            bytes),
-        resident_blocks(
-            d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, true, T, T, T, Op, direct>,
-            bytes));
+        resident_blocks(d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, false, T, T, T, Op>,
+                        bytes),
+        resident_blocks(d::scan_one_wave_split_kernel<Split, Large, d::one_wave_split_min_blocks, true, T, T, T, Op>,
+                        bytes));
   } else if (form_tile<Form, T>(n) == Small::tile_items) {
     return std::min(
         resident(d::scan_one_wave_registers_kernel<Small, d::one_wave_small_min_blocks<T>, false, T, T, T, Op>),
@@ -337,9 +334,8 @@ void check_one_wave_maps_of(std::int64_t tiles, bool small, std::uint64_t seed, 
   namespace d = tilecraft::detail;
   const std::int64_t tile = Form == d::ScanForms::one_wave_registers && small
                                 ? d::DefaultScanPolicyOneWaveSmall<T, T>::tile_items
-                            : Form == d::ScanForms::one_wave_split || Form == d::ScanForms::one_wave_split_direct
-                                ? form_tile<Form, T>(0)
-                                : d::DefaultScanPolicyOneWave<T, T>::tile_items;
+                            : Form == d::ScanForms::one_wave_split ? form_tile<Form, T>(0)
+                                                                   : d::DefaultScanPolicyOneWave<T, T>::tile_items;
   const std::int64_t n = tiles == 2 ? 2 * tile : (tiles - 1) * tile + 1 + (tiles % 1000);
   CAPTURE(n);
   REQUIRE(form_tile<Form, T>(n) == tile);
@@ -443,10 +439,9 @@ void check_split_ragged(std::int64_t n) {
   }
 }
 
-// The split tiles through Form (one_wave_split, or its Direct form).
-template <tilecraft::detail::ScanForms Form>
-void check_split_form() {
+TEST_CASE("scans in one wave, each tile split between shared memory and registers: maps, exact; floats") {
   namespace d = tilecraft::detail;
+  constexpr d::ScanForms Form = d::ScanForms::one_wave_split;
   // Where the GPU cannot opt a block in to the shared part's 64 KiB (sm_75), or holds fewer
   // than three of these tiles at once, the form falls back: nothing to test.
   const std::int64_t wave4 = one_wave_tiles<Form, std::uint32_t, test::ComposePacked>(0);
@@ -477,14 +472,6 @@ void check_split_form() {
   check_split_ragged<Form, test::Affine>(3 * tile8 - 1);
   check_one_wave_floats<Form>((1 << 19) + 3, 101);
   if (!tilecraft::test::sanitizer_sized()) check_one_wave_floats<Form>((1 << 23) + 3, 102);
-}
-
-TEST_CASE("scans in one wave, each tile split between shared memory and registers: maps, exact; floats") {
-  check_split_form<tilecraft::detail::ScanForms::one_wave_split>();
-}
-
-TEST_CASE("scans in one wave, split tiles with the register part straight from global memory: maps, exact; floats") {
-  check_split_form<tilecraft::detail::ScanForms::one_wave_split_direct>();
 }
 
 // The default dispatch's forms by size, seen in the tile sums each leaves after the temp

@@ -498,23 +498,22 @@ long long resident_blocks() {
   return known = static_cast<long long>(per_sm) * sms;
 }
 
-// The library's split one wave over floats (scan_one_wave_split_kernel, inclusive; Direct: its
-// register part straight from and to global memory), its dynamic shared memory, and its tile.
+// The library's split one wave over floats (scan_one_wave_split_kernel, inclusive), its dynamic
+// shared memory, and its tile. (Its Direct form, the register part straight from and to global
+// memory, ran 22-25% behind it at 2^22.58-2^23.2 and was taken out: benchmarks/TUNING.md.)
 namespace split {
 namespace d = tilecraft::detail;
 using Shared = d::DefaultScanPolicyOneWaveSplit<float, float>;
 using Registers = d::DefaultScanPolicyOneWave<float, float>;
 static_assert(Shared::threads == threads);
-template <bool Direct>
 constexpr auto kernel = d::scan_one_wave_split_kernel<Shared, Registers, d::one_wave_split_min_blocks, false, float,
-                                                      float, float, tilecraft::Sum, Direct>;
+                                                      float, float, tilecraft::Sum>;
 constexpr std::size_t bytes = d::stage_bytes_of<Shared, float, float>();
 constexpr long long tile_items = Shared::tile_items + Registers::tile_items;
 // Its tiles over n floats where they fit one wave (two or more), else 0.
-template <bool Direct>
 long long wave_tiles(long long n) {
   const long long tiles = (n + tile_items - 1) / tile_items;
-  return tiles >= 2 && tiles <= resident_blocks<kernel<Direct>, bytes>() ? tiles : 0;
+  return tiles >= 2 && tiles <= resident_blocks<kernel, bytes>() ? tiles : 0;
 }
 }  // namespace split
 
@@ -586,11 +585,10 @@ int main(int argc, char** argv) {
       resident_blocks<barrier_scan<16, 4>>(), resident_blocks<barrier_scan<8, 6>>());
   std::printf(
       "%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s "
-      "%14s %14s %14s %14s %14s   (us; ratio to CUB)\n",
+      "%14s %14s %14s %14s   (us; ratio to CUB)\n",
       "n", "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "library 1wr", "library 1ws",
-      "1ws direct", "256x16 (4)", "256x8 (6)", "copy", "cp.async", "init", "early", "cp + early", "256x32 (3)",
-      "smem 256x32", "2 a block", "3 a block", "rv lib", "rv cub io", "rv prefix", "rv io+pre", "rv pre+blk",
-      "rv all cub");
+      "256x16 (4)", "256x8 (6)", "copy", "cp.async", "init", "early", "cp + early", "256x32 (3)", "smem 256x32",
+      "2 a block", "3 a block", "rv lib", "rv cub io", "rv prefix", "rv io+pre", "rv pre+blk", "rv all cub");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<float> h(static_cast<std::size_t>(n));
@@ -673,19 +671,9 @@ int main(int argc, char** argv) {
       return true;
     };
     // Its one wave with each tile split (seventieth session: scan_one_wave_split_kernel, 64 KiB
-    // in shared memory and 32 KiB in registers a tile, three an SM); "1ws direct": the same
-    // kernel with its register part loaded and stored blocked, straight from and to global
-    // memory (Direct; launched here, the dispatch does not take it).
-    const auto library_one_wave_split_direct = [&] {
-      const long long tiles = split::wave_tiles<true>(n);
-      if (tiles == 0) return false;
-      CK(tilecraft::detail::launch_cooperative(split::kernel<true>, dim3(static_cast<unsigned>(tiles)), dim3(threads),
-                                               split::bytes, s, static_cast<const float*>(in), out,
-                                               static_cast<std::int64_t>(n), tilecraft::Sum{}, 0.0f, sums, true));
-      return true;
-    };
+    // in shared memory and 32 KiB in registers a tile, three an SM).
     const auto library_one_wave_split = [&] {
-      if (split::wave_tiles<false>(n) == 0) return false;
+      if (split::wave_tiles(n) == 0) return false;
       CK((tilecraft::detail::scan_run<tilecraft::detail::DefaultScanPolicyLarge<float, float>, false,
                                       tilecraft::detail::ScanForms::one_wave_split>(lib_temp, lib_bytes, in, out, n,
                                                                                     tilecraft::Sum{}, 0.0f, s)));
@@ -693,8 +681,7 @@ int main(int argc, char** argv) {
     };
     const auto variants = std::make_tuple(
         library_one_pass, library_two_pass, library_one_wave, library_one_wave_registers, library_one_wave_split,
-        library_one_wave_split_direct, [&] { return barrier<16, 4>(in, sums, out, n, s); },
-        [&] { return barrier<8, 6>(in, sums, out, n, s); },
+        [&] { return barrier<16, 4>(in, sums, out, n, s); }, [&] { return barrier<8, 6>(in, sums, out, n, s); },
         [&] { return library_variant<false, prefix_callback>(in, sums, out, n, s); },
         [&] { return library_variant<true, prefix_callback>(in, sums, out, n, s); },
         [&] { return library_variant<false, prefix_initial>(in, sums, out, n, s); },
@@ -712,10 +699,10 @@ int main(int argc, char** argv) {
     verified("library", library);
     bool applies[std::tuple_size_v<decltype(variants)>] = {};
     {
-      const char* names[] = {"library 1p", "library 2p", "library 1w",  "library 1wr", "library 1ws", "1ws direct",
-                             "256x16 (4)", "256x8 (6)",  "copy",        "cp.async",    "init",        "early",
-                             "cp + early", "256x32 (3)", "smem 256x32", "2 a block",   "3 a block",   "rv lib",
-                             "rv cub io",  "rv prefix",  "rv io+pre",   "rv pre+blk",  "rv all cub"};
+      const char* names[] = {"library 1p", "library 2p",  "library 1w", "library 1wr", "library 1ws", "256x16 (4)",
+                             "256x8 (6)",  "copy",        "cp.async",   "init",        "early",       "cp + early",
+                             "256x32 (3)", "smem 256x32", "2 a block",  "3 a block",   "rv lib",      "rv cub io",
+                             "rv prefix",  "rv io+pre",   "rv pre+blk", "rv all cub"};
       static_assert(std::size(names) == std::tuple_size_v<decltype(variants)>);
       int k = 0;
       std::apply([&](auto&... v) { ((applies[k] = verified(names[k], v), ++k), ...); }, variants);

@@ -124,9 +124,7 @@ template <class Policy, class In, class Out, class Acc>
 //! - one_wave_registers: one wave, the tile in registers (scan_one_wave_registers_kernel), of
 //!   32 or 128 bytes a thread as by_size takes them, wherever its tiles fit one wave (tests);
 //! - one_wave_split: one wave, each tile split between shared memory and registers
-//!   (scan_one_wave_split_kernel), wherever its tiles fit one wave (two or more; tests);
-//! - one_wave_split_direct: the same with the register part straight from and to global memory
-//!   (its Direct form; tests and measurements: by_size does not take it).
+//!   (scan_one_wave_split_kernel), wherever its tiles fit one wave (two or more; tests).
 //! Elsewhere the single pass.
 enum class ScanForms : int {
   single_pass = 0,
@@ -134,8 +132,7 @@ enum class ScanForms : int {
   two_pass = 2,
   one_wave = 3,
   one_wave_registers = 4,
-  one_wave_split = 5,
-  one_wave_split_direct = 6
+  one_wave_split = 5
 };
 
 #if defined(__CUDACC__)
@@ -206,8 +203,7 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
   DeviceLimits limits;
   TILECRAFT_RETURN_IF_ERROR(device_limits(limits));
   constexpr bool one_wave_forms = Forms == ScanForms::by_size || Forms == ScanForms::one_wave ||
-                                  Forms == ScanForms::one_wave_registers || Forms == ScanForms::one_wave_split ||
-                                  Forms == ScanForms::one_wave_split_direct;
+                                  Forms == ScanForms::one_wave_registers || Forms == ScanForms::one_wave_split;
   if constexpr (one_wave_forms && scan_sums_eligible<In, Out, Acc>) {
     const std::int64_t moved = static_cast<std::int64_t>(sizeof(In) + sizeof(Out)) * num_items;
     // One wave: every tile resident at once, a grid barrier instead of the look-back; two tiles
@@ -249,8 +245,7 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
       }
     }
     using Split = DefaultScanPolicyOneWaveSplit<In, Out>;
-    if constexpr ((Forms == ScanForms::by_size || Forms == ScanForms::one_wave_split ||
-                   Forms == ScanForms::one_wave_split_direct) &&
+    if constexpr ((Forms == ScanForms::by_size || Forms == ScanForms::one_wave_split) &&
                   OneWave::items * sizeof(Acc) <= 128 && two_pass_tile<Split, In, Out, Acc>) {
       // Past the tile in shared memory's wave: each tile split, a shared part and a register
       // part (the register tile's), three an SM (scan_one_wave_split_kernel). The default
@@ -260,11 +255,11 @@ template <class Policy, bool Exclusive, ScanForms Forms = ScanForms::single_pass
       const std::int64_t split_tiles = ceil_div<std::int64_t>(num_items, Split::tile_items + OneWave::tile_items);
       const bool forced = Forms != ScanForms::by_size;
       if (split_tiles >= 2 && (forced || moved >= one_wave_scan_min_bytes) &&
-          launch_in_one_wave(scan_one_wave_split_kernel<Split, OneWave, one_wave_split_min_blocks, Exclusive, In, Out,
-                                                        Acc, Op, Forms == ScanForms::one_wave_split_direct>,
-                             Split::threads, stage_bytes_of<Split, In, Out>(), split_tiles,
-                             forced ? 1 : std::int64_t{one_wave_split_min_blocks} * limits.sms, stream, launched, d_in,
-                             d_out, num_items, op, init, sums, vector)) {
+          launch_in_one_wave(
+              scan_one_wave_split_kernel<Split, OneWave, one_wave_split_min_blocks, Exclusive, In, Out, Acc, Op>,
+              Split::threads, stage_bytes_of<Split, In, Out>(), split_tiles,
+              forced ? 1 : std::int64_t{one_wave_split_min_blocks} * limits.sms, stream, launched, d_in, d_out,
+              num_items, op, init, sums, vector)) {
         return launched;
       }
     }

@@ -769,12 +769,10 @@ struct SplitGridPrefix {
 // buffer, once the shared part is stored, into blocked order for the block scan and out again.
 // Its vectors: In and Out of one size, whole 16-byte vectors in both parts, the shared part's
 // rows by cp.async (more than 8 vectors a thread). sums: a tile's fold each (temp storage).
-// Direct (measured in benchmarks/experiments/scan_barrier, not dispatched): the register part
-// loaded and stored blocked, straight from and to global memory (thread t: its 128 contiguous
-// bytes, whole lines a thread, half a sector a request), folded by block_reduce and scanned
-// right after the shared part without passing through the buffer.
-template <class Shared, class Registers, int MinBlocks, bool Exclusive, class In, class Out, class Acc, class Op,
-          bool Direct = false>
+// (Its register part loaded and stored blocked, straight from and to global memory, with no
+// spills and no pass through the buffer, ran 22-25% slower on the H200: benchmarks/TUNING.md,
+// "One wave with each tile split".)
+template <class Shared, class Registers, int MinBlocks, bool Exclusive, class In, class Out, class Acc, class Op>
 __global__ void __launch_bounds__(Shared::threads, MinBlocks)
     scan_one_wave_split_kernel(const In* in, Out* out, std::int64_t n, Op op, Acc init, Acc* sums, bool vector) {
   constexpr int threads = Shared::threads;
@@ -811,12 +809,11 @@ __global__ void __launch_bounds__(Shared::threads, MinBlocks)
   Acc registers_sum{};
   if (registers_valid > 0) {
     const In* src = in + base + shared_items;
-    // (Vector r of thread t: striped, r * threads + t; blocked (Direct), t * rows + r.)
+    // (Vector r of thread t: r * threads + t, striped.)
     if (vector && registers_valid == Registers::tile_items) {
       const uint4* g = reinterpret_cast<const uint4*>(src);
 #pragma unroll
-      for (int r = 0; r < rows; ++r)
-        w[r] = load_global_word<Registers::hint>(g + (Direct ? t * rows + r : r * threads + t));
+      for (int r = 0; r < rows; ++r) w[r] = load_global_word<Registers::hint>(g + r * threads + t);
     } else {
       // (Elements past the end repeat the last one: the last tile's sum is never read.)
 #pragma unroll
@@ -824,19 +821,13 @@ __global__ void __launch_bounds__(Shared::threads, MinBlocks)
         In x[per_vector];
 #pragma unroll
         for (int j = 0; j < per_vector; ++j) {
-          const int e = (Direct ? t * rows + r : r * threads + t) * per_vector + j;
+          const int e = (r * threads + t) * per_vector + j;
           x[j] = src[e < registers_valid ? e : registers_valid - 1];
         }
         std::memcpy(&w[r], x, 16);
       }
     }
-    if constexpr (Direct) {
-      Acc a[Registers::items];
-      split_vectors_to<In>(w, a);
-      registers_sum = block_reduce(sums_temp, a, op);
-    } else {
-      registers_sum = fold_striped_rows<threads, rows, In>(w, op, slots<Acc>(part));
-    }
+    registers_sum = fold_striped_rows<threads, rows, In>(w, op, slots<Acc>(part));
   }
   copy_async_wait<0>();
   __syncthreads();
@@ -846,49 +837,23 @@ __global__ void __launch_bounds__(Shared::threads, MinBlocks)
   scan_tile_two_pass<Shared, Exclusive, true>(vector, in + base, out + base, shared_valid, tile, op, init, prefix_of,
                                               stage, temp, slots<Acc>(warp_buf));
   if (registers_valid == 0) return;
+  __syncthreads();  // (every thread done with the shared part's buffer)
+#pragma unroll
+  for (int r = 0; r < rows; ++r) *RegistersIn::chunk(stage, r * threads + t) = w[r];
+  __syncthreads();
+  uint4 v[rows];
+#pragma unroll
+  for (int k = 0; k < rows; ++k) v[k] = *RegistersIn::chunk(stage, t * rows + k);
   Acc a[Registers::items];
-  if constexpr (Direct) {
-    split_vectors_to<In>(w, a);
-  } else {
-    __syncthreads();  // (every thread done with the shared part's buffer)
-#pragma unroll
-    for (int r = 0; r < rows; ++r) *RegistersIn::chunk(stage, r * threads + t) = w[r];
-    __syncthreads();
-    uint4 v[rows];
-#pragma unroll
-    for (int k = 0; k < rows; ++k) v[k] = *RegistersIn::chunk(stage, t * rows + k);
-    split_vectors_to<In>(v, a);
-  }
+  split_vectors_to<In>(v, a);
   KnownPrefix<Acc> prefix{registers_prefix};
   if constexpr (Exclusive) {
     block_exclusive_scan(temp, a, a, op, prefix);
   } else {
     block_inclusive_scan(temp, a, a, op, prefix);
   }
-  Out* dst = out + base + shared_items;
-  if constexpr (Direct) {
-    Out y[Registers::items];
-#pragma unroll
-    for (int j = 0; j < Registers::items; ++j) y[j] = static_cast<Out>(a[j]);
-    if (vector && registers_valid == Registers::tile_items) {
-      uint4* g = reinterpret_cast<uint4*>(dst);
-#pragma unroll
-      for (int r = 0; r < rows; ++r) {
-        uint4 o;
-        std::memcpy(&o, reinterpret_cast<const unsigned char*>(y) + 16 * r, 16);
-        store_global_word<Registers::hint>(g + t * rows + r, o);
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < Registers::items; ++j) {
-        const int e = t * Registers::items + j;
-        if (e < registers_valid) dst[e] = y[j];
-      }
-    }
-  } else {
-    // (block_scan's barriers: every thread has read the buffer before store_tile_as writes it.)
-    store_tile_as<Registers>(vector, dst, 0, registers_valid, stage, a);
-  }
+  // (block_scan's barriers: every thread has read the buffer before store_tile_as writes it.)
+  store_tile_as<Registers>(vector, out + base + shared_items, 0, registers_valid, stage, a);
 }
 
 #endif  // __CUDACC__
