@@ -12,15 +12,13 @@
 // alone ("1p"), its two passes forced ("2p"), its one wave forced ("1w"), the rebuilt kernel
 // ("copy": the same as 1w, a control), with cp.async loads, with the prefix as the block
 // scan's initial value, with the block scan before the barrier ("early"), cp.async and early
-// together, then the two prototypes, then multi_wave past one wave (2 and at most 3 tiles a
-// block, the first held in shared memory), then (sixty-ninth session) the library's one wave in
-// registers forced ("1wr"), the register prototypes at 256 x 16 and 256 x 8, and the library's
-// register kernel rebuilt with the prototype's parts swapped in ("rv", reg_variant); with CUB's
-// InclusiveSum and memcpy, in one process; L2
-// flushed before each run, medians of 21, us (ratio to CUB). Inputs are 0 / 1 floats, so every
-// inclusive sum below 2^24 is exact and every form's result must equal CUB's bit for bit
-// (checked before timing; MISMATCH lines otherwise).
-// Not built by CMake; run.sh builds and runs it on the GPU machine.
+// together, cp.async and the initial value together ("cp + init", seventy-second session), then the two prototypes,
+// then multi_wave past one wave (2 and at most 3 tiles a block, the first held in shared memory), then (sixty-ninth
+// session) the library's one wave in registers forced ("1wr"), the register prototypes at 256 x 16 and 256 x 8, and the
+// library's register kernel rebuilt with the prototype's parts swapped in ("rv", reg_variant); with CUB's InclusiveSum
+// and memcpy, in one process; L2 flushed before each run, medians of 21, us (ratio to CUB). Inputs are 0 / 1 floats, so
+// every inclusive sum below 2^24 is exact and every form's result must equal CUB's bit for bit (checked before timing;
+// MISMATCH lines otherwise). Not built by CMake; run.sh builds and runs it on the GPU machine.
 #include <cub/cub.cuh>
 
 #include <cmath>
@@ -585,10 +583,11 @@ int main(int argc, char** argv) {
       resident_blocks<barrier_scan<16, 4>>(), resident_blocks<barrier_scan<8, 6>>());
   std::printf(
       "%-8s %9s %9s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s "
-      "%14s %14s %14s %14s   (us; ratio to CUB)\n",
+      "%14s %14s %14s %14s %14s   (us; ratio to CUB)\n",
       "n", "memcpy", "cub", "library", "library 1p", "library 2p", "library 1w", "library 1wr", "library 1ws",
-      "256x16 (4)", "256x8 (6)", "copy", "cp.async", "init", "early", "cp + early", "256x32 (3)", "smem 256x32",
-      "2 a block", "3 a block", "rv lib", "rv cub io", "rv prefix", "rv io+pre", "rv pre+blk", "rv all cub");
+      "256x16 (4)", "256x8 (6)", "copy", "cp.async", "init", "early", "cp + early", "cp + init", "256x32 (3)",
+      "smem 256x32", "2 a block", "3 a block", "rv lib", "rv cub io", "rv prefix", "rv io+pre", "rv pre+blk",
+      "rv all cub");
   for (double lg : logs) {
     const long long n = std::llround(std::pow(2.0, lg));
     std::vector<float> h(static_cast<std::size_t>(n));
@@ -687,6 +686,7 @@ int main(int argc, char** argv) {
         [&] { return library_variant<false, prefix_initial>(in, sums, out, n, s); },
         [&] { return library_variant<false, prefix_early>(in, sums, out, n, s); },
         [&] { return library_variant<true, prefix_early>(in, sums, out, n, s); },
+        [&] { return library_variant<true, prefix_initial>(in, sums, out, n, s); },
         [&] { return barrier<32, 3>(in, sums, out, n, s); }, [&] { return barrier_smem<6>(in, sums, out, n, s); },
         [&] { return multi_wave_scan<2>(in, sums, out, n, s); },
         [&] { return multi_wave_scan<3>(in, sums, out, n, s); },
@@ -699,10 +699,10 @@ int main(int argc, char** argv) {
     verified("library", library);
     bool applies[std::tuple_size_v<decltype(variants)>] = {};
     {
-      const char* names[] = {"library 1p", "library 2p",  "library 1w", "library 1wr", "library 1ws", "256x16 (4)",
-                             "256x8 (6)",  "copy",        "cp.async",   "init",        "early",       "cp + early",
-                             "256x32 (3)", "smem 256x32", "2 a block",  "3 a block",   "rv lib",      "rv cub io",
-                             "rv prefix",  "rv io+pre",   "rv pre+blk", "rv all cub"};
+      const char* names[] = {"library 1p", "library 2p", "library 1w",  "library 1wr", "library 1ws", "256x16 (4)",
+                             "256x8 (6)",  "copy",       "cp.async",    "init",        "early",       "cp + early",
+                             "cp + init",  "256x32 (3)", "smem 256x32", "2 a block",   "3 a block",   "rv lib",
+                             "rv cub io",  "rv prefix",  "rv io+pre",   "rv pre+blk",  "rv all cub"};
       static_assert(std::size(names) == std::tuple_size_v<decltype(variants)>);
       int k = 0;
       std::apply([&](auto&... v) { ((applies[k] = verified(names[k], v), ++k), ...); }, variants);
