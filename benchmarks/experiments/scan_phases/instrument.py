@@ -30,6 +30,17 @@ TILECRAFT_DEVICE long long* phase_marks() {
 TILECRAFT_DEVICE void phase_mark(int i) {
   if (threadIdx.x == 0) phase_marks()[i] = clock64();
 }
+// The timeline: tile_ns[tile][k] (%globaltimer, ns), k = 0 ticket known, 1 tile loaded, 2 prefix
+// known, 3 stores issued.
+inline constexpr int timeline_tiles = 1 << 16;
+__device__ unsigned long long tile_ns[timeline_tiles][4];
+TILECRAFT_DEVICE void tile_mark(long long tile, int k) {
+  if (threadIdx.x == 0 && tile < timeline_tiles) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    tile_ns[tile][k] = t;
+  }
+}
 #endif
 """, )
 # 0: the block starts; 1: its ticket is known (after the barrier).
@@ -39,37 +50,35 @@ edit("""  if (threadIdx.x == 0) ticket = by_block ? blockIdx.x : atomicAdd(count
   if (threadIdx.x == 0) ticket = by_block ? blockIdx.x : atomicAdd(counter, 1u);
   __syncthreads();
   phase_mark(1);
+  tile_mark(ticket, 0);
 """)
 # 2: the tile is in shared memory; 3: thread 0's run is folded; 4: its prefix is known (the block
 # scan with the look-back); 5: pass 2 and the barrier after it; 6: the stores are issued.
-edit("""  InStage::template stage_in<Policy::hint>(vector, in + base, valid, stage);
-
-  // Pass 1""", """  InStage::template stage_in<Policy::hint>(vector, in + base, valid, stage);
+edit("""  if constexpr (!Staged) InStage::template stage_in<Policy::hint>(vector, in, valid, stage);
+""", """  if constexpr (!Staged) InStage::template stage_in<Policy::hint>(vector, in, valid, stage);
   phase_mark(2);
-
-  // Pass 1""")
+  tile_mark(tile, 1);
+""")
 edit("""  const Acc total = fold_tree<0, chunks>(part, op);
 """, """  const Acc total = fold_tree<0, chunks>(part, op);
   phase_mark(3);
 """)
-edit("""    prefix = block_exclusive_scan(temp, total, op, look_back);
+edit("""    prefix = prefix_of.exclusive(temp, tile, total);
   }
 
-  Acc run = prefix;""", """    prefix = block_exclusive_scan(temp, total, op, look_back);
+  Acc run = prefix;""", """    prefix = prefix_of.exclusive(temp, tile, total);
   }
   phase_mark(4);
+  tile_mark(tile, 2);
 
   Acc run = prefix;""")
-edit("""    *p = v;
-  }
-  __syncthreads();
-  OutStage::template stage_out<Policy::hint>(vector, out + base, valid, stage);
-}""", """    *p = v;
-  }
-  __syncthreads();
+edit("""  __syncthreads();
+  OutStage::template stage_out<Policy::hint>(vector, out, valid, stage);
+}""", """  __syncthreads();
   phase_mark(5);
-  OutStage::template stage_out<Policy::hint>(vector, out + base, valid, stage);
+  OutStage::template stage_out<Policy::hint>(vector, out, valid, stage);
   phase_mark(6);
+  tile_mark(tile, 3);
   if (threadIdx.x == 0) {
     for (int i = 0; i < 6; ++i) atomicAdd(&phase_cycles[i], static_cast<unsigned long long>(phase_marks()[i + 1] - phase_marks()[i]));
     atomicAdd(&phase_cycles[7], 1ull);

@@ -9,4 +9,4 @@ root=$(cd ../../.. && pwd)
 rm -rf /tmp/phases_inc && cp -r "$root/include" /tmp/phases_inc
 python3 instrument.py /tmp/phases_inc
 nvcc -O3 -std=c++20 -arch=sm_90 -I/tmp/phases_inc phases.cu -o /tmp/scan_phases
-/tmp/scan_phases
+/tmp/scan_phases "$@"
