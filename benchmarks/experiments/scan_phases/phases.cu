@@ -38,22 +38,15 @@ cudaError_t single_pass(void* temp, std::size_t& bytes, const T* in, T* out, lon
                                                              tilecraft::Sum{}, T{}, s);
 }
 
-// The timeline of one single-pass scan of 2^lg floats (see the top).
-void timeline(double lg, char* flush, void* temp, cudaStream_t s) {
-  namespace d = tilecraft::detail;
-  const long long n = static_cast<long long>(std::llround(std::pow(2.0, lg)));
-  const long long tile_items = d::DefaultScanPolicyLarge<float, float>::tile_items;
-  const long long tiles = std::min<long long>((n + tile_items - 1) / tile_items, d::timeline_tiles);
-  float *in, *out;
-  CK(cudaMalloc(&in, n * sizeof(float)));
-  CK(cudaMalloc(&out, n * sizeof(float)));
+// The measured single-pass scan of n items from fill's data: a warm-up, reset() (zeroes what the
+// instrumented kernel adds to), the L2 flushed, then the run; returns its milliseconds by events.
+template <class T, class Reset>
+float measured_scan(T* in, T* out, long long n, char* flush, void* temp, cudaStream_t s, Reset reset) {
   fill<<<1024, 256, 0, s>>>(in, n);
   CK(cudaGetLastError());
   std::size_t bytes = std::size_t{64} << 20;
   CK(single_pass(temp, bytes, in, out, n, s));  // warm-up
-  void* marks = nullptr;
-  CK(cudaGetSymbolAddress(&marks, d::tile_ns));
-  CK(cudaMemsetAsync(marks, 0, sizeof(unsigned long long) * 4 * d::timeline_tiles, s));
+  reset();
   CK(cudaMemsetAsync(flush, 1, std::size_t{256} << 20, s));
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
@@ -64,6 +57,25 @@ void timeline(double lg, char* flush, void* temp, cudaStream_t s) {
   CK(cudaEventSynchronize(b));
   float ms = 0;
   CK(cudaEventElapsedTime(&ms, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ms;
+}
+
+// The timeline of one single-pass scan of 2^lg floats (see the top).
+void timeline(double lg, char* flush, void* temp, cudaStream_t s) {
+  namespace d = tilecraft::detail;
+  const long long n = static_cast<long long>(std::llround(std::pow(2.0, lg)));
+  const long long tile_items = d::DefaultScanPolicyLarge<float, float>::tile_items;
+  const long long tiles = std::min<long long>((n + tile_items - 1) / tile_items, d::timeline_tiles);
+  float *in, *out;
+  CK(cudaMalloc(&in, n * sizeof(float)));
+  CK(cudaMalloc(&out, n * sizeof(float)));
+  void* marks = nullptr;
+  CK(cudaGetSymbolAddress(&marks, d::tile_ns));
+  const float ms = measured_scan(in, out, n, flush, temp, s, [&] {
+    CK(cudaMemsetAsync(marks, 0, sizeof(unsigned long long) * 4 * d::timeline_tiles, s));
+  });
   std::vector<unsigned long long> t(static_cast<std::size_t>(4 * tiles));
   CK(cudaMemcpy(t.data(), marks, t.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   const auto at = [&](long long i, int k) { return static_cast<double>(t[static_cast<std::size_t>(4 * i + k)]); };
@@ -128,25 +140,14 @@ void phases(const char* type, int lg, char* flush, void* temp, cudaStream_t s) {
   T *in, *out;
   CK(cudaMalloc(&in, n * sizeof(T)));
   CK(cudaMalloc(&out, n * sizeof(T)));
-  fill<<<1024, 256, 0, s>>>(in, n);
-  CK(cudaGetLastError());
-  std::size_t bytes = std::size_t{64} << 20;
-  CK(single_pass(temp, bytes, in, out, n, s));  // warm-up
-  unsigned long long zero[8] = {};
-  CK(cudaMemcpyToSymbolAsync(tilecraft::detail::phase_cycles, zero, sizeof(zero), 0, cudaMemcpyHostToDevice, s));
-  CK(cudaMemcpyToSymbolAsync(tilecraft::detail::lb_stats, zero, sizeof(zero), 0, cudaMemcpyHostToDevice, s));
-  unsigned long long zero64[64] = {};
-  CK(cudaMemcpyToSymbolAsync(tilecraft::detail::lb_hist, zero64, sizeof(zero64), 0, cudaMemcpyHostToDevice, s));
-  CK(cudaMemsetAsync(flush, 1, std::size_t{256} << 20, s));
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a, s));
-  CK(single_pass(temp, bytes, in, out, n, s));
-  CK(cudaEventRecord(b, s));
-  CK(cudaEventSynchronize(b));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, a, b));
+  const float ms = measured_scan(in, out, n, flush, temp, s, [&] {
+    const unsigned long long zero[64] = {};
+    CK(cudaMemcpyToSymbolAsync(tilecraft::detail::phase_cycles, zero, 8 * sizeof(zero[0]), 0, cudaMemcpyHostToDevice,
+                               s));
+    CK(cudaMemcpyToSymbolAsync(tilecraft::detail::lb_stats, zero, 8 * sizeof(zero[0]), 0, cudaMemcpyHostToDevice, s));
+    CK(cudaMemcpyToSymbolAsync(tilecraft::detail::lb_hist, zero, sizeof(zero), 0, cudaMemcpyHostToDevice, s));
+    CK(cudaStreamSynchronize(s));  // (zero is on this lambda's stack)
+  });
   unsigned long long c[8];
   CK(cudaMemcpyFromSymbol(c, tilecraft::detail::phase_cycles, sizeof(c)));
   int khz = 0, sms = 0;
