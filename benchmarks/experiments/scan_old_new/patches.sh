@@ -5,7 +5,7 @@
 #   On the development machine (build/ is ignored: carry build/sexp and build/cuda_check.cuh):
 #     bash benchmarks/experiments/scan_old_new/patches.sh prepare NAME...   (benchmarks/experiments/patches/NAME.patch)
 #   On the GPU machine, from the repository root:
-#     build/sexp/patches.sh run MODES NAME...   (MODES: prof.cu's, comma-separated: all, mid, window, small, one;
+#     build/sexp/patches.sh run MODES NAME...   (MODES: prof.cu's, comma-separated: all, mid, window, far, small, one;
 #                                                NAME@MODES runs that patch in its own modes instead)
 # Each patch's table goes to stdout under its name.
 set -u

@@ -1,6 +1,7 @@
 // Scans and select_if of two library versions, CUB and a device-to-device memcpy of the same
 // bytes in one process: L2 flushed before each sample (256 MiB written), medians of 15, us.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -170,6 +171,16 @@ int main(int argc, char** argv) {
     }
     for (int p : {18, 20, 22, 23, 24})
       scan_case<std::int64_t>("scan_i64", std::int64_t{1} << p, old_scan_i64, new_scan_i64, cub_i64);
+    return 0;
+  }
+  if (what == "far") {  // past one wave: the single pass, its look-back's walk; f32 2^24 three times
+    for (double p : {23.5, 24.0, 24.0, 24.0, 24.5, 25.0, 26.0, 28.0}) {
+      const auto n = static_cast<std::int64_t>(std::exp2(p));
+      scan_case<float>("scan_f32", n, old_scan_f32, new_scan_f32, cub_f32);
+      scan_case<int>("scan_i32", n, old_scan_i32, new_scan_i32, cub_i32);
+    }
+    scan_case<std::int64_t>("scan_i64", std::int64_t{1} << 27, old_scan_i64, new_scan_i64, cub_i64);
+    for (int p : {24, 26, 28}) select_case(std::int64_t{1} << p);
     return 0;
   }
   if (what == "window") {  // around the two-pass window's upper bound (a fraction of the L2)
