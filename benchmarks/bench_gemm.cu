@@ -8,7 +8,10 @@
 // row with the peer of the same family and size). Counters: median_us, TFLOP/s (2 M N K
 // per median run), ratio (cuBLAS time / this time, > 1: faster than cuBLAS) and max_rel_err
 // (max |C - C_cublas| / max |C_cublas| after the timed runs; above 1e-4 the run is reported as
-// an error, so a wrong kernel cannot post a rate).
+// an error, so a wrong kernel cannot post a rate). Every row of float or 16-bit operands, the
+// peers' too, also carries err_fp64: max |C - C64| / max |C64|, where C64 is the product of
+// the same operands (converted exactly to double) by cublasDgemm, the accuracy of each math
+// against the exact product of its inputs (report.py tabulates it beside the ratios).
 // Inputs: uniform in [-1, 1) from a hash of the index, generated on the GPU once for all shapes
 // (every shape reads the leading part of the same two 8192 x 8192 buffers).
 // Double: gemm_f64/<impl>/<MxNxK> at 2048^3 and 4096^3, the same harness and check (max_rel_err
@@ -110,6 +113,14 @@ inline constexpr bool is_16bit = tilecraft::is_gemm_16bit_v<T>;
 // types, T otherwise.
 template <class T>
 using GemmOut = tilecraft::gemm_output_t<T>;
+// The benchmark family of operand type T.
+template <class T>
+std::string gemm_family_of_type() {
+  if constexpr (std::is_same_v<T, float>) return "gemm_f32";
+  if constexpr (std::is_same_v<T, double>) return "gemm_f64";
+  if constexpr (std::is_same_v<T, __half>) return "gemm_f16";
+  return "gemm_bf16";
+}
 // A GEMM run on operands of type T: run(s, a, b, c, stream).
 template <class T>
 using GemmRun = void (*)(const GemmSize&, const T*, const T*, GemmOut<T>*, cudaStream_t);
@@ -141,6 +152,40 @@ __global__ void max_errors(const T* c, const T* ref, std::size_t n, Bits<T>* out
     } else {
       atomicMax(&out[0], static_cast<unsigned long long>(__double_as_longlong(err)));
       atomicMax(&out[1], static_cast<unsigned long long>(__double_as_longlong(mag)));
+    }
+  }
+}
+
+// out[0] = max |c - ref| (+inf for a NaN), out[1] = max |ref|, as the bits of doubles; out must
+// start at zero. The FP64 counterpart of max_errors for err_fp64.
+template <class Out>
+__global__ void max_errors_fp64(const Out* c, const double* ref, std::size_t n, unsigned long long* out) {
+  double err = 0, mag = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    const double d = fabs(static_cast<double>(c[i]) - ref[i]);
+    err = fmax(err, d <= 1.7e308 ? d : INFINITY);
+    mag = fmax(mag, fabs(ref[i]));
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    err = fmax(err, __shfl_xor_sync(0xffffffffu, err, o));
+    mag = fmax(mag, __shfl_xor_sync(0xffffffffu, mag, o));
+  }
+  if (threadIdx.x % 32 == 0) {
+    atomicMax(&out[0], static_cast<unsigned long long>(__double_as_longlong(err)));
+    atomicMax(&out[1], static_cast<unsigned long long>(__double_as_longlong(mag)));
+  }
+}
+
+// out[i] = in[i] as a double (exact for float, __half and __nv_bfloat16).
+template <class T>
+__global__ void widen_to_double(const T* in, double* out, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    if constexpr (std::is_same_v<T, float>) {
+      out[i] = in[i];
+    } else {
+      out[i] = static_cast<double>(static_cast<float>(in[i]));
     }
   }
 }
@@ -177,6 +222,56 @@ cublasHandle_t cublas() {
     return h;
   }();
   return handle;
+}
+
+//! The FP64 product of one shape's operands (C64 of err_fp64): A and B widened to double and
+//! multiplied by cublasDgemm, kept for the rows that follow on the same operand type and shape
+//! (each shape's rows are registered one after another), made again when either changes.
+struct Fp64Reference {
+  DeviceMemory a{gemm_max_elems * sizeof(double)}, b{gemm_max_elems * sizeof(double)};
+  DeviceMemory c{gemm_max_elems * sizeof(double)};
+  DeviceMemory errors{2 * sizeof(unsigned long long)};
+  std::string key;  // "<family of the operand type>/<MxNxK>" of what c holds
+
+  template <class T>
+  const double* of(const GemmSize& s, const T* a_in, const T* b_in) {
+    const std::string want = gemm_family_of_type<T>() + "/" + s.name();
+    if (want == key) return c.as<double>();
+    key.clear();
+    const auto mk = static_cast<std::size_t>(s.m * s.k), kn = static_cast<std::size_t>(s.k * s.n);
+    widen_to_double<<<1024, 256>>>(a_in, a.as<double>(), mk);
+    TILECRAFT_BENCH_CHECK(cudaGetLastError());
+    widen_to_double<<<1024, 256>>>(b_in, b.as<double>(), kn);
+    TILECRAFT_BENCH_CHECK(cudaGetLastError());
+    const double one = 1, zero = 0;
+    const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
+    TILECRAFT_CUBLAS_CHECK(cublasSetStream(cublas(), nullptr));
+    TILECRAFT_CUBLAS_CHECK(cublasDgemm(cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b.as<double>(), n,
+                                       a.as<double>(), k, &zero, c.as<double>(), n));
+    TILECRAFT_BENCH_CHECK(cudaDeviceSynchronize());
+    key = want;
+    return c.as<double>();
+  }
+
+  //! max |c - C64| / max |C64| over the shape's m x n results.
+  template <class Out>
+  double relative_error(const GemmSize& s, const Out* c_out) {
+    TILECRAFT_BENCH_CHECK(cudaMemset(errors.as<unsigned long long>(), 0, 2 * sizeof(unsigned long long)));
+    max_errors_fp64<<<1024, 256>>>(c_out, c.as<double>(), static_cast<std::size_t>(s.m * s.n),
+                                   errors.as<unsigned long long>());
+    TILECRAFT_BENCH_CHECK(cudaGetLastError());
+    unsigned long long bits[2] = {};
+    TILECRAFT_BENCH_CHECK(cudaMemcpy(bits, errors.as<unsigned long long>(), sizeof bits, cudaMemcpyDeviceToHost));
+    double err = 0, mag = 0;
+    std::memcpy(&err, &bits[0], sizeof err);
+    std::memcpy(&mag, &bits[1], sizeof mag);
+    return mag > 0 ? err / mag : err;
+  }
+};
+// Made on first use (1.5 GiB), by the first row of float or 16-bit operands.
+Fp64Reference& fp64_reference() {
+  static const auto reference = std::make_unique<Fp64Reference>();
+  return *reference;
 }
 
 //! A second handle, in the default math mode (tensor cores allowed): cuBLAS on TF32 and on
@@ -221,15 +316,6 @@ void tilecraft_gemm(const GemmSize& s, const T* a, const T* b, T* c, cudaStream_
                                                 s.n, T(0), c, s.n, stream));
 }
 
-// The benchmark family of operand type T.
-template <class T>
-std::string gemm_family() {
-  if constexpr (std::is_same_v<T, float>) return "gemm_f32";
-  if constexpr (std::is_same_v<T, double>) return "gemm_f64";
-  if constexpr (std::is_same_v<T, __half>) return "gemm_f16";
-  return "gemm_bf16";
-}
-
 //! Times run(a, b, c, stream) on `s` with the harness (peer: remember the time; otherwise
 //! report the ratio to cuBLAS's), then checks the result of the last run against cuBLAS
 //! (cublas_gemm<T>): max_rel_err above `limit` is an error. A and B hold T, C GemmOut<T>.
@@ -247,6 +333,11 @@ void gemm_bench(benchmark::State& state, const std::string& family, const GemmSi
   time_it(
       state, [&](cudaStream_t stream) { run(s, a, b, c, stream); }, Measure{0, s.flops()}, peer ? key : std::string{},
       peer ? std::string{} : key);
+  if constexpr (!std::is_same_v<T, double>) {
+    Fp64Reference& r64 = fp64_reference();
+    r64.of<T>(s, a, b);
+    state.counters["err_fp64"] = benchmark::Counter(r64.relative_error(s, c));
+  }
   if (peer) return;
   Out* ref = d.ref.template as<Out>();
   Bits<Out>* errors = d.errors.template as<Bits<Out>>();
@@ -268,7 +359,7 @@ void gemm_bench(benchmark::State& state, const std::string& family, const GemmSi
 // for float, 1e-10 for double, 1e-3 for the 16-bit types) is an error.
 template <class T>
 void register_gemm(const std::string& impl, const GemmSize& s, bool peer, GemmRun<T> run,
-                   const std::string& family = gemm_family<T>(),
+                   const std::string& family = gemm_family_of_type<T>(),
                    double limit = std::is_same_v<T, float>    ? 1e-4
                                   : std::is_same_v<T, double> ? 1e-10
                                                               : 1e-3) {

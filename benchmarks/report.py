@@ -65,7 +65,8 @@ def load(paths):
             else:
                 seconds = b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
             rows.append(dict(family=family, impl=impl, size=parse_size(size), unit=unit or "1/s",
-                             value=b[unit] if unit else 1.0 / seconds, seconds=seconds))
+                             value=b[unit] if unit else 1.0 / seconds, seconds=seconds,
+                             err_fp64=b.get("err_fp64")))
     return context, rows
 
 
@@ -79,12 +80,17 @@ def summarize(rows):
         subjects = [i for i in impls if i not in PEERS and not i.startswith("course_")]
         for s in subjects:
             for p in comparators:
-                entries.append({
+                entry = {
                     "benchmark": family, "size": size, "subject": s,
                     "tilecraft": round(impls[s]["value"], 4), "peer": p,
                     "peer_value": round(impls[p]["value"], 4), "unit": impls[s]["unit"],
                     "ratio": round(impls[p]["seconds"] / impls[s]["seconds"], 4),
-                })
+                }
+                # The GEMM rows' max relative error against an FP64 product of the same operands.
+                if impls[s].get("err_fp64") is not None and impls[p].get("err_fp64") is not None:
+                    entry["err_fp64"] = float(f"{impls[s]['err_fp64']:.3g}")
+                    entry["peer_err_fp64"] = float(f"{impls[p]['err_fp64']:.3g}")
+                entries.append(entry)
     return by_key, entries
 
 
@@ -98,6 +104,16 @@ def markdown(context, by_key, entries):
     for e in entries:
         lines.append(f"| {e['benchmark']} | {e['size']} | {e['subject']} | {e['tilecraft']:.4g} | {e['peer']} | "
                      f"{e['peer_value']:.4g} | {e['unit']} | {e['ratio']:.3f} |")
+    errors = [e for e in entries if "err_fp64" in e]
+    if errors:
+        lines += ["", "## Accuracy: max |C - C64| / max |C64|",
+                  "",
+                  "C64: the product of the same operands in FP64 (cublasDgemm), after each row's timed runs.", "",
+                  "| benchmark | size | subject | error | comparator | comparator error | ratio |",
+                  "|---|---:|---|---:|---|---:|---:|"]
+        for e in errors:
+            lines.append(f"| {e['benchmark']} | {e['size']} | {e['subject']} | {e['err_fp64']:.3g} | {e['peer']} | "
+                         f"{e['peer_err_fp64']:.3g} | {e['ratio']:.3f} |")
     return "\n".join(lines) + "\n"
 
 

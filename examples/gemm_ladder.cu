@@ -21,19 +21,22 @@
 //   8. TF32x3                  each operand split into two TF32 parts, three MMAs: FP32 accuracy
 //   9. BF16                    the operands rounded to bfloat16 first (a conversion kernel, not
 //                              timed), m16n8k16 MMAs, FP32 accumulation and C
+//  10. FP16                    the same with the operands rounded to half precision
 // and through the device-level tilecraft::gemm, which on an H100 / H200 built for sm_90a runs
 // Hopper's warpgroup MMA (wgmma) instead (mma.sync elsewhere):
-//  10. gemm<GemmMath::tf32>    operands truncated to TF32 by the tensor cores
-//  11. gemm<GemmMath::tf32x3>   operands split into TF32 parts first, each stage's big x big
+//  11. gemm<GemmMath::tf32>    operands truncated to TF32 by the tensor cores
+//  12. gemm<GemmMath::tf32x3>   operands split into TF32 parts first, each stage's big x big
 //                              products added into FP32 sums: FP32's accuracy
-//  12. gemm on BF16 operands   the same BF16 copies as rung 9
+//  13. gemm on BF16 operands   the same BF16 copies as rung 9
+//  14. gemm on FP16 operands   the same FP16 copies as rung 10
 // Every rung is compared with an FP64 reference (cublasDgemm on the same data): the worst error
 // of an element, as a fraction of sum_k |a_ik b_kj| (what its rounding scales with), is printed
 // and must stay within the math's bound: 1e-5 for FP32 and TF32x3, 2e-3 for TF32 (2^-10 per
-// product), 1e-2 for BF16 (inputs rounded to 8 significant bits: 2^-8 each, about 2^-7 per
-// product). cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH: FFMA
+// product) and FP16 (inputs rounded to 11 significant bits: 2^-11 each, about 2^-10 per
+// product), 1e-2 for BF16 (8 significant bits: 2^-8 each, about 2^-7 per product). The inputs
+// are uniform in [-1, 1), well inside FP16's range. cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH: FFMA
 // only, no TF32) is the speed reference.
-// The launchers of rungs 6 and 10-12 are compiled once for the project (tests/support/gemm_instance_*.cu,
+// The launchers of rungs 6 and 11-14 are compiled once for the project (tests/support/gemm_instance_*.cu,
 // which define what the extern declarations below declare): in your own code, either include
 // <tilecraft/device/gemm.cuh> and call gemm() (it compiles in your unit), or do the same.
 // Usage: gemm_ladder [N | M N K]   (default 2048^3; the course's kernels take square matrices
@@ -51,16 +54,18 @@
 #include <vector>
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <tilecraft/device/gemm.cuh>
 #include <tilecraft/gemm/tiled_gemm.cuh>
 #include <tilecraft/util/launch.cuh>
 
-// Rungs 6 and 10-12's launchers and kernels: compiled in another unit (see the file comment).
+// Rungs 6 and 11-14's launchers and kernels: compiled in another unit (see the file comment).
 TILECRAFT_GEMM_INSTANCE(extern, float);
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32);
 TILECRAFT_GEMM_TF32_INSTANCE(extern, tilecraft::GemmMath::tf32x3);
 TILECRAFT_GEMM_16BIT_INSTANCE(extern, __nv_bfloat16);
+TILECRAFT_GEMM_16BIT_INSTANCE(extern, __half);
 
 #include "course/gemm_course.cuh"
 #include "example_util.cuh"
@@ -89,11 +94,11 @@ void cublas_gemm(cublasHandle_t handle, std::int64_t m, std::int64_t n, std::int
                            static_cast<int>(n)));
 }
 
-// Rungs 7-9: tiled_gemm on the tensor cores, one tile of C per block, the configurations the
+// Rungs 7-10: tiled_gemm on the tensor cores, one tile of C per block, the configurations the
 // benchmarks measured best: TF32 128 x 128 in 4 warps of 64 x 64 (RegBlock<16, 8> on a 4 x 8
 // lane grid), K steps of 16 in 4 stages; TF32x3, whose split operands take more registers,
-// 64 x 128 in 4 warps of 32 x 64, K steps of 32 in 3 stages; BF16 as TF32 with K steps of 32 in
-// 3 stages. All above 48 KiB of shared memory, so dynamic shared memory, opted in once.
+// 64 x 128 in 4 warps of 32 x 64, K steps of 32 in 3 stages; BF16 and FP16 as TF32 with K
+// steps of 32 in 3 stages. All above 48 KiB of shared memory, so dynamic shared memory, opted in once.
 template <class T, tilecraft::GemmMath Math>
 using TensorRung = std::conditional_t<
     Math == tilecraft::GemmMath::tf32, tilecraft::TiledGemm<128, 128, tilecraft::RegBlock<16, 8>, 16, 4, 4, T, Math>,
@@ -185,10 +190,16 @@ void launch_register_block(std::int64_t m, std::int64_t n, std::int64_t k, const
   TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
 }
 
-__global__ void to_bf16(const float* in, __nv_bfloat16* out, std::int64_t n) {
+// out[i] = in[i] rounded to T (__nv_bfloat16 or __half), to nearest even.
+template <class T>
+__global__ void to_16bit(const float* in, T* out, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
        i += std::int64_t{gridDim.x} * blockDim.x) {
-    out[i] = __float2bfloat16_rn(in[i]);
+    if constexpr (std::is_same_v<T, __half>) {
+      out[i] = __float2half_rn(in[i]);
+    } else {
+      out[i] = __float2bfloat16_rn(in[i]);
+    }
   }
 }
 
@@ -285,7 +296,7 @@ int main(int argc, char** argv) {
   } else {
     std::printf("  rungs 1-3 skipped: the course's kernels take square matrices up to %d only\n", course::gemm_max_n);
   }
-  // (A grid row per tile row here and in rungs 7-9; tilecraft::gemm walks its tiles instead.)
+  // (A grid row per tile row here and in rungs 7-10; tilecraft::gemm walks its tiles instead.)
   const bool grid_rows_fit = (m + 63) / 64 <= 65535;
   if (grid_rows_fit) {
     rung("4 register block 4 x 4, thread_mma", [&] { launch_register_block(m, n, k, a, b, c); });
@@ -310,8 +321,13 @@ int main(int argc, char** argv) {
   __nv_bfloat16 *a16 = nullptr, *b16 = nullptr;
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&a16, mk * sizeof(__nv_bfloat16)));
   TILECRAFT_THROW_IF_ERROR(cudaMalloc(&b16, kn * sizeof(__nv_bfloat16)));
-  to_bf16<<<256, 256>>>(a, a16, static_cast<std::int64_t>(mk));
-  to_bf16<<<256, 256>>>(b, b16, static_cast<std::int64_t>(kn));
+  __half *ah = nullptr, *bh = nullptr;
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&ah, mk * sizeof(__half)));
+  TILECRAFT_THROW_IF_ERROR(cudaMalloc(&bh, kn * sizeof(__half)));
+  to_16bit<<<256, 256>>>(a, a16, static_cast<std::int64_t>(mk));
+  to_16bit<<<256, 256>>>(b, b16, static_cast<std::int64_t>(kn));
+  to_16bit<<<256, 256>>>(a, ah, static_cast<std::int64_t>(mk));
+  to_16bit<<<256, 256>>>(b, bh, static_cast<std::int64_t>(kn));
   TILECRAFT_THROW_IF_ERROR(cudaGetLastError());
   auto tensor_rungs = [&] {
     rung(
@@ -320,34 +336,45 @@ int main(int argc, char** argv) {
     rung(
         "9 tiled_gemm, BF16 operands",
         [&] { launch_tensor_gemm<TensorRung<__nv_bfloat16, GemmMath::mma16>>(m, n, k, a16, b16, c); }, 1e-2);
+    rung(
+        "10 tiled_gemm, FP16 operands",
+        [&] { launch_tensor_gemm<TensorRung<__half, GemmMath::mma16>>(m, n, k, ah, bh, c); }, 2e-3);
   };
   if (!grid_rows_fit) {
-    std::printf("  rungs 7-9 skipped: a grid row per tile row, and M / 64 exceeds the grid's 65535 rows\n");
+    std::printf("  rungs 7-10 skipped: a grid row per tile row, and M / 64 exceeds the grid's 65535 rows\n");
   } else {
     tensor_rungs();
   }
   rung(
-      "10 tilecraft::gemm<GemmMath::tf32>",
+      "11 tilecraft::gemm<GemmMath::tf32>",
       [&] {
         TILECRAFT_THROW_IF_ERROR(tilecraft::gemm<GemmMath::tf32>(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a,
                                                                  k, b, n, 0.0f, c, n));
       },
       2e-3);
-  rung("11 tilecraft::gemm<GemmMath::tf32x3>", [&] {
+  rung("12 tilecraft::gemm<GemmMath::tf32x3>", [&] {
     TILECRAFT_THROW_IF_ERROR(
         tilecraft::gemm<GemmMath::tf32x3>(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n));
   });
   rung(
-      "12 tilecraft::gemm, BF16 operands",
+      "13 tilecraft::gemm, BF16 operands",
       [&] {
         TILECRAFT_THROW_IF_ERROR(
             tilecraft::gemm(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, a16, k, b16, n, 0.0f, c, n));
       },
       1e-2);
+  rung(
+      "14 tilecraft::gemm, FP16 operands",
+      [&] {
+        TILECRAFT_THROW_IF_ERROR(
+            tilecraft::gemm(Order::row_major, Op::none, Op::none, m, n, k, 1.0f, ah, k, bh, n, 0.0f, c, n));
+      },
+      2e-3);
 
   CUBLAS_CHECK(cublasDestroy(handle));
   for (float* p : {a, b, da, db, c, scale}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
   for (double* p : {a64, b64, ref}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
   for (__nv_bfloat16* p : {a16, b16}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
+  for (__half* p : {ah, bh}) TILECRAFT_THROW_IF_ERROR(cudaFree(p));
   return all_ok ? 0 : 1;
 }

@@ -8,8 +8,9 @@
 // themselves (TF32x3, within FP32's bound), Inf and NaN operands included; WarpMmaTf32 and
 // WarpMma16 on each operand kind (a K-major tile, or the transposed view of a K-contiguous one)
 // on small integers, against the exact product bit for bit. The block level on 16-bit operands
-// is test_mma_tiled_f16's and test_mma_tiled_bf16's (mma16_testbed.cuh). On sm_75 (the .sm75
-// variant) the same tests run the FMA fallbacks.
+// is test_mma_tiled_f16's and test_mma_tiled_bf16's (mma16_testbed.cuh). m16n8k8 on FP16 (the
+// first half of m16n8k16's fragments) against the exact product of its 8 K. On sm_75 (the .sm75
+// variant) FP16 runs Turing's m16n8k8 (m16n8k16 as two of them), the rest the FMA fallbacks.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -90,8 +91,9 @@ __global__ void ldmatrix_kernel(const std::uint16_t* tile, std::uint32_t* out) {
 }
 
 // D (16 x 8, row-major) = A (16 x 16, row-major) B (16 x 8, row-major: B[k][n]) + C, 16-bit
-// operands through ldmatrix (A: .x4; B: .x2.trans).
-template <bool Bf16>
+// operands through ldmatrix (A: .x4; B: .x2.trans); K8: m16n8k8 on FP16 from the fragments'
+// first halves, so D = A[:, 0:8] B[0:8, :] + C.
+template <bool Bf16, bool K8 = false>
 __global__ void mma16_kernel(const std::uint16_t* a, const std::uint16_t* b, const float* c, float* d) {
   __shared__ alignas(16) std::uint16_t sa[16][16];
   __shared__ alignas(16) std::uint16_t sb[16][8];
@@ -105,7 +107,10 @@ __global__ void mma16_kernel(const std::uint16_t* a, const std::uint16_t* b, con
   const int g = lane / 4, t = lane % 4;
   const float fc[4] = {c[g * 8 + 2 * t], c[g * 8 + 2 * t + 1], c[(g + 8) * 8 + 2 * t], c[(g + 8) * 8 + 2 * t + 1]};
   float fd[4];
-  if constexpr (Bf16) {
+  if constexpr (K8) {
+    static_assert(!Bf16, "m16n8k8 is an FP16 product here");
+    tilecraft::arch::mma_m16n8k8_f16(fd, fa[0], fa[1], fb[0], fc);
+  } else if constexpr (Bf16) {
     tilecraft::arch::mma_m16n8k16_bf16(fd, fa, fb, fc);
   } else {
     tilecraft::arch::mma_m16n8k16_f16(fd, fa, fb, fc);
@@ -256,6 +261,39 @@ TEST_CASE_TEMPLATE("m16n8k16 on FP16 and BF16 operands equals the exact product"
       for (int j = 0; j < 8; ++j) {
         double ref = c[static_cast<std::size_t>(i * 8 + j)];
         for (int k = 0; k < 16; ++k) {
+          ref += static_cast<double>(a[static_cast<std::size_t>(i * 16 + k)]) * b[static_cast<std::size_t>(k * 8 + j)];
+        }
+        bad += static_cast<double>(got[static_cast<std::size_t>(i * 8 + j)]) != ref;
+      }
+    }
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("m16n8k8 on FP16 operands equals the exact product of the first 8 K") {
+  for (std::uint64_t seed : {3501u, 3502u, 3503u}) {
+    CAPTURE(seed);
+    auto g = tilecraft::test::rng(seed);
+    // As above: multiples of 1/8 in [-4, 4], every 8-term sum plus C exact in FP32.
+    auto value = [&] { return static_cast<float>(static_cast<int>(g() % 65) - 32) / 8.0f; };
+    std::vector<float> a(256), b(128), c(128);
+    for (auto& x : a) x = value();
+    for (auto& x : b) x = value();
+    for (auto& x : c) x = static_cast<float>(static_cast<int>(g() % 8193) - 4096) / 64.0f;
+    std::vector<std::uint16_t> ab(256), bb(128);
+    for (std::size_t i = 0; i < a.size(); ++i) ab[i] = bits16(a[i], false);
+    for (std::size_t i = 0; i < b.size(); ++i) bb[i] = bits16(b[i], false);
+    DeviceBuffer<std::uint16_t> da(ab), db(bb);
+    DeviceBuffer<float> dc(c), dd(128);
+    dd.poison();
+    mma16_kernel<false, true><<<1, 32>>>(da.get(), db.get(), dc.get(), dd.get());
+    tilecraft::test::sync_and_check();
+    const auto got = dd.download();
+    int bad = 0;
+    for (int i = 0; i < 16; ++i) {
+      for (int j = 0; j < 8; ++j) {
+        double ref = c[static_cast<std::size_t>(i * 8 + j)];
+        for (int k = 0; k < 8; ++k) {
           ref += static_cast<double>(a[static_cast<std::size_t>(i * 16 + k)]) * b[static_cast<std::size_t>(k * 8 + j)];
         }
         bad += static_cast<double>(got[static_cast<std::size_t>(i * 8 + j)]) != ref;

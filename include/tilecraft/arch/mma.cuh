@@ -1,6 +1,7 @@
 //! \file arch/mma.cuh
 //! Raw PTX wrappers: the warp-wide tensor-core product `mma.sync` with FP32 accumulators
-//! (m16n8k8 on TF32, m16n8k16 on FP16 and BF16, sm_80 and newer), and `cvt.rna.tf32.f32`.
+//! (m16n8k8 on TF32, m16n8k16 on FP16 and BF16, sm_80 and newer; m16n8k8 on FP16, sm_75), and
+//! `cvt.rna.tf32.f32`.
 //!
 //! D (16 x 8) = A (16 x K) B (K x 8) + C, A row-major and B column-major in the registers of a
 //! whole warp (`.sync.aligned`: every lane executes it). With g = lane / 4 and t = lane % 4,
@@ -15,7 +16,8 @@
 //!
 //! Below sm_80 the same functions compute the same product with FP32 FMAs, each lane gathering
 //! the operands it needs with warp shuffles (slow, and summed in another order than the tensor
-//! cores do: equal within the FP32 rounding of a K-term sum, not bit for bit). TF32 operands
+//! cores do: equal within the FP32 rounding of a K-term sum, not bit for bit), but for FP16 on
+//! sm_75, whose tensor cores take m16n8k8: two of those make the m16n8k16 product. TF32 operands
 //! are FP32 bit patterns whose 13 low mantissa bits are zero (to_tf32), so the fallback reads
 //! them as floats.
 #pragma once
@@ -160,9 +162,25 @@ TILECRAFT_DEVICE void mma_m16n8k8_tf32(float (&d)[4], const std::uint32_t (&a)[4
           } for (int i = 0; i < 4; ++i) d[i] = acc[i];))
 }
 
+//! mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32: d = a b + c on FP16 operands, K = 8, the
+//! first half of m16n8k16's fragments (A: (g, 2t .. 2t + 1), (g + 8, 2t .. 2t + 1); B: (k = 2t ..
+//! 2t + 1, n = g)). sm_75 and newer (Turing's tensor cores); FP32 FMAs below.
+TILECRAFT_DEVICE void mma_m16n8k8_f16(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t b0,
+                                      const float (&c)[4]) {
+  NV_IF_ELSE_TARGET(NV_PROVIDES_SM_75,
+                    (asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+                                  "{%7, %8, %9, %10};"
+                                  : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                                  : "r"(a0), "r"(a1), "r"(b0), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));),
+                    (  // K 8 .. 15 zero in both operands: their products are exact zeros.
+                        const std::uint32_t a[4] = {a0, a1, 0u, 0u}; const std::uint32_t b[2] = {b0, 0u};
+                        detail::mma_m16n8k16_fma<false>(d, a, b, c);))
+}
+
 //! mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: d = a b + c on FP16 operands (two per
 //! register, the lower column or row in the low half), fragments as in the file comment. sm_80
-//! and newer; FP32 FMAs below.
+//! and newer; on sm_75 two m16n8k8 products (K 0 .. 7, then 8 .. 15 added to it), the same
+//! fragments; FP32 FMAs below.
 TILECRAFT_DEVICE void mma_m16n8k16_f16(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
                                        const float (&c)[4]) {
   NV_IF_ELSE_TARGET(
@@ -172,7 +190,10 @@ TILECRAFT_DEVICE void mma_m16n8k16_f16(float (&d)[4], const std::uint32_t (&a)[4
                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
                       "f"(c[3]));),
-      (detail::mma_m16n8k16_fma<false>(d, a, b, c);))
+      (NV_IF_ELSE_TARGET(NV_PROVIDES_SM_75,
+                         (float half_way[4]; mma_m16n8k8_f16(half_way, a[0], a[1], b[0], c);
+                          mma_m16n8k8_f16(d, a[2], a[3], b[1], half_way);),
+                         (detail::mma_m16n8k16_fma<false>(d, a, b, c);))))
 }
 
 //! mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32: as mma_m16n8k16_f16 on BF16 operands.

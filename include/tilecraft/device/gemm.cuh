@@ -329,10 +329,10 @@ requires(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) [[nodisc
 //! only on tiles of 128 columns or fewer (on wider ones A's copy cost more than it saved). The
 //! kernel that follows a copy starts its blocks beside the copy's last ones.
 //! Everything else runs the block-level tiled_gemm on mma.sync on the operands as they are
-//! (operands rounded to nearest; FMAs below sm_80), without workspace; and so does a product
-//! whose operands' workspace cannot be had, once the copies that only align rows are left out (a split or stream-K K
-//! whose partial sums' workspace cannot be had runs every tile whole instead). Returns cudaErrorInvalidValue, launching
-//! nothing, for the float gemm()'s invalid arguments (and a grid or K step count above
+//! (operands rounded to nearest; FMAs below sm_80, but for FP16 on sm_75: two m16n8k8 MMAs), without workspace; and so
+//! does a product whose operands' workspace cannot be had, once the copies that only align rows are left out (a split
+//! or stream-K K whose partial sums' workspace cannot be had runs every tile whole instead). Returns
+//! cudaErrorInvalidValue, launching nothing, for the float gemm()'s invalid arguments (and a grid or K step count above
 //! 2^31 - 1); m == 0 or n == 0 is a successful no-op; otherwise the launch status.
 //! Performance on an H200 (benchmarks/results, benchmarks/TUNING.md): TF32 0.94 to 1.20x cuBLAS's
 //! TF32 from 1024^3 to 8192^3 (row-major NN) and 1.08x at 128 x 8192 x 8192; over 39 shapes
