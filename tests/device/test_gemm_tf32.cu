@@ -11,7 +11,7 @@
 //     |a||b| + |beta||c|; the worst error is reported beside FP32 SIMT gemm's and cuBLAS's in the
 //     same math on the same data (TF32: CUBLAS_COMPUTE_32F_FAST_TF32; TF32x3: cuBLAS FP32,
 //     CUBLAS_PEDANTIC_MATH): TF32x3's must be no larger than FP32 SIMT gemm's and cuBLAS FP32's,
-//     TF32's within 4 times cuBLAS TF32's (the wgmma path reads its operands truncated to TF32,
+//     TF32's within 5 times cuBLAS TF32's (the wgmma path reads its operands truncated to TF32,
 //     cuBLAS rounds them: 2.4-2.8 times its error in the benchmarks);
 //   - rejected calls (cudaErrorInvalidValue, nothing launched, C untouched);
 //   - a caller's kernel before the call that lets its dependents launch early: the launcher's
@@ -401,7 +401,9 @@ TEST_CASE_TEMPLATE("gemm<tf32 / tf32x3>: random reals within the documented boun
       CHECK(worst <= simt);
       CHECK(worst <= peer);
     } else {
-      CHECK(worst <= 4.0 * peer);
+      // Truncation doubles TF32's unit and biases every product toward zero: about 2.6 times
+      // cuBLAS's error expected (2.4-2.8 in the benchmarks' norm), 5 allowed.
+      CHECK(worst <= 5.0 * peer);
     }
   }
 }
