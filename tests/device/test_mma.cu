@@ -7,7 +7,8 @@
 // K steps, against the exact product of the TF32-rounded operands (TF32) and of the operands
 // themselves (TF32x3, within FP32's bound), Inf and NaN operands included; WarpMmaTf32 and
 // WarpMma16 on each operand kind (a K-major tile, or the transposed view of a K-contiguous one)
-// on small integers, against the exact product bit for bit. The block level on 16-bit operands
+// on small integers, against the exact product bit for bit, WarpMma16 also on Swizzled<16>
+// tiles (ldmatrix from swizzled rows). The block level on 16-bit operands
 // is test_mma_tiled_f16's and test_mma_tiled_bf16's (mma16_testbed.cuh). m16n8k8 on FP16 (the
 // first half of m16n8k16's fragments) against the exact product of its 8 K. On sm_75 (the .sm75
 // variant) FP16 runs Turing's m16n8k8 (m16n8k16 as two of them), the rest the FMA fallbacks.
@@ -448,18 +449,30 @@ namespace {
 // staged either K-major (A as a K x 64 tile, B as K x 32: what the warp classes read directly)
 // or K-contiguous (A as 64 x K, B as 32 x K: the layout of a row-major A or a column-major B),
 // then handed to multiply() as its transposed() view. Math: tf32 or tf32x3 (WarpMmaTf32, float
-// operands) or mma16 (WarpMma16, T __half or __nv_bfloat16).
-template <class T, tilecraft::GemmMath Math, bool ViewA, bool ViewB>
+// operands) or mma16 (WarpMma16, T __half or __nv_bfloat16). Swizzle: the tiles unpadded, their
+// 16-byte chunks XOR-swizzled (Swizzled<16, RowGroup>, RowGroup consecutive rows sharing one
+// permutation where a row is narrower than the 128 bytes of a bank row), which the bank model
+// must prove conflict-free for the fragment loads as it does the padded ones.
+template <class T, int Rows, int Cols>
+using SwizzledOperand =
+    tilecraft::SharedMatrix<T, Rows, Cols,
+                            tilecraft::Swizzled<16, (Cols * sizeof(T) >= 128 ? 1 : 128 / (Cols * sizeof(T)))>>;
+
+template <class T, tilecraft::GemmMath Math, bool ViewA, bool ViewB, bool Swizzle = false>
 struct WarpViewsCase {
   static constexpr int tm = 64, tn = 32, wm = 32, wn = 16, threads = 4 * 32;
   static constexpr int tk = static_cast<int>(64 / sizeof(T));  // 16 floats, 32 16-bit values
   // K-contiguous rows of TK + 16 bytes: an odd number of 16-byte chunks (20 floats, 40 16-bit
   // values), so the 8 rows of a fragment load fall on 8 different bank groups. K-major rows of
   // TM or TN + 8 elements: 72 / 40 floats (8 mod 32), 144 / 80 bytes (9 / 5 chunks).
-  using StoreA = std::conditional_t<ViewA, tilecraft::SharedMatrix<T, tm, tk, tilecraft::Padded<16 / sizeof(T)>>,
-                                    tilecraft::SharedMatrix<T, tk, tm, tilecraft::Padded<8>>>;
-  using StoreB = std::conditional_t<ViewB, tilecraft::SharedMatrix<T, tn, tk, tilecraft::Padded<16 / sizeof(T)>>,
-                                    tilecraft::SharedMatrix<T, tk, tn, tilecraft::Padded<8>>>;
+  using PaddedA = std::conditional_t<ViewA, tilecraft::SharedMatrix<T, tm, tk, tilecraft::Padded<16 / sizeof(T)>>,
+                                     tilecraft::SharedMatrix<T, tk, tm, tilecraft::Padded<8>>>;
+  using PaddedB = std::conditional_t<ViewB, tilecraft::SharedMatrix<T, tn, tk, tilecraft::Padded<16 / sizeof(T)>>,
+                                     tilecraft::SharedMatrix<T, tk, tn, tilecraft::Padded<8>>>;
+  using SwizzledA = std::conditional_t<ViewA, SwizzledOperand<T, tm, tk>, SwizzledOperand<T, tk, tm>>;
+  using SwizzledB = std::conditional_t<ViewB, SwizzledOperand<T, tn, tk>, SwizzledOperand<T, tk, tn>>;
+  using StoreA = std::conditional_t<Swizzle, SwizzledA, PaddedA>;
+  using StoreB = std::conditional_t<Swizzle, SwizzledB, PaddedB>;
   using OperandA = std::conditional_t<ViewA, tilecraft::TransposedView<const StoreA>, StoreA>;
   using OperandB = std::conditional_t<ViewB, tilecraft::TransposedView<const StoreB>, StoreB>;
   using Mma = std::conditional_t<Math == tilecraft::GemmMath::mma16, tilecraft::WarpMma16<OperandA, OperandB, wm, wn>,
@@ -467,9 +480,9 @@ struct WarpViewsCase {
   static_assert(Mma::tiles_m == 2 && Mma::tiles_n == 2);
 };
 
-template <class T, tilecraft::GemmMath Math, bool ViewA, bool ViewB>
+template <class T, tilecraft::GemmMath Math, bool ViewA, bool ViewB, bool Swizzle>
 __global__ void warp_mma_views_kernel(const T* a, const T* b, float* c, int k_total) {
-  using Case = WarpViewsCase<T, Math, ViewA, ViewB>;
+  using Case = WarpViewsCase<T, Math, ViewA, ViewB, Swizzle>;
   constexpr int tm = Case::tm, tn = Case::tn, tk = Case::tk;
   __shared__ typename Case::StoreA sa;
   __shared__ typename Case::StoreB sb;
@@ -518,9 +531,9 @@ __global__ void warp_mma_views_kernel(const T* a, const T* b, float* c, int k_to
 // Small integers (-4 .. 4: exact in TF32, FP16 and BF16; products and K-term sums exact in
 // FP32, whatever the tensor cores' rounding), so C must equal the host's integer product bit
 // for bit: what is checked is that every element comes from the right operands' elements.
-template <class T, tilecraft::GemmMath Math, bool ViewA, bool ViewB>
+template <class T, tilecraft::GemmMath Math, bool ViewA, bool ViewB, bool Swizzle = false>
 void check_warp_mma_views(int k_total) {
-  using Case = WarpViewsCase<T, Math, ViewA, ViewB>;
+  using Case = WarpViewsCase<T, Math, ViewA, ViewB, Swizzle>;
   constexpr int tm = Case::tm, tn = Case::tn;
   const std::uint64_t salt = static_cast<std::uint64_t>(k_total) * 16 + (ViewA ? 8 : 0) + (ViewB ? 4 : 0) +
                              static_cast<std::uint64_t>(Math) + (std::is_same_v<T, __half> ? 1000 : 0);
@@ -543,7 +556,7 @@ void check_warp_mma_views(int k_total) {
   DeviceBuffer<T> da(to_t(ia)), db(to_t(ib));
   DeviceBuffer<float> dc(static_cast<std::size_t>(tm) * tn);
   dc.poison();
-  warp_mma_views_kernel<T, Math, ViewA, ViewB><<<1, Case::threads>>>(da.get(), db.get(), dc.get(), k_total);
+  warp_mma_views_kernel<T, Math, ViewA, ViewB, Swizzle><<<1, Case::threads>>>(da.get(), db.get(), dc.get(), k_total);
   tilecraft::test::sync_and_check();
   const auto got = dc.download();
   int bad = 0;
@@ -586,4 +599,15 @@ TEST_CASE("WarpMmaTf32 and WarpMma16 on K-major tiles and transposed views of K-
   SUBCASE("WarpMmaTf32, TF32x3") { check_warp_mma_all_views<float, GemmMath::tf32x3, false>(); }
   SUBCASE("WarpMma16, FP16") { check_warp_mma_all_views<__half, GemmMath::mma16, true>(); }
   SUBCASE("WarpMma16, BF16") { check_warp_mma_all_views<__nv_bfloat16, GemmMath::mma16, false>(); }
+  // ldmatrix from swizzled tiles (WarpMmaTf32's 4-byte fragment loads from K-major tiles are
+  // not conflict-free on 16-byte swizzles: its static_assert refuses them, as the model says).
+  SUBCASE("WarpMma16, FP16, on swizzled tiles") {
+    for (int k_total : {64, 100}) {
+      CAPTURE(k_total);
+      check_warp_mma_views<__half, GemmMath::mma16, false, false, true>(k_total);
+      check_warp_mma_views<__half, GemmMath::mma16, true, false, true>(k_total);
+      check_warp_mma_views<__half, GemmMath::mma16, false, true, true>(k_total);
+      check_warp_mma_views<__half, GemmMath::mma16, true, true, true>(k_total);
+    }
+  }
 }

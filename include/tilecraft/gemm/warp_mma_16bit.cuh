@@ -31,7 +31,9 @@ namespace tilecraft {
 //! that multiply() reads of a K-contiguous tile (as WarpMmaTf32's second snippet shows).
 //! Rules (static_asserts): 16-bit tiles of one type, WM a multiple of 16 and WN of 8, K a
 //! multiple of 16, and every 8 x 8 matrix a warp's ldmatrix reads conflict-free by the bank
-//! model (rows of an odd number of 16-byte chunks: GemmShape pads them so).
+//! model (rows of an odd number of 16-byte chunks, as GemmShape pads them, or unpadded rows
+//! whose 16-byte chunks are swizzled: Swizzled<16, RowGroup>, RowGroup 128 / row bytes for rows
+//! under 128 bytes).
 //! Accumulator acc[i][j][r] is C element (row(i, r), col(j, r)) of the block tile. No
 //! barriers; reads shared memory only; every lane of the warp must call it (mma.sync).
 //! \code
@@ -90,7 +92,7 @@ class WarpMma16 {
                   "WarpMma16::multiply: the operand views must hold the tiles' 16-bit type");
     static_assert(conflict_free<ViewA> && conflict_free<ViewB>,
                   "WarpMma16::multiply: every 8 x 8 matrix ldmatrix reads must be bank-conflict free (rows of an odd "
-                  "number of 16-byte chunks)");
+                  "number of 16-byte chunks, or Swizzled<16> rows)");
     const int l = lane_id();
 #pragma unroll
     for (int k = 0; k < TileA::rows; k += 16) {
