@@ -115,7 +115,7 @@ template <class T>
 using GemmOut = tilecraft::gemm_output_t<T>;
 // The benchmark family of operand type T.
 template <class T>
-std::string gemm_family_of_type() {
+std::string gemm_family() {
   if constexpr (std::is_same_v<T, float>) return "gemm_f32";
   if constexpr (std::is_same_v<T, double>) return "gemm_f64";
   if constexpr (std::is_same_v<T, __half>) return "gemm_f16";
@@ -130,15 +130,16 @@ template <class T>
 using Bits = std::conditional_t<std::is_same_v<T, float>, unsigned, unsigned long long>;
 
 // out[0] = max |c - ref| (+inf for a NaN: an element never written), out[1] = max |ref|, as
-// T's bits; out must start at zero.
-template <class T>
-__global__ void max_errors(const T* c, const T* ref, std::size_t n, Bits<T>* out) {
-  constexpr T largest = std::is_same_v<T, float> ? T(3.0e38f) : T(1.7e308);  // below the maximum, above any error
-  T err = 0, mag = 0;
+// the bits of R (the reference's type: C's own, or double for err_fp64; every difference taken in
+// R); out must start at zero.
+template <class T, class R>
+__global__ void max_errors(const T* c, const R* ref, std::size_t n, Bits<R>* out) {
+  constexpr R largest = std::is_same_v<R, float> ? R(3.0e38f) : R(1.7e308);  // below the maximum, above any error
+  R err = 0, mag = 0;
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
-    const T d = fabs(c[i] - ref[i]);
-    err = fmax(err, d <= largest ? d : T(INFINITY));
+    const R d = fabs(static_cast<R>(c[i]) - ref[i]);
+    err = fmax(err, d <= largest ? d : R(INFINITY));
     mag = fmax(mag, fabs(ref[i]));
   }
   for (int o = 16; o > 0; o /= 2) {
@@ -146,34 +147,13 @@ __global__ void max_errors(const T* c, const T* ref, std::size_t n, Bits<T>* out
     mag = fmax(mag, __shfl_xor_sync(0xffffffffu, mag, o));
   }
   if (threadIdx.x % 32 == 0) {
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_same_v<R, float>) {
       atomicMax(&out[0], __float_as_uint(err));
       atomicMax(&out[1], __float_as_uint(mag));
     } else {
       atomicMax(&out[0], static_cast<unsigned long long>(__double_as_longlong(err)));
       atomicMax(&out[1], static_cast<unsigned long long>(__double_as_longlong(mag)));
     }
-  }
-}
-
-// out[0] = max |c - ref| (+inf for a NaN), out[1] = max |ref|, as the bits of doubles; out must
-// start at zero. The FP64 counterpart of max_errors for err_fp64.
-template <class Out>
-__global__ void max_errors_fp64(const Out* c, const double* ref, std::size_t n, unsigned long long* out) {
-  double err = 0, mag = 0;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const double d = fabs(static_cast<double>(c[i]) - ref[i]);
-    err = fmax(err, d <= 1.7e308 ? d : INFINITY);
-    mag = fmax(mag, fabs(ref[i]));
-  }
-  for (int o = 16; o > 0; o /= 2) {
-    err = fmax(err, __shfl_xor_sync(0xffffffffu, err, o));
-    mag = fmax(mag, __shfl_xor_sync(0xffffffffu, mag, o));
-  }
-  if (threadIdx.x % 32 == 0) {
-    atomicMax(&out[0], static_cast<unsigned long long>(__double_as_longlong(err)));
-    atomicMax(&out[1], static_cast<unsigned long long>(__double_as_longlong(mag)));
   }
 }
 
@@ -233,10 +213,11 @@ struct Fp64Reference {
   DeviceMemory errors{2 * sizeof(unsigned long long)};
   std::string key;  // "<family of the operand type>/<MxNxK>" of what c holds
 
+  //! C64 of shape s on A and B (operand type T), unless c holds it already.
   template <class T>
-  const double* of(const GemmSize& s, const T* a_in, const T* b_in) {
-    const std::string want = gemm_family_of_type<T>() + "/" + s.name();
-    if (want == key) return c.as<double>();
+  void make(const GemmSize& s, const T* a_in, const T* b_in) {
+    const std::string want = gemm_family<T>() + "/" + s.name();
+    if (want == key) return;
     key.clear();
     const auto mk = static_cast<std::size_t>(s.m * s.k), kn = static_cast<std::size_t>(s.k * s.n);
     widen_to_double<<<1024, 256>>>(a_in, a.as<double>(), mk);
@@ -250,15 +231,14 @@ struct Fp64Reference {
                                        a.as<double>(), k, &zero, c.as<double>(), n));
     TILECRAFT_BENCH_CHECK(cudaDeviceSynchronize());
     key = want;
-    return c.as<double>();
   }
 
   //! max |c - C64| / max |C64| over the shape's m x n results.
   template <class Out>
   double relative_error(const GemmSize& s, const Out* c_out) {
     TILECRAFT_BENCH_CHECK(cudaMemset(errors.as<unsigned long long>(), 0, 2 * sizeof(unsigned long long)));
-    max_errors_fp64<<<1024, 256>>>(c_out, c.as<double>(), static_cast<std::size_t>(s.m * s.n),
-                                   errors.as<unsigned long long>());
+    max_errors<<<1024, 256>>>(c_out, c.as<double>(), static_cast<std::size_t>(s.m * s.n),
+                              errors.as<unsigned long long>());
     TILECRAFT_BENCH_CHECK(cudaGetLastError());
     unsigned long long bits[2] = {};
     TILECRAFT_BENCH_CHECK(cudaMemcpy(bits, errors.as<unsigned long long>(), sizeof bits, cudaMemcpyDeviceToHost));
@@ -332,7 +312,7 @@ void gemm_bench(benchmark::State& state, const std::string& family, const GemmSi
   const std::string key = family + "/" + s.name();
   // The FP64 product (a cublasDgemm, tens of milliseconds at 8192^3) before the timed runs, so
   // that a shape's peer and product still run back to back, as before it came.
-  if constexpr (!std::is_same_v<T, double>) fp64_reference().of<T>(s, a, b);
+  if constexpr (!std::is_same_v<T, double>) fp64_reference().make<T>(s, a, b);
   time_it(
       state, [&](cudaStream_t stream) { run(s, a, b, c, stream); }, Measure{0, s.flops()}, peer ? key : std::string{},
       peer ? std::string{} : key);
@@ -360,7 +340,7 @@ void gemm_bench(benchmark::State& state, const std::string& family, const GemmSi
 // for float, 1e-10 for double, 1e-3 for the 16-bit types) is an error.
 template <class T>
 void register_gemm(const std::string& impl, const GemmSize& s, bool peer, GemmRun<T> run,
-                   const std::string& family = gemm_family_of_type<T>(),
+                   const std::string& family = gemm_family<T>(),
                    double limit = std::is_same_v<T, float>    ? 1e-4
                                   : std::is_same_v<T, double> ? 1e-10
                                                               : 1e-3) {

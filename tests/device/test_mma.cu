@@ -235,73 +235,52 @@ TEST_CASE("ldmatrix x4, x2.trans and x1 hold the fragment layout's elements") {
   CHECK(bad == 0);
 }
 
+namespace {
+
+// D = A[:, 0:K] B[0:K, :] + C through mma16_kernel<Bf16, K == 8> on values whose products and
+// sums are exact in FP32 (multiples of 1/8 in [-4, 4]: every product a multiple of 1/64 below
+// 16, every 16-term sum plus C, a multiple of 1/64 below 64, exact in any order), so D must
+// equal the host's sum bit for bit.
+template <bool Bf16, int K>
+void check_mma16_exact(std::uint64_t seed) {
+  CAPTURE(seed);
+  auto g = tilecraft::test::rng(seed);
+  auto value = [&] { return static_cast<float>(static_cast<int>(g() % 65) - 32) / 8.0f; };
+  std::vector<float> a(256), b(128), c(128);
+  for (auto& x : a) x = value();
+  for (auto& x : b) x = value();
+  for (auto& x : c) x = static_cast<float>(static_cast<int>(g() % 8193) - 4096) / 64.0f;
+  std::vector<std::uint16_t> ab(256), bb(128);
+  for (std::size_t i = 0; i < a.size(); ++i) ab[i] = bits16(a[i], Bf16);
+  for (std::size_t i = 0; i < b.size(); ++i) bb[i] = bits16(b[i], Bf16);
+  DeviceBuffer<std::uint16_t> da(ab), db(bb);
+  DeviceBuffer<float> dc(c), dd(128);
+  dd.poison();
+  mma16_kernel<Bf16, K == 8><<<1, 32>>>(da.get(), db.get(), dc.get(), dd.get());
+  tilecraft::test::sync_and_check();
+  const auto got = dd.download();
+  int bad = 0;
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 8; ++j) {
+      double ref = c[static_cast<std::size_t>(i * 8 + j)];
+      for (int k = 0; k < K; ++k) {
+        ref += static_cast<double>(a[static_cast<std::size_t>(i * 16 + k)]) * b[static_cast<std::size_t>(k * 8 + j)];
+      }
+      bad += static_cast<double>(got[static_cast<std::size_t>(i * 8 + j)]) != ref;
+    }
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
 TEST_CASE_TEMPLATE("m16n8k16 on FP16 and BF16 operands equals the exact product", Bf16, std::false_type,
                    std::true_type) {
-  constexpr bool bf16 = Bf16::value;
-  for (std::uint64_t seed : {3001u, 3002u, 3003u}) {
-    CAPTURE(seed);
-    auto g = tilecraft::test::rng(seed + (bf16 ? 100 : 0));
-    // Multiples of 1/8 in [-4, 4]: every product a multiple of 1/64 below 16, every 16-term sum
-    // (plus C, a multiple of 1/64 below 64) exact in FP32, whatever the order.
-    auto value = [&] { return static_cast<float>(static_cast<int>(g() % 65) - 32) / 8.0f; };
-    std::vector<float> a(256), b(128), c(128);
-    for (auto& x : a) x = value();
-    for (auto& x : b) x = value();
-    for (auto& x : c) x = static_cast<float>(static_cast<int>(g() % 8193) - 4096) / 64.0f;
-    std::vector<std::uint16_t> ab(256), bb(128);
-    for (std::size_t i = 0; i < a.size(); ++i) ab[i] = bits16(a[i], bf16);
-    for (std::size_t i = 0; i < b.size(); ++i) bb[i] = bits16(b[i], bf16);
-    DeviceBuffer<std::uint16_t> da(ab), db(bb);
-    DeviceBuffer<float> dc(c), dd(128);
-    dd.poison();
-    mma16_kernel<bf16><<<1, 32>>>(da.get(), db.get(), dc.get(), dd.get());
-    tilecraft::test::sync_and_check();
-    const auto got = dd.download();
-    int bad = 0;
-    for (int i = 0; i < 16; ++i) {
-      for (int j = 0; j < 8; ++j) {
-        double ref = c[static_cast<std::size_t>(i * 8 + j)];
-        for (int k = 0; k < 16; ++k) {
-          ref += static_cast<double>(a[static_cast<std::size_t>(i * 16 + k)]) * b[static_cast<std::size_t>(k * 8 + j)];
-        }
-        bad += static_cast<double>(got[static_cast<std::size_t>(i * 8 + j)]) != ref;
-      }
-    }
-    CHECK(bad == 0);
-  }
+  for (std::uint64_t seed : {3001u, 3002u, 3003u}) check_mma16_exact<Bf16::value, 16>(seed + (Bf16::value ? 100 : 0));
 }
 
 TEST_CASE("m16n8k8 on FP16 operands equals the exact product of the first 8 K") {
-  for (std::uint64_t seed : {3501u, 3502u, 3503u}) {
-    CAPTURE(seed);
-    auto g = tilecraft::test::rng(seed);
-    // As above: multiples of 1/8 in [-4, 4], every 8-term sum plus C exact in FP32.
-    auto value = [&] { return static_cast<float>(static_cast<int>(g() % 65) - 32) / 8.0f; };
-    std::vector<float> a(256), b(128), c(128);
-    for (auto& x : a) x = value();
-    for (auto& x : b) x = value();
-    for (auto& x : c) x = static_cast<float>(static_cast<int>(g() % 8193) - 4096) / 64.0f;
-    std::vector<std::uint16_t> ab(256), bb(128);
-    for (std::size_t i = 0; i < a.size(); ++i) ab[i] = bits16(a[i], false);
-    for (std::size_t i = 0; i < b.size(); ++i) bb[i] = bits16(b[i], false);
-    DeviceBuffer<std::uint16_t> da(ab), db(bb);
-    DeviceBuffer<float> dc(c), dd(128);
-    dd.poison();
-    mma16_kernel<false, true><<<1, 32>>>(da.get(), db.get(), dc.get(), dd.get());
-    tilecraft::test::sync_and_check();
-    const auto got = dd.download();
-    int bad = 0;
-    for (int i = 0; i < 16; ++i) {
-      for (int j = 0; j < 8; ++j) {
-        double ref = c[static_cast<std::size_t>(i * 8 + j)];
-        for (int k = 0; k < 8; ++k) {
-          ref += static_cast<double>(a[static_cast<std::size_t>(i * 16 + k)]) * b[static_cast<std::size_t>(k * 8 + j)];
-        }
-        bad += static_cast<double>(got[static_cast<std::size_t>(i * 8 + j)]) != ref;
-      }
-    }
-    CHECK(bad == 0);
-  }
+  for (std::uint64_t seed : {3501u, 3502u, 3503u}) check_mma16_exact<false, 8>(seed);
 }
 
 TEST_CASE("m16n8k8 on TF32 operands: within the FP32 rounding bound of the TF32 product") {
