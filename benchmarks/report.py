@@ -108,8 +108,9 @@ def markdown(context, by_key, entries):
     if errors:
         lines += ["", "## Accuracy: max |C - C64| / max |C64|",
                   "",
-                  "C64: the product of the same operands in FP64 (cublasDgemm), after each row's timed runs.", "",
-                  "| benchmark | size | subject | error | comparator | comparator error | ratio |",
+                  "C64: the product of the same operands in FP64 (cublasDgemm), computed once a shape, outside "
+                  "the timed runs. The last column is the row's speed ratio, for reading the two together.", "",
+                  "| benchmark | size | subject | error | comparator | comparator error | speed ratio |",
                   "|---|---:|---|---:|---|---:|---:|"]
         for e in errors:
             lines.append(f"| {e['benchmark']} | {e['size']} | {e['subject']} | {e['err_fp64']:.3g} | {e['peer']} | "
