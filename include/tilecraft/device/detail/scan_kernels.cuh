@@ -288,6 +288,19 @@ TILECRAFT_DEVICE Acc fold_sums_before(const Acc* sums, std::int64_t tile, Op op,
   return block_reduce(temp, run, op, static_cast<int>(k));
 }
 
+// The prefix of tile `tile` (> 0) from the tiles' sums: the fold of the sums before it
+// (fold_sums_before), init first for an exclusive scan. Thread 0's is the prefix (the block scans
+// read thread 0's alone); every thread of the block calls it (fold_sums_before's barriers).
+template <bool Exclusive, int Threads, class Acc, class Op>
+TILECRAFT_DEVICE KnownPrefix<Acc> prefix_from_sums(const Acc* sums, std::int64_t tile, Op op, const Acc& init,
+                                                   BlockReduceStorage<Acc, Threads>& temp) {
+  KnownPrefix<Acc> prefix{fold_sums_before<Threads>(sums, tile, op, temp)};
+  if constexpr (Exclusive) {
+    if (threadIdx.x == 0) prefix.prefix = static_cast<Acc>(op(init, prefix.prefix));
+  }
+  return prefix;
+}
+
 // GridPrefix: every tile of the grid resident at once (a cooperative launch,
 // scan_one_wave_kernel). Each block publishes its tile's fold in sums[tile] and meets every
 // other block at the grid barrier; then each folds the sums of the tiles before its own
@@ -308,11 +321,7 @@ struct GridPrefix {
   TILECRAFT_DEVICE void first(const Acc&) const {}
   template <class Temp>
   TILECRAFT_DEVICE Acc exclusive(Temp& scan_temp, std::int64_t tile, const Acc& total) const {
-    const Acc before = fold_sums_before<Threads>(sums, tile, op, temp);
-    KnownPrefix<Acc> prefix{before};
-    if constexpr (Exclusive) {
-      if (threadIdx.x == 0) prefix.prefix = static_cast<Acc>(op(init, before));
-    }
+    KnownPrefix<Acc> prefix = prefix_from_sums<Exclusive>(sums, tile, op, init, temp);
     return block_exclusive_scan(scan_temp, total, op, prefix);
   }
 };
@@ -620,10 +629,8 @@ TILECRAFT_DEVICE void scan_registers_after_sums(BlockScanStorage<Acc, Threads, A
       block_inclusive_scan(temp, a, a, op);
     }
   } else {
-    const Acc before = fold_sums_before<Threads>(sums, tile, op, sums_temp);
-    KnownPrefix<Acc> prefix{before};
+    KnownPrefix<Acc> prefix = prefix_from_sums<Exclusive>(sums, tile, op, init, sums_temp);
     if constexpr (Exclusive) {
-      if (threadIdx.x == 0) prefix.prefix = static_cast<Acc>(op(init, before));
       block_exclusive_scan(temp, a, a, op, prefix);
     } else {
       block_inclusive_scan(temp, a, a, op, prefix);
@@ -745,12 +752,8 @@ struct SplitGridPrefix {
   }
   template <class Temp>
   TILECRAFT_DEVICE Acc exclusive(Temp& scan_temp, std::int64_t tile, const Acc& total) const {
-    const Acc before = fold_sums_before<Threads>(sums, tile, op, temp);
-    KnownPrefix<Acc> prefix{before};
-    if (threadIdx.x == 0) {
-      if constexpr (Exclusive) prefix.prefix = static_cast<Acc>(op(init, before));
-      registers_prefix = static_cast<Acc>(op(prefix.prefix, shared_sum));
-    }
+    KnownPrefix<Acc> prefix = prefix_from_sums<Exclusive>(sums, tile, op, init, temp);
+    if (threadIdx.x == 0) registers_prefix = static_cast<Acc>(op(prefix.prefix, shared_sum));
     return block_exclusive_scan(scan_temp, total, op, prefix);
   }
 };
