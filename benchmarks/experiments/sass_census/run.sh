@@ -27,7 +27,13 @@ for f in re.split(r'\n\s+Function : ', open(sys.argv[1]).read())[1:]:
         key = subprocess.run(['c++filt', name], capture_output=True, text=True).stdout.strip() or name
     except OSError:
         key = name
-    key = re.sub(r'tilecraft::|detail::|\(.*', '', key)
+    depth = 0  # drop the parameter list: the first '(' outside the template arguments
+    for i, c in enumerate(key):
+        depth += (c == '<') - (c == '>')
+        if c == '(' and depth == 0:
+            key = key[:i]
+            break
+    key = re.sub(r'tilecraft::|detail::', '', key)
     rows.append((key, (count(r'\bHMMA\.'), count(r'\bHGMMA\.'), count(r'\bLDSM\.'), count(r'\bLDL\b'), count(r'\bSTL\b'))))
 lines = ["| kernel | HMMA | HGMMA | LDSM | LDL | STL |", "|---|---:|---:|---:|---:|---:|"]
 for k, v in sorted(rows):
