@@ -12,6 +12,20 @@
 #include <cstdlib>
 #include <vector>
 
+// One timed call of f() on stream s, in microseconds, between events a and b, after writing
+// `flush_bytes` of `fill` at `flush` (at least twice the L2) outside the timed region.
+template <class F>
+float timed_us(F&& f, char* flush, std::size_t flush_bytes, int fill, cudaStream_t s, cudaEvent_t a, cudaEvent_t b) {
+  CK(cudaMemsetAsync(flush, fill, flush_bytes, s));
+  CK(cudaEventRecord(a, s));
+  f();
+  CK(cudaEventRecord(b, s));
+  CK(cudaEventSynchronize(b));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  return ms * 1000.0f;
+}
+
 // The median of `runs` timed calls of f() on stream s (after one untimed warm-up), each after
 // writing `flush_bytes` at `flush` (at least twice the L2), in microseconds.
 template <class F>
@@ -21,14 +35,8 @@ float median_us(F&& f, char* flush, std::size_t flush_bytes, cudaStream_t s, int
   CK(cudaEventCreate(&b));
   std::vector<float> t;
   for (int r = 0; r <= runs; ++r) {
-    CK(cudaMemsetAsync(flush, r, flush_bytes, s));
-    CK(cudaEventRecord(a, s));
-    f();
-    CK(cudaEventRecord(b, s));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (r > 0) t.push_back(ms * 1000.0f);
+    const float us = timed_us(f, flush, flush_bytes, r, s, a, b);
+    if (r > 0) t.push_back(us);
   }
   std::sort(t.begin(), t.end());
   CK(cudaEventDestroy(a));

@@ -58,8 +58,8 @@ static_assert(Policy::tile_m == 64 && Policy::tile_n == 64 && Policy::min_blocks
 }  // namespace f64regs
 
 cudaError_t FN(int m, int n, int k, const double* a, const double* b, double* c, cudaStream_t s) {
-  return tilecraft::gemm<f64regs::Policy>(tilecraft::Order::col_major, tilecraft::Op::none, tilecraft::Op::none, m,
-                                          n, k, 1.0, a, m, b, k, 0.0, c, m, s);
+  return tilecraft::gemm<f64regs::Policy>(tilecraft::Order::col_major, tilecraft::Op::none, tilecraft::Op::none, m, n,
+                                          k, 1.0, a, m, b, k, 0.0, c, m, s);
 }
 
 // The variant's policy in words (its members as GemmPolicy's positional form names them).

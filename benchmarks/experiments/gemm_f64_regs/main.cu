@@ -26,7 +26,7 @@
 #error "main.cu: build with -DTC_VARIANTS='TC_VARIANT(def) TC_VARIANT(L) ...' (run.sh does)"
 #endif
 using Fn = cudaError_t (*)(int, int, int, const double*, const double*, double*, cudaStream_t);
-#define TC_VARIANT(name)                                                                      \
+#define TC_VARIANT(name)                                                                       \
   cudaError_t gemm_##name(int, int, int, const double*, const double*, double*, cudaStream_t); \
   const char* desc_##name();
 TC_VARIANTS
@@ -86,8 +86,8 @@ int main(int argc, char** argv) {
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
 
-  std::printf("\n%-15s %-7s %11s %11s %8s %8s %10s\n", "shape", "variant", "median us", "min us", "TFLOP/s",
-              "x cuBLAS", "err");
+  std::printf("\n%-15s %-7s %11s %11s %8s %8s %10s\n", "shape", "variant", "median us", "min us", "TFLOP/s", "x cuBLAS",
+              "err");
   for (const std::string& shape : shapes) {
     int m = 0, n = 0, k = 0;
     if (std::sscanf(shape.c_str(), "%dx%dx%d", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0) {
@@ -139,14 +139,7 @@ int main(int argc, char** argv) {
     for (int round = 0; round < rounds; ++round) {
       for (int i = 0; i <= nvar; ++i) {
         const int r = (round + i) % (nvar + 1);
-        CK(cudaMemsetAsync(flush.ptr, round & 0xff, flush.bytes, s));
-        CK(cudaEventRecord(e0, s));
-        run(r);
-        CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t[r].push_back(ms * 1000.0f);
+        t[r].push_back(timed_us([&] { run(r); }, flush.ptr, flush.bytes, round & 0xff, s, e0, e1));
       }
     }
     CK(cudaGetLastError());
